@@ -1,0 +1,1 @@
+//! The control plane (issue 2 builds the foundation).

@@ -1,0 +1,18 @@
+//! The vocabulary shared by the control plane and render nodes.
+//!
+//! Every value here parses from the spellings the public API accepts (spec §2,
+//! Enumerations) and prints its canonical id. An invalid value cannot be
+//! constructed, so code that holds a [`View`] or a [`Slug`] never re-validates.
+
+mod params;
+mod shape;
+mod slug;
+mod variant;
+
+pub use params::{Color, Format, ParseError, SizePreset, View};
+pub use shape::BodyShape;
+pub use slug::{Slug, slugify};
+pub use variant::{RenderJob, VariantKey};
+
+/// The edge of every source render, in pixels (spec §1: square 1024x1024).
+pub const SOURCE_PX: u32 = 1024;

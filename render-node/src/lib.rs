@@ -1,0 +1,1 @@
+//! Render node library (issue 4 fills this crate).

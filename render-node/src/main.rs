@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("render-node: not built yet");
+    std::process::exit(2);
+}
