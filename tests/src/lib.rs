@@ -1,1 +1,158 @@
-//! Helpers for the black-box tests in tests/tests/.
+//! Helpers for the black-box tests in `tests/tests/`: start the real app on
+//! port 0 with its own data directory, speak HTTP to it, run operator
+//! commands against the same configuration.
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use control_plane::cli::{Cli, CliError};
+use control_plane::{App, Config};
+use tokio::sync::oneshot;
+
+/// A running server with its own SQLite database and object directory.
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub base_url: String,
+    pub config: Config,
+    pub client: reqwest::Client,
+    _dir: tempfile::TempDir,
+    stop: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = Config::for_tests(dir.path());
+        Self::spawn_with(config, dir).await
+    }
+
+    pub async fn spawn_with(config: Config, dir: tempfile::TempDir) -> TestApp {
+        Self::spawn_app(
+            App::build(config.clone()).await.expect("app builds"),
+            config,
+            dir,
+        )
+    }
+
+    /// Starts with extra routes under the app's middleware.
+    pub async fn spawn_with_routes(routes: axum::Router<control_plane::AppState>) -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = Config::for_tests(dir.path());
+        let app = App::build(config.clone())
+            .await
+            .expect("app builds")
+            .with_routes(routes);
+        Self::spawn_app(app, config, dir)
+    }
+
+    fn spawn_app(app: App, config: Config, dir: tempfile::TempDir) -> TestApp {
+        let addr = app.local_addr();
+        let base_url = app.base_url().to_owned();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let server = tokio::spawn(app.run_until(async move {
+            let _ = stopped.await;
+        }));
+        TestApp {
+            addr,
+            base_url,
+            config,
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client"),
+            _dir: dir,
+            stop: Some(stop),
+            server: Some(server),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn get_with_key(&self, path: &str, key: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Runs an operator command (`["keys", "create", "--email", …]`) against
+    /// this app's configuration; returns its stdout.
+    pub async fn cli(&self, args: &[&str]) -> Result<String, CliError> {
+        let data_dir = self.config.data_dir.display().to_string();
+        let mut argv = vec!["control-plane", "--data-dir", &data_dir];
+        argv.extend_from_slice(args);
+        let cli = Cli::try_parse_from(argv).map_err(|e| CliError::Usage(e.to_string()))?;
+        control_plane::cli::run(cli).await
+    }
+
+    /// Creates an account and a key with `scopes`; returns (key id, key).
+    pub async fn account_with_key(&self, email: &str, scopes: &str) -> (String, String) {
+        self.cli(&["accounts", "create", "--email", email])
+            .await
+            .expect("account");
+        let out = self
+            .cli(&[
+                "--json", "keys", "create", "--email", email, "--scopes", scopes,
+            ])
+            .await
+            .expect("key");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+        (
+            v["id"].as_str().unwrap().to_owned(),
+            v["key"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Stops the server, letting in-flight requests finish.
+    pub async fn shutdown(mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.server.take() {
+            Some(handle) => handle.await.expect("server task"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Parses a problem document and checks the members every problem carries.
+pub async fn problem(response: reqwest::Response, status: u16) -> serde_json::Value {
+    assert_eq!(response.status().as_u16(), status, "unexpected status");
+    let ct = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    assert_eq!(ct, "application/problem+json");
+    let header_id = response
+        .headers()
+        .get("x-request-id")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .expect("X-Request-Id on every response");
+    let body: serde_json::Value = response.json().await.expect("problem body is JSON");
+    assert_eq!(body["status"], status);
+    assert!(
+        body["type"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/docs/errors#{status}")),
+        "{body}"
+    );
+    assert!(body["title"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(body["detail"].as_str().is_some_and(|t| !t.is_empty()));
+    assert_eq!(body["request_id"].as_str(), Some(header_id.as_str()));
+    body
+}

@@ -1,0 +1,180 @@
+//! Application state, start-up and serving. `App::build` binds (port 0
+//! allowed) and exposes the bound address, so tests start the real app.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+use crate::config::{Config, ObjectStoreConfig};
+use crate::http;
+use crate::objects::{FsObjectStore, ObjectStore};
+use crate::store::{SqlStore, Store};
+
+/// Shared by every request. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub objects: Arc<dyn ObjectStore>,
+    pub base_url: Arc<str>,
+    /// The options document's `data`, built once.
+    pub options: Arc<Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot create data directory {path}: {source}")]
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Objects(#[from] crate::objects::ObjectError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Opens the configured database and applies migrations.
+pub async fn open_store(config: &Config) -> Result<SqlStore, StartError> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+        path: config.data_dir.display().to_string(),
+        source,
+    })?;
+    let store = SqlStore::connect(config.database_url.expose()).await?;
+    store.migrate().await?;
+    Ok(store)
+}
+
+pub fn open_objects(config: &Config) -> Result<Arc<dyn ObjectStore>, StartError> {
+    match &config.object_store {
+        ObjectStoreConfig::Filesystem { root } => Ok(Arc::new(FsObjectStore::new(root)?)),
+    }
+}
+
+pub struct App {
+    listener: TcpListener,
+    state: AppState,
+    grace: Duration,
+    extra_routes: Option<axum::Router<AppState>>,
+}
+
+impl App {
+    pub async fn build(config: Config) -> Result<App, StartError> {
+        let store = open_store(&config).await?;
+        let objects = open_objects(&config)?;
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| StartError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
+        // Port 0 means "pick one": the base URL then follows the bound port.
+        let base_url = if config.listen.port() == 0 {
+            let addr = listener.local_addr().map_err(|source| StartError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+            match config.base_url.strip_suffix(":0") {
+                Some(host) => format!("{host}:{}", addr.port()),
+                None => config.base_url.clone(),
+            }
+        } else {
+            config.base_url.clone()
+        };
+        let options = http::options::document(&base_url, &crate::catalog_summary());
+        let state = AppState {
+            store: Arc::new(store),
+            objects,
+            base_url: Arc::from(base_url),
+            options: Arc::new(options),
+        };
+        Ok(App {
+            listener,
+            state,
+            grace: Duration::from_secs(config.shutdown_grace_secs),
+            extra_routes: None,
+        })
+    }
+
+    /// Adds routes that get the same middleware as the API's own (embedders
+    /// and tests; e.g. a route that panics, to prove panics become problems).
+    pub fn with_routes(mut self, routes: axum::Router<AppState>) -> App {
+        self.extra_routes = Some(routes);
+        self
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("bound listener has an address")
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.state.base_url
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` resolves, then lets in-flight requests finish
+    /// (up to the configured grace period).
+    pub async fn run_until(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let router = http::router(self.state, self.extra_routes);
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let grace = self.grace;
+        let server = axum::serve(self.listener, router).with_graceful_shutdown(async move {
+            shutdown.await;
+            tracing::info!("shutdown requested; finishing in-flight requests");
+            let _ = tx.send(());
+        });
+        let server = tokio::spawn(async move { server.await });
+        tokio::select! {
+            done = server => done.map_err(std::io::Error::other)?,
+            () = async {
+                let _ = rx.await;
+                tokio::time::sleep(grace).await;
+            } => {
+                tracing::warn!(grace_secs = grace.as_secs(), "grace period over; dropping remaining connections");
+                Ok(())
+            }
+        }
+    }
+
+    /// Serves until SIGINT or SIGTERM.
+    pub async fn run(self) -> std::io::Result<()> {
+        self.run_until(shutdown_signal()).await
+    }
+}
+
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

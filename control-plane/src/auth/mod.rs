@@ -1,0 +1,196 @@
+//! API keys and scopes (spec §5): generation, parsing, hashing, scope sets.
+//! No HTTP here; `http::auth` extracts keys from requests.
+
+use std::fmt;
+
+use rand::RngExt;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// The fixed service prefix every key starts with.
+pub const KEY_PREFIX: &str = "vis_";
+/// Random characters after the prefix: 40 base62 characters ≈ 238 bits.
+const KEY_RANDOM_CHARS: usize = 40;
+const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/// Characters of the key kept for display in key lists (`vis_` + 8).
+const DISPLAY_CHARS: usize = 12;
+
+/// A permission a key carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    ImagesRead,
+    AccountRead,
+    BillingWrite,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 3] = [Scope::ImagesRead, Scope::AccountRead, Scope::BillingWrite];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::ImagesRead => "images:read",
+            Scope::AccountRead => "account:read",
+            Scope::BillingWrite => "billing:write",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Scope> {
+        Scope::ALL.into_iter().find(|s| s.as_str() == raw.trim())
+    }
+}
+
+/// A set of scopes, stored as space-separated names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Scopes(Vec<Scope>);
+
+impl Scopes {
+    pub fn all() -> Scopes {
+        Scopes(Scope::ALL.to_vec())
+    }
+
+    /// Parses names separated by commas or spaces; unknown names are an error
+    /// naming them.
+    pub fn parse(raw: &str) -> Result<Scopes, String> {
+        let mut out = Vec::new();
+        for name in raw.split([',', ' ']).filter(|s| !s.is_empty()) {
+            let scope = Scope::parse(name).ok_or_else(|| {
+                format!(
+                    "unknown scope {name:?}; expected one of: {}",
+                    Scope::ALL.map(Scope::as_str).join(", ")
+                )
+            })?;
+            if !out.contains(&scope) {
+                out.push(scope);
+            }
+        }
+        out.sort();
+        Ok(Scopes(out))
+    }
+
+    pub fn contains(&self, scope: Scope) -> bool {
+        self.0.contains(&scope)
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.0.iter().map(|s| s.as_str()).collect()
+    }
+}
+
+impl fmt::Display for Scopes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.names().join(" "))
+    }
+}
+
+/// A plaintext API key. Debug and Display never show it; only `expose` does,
+/// for the one moment it is shown to its owner.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiKey({}…)", self.display_prefix())
+    }
+}
+
+impl ApiKey {
+    /// A fresh random key.
+    pub fn generate() -> ApiKey {
+        ApiKey(format!("{KEY_PREFIX}{}", random_base62(KEY_RANDOM_CHARS)))
+    }
+
+    /// Accepts a string shaped like a key; says nothing about whether it exists.
+    pub fn parse(raw: &str) -> Option<ApiKey> {
+        let rest = raw.strip_prefix(KEY_PREFIX)?;
+        let ok = rest.len() == KEY_RANDOM_CHARS && rest.bytes().all(|b| b.is_ascii_alphanumeric());
+        ok.then(|| ApiKey(raw.to_owned()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The hex SHA-256 stored in place of the key. Keys carry far more than
+    /// 128 random bits, so a fast hash is enough (no password stretching).
+    pub fn hash(&self) -> String {
+        hash_hex(self.0.as_bytes())
+    }
+
+    pub fn display_prefix(&self) -> String {
+        self.0.chars().take(DISPLAY_CHARS).collect()
+    }
+}
+
+pub fn hash_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Constant-time equality of two hashes.
+pub fn hashes_equal(a: &str, b: &str) -> bool {
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+pub fn random_base62(n: usize) -> String {
+    let mut rng = rand::rng();
+    (0..n)
+        .map(|_| BASE62[rng.random_range(0..BASE62.len())] as char)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_keys_parse_and_differ() {
+        let a = ApiKey::generate();
+        let b = ApiKey::generate();
+        assert_ne!(a, b);
+        assert!(a.expose().starts_with("vis_"));
+        assert_eq!(ApiKey::parse(a.expose()), Some(a.clone()));
+        assert_eq!(a.hash().len(), 64);
+        assert!(!format!("{a:?}").contains(&a.expose()[12..]));
+    }
+
+    #[test]
+    fn malformed_keys_do_not_parse() {
+        for bad in [
+            "",
+            "vis_",
+            "sk_live_abc",
+            "vis_short",
+            &format!("vis_{}", "!".repeat(40)),
+        ] {
+            assert!(ApiKey::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn scopes_parse_and_print() {
+        let s = Scopes::parse("billing:write,images:read account:read images:read").unwrap();
+        assert_eq!(s.to_string(), "images:read account:read billing:write");
+        assert!(
+            Scopes::parse("images:write")
+                .unwrap_err()
+                .contains("images:write")
+        );
+        assert!(
+            Scopes::parse("images:read")
+                .unwrap()
+                .contains(Scope::ImagesRead)
+        );
+        assert!(
+            !Scopes::parse("images:read")
+                .unwrap()
+                .contains(Scope::BillingWrite)
+        );
+    }
+
+    #[test]
+    fn hash_comparison() {
+        let h = hash_hex(b"x");
+        assert!(hashes_equal(&h, &h.clone()));
+        assert!(!hashes_equal(&h, &hash_hex(b"y")));
+        assert!(!hashes_equal(&h, "short"));
+    }
+}

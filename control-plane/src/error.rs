@@ -1,0 +1,242 @@
+//! The HTTP-facing error type and the one place that turns errors into
+//! `application/problem+json` documents (spec §2 Problem, §7).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use crate::http::context;
+
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// Every failure an endpoint can answer with. Domain errors convert into this
+/// with `From`; handlers return `Result<_, ApiError>`.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: `param` names the offending parameter (spec §7).
+    #[error("{param}: {message}")]
+    BadRequest { param: String, message: String },
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("insufficient credits: balance {balance}, required {required}")]
+    PaymentRequired { balance: i64, required: i64 },
+    #[error("this key lacks the {0} scope")]
+    MissingScope(&'static str),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{0}")]
+    Gone(String),
+    #[error("request body is larger than this endpoint's limit of {limit_bytes} bytes")]
+    PayloadTooLarge { limit_bytes: usize },
+    #[error("rate limit exceeded")]
+    TooManyRequests { retry_after_secs: u64 },
+    /// 500: the cause is logged, never shown.
+    #[error("internal error: {0}")]
+    Internal(String),
+    #[error("{0}")]
+    BadGateway(String),
+    #[error("{message}")]
+    Unavailable {
+        message: String,
+        retry_after_secs: Option<u64>,
+    },
+    /// Extra problem members (`index`, `makes`, …) on top of another error.
+    #[error("{inner}")]
+    WithFields {
+        inner: Box<ApiError>,
+        fields: Map<String, Value>,
+    },
+}
+
+impl ApiError {
+    pub fn bad_request(param: impl Into<String>, message: impl Into<String>) -> Self {
+        ApiError::BadRequest {
+            param: param.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        ApiError::Internal(cause.to_string())
+    }
+
+    /// Adds a problem member, e.g. `index` for the failing item of a batch.
+    pub fn with_field(self, key: &str, value: impl Into<Value>) -> Self {
+        match self {
+            ApiError::WithFields { inner, mut fields } => {
+                fields.insert(key.to_owned(), value.into());
+                ApiError::WithFields { inner, fields }
+            }
+            other => {
+                let mut fields = Map::new();
+                fields.insert(key.to_owned(), value.into());
+                ApiError::WithFields {
+                    inner: Box::new(other),
+                    fields,
+                }
+            }
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::PaymentRequired { .. } => StatusCode::PAYMENT_REQUIRED,
+            ApiError::MissingScope(_) | ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Gone(_) => StatusCode::GONE,
+            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::BadGateway(_) => StatusCode::BAD_GATEWAY,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::WithFields { inner, .. } => inner.status(),
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            ApiError::Internal(_) => {
+                "The server failed unexpectedly. Nothing was charged; retry once after a pause."
+                    .into()
+            }
+            ApiError::PaymentRequired { balance, required } => format!(
+                "This request needs {required} credit(s) and the account has {balance}. Buy credits, then retry."
+            ),
+            ApiError::TooManyRequests { retry_after_secs } => {
+                format!(
+                    "Rate limit exceeded; retry after {retry_after_secs} s. Nothing was charged."
+                )
+            }
+            ApiError::WithFields { inner, .. } => inner.detail(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// One stable title per status (spec §7).
+pub fn title_for(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        408 => "Request Timeout",
+        410 => "Gone",
+        413 => "Payload Too Large",
+        415 => "Unsupported Media Type",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => status.canonical_reason().unwrap_or("Error"),
+    }
+}
+
+/// Builds a problem document for `status` with `detail`, plus `extra` members.
+pub fn problem_response(status: StatusCode, detail: &str, extra: Map<String, Value>) -> Response {
+    let ctx = context::current();
+    let mut body = json!({
+        "type": format!("{}/docs/errors#{}", ctx.base_url, status.as_u16()),
+        "title": title_for(status),
+        "status": status.as_u16(),
+        "detail": detail,
+        "request_id": ctx.request_id,
+    });
+    if let Value::Object(map) = &mut body {
+        map.extend(extra);
+    }
+    let mut response = (status, body.to_string()).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+    response
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let mut extra = Map::new();
+        let mut headers: Vec<(header::HeaderName, HeaderValue)> = Vec::new();
+        collect(&self, &mut extra, &mut headers);
+        if let ApiError::Internal(cause) = &self {
+            tracing::error!(error.cause = %cause, "internal error");
+        }
+        let mut response = problem_response(status, &self.detail(), extra);
+        for (name, value) in headers {
+            response.headers_mut().insert(name, value);
+        }
+        response
+    }
+}
+
+fn collect(
+    err: &ApiError,
+    extra: &mut Map<String, Value>,
+    headers: &mut Vec<(header::HeaderName, HeaderValue)>,
+) {
+    match err {
+        ApiError::BadRequest { param, .. } => {
+            extra.insert("param".into(), param.clone().into());
+        }
+        ApiError::Unauthorized(_) => {
+            headers.push((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+        }
+        ApiError::PaymentRequired { balance, required } => {
+            extra.insert("balance".into(), (*balance).into());
+            extra.insert("required_credits".into(), (*required).into());
+            extra.insert("credits_remaining".into(), (*balance).into());
+            let ctx = context::current();
+            extra.insert(
+                "links".into(),
+                json!({ "billing": format!("{}/pricing", ctx.base_url), "docs": format!("{}/docs/errors#402", ctx.base_url) }),
+            );
+            headers.push((
+                header::LINK,
+                HeaderValue::from_static("</pricing>; rel=payment"),
+            ));
+        }
+        ApiError::MissingScope(scope) => {
+            extra.insert("scope".into(), (*scope).into());
+        }
+        ApiError::PayloadTooLarge { limit_bytes } => {
+            extra.insert("limit_bytes".into(), (*limit_bytes).into());
+        }
+        ApiError::TooManyRequests { retry_after_secs } => {
+            headers.push((header::RETRY_AFTER, HeaderValue::from(*retry_after_secs)));
+        }
+        ApiError::Unavailable {
+            retry_after_secs: Some(secs),
+            ..
+        } => {
+            headers.push((header::RETRY_AFTER, HeaderValue::from(*secs)));
+        }
+        ApiError::WithFields { inner, fields } => {
+            collect(inner, extra, headers);
+            extra.extend(fields.clone());
+        }
+        _ => {}
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> Self {
+        match e {
+            crate::store::StoreError::Unavailable(msg) => ApiError::Unavailable {
+                message: format!("The database is unavailable: {msg}"),
+                retry_after_secs: Some(5),
+            },
+            other => ApiError::internal(other),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The API-key extractor every authenticated endpoint uses (spec §5).
+//!
+//! `Auth<AccountRead>` in a handler's arguments means: a live key from
+//! `Authorization: Bearer` or `x-api-key`, carrying the `account:read` scope.
+
+use std::marker::PhantomData;
+
+use axum::extract::FromRequestParts;
+use axum::http::header;
+use axum::http::request::Parts;
+
+use crate::app::AppState;
+use crate::auth::{ApiKey, Scope, Scopes};
+use crate::error::ApiError;
+use crate::store::KeyRecord;
+
+/// The caller behind a valid, unrevoked key.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub key: KeyRecord,
+    pub scopes: Scopes,
+}
+
+/// Which scope an endpoint requires.
+pub trait RequiredScope: Send + Sync + 'static {
+    const SCOPE: Option<Scope>;
+}
+
+#[derive(Debug)]
+pub struct AnyScope;
+#[derive(Debug)]
+pub struct ImagesRead;
+#[derive(Debug)]
+pub struct AccountRead;
+#[derive(Debug)]
+pub struct BillingWrite;
+
+impl RequiredScope for AnyScope {
+    const SCOPE: Option<Scope> = None;
+}
+impl RequiredScope for ImagesRead {
+    const SCOPE: Option<Scope> = Some(Scope::ImagesRead);
+}
+impl RequiredScope for AccountRead {
+    const SCOPE: Option<Scope> = Some(Scope::AccountRead);
+}
+impl RequiredScope for BillingWrite {
+    const SCOPE: Option<Scope> = Some(Scope::BillingWrite);
+}
+
+#[derive(Debug)]
+pub struct Auth<S: RequiredScope>(pub Principal, pub PhantomData<S>);
+
+/// Query parameters that look like a key; never honoured on /api/v1.
+const QUERY_KEY_NAMES: [&str; 4] = ["key", "api_key", "apikey", "access_token"];
+
+/// The raw key a request presents in its headers, if any.
+pub fn presented_key(parts: &Parts) -> Option<&str> {
+    if let Some(value) = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        let (scheme, rest) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+        if scheme.eq_ignore_ascii_case("bearer") {
+            return Some(rest.trim());
+        }
+    }
+    parts
+        .headers
+        .get("x-api-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+/// Looks the key up and checks it is live; no scope check.
+pub async fn authenticate(state: &AppState, raw: &str) -> Result<Principal, ApiError> {
+    let Some(key) = ApiKey::parse(raw) else {
+        return Err(ApiError::Unauthorized("The API key is not valid.".into()));
+    };
+    let record = state
+        .store
+        .key_by_hash(&key.hash())
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("The API key is not valid.".into()))?;
+    if record.revoked_at.is_some() {
+        return Err(ApiError::Unauthorized(
+            "The API key has been revoked.".into(),
+        ));
+    }
+    let scopes = Scopes::parse(&record.scopes).map_err(ApiError::internal)?;
+    Ok(Principal {
+        key: record,
+        scopes,
+    })
+}
+
+impl<S: RequiredScope> FromRequestParts<AppState> for Auth<S> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(raw) = presented_key(parts) else {
+            let in_query = parts.uri.query().is_some_and(|q| {
+                q.split('&')
+                    .filter_map(|pair| pair.split('=').next())
+                    .any(|name| QUERY_KEY_NAMES.contains(&name))
+            });
+            let message = if in_query {
+                "API keys in the query string are not accepted; send Authorization: Bearer <API_KEY>."
+            } else {
+                "An API key is required: send Authorization: Bearer <API_KEY> (or x-api-key)."
+            };
+            return Err(ApiError::Unauthorized(message.into()));
+        };
+        let principal = authenticate(state, raw).await?;
+        if let Some(scope) = S::SCOPE
+            && !principal.scopes.contains(scope)
+        {
+            return Err(ApiError::MissingScope(scope.as_str()));
+        }
+        Ok(Auth(principal, PhantomData))
+    }
+}

@@ -1,0 +1,60 @@
+//! Per-request context (request id, base URL), set by the request middleware
+//! in a task-local so that any error, however deep, can render a complete
+//! problem document.
+
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    pub request_id: String,
+    pub base_url: Arc<str>,
+}
+
+tokio::task_local! {
+    static CONTEXT: RequestContext;
+}
+
+/// Runs `fut` with `ctx` as the current request context.
+pub async fn scope<F: std::future::Future>(ctx: RequestContext, fut: F) -> F::Output {
+    CONTEXT.scope(ctx, fut).await
+}
+
+/// The current request's context; outside a request (CLI, tests) a fresh id
+/// and an empty base URL.
+pub fn current() -> RequestContext {
+    CONTEXT
+        .try_with(Clone::clone)
+        .unwrap_or_else(|_| RequestContext {
+            request_id: new_request_id(),
+            base_url: Arc::from(""),
+        })
+}
+
+pub fn new_request_id() -> String {
+    format!("req_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// A client-supplied request id is kept when it is 1–128 characters of
+/// `A-Z a-z 0-9 . _ : -` (spec §2, X-Request-Id).
+pub fn valid_client_request_id(raw: &str) -> bool {
+    (1..=128).contains(&raw.len())
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_request_ids() {
+        assert!(valid_client_request_id("abc-123_x:y.z"));
+        assert!(valid_client_request_id(&"a".repeat(128)));
+        assert!(!valid_client_request_id(&"a".repeat(129)));
+        assert!(!valid_client_request_id(""));
+        assert!(!valid_client_request_id("a b"));
+        assert!(!valid_client_request_id("ä"));
+        assert!(!valid_client_request_id("a/b"));
+    }
+}

@@ -1,0 +1,153 @@
+//! Human documentation pages and the OpenAPI document.
+
+use axum::http::{HeaderValue, header};
+use axum::response::{Html, IntoResponse, Response};
+
+/// The hand-kept interface description (OpenAPI 3.1, info.version 2.0.0).
+/// `tests/tests/api.rs` fails when a route lacks an entry here.
+pub const OPENAPI_JSON: &str = include_str!("../../../docs/openapi.json");
+
+pub async fn openapi() -> Response {
+    let mut response = OPENAPI_JSON.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    response
+}
+
+/// (status, meaning, what a client should do) — spec §7, plus 405.
+pub const ERRORS: [(u16, &str, &str); 13] = [
+    (
+        400,
+        "A parameter is missing, out of range or not an allowed value, or the JSON body does not parse. `detail` and `param` name the parameter.",
+        "Fix the request, then retry. Never retry it unchanged.",
+    ),
+    (
+        401,
+        "The API key is missing, invalid or revoked. The response carries `WWW-Authenticate: Bearer`.",
+        "Fix the key, then retry.",
+    ),
+    (
+        402,
+        "The account has fewer credits than the request needs (a single image needs at least 1). The body carries `balance` and `required_credits`; the `Link` header points at pricing.",
+        "Do not retry automatically; ask the human to buy credits.",
+    ),
+    (
+        403,
+        "The key lacks the scope the endpoint needs (the body's `scope` names it), or a delivery token or partner signature is malformed, invalid, expired or from a revoked key.",
+        "Use a key with the scope, or mint a new URL.",
+    ),
+    (
+        404,
+        "The make, model or year is not in the catalog for that year, or the endpoint, catalog entry or rendered image does not exist.",
+        "Fix the request; use /api/v1/vehicles or /api/v1/images/resolve to find exact parameters.",
+    ),
+    (
+        405,
+        "The endpoint exists but not for this HTTP method. The `Allow` header lists the methods it accepts.",
+        "Use one of the allowed methods.",
+    ),
+    (
+        410,
+        "A use-capped delivery URL has reached its max_uses.",
+        "Mint a new URL.",
+    ),
+    (
+        413,
+        "The request body is larger than the endpoint's limit (image-urls 64 KiB, events 32 KiB, feedback 8 KiB, resolve 4 KiB, checkout 1 KiB).",
+        "Split the request, then retry.",
+    ),
+    (
+        429,
+        "A rate limit was exceeded: per key (default 120 per minute) or per IP. `Retry-After` gives integer seconds; `RateLimit-*` describe the window. Nothing was billed.",
+        "Wait Retry-After seconds, then back off with jitter.",
+    ),
+    (
+        500,
+        "An unexpected failure. Nothing was charged.",
+        "Retry once after a pause; report the request_id if it persists.",
+    ),
+    (
+        502,
+        "The render failed; any credit was refunded. A signed URL whose first load failed is consumed.",
+        "Keyed request: retry after a pause. Signed URL: mint a new one.",
+    ),
+    (
+        503,
+        "A dependency is down or overloaded, or the daily generation budget is spent. Nothing was charged. `Retry-After` is set when a short retry makes sense.",
+        "Retry later, honouring Retry-After.",
+    ),
+    (
+        504,
+        "The request took longer than the server allows.",
+        "Retry later.",
+    ),
+];
+
+fn page(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>\
+         body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d2329}}\
+         code{{background:#f1f3f5;padding:0 .25rem;border-radius:3px}}\
+         section{{border-top:1px solid #dde2e6;padding:.5rem 0}}h2 a{{color:inherit;text-decoration:none}}\
+         </style></head><body>{body}</body></html>"
+    ))
+}
+
+fn md_code(text: &str) -> String {
+    // Backticks in the table become <code>; the texts contain no HTML.
+    let mut out = String::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push_str("<code>");
+            out.push_str(part);
+            out.push_str("</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+pub async fn errors() -> Html<String> {
+    let mut body = String::from(
+        "<h1>Errors</h1><p>Every failure is an <code>application/problem+json</code> document (RFC 9457) \
+         with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and \
+         <code>request_id</code>. Keep the <code>request_id</code> for support.</p>",
+    );
+    for (status, meaning, action) in ERRORS {
+        body.push_str(&format!(
+            "<section id=\"{status}\"><h2><a href=\"#{status}\">{status}</a></h2>\
+             <p>{}</p><p><strong>What to do:</strong> {}</p></section>",
+            md_code(meaning),
+            md_code(action)
+        ));
+    }
+    page("Errors — Vehicle Image Service", &body)
+}
+
+pub async fn index() -> Html<String> {
+    page(
+        "Vehicle Image Service API",
+        "<h1>Vehicle Image Service API</h1>\
+         <p>Studio-style renders of vehicles by make, model, year, colour and view, metered in credits \
+         ($1 buys 1,000 credits; one image costs one credit; every account starts with 100 free credits).</p>\
+         <ul>\
+         <li><a href=\"/api/v1/openapi.json\">OpenAPI 3.1 description</a></li>\
+         <li><a href=\"/api/v1/images/options\">Options document</a>: views, colours, sizes, formats, pricing, catalog, limits</li>\
+         <li><a href=\"/docs/errors\">Errors</a>: every status, what it means and what to do</li>\
+         </ul>\
+         <h2>Authentication</h2><p>Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> (or <code>x-api-key</code>). \
+         Keys start with <code>vis_</code>. Keys in the query string are never accepted on <code>/api/v1</code>. \
+         Scopes: <code>images:read</code>, <code>account:read</code>, <code>billing:write</code>.</p>\
+         <h2>Quick start</h2><pre><code>curl -H \"Authorization: Bearer $VIS_KEY\" {base_url}/api/v1/account</code></pre>",
+    )
+}

@@ -1,0 +1,98 @@
+//! The HTTP layer: one module per resource (extract, call the domain,
+//! respond). Only this layer knows about JSON shapes, headers and status codes.
+
+pub mod account;
+pub mod auth;
+pub mod context;
+pub mod docs;
+pub mod extract;
+pub mod health;
+pub mod middleware;
+pub mod options;
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderName, Method, header};
+use axum::routing::{MethodRouter, get};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{Any, CorsLayer};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No key; callable from any web origin (CORS).
+    Public,
+    /// An API key in a header; not exposed to browsers through CORS.
+    Keyed,
+}
+
+/// Every route the service answers, in one table: the router is built from
+/// it, and the OpenAPI test walks it to prove the document lists each one.
+pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
+    vec![
+        ("/healthz", Access::Public, get(health::healthz)),
+        ("/readyz", Access::Public, get(health::readyz)),
+        ("/docs", Access::Public, get(docs::index)),
+        ("/docs/errors", Access::Public, get(docs::errors)),
+        ("/api/v1/openapi.json", Access::Public, get(docs::openapi)),
+        ("/api/v1/images/options", Access::Public, get(options::get)),
+        ("/api/v1/account", Access::Keyed, get(account::get)),
+    ]
+}
+
+/// Headers a browser script may read from our responses.
+const EXPOSED_HEADERS: [&str; 13] = [
+    "etag",
+    "x-request-id",
+    "x-credits-charged",
+    "x-credits-remaining",
+    "x-image-source",
+    "x-image-width",
+    "x-image-height",
+    "ratelimit-limit",
+    "ratelimit-remaining",
+    "ratelimit-reset",
+    "retry-after",
+    "content-location",
+    "link",
+];
+
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::HEAD, Method::POST, Method::OPTIONS])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::IF_NONE_MATCH,
+            HeaderName::from_static("x-request-id"),
+        ])
+        .expose_headers(EXPOSED_HEADERS.map(HeaderName::from_static))
+        .max_age(Duration::from_secs(86_400))
+}
+
+pub fn router(state: AppState, extra: Option<Router<AppState>>) -> Router {
+    let mut router = extra.unwrap_or_default();
+    for (path, access, method_router) in route_table() {
+        let method_router = match access {
+            Access::Public => method_router.layer(cors()),
+            Access::Keyed => method_router,
+        };
+        router = router.route(path, method_router);
+    }
+    router
+        .fallback(not_found)
+        .layer(CatchPanicLayer::custom(middleware::panic_response))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::request_context,
+        ))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound("No such endpoint. See /docs for the API.".into())
+}

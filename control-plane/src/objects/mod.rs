@@ -1,0 +1,112 @@
+//! Rendered images and derived outputs, behind [`ObjectStore`]. The embedded
+//! default is [`FsObjectStore`]; an S3 backend implements the same trait.
+//!
+//! Keys are relative, `/`-separated paths of `[a-z0-9._-]` segments, e.g.
+//! `renders/r1/toyota/camry/2019/red/side/source.png`; [`ObjectKey`] refuses
+//! anything else, so no key can escape the store's root.
+
+mod fs;
+
+use std::fmt;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+pub use fs::FsObjectStore;
+
+/// A validated object key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectKey(String);
+
+impl ObjectKey {
+    pub fn parse(raw: &str) -> Option<ObjectKey> {
+        let ok = !raw.is_empty()
+            && raw.len() <= 512
+            && raw.split('/').all(|seg| {
+                !seg.is_empty()
+                    && seg != "."
+                    && seg != ".."
+                    && !seg.starts_with('.')
+                    && seg.bytes().all(|b| {
+                        b.is_ascii_lowercase()
+                            || b.is_ascii_digit()
+                            || matches!(b, b'.' | b'_' | b'-')
+                    })
+            });
+        ok.then(|| ObjectKey(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What the store knows about an object without reading it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ObjectMeta {
+    pub content_type: String,
+    pub size: u64,
+    /// Hex SHA-256 of the bytes.
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub bytes: Bytes,
+    pub meta: ObjectMeta,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ObjectError {
+    #[error("object store unavailable: {0}")]
+    Unavailable(String),
+    #[error("object {0} is corrupt: {1}")]
+    Corrupt(String, String),
+}
+
+#[async_trait]
+pub trait ObjectStore: Send + Sync + fmt::Debug {
+    /// Stores `bytes` under `key`, replacing any previous object atomically:
+    /// a reader sees the old object or the new one, never a part.
+    async fn put(
+        &self,
+        key: &ObjectKey,
+        bytes: Bytes,
+        content_type: &str,
+    ) -> Result<ObjectMeta, ObjectError>;
+    async fn get(&self, key: &ObjectKey) -> Result<Option<Object>, ObjectError>;
+    async fn head(&self, key: &ObjectKey) -> Result<Option<ObjectMeta>, ObjectError>;
+    async fn delete(&self, key: &ObjectKey) -> Result<(), ObjectError>;
+    /// Succeeds when the store can be read and written.
+    async fn check(&self) -> Result<(), ObjectError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_cannot_escape() {
+        assert!(ObjectKey::parse("renders/r1/toyota/camry/2019/red/side/source.png").is_some());
+        for bad in [
+            "",
+            "/abs",
+            "a//b",
+            "../x",
+            "a/../b",
+            "a/.hidden",
+            "A/b",
+            "a b",
+            "a\\b",
+            "a/",
+        ] {
+            assert!(ObjectKey::parse(bad).is_none(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test: the workspace's unit and black-box tests, the store
+# conformance suite on SQLite and on a throwaway PostgreSQL server this script
+# starts (and stops). Installs what is missing and says so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source infra/lib.sh
+ensure_rust
+ensure_packages ca-certificates postgresql mesa-vulkan-drivers
+
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+PG_DIR=$(mktemp -d /tmp/vis-pg.XXXXXX)
+PG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+as_pg() {
+  # PostgreSQL refuses to run as root: use its own system user then.
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+[ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR"
+stop_pg() { as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$PG_DIR"; }
+trap stop_pg EXIT
+as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 >/dev/null
+as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
+export VIS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT for the conformance suite" >&2
+
+cargo test --workspace --no-fail-fast "$@"

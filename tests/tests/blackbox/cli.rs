@@ -1,0 +1,168 @@
+//! The operator CLI on the app's own configuration.
+
+use vis_tests::TestApp;
+
+#[tokio::test]
+async fn keys_create_prints_the_key_alone_on_the_last_line() {
+    let app = TestApp::spawn().await;
+    let out = app
+        .cli(&["accounts", "create", "--email", "ops@example.com"])
+        .await
+        .unwrap();
+    assert!(out.contains("100 credits"), "{out}");
+    let out = app
+        .cli(&[
+            "keys",
+            "create",
+            "--email",
+            "ops@example.com",
+            "--name",
+            "ci",
+            "--rate-limit",
+            "30",
+        ])
+        .await
+        .unwrap();
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("vis_") && last.len() == 44, "{out}");
+    let r = app.get_with_key("/api/v1/account", last).await;
+    assert_eq!(r.status(), 200);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(v["data"]["key"]["rate_limit_per_minute"], 30);
+    // Listing never shows the key itself.
+    let list = app
+        .cli(&["keys", "list", "--email", "ops@example.com"])
+        .await
+        .unwrap();
+    assert!(!list.contains(last) && list.contains(&last[..12]), "{list}");
+}
+
+#[tokio::test]
+async fn accounts_credits_and_partners() {
+    let app = TestApp::spawn().await;
+    let out = app
+        .cli(&[
+            "--json",
+            "accounts",
+            "create",
+            "--email",
+            "b@example.com",
+            "--credits",
+            "5",
+        ])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["credits"], 5);
+    let out = app
+        .cli(&[
+            "--json",
+            "credits",
+            "adjust",
+            "--email",
+            "b@example.com",
+            "--delta",
+            "10",
+            "--reason",
+            "goodwill",
+        ])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["credits"], 15);
+    let out = app
+        .cli(&["--json", "accounts", "show", "--email", "b@example.com"])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kinds: Vec<&str> = v["ledger"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["adjustment", "grant"]);
+    let out = app
+        .cli(&["--json", "partners", "create", "--email", "b@example.com"])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["secret"].as_str().unwrap().len() >= 40);
+    assert!(v["partner_id"].as_str().is_some());
+}
+
+#[tokio::test]
+async fn mistakes_are_clear_errors() {
+    let app = TestApp::spawn().await;
+    app.cli(&["accounts", "create", "--email", "c@example.com"])
+        .await
+        .unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["accounts", "create", "--email", "c@example.com"],
+            "already exists",
+        ),
+        (
+            &["accounts", "create", "--email", "not-an-email"],
+            "--email",
+        ),
+        (
+            &["accounts", "show", "--email", "nobody@example.com"],
+            "no account",
+        ),
+        (
+            &[
+                "credits",
+                "adjust",
+                "--email",
+                "c@example.com",
+                "--delta",
+                "-1000",
+                "--reason",
+                "x",
+            ],
+            "below 0",
+        ),
+        (
+            &[
+                "keys",
+                "create",
+                "--email",
+                "c@example.com",
+                "--scopes",
+                "images:write",
+            ],
+            "--scopes",
+        ),
+        (
+            &["keys", "revoke", "00000000-0000-0000-0000-000000000000"],
+            "no key",
+        ),
+        (
+            &[
+                "keys",
+                "create",
+                "--email",
+                "c@example.com",
+                "--rate-limit",
+                "0",
+            ],
+            "--rate-limit",
+        ),
+    ];
+    for (args, expected) in cases {
+        let err = app
+            .cli(args)
+            .await
+            .expect_err(&format!("{args:?} should fail"));
+        assert!(err.to_string().contains(expected), "{args:?}: {err}");
+    }
+    // A refused debit wrote nothing.
+    let out = app
+        .cli(&["--json", "accounts", "show", "--email", "c@example.com"])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["credits"], 100);
+    assert_eq!(v["ledger"].as_array().unwrap().len(), 1);
+}

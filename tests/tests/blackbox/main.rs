@@ -1,0 +1,8 @@
+//! Black-box tests: one binary, one module per area (links once).
+
+mod auth;
+mod cli;
+mod docs;
+mod errors;
+mod options;
+mod store_conformance;

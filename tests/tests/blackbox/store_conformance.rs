@@ -1,0 +1,251 @@
+//! One conformance suite for the store, run on SQLite and on PostgreSQL.
+//! PostgreSQL comes from `VIS_TEST_POSTGRES_URL` (infra/test.sh starts one);
+//! without it the PostgreSQL run fails, unless VIS_TEST_SKIP_POSTGRES=1 says
+//! to skip it on purpose.
+
+use std::sync::Arc;
+
+use control_plane::store::{
+    AccountStore, EntryKind, KeyStore, LedgerStore, NewEntry, NewKey, PartnerStore, SqlStore,
+    Store, StoreError,
+};
+
+async fn suite(store: SqlStore) {
+    store.migrate().await.expect("migrations apply");
+    store.migrate().await.expect("migrations are idempotent");
+    store.ping().await.expect("ping");
+    let store: Arc<SqlStore> = Arc::new(store);
+
+    // Accounts: the opening balance is a ledger grant.
+    let a = store.create_account("a@example.com", 100).await.unwrap();
+    assert_eq!(a.balance, 100);
+    assert!(matches!(
+        store.create_account("a@example.com", 100).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(
+        store
+            .account_by_email("a@example.com")
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        a.id
+    );
+    assert_eq!(
+        store.account_by_id(&a.id).await.unwrap().unwrap().email,
+        "a@example.com"
+    );
+    assert!(
+        store
+            .account_by_email("nobody@example.com")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let entries = store.entries(&a.id, 10).await.unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(
+        (entries[0].kind, entries[0].delta, entries[0].balance_after),
+        (EntryKind::Grant, 100, 100)
+    );
+    let zero = store.create_account("zero@example.com", 0).await.unwrap();
+    assert!(store.entries(&zero.id, 10).await.unwrap().is_empty());
+
+    // Ledger: charges and refunds move the balance; it never goes negative.
+    let charge = |reference: &'static str| NewEntry {
+        kind: EntryKind::Charge,
+        delta: -1,
+        reason: "image",
+        reference: Some(reference),
+    };
+    let e = store.append_entry(&a.id, charge("req_1")).await.unwrap();
+    assert_eq!(
+        (e.balance_after, e.reference.as_deref()),
+        (99, Some("req_1"))
+    );
+    store
+        .append_entry(
+            &a.id,
+            NewEntry {
+                kind: EntryKind::Refund,
+                delta: 1,
+                reason: "render failed",
+                reference: Some("req_1"),
+            },
+        )
+        .await
+        .unwrap();
+    let err = store
+        .append_entry(
+            &a.id,
+            NewEntry {
+                kind: EntryKind::Adjustment,
+                delta: -101,
+                reason: "too much",
+                reference: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::InsufficientCredits {
+                balance: 100,
+                required: 101
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        store.account_by_id(&a.id).await.unwrap().unwrap().balance,
+        100
+    );
+    assert!(matches!(
+        store.append_entry("no-such-account", charge("x")).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(
+        store.sum_since(&a.id, EntryKind::Charge, 0).await.unwrap(),
+        -1
+    );
+    assert_eq!(
+        store.sum_since(&a.id, EntryKind::Refund, 0).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .sum_since(&a.id, EntryKind::Charge, i64::MAX)
+            .await
+            .unwrap(),
+        0
+    );
+
+    // Concurrent charges against a small balance: exactly `balance` succeed,
+    // and the ledger's last balance_after equals the account balance.
+    let small = store.create_account("small@example.com", 7).await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        let store = Arc::clone(&store);
+        let id = small.id.clone();
+        tasks.push(tokio::spawn(async move {
+            let reference = format!("c{i}");
+            store
+                .append_entry(
+                    &id,
+                    NewEntry {
+                        kind: EntryKind::Charge,
+                        delta: -1,
+                        reason: "image",
+                        reference: Some(&reference),
+                    },
+                )
+                .await
+        }));
+    }
+    let mut ok = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(StoreError::InsufficientCredits { .. }) => {}
+            Err(other) => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(ok, 7);
+    assert_eq!(
+        store
+            .account_by_id(&small.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .balance,
+        0
+    );
+    let ledger = store.entries(&small.id, 100).await.unwrap();
+    assert_eq!(ledger.len(), 8, "grant + 7 charges");
+    assert_eq!(ledger[0].balance_after, 0);
+    assert_eq!(ledger.iter().map(|e| e.delta).sum::<i64>(), 0);
+
+    // Keys: found by hash, revocable once.
+    let k = store
+        .create_key(NewKey {
+            account_id: a.id.clone(),
+            name: "laptop".into(),
+            display_prefix: "vis_abcd1234".into(),
+            key_hash: "f".repeat(64),
+            scopes: "images:read account:read".into(),
+            rate_limit_per_minute: 120,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .key_by_hash(&"f".repeat(64))
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        k.id
+    );
+    assert!(store.key_by_hash(&"e".repeat(64)).await.unwrap().is_none());
+    assert_eq!(
+        store.key_by_id(&k.id).await.unwrap().unwrap().name,
+        "laptop"
+    );
+    assert_eq!(store.keys_of_account(&a.id).await.unwrap().len(), 1);
+    assert!(store.revoke_key(&k.id).await.unwrap());
+    assert!(!store.revoke_key(&k.id).await.unwrap());
+    assert!(
+        store
+            .key_by_hash(&"f".repeat(64))
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked_at
+            .is_some()
+    );
+
+    // Partners.
+    let p = store.create_partner(&a.id, "vps_secret").await.unwrap();
+    let found = store.partner_by_id(&p.id).await.unwrap().unwrap();
+    assert_eq!(found.secret.expose(), "vps_secret");
+    assert!(!format!("{found:?}").contains("vps_secret"));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn store_conformance_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
+    suite(SqlStore::connect(&url).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn store_conformance_postgres() {
+    let Ok(admin_url) = std::env::var("VIS_TEST_POSTGRES_URL") else {
+        if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
+            eprintln!("store_conformance_postgres: skipped on purpose (VIS_TEST_SKIP_POSTGRES=1)");
+            return;
+        }
+        panic!(
+            "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
+        );
+    };
+    // A fresh database per run keeps runs independent.
+    let name = format!("vis_test_{}", uuid::Uuid::new_v4().simple());
+    let admin = SqlStore::connect(&admin_url)
+        .await
+        .expect("connect to PostgreSQL");
+    sqlx_exec(&admin, &format!("CREATE DATABASE {name}")).await;
+    let (base, _) = admin_url.rsplit_once('/').expect("URL has a database");
+    let store = SqlStore::connect(&format!("{base}/{name}")).await.unwrap();
+    suite(store).await;
+    sqlx_exec(&admin, &format!("DROP DATABASE {name}")).await;
+}
+
+async fn sqlx_exec(store: &SqlStore, sql: &str) {
+    control_plane::store::execute_raw(store, sql)
+        .await
+        .expect(sql);
+}
