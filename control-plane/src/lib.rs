@@ -15,6 +15,7 @@ pub mod error;
 pub mod http;
 pub mod limits;
 pub mod objects;
+pub mod ratelimit;
 pub mod store;
 
 pub use app::{App, AppState};

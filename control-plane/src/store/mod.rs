@@ -194,9 +194,169 @@ pub trait PartnerStore: Send + Sync {
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError>;
 }
 
+/// One billed delivery, written with its charge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewDelivery {
+    pub id: String,
+    pub request_id: String,
+    pub account_id: String,
+    pub key_id: Option<String>,
+    /// `VariantKey` text form.
+    pub variant: String,
+    pub revision: i64,
+    pub width: i64,
+    pub height: i64,
+    pub format: String,
+    /// `cache` or `generated`.
+    pub source: &'static str,
+    pub credits: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryRecord {
+    pub id: String,
+    pub request_id: String,
+    pub account_id: String,
+    pub variant: String,
+    pub revision: i64,
+    pub refunded_at: Option<Millis>,
+    pub created_at: Millis,
+}
+
+/// Counts behind `usage_30d`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UsageCounts {
+    /// Billed requests (deliveries, refunded or not).
+    pub requests: i64,
+    /// Images delivered and not refunded.
+    pub images: i64,
+    /// Of those, served from cache.
+    pub cache_hits: i64,
+}
+
+#[async_trait]
+pub trait DeliveryStore: Send + Sync {
+    /// Debits `credits` and records the delivery and its ledger entry in one
+    /// transaction; InsufficientCredits writes nothing. Returns the balance after.
+    async fn charge_delivery(&self, delivery: &NewDelivery) -> Result<i64, StoreError>;
+    /// Refunds a delivery's charge once (ledger refund + refunded_at, one
+    /// transaction). Returns the balance after, or None if already refunded.
+    async fn refund_delivery(
+        &self,
+        delivery_id: &str,
+        reason: &str,
+    ) -> Result<Option<i64>, StoreError>;
+    async fn usage_since(&self, account_id: &str, since: Millis)
+    -> Result<UsageCounts, StoreError>;
+    async fn delivery_by_request_id(
+        &self,
+        request_id: &str,
+    ) -> Result<Option<DeliveryRecord>, StoreError>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Done,
+    Failed,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Done => "done",
+            JobStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<JobStatus> {
+        [
+            JobStatus::Queued,
+            JobStatus::Running,
+            JobStatus::Done,
+            JobStatus::Failed,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == raw)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRecord {
+    pub id: String,
+    pub variant: String,
+    pub revision: i64,
+    pub shape: String,
+    pub status: JobStatus,
+    pub attempts: i64,
+    pub lease_owner: Option<String>,
+    pub error: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub created_at: Millis,
+}
+
+/// What `claim_job` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// A new job was queued (a cold render starts; it counts against the budget).
+    Created,
+    /// A failed job was queued again.
+    Requeued,
+    /// Another request's job is queued, running or done: wait on it.
+    Joined,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JobCounts {
+    pub queued: i64,
+    pub running: i64,
+    pub done: i64,
+    pub failed: i64,
+}
+
+#[async_trait]
+pub trait JobStore: Send + Sync {
+    /// The job for (variant, revision), creating it when absent and
+    /// re-queueing it when it failed. The unique (variant, revision) key makes
+    /// this safe across control-plane replicas.
+    async fn claim_job(
+        &self,
+        variant: &str,
+        revision: i64,
+        shape: &str,
+    ) -> Result<(JobRecord, Claim), StoreError>;
+    /// Leases the oldest queued job (or one whose lease expired) to `owner`.
+    async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError>;
+    /// Ends a leased job; false when `owner` no longer holds the lease.
+    async fn finish_job(
+        &self,
+        id: &str,
+        owner: &str,
+        outcome: Result<i64, &str>,
+    ) -> Result<bool, StoreError>;
+    async fn job_by_id(&self, id: &str) -> Result<Option<JobRecord>, StoreError>;
+    async fn job_counts(&self) -> Result<JobCounts, StoreError>;
+}
+
+#[async_trait]
+pub trait BudgetStore: Send + Sync {
+    /// Takes one cold render from `day`'s budget of `limit`; false when spent.
+    async fn take_budget(&self, day: &str, limit: i64) -> Result<bool, StoreError>;
+    /// Returns one render to `day`'s budget (the render was never attempted).
+    async fn return_budget(&self, day: &str) -> Result<(), StoreError>;
+    async fn budget_used(&self, day: &str) -> Result<i64, StoreError>;
+    async fn setting(&self, name: &str) -> Result<Option<String>, StoreError>;
+    async fn set_setting(&self, name: &str, value: &str) -> Result<(), StoreError>;
+}
+
 /// Everything the control plane keeps in its database.
 #[async_trait]
-pub trait Store: AccountStore + LedgerStore + KeyStore + PartnerStore {
+pub trait Store:
+    AccountStore + LedgerStore + KeyStore + PartnerStore + DeliveryStore + JobStore + BudgetStore
+{
     /// A cheap round trip, for readiness checks.
     async fn ping(&self) -> Result<(), StoreError>;
     fn dialect(&self) -> Dialect;

@@ -162,6 +162,23 @@ fn entry_from(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
     })
 }
 
+fn job_from(row: &AnyRow) -> Result<JobRecord, sqlx::Error> {
+    let status: String = row.try_get("status")?;
+    Ok(JobRecord {
+        id: row.try_get("id")?,
+        variant: row.try_get("variant")?,
+        revision: row.try_get("revision")?,
+        shape: row.try_get("shape")?,
+        status: JobStatus::parse(&status)
+            .ok_or_else(|| sqlx::Error::Decode(format!("unknown job status {status}").into()))?,
+        attempts: row.try_get("attempts")?,
+        lease_owner: row.try_get("lease_owner")?,
+        error: row.try_get("error")?,
+        duration_ms: row.try_get("duration_ms")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
 fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
     Ok(Partner {
         id: row.try_get("id")?,
@@ -184,10 +201,70 @@ macro_rules! key_cols {
         "id, account_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at"
     };
 }
+macro_rules! job_cols {
+    () => {
+        "id, variant, revision, shape, status, attempts, lease_owner, error, duration_ms, created_at"
+    };
+}
 macro_rules! entry_cols {
     () => {
         "id, account_id, kind, delta, balance_after, reason, reference, created_at"
     };
+}
+
+/// Moves an account's balance by `delta` inside `tx`; refuses to go below 0.
+async fn move_balance(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    delta: i64,
+) -> Result<i64, StoreError> {
+    let balance: Option<i64> = sqlx::query_scalar(
+        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance",
+    )
+    .bind(delta)
+    .bind(account_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    if let Some(b) = balance {
+        return Ok(b);
+    }
+    let current: Option<i64> = sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
+        .bind(account_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(map_err)?;
+    Err(match current {
+        Some(balance) => StoreError::InsufficientCredits {
+            balance,
+            required: -delta,
+        },
+        None => StoreError::NotFound("account"),
+    })
+}
+
+async fn insert_ledger(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    entry: &NewEntry<'_>,
+    balance_after: i64,
+) -> Result<LedgerEntry, StoreError> {
+    let row = sqlx::query(concat!(
+        "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ",
+        entry_cols!()
+    ))
+    .bind(account_id)
+    .bind(entry.kind.as_str())
+    .bind(entry.delta)
+    .bind(balance_after)
+    .bind(entry.reason)
+    .bind(entry.reference)
+    .bind(now_millis())
+    .fetch_one(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    entry_from(&row).map_err(map_err)
 }
 
 fn new_id() -> String {
@@ -274,42 +351,8 @@ impl LedgerStore for SqlStore {
         entry: NewEntry<'_>,
     ) -> Result<LedgerEntry, StoreError> {
         let mut tx = self.begin_write().await?;
-        let balance: Option<i64> = sqlx::query_scalar(
-            "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance",
-        )
-        .bind(entry.delta)
-        .bind(account_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(map_err)?;
-        let Some(balance_after) = balance else {
-            let current: Option<i64> =
-                sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
-                    .bind(account_id)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(map_err)?;
-            return Err(match current {
-                Some(balance) => StoreError::InsufficientCredits {
-                    balance,
-                    required: -entry.delta,
-                },
-                None => StoreError::NotFound("account"),
-            });
-        };
-        let row = sqlx::query(concat!("INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ", entry_cols!()))
-        .bind(account_id)
-        .bind(entry.kind.as_str())
-        .bind(entry.delta)
-        .bind(balance_after)
-        .bind(entry.reason)
-        .bind(entry.reference)
-        .bind(now_millis())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(map_err)?;
-        let entry = entry_from(&row).map_err(map_err)?;
+        let balance_after = move_balance(&mut tx, account_id, entry.delta).await?;
+        let entry = insert_ledger(&mut tx, account_id, &entry, balance_after).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(entry)
     }
@@ -458,6 +501,326 @@ impl PartnerStore for SqlStore {
         .await
         .map_err(map_err)?;
         row.as_ref().map(partner_from).transpose().map_err(map_err)
+    }
+}
+
+#[async_trait]
+impl DeliveryStore for SqlStore {
+    async fn charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let balance_after = move_balance(&mut tx, &d.account_id, -d.credits).await?;
+        let entry = NewEntry {
+            kind: EntryKind::Charge,
+            delta: -d.credits,
+            reason: "image delivery",
+            reference: Some(&d.id),
+        };
+        insert_ledger(&mut tx, &d.account_id, &entry, balance_after).await?;
+        sqlx::query(
+            "INSERT INTO deliveries (id, request_id, account_id, key_id, variant, revision, width, height, format, source, credits, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        )
+        .bind(&d.id)
+        .bind(&d.request_id)
+        .bind(&d.account_id)
+        .bind(d.key_id.as_deref())
+        .bind(&d.variant)
+        .bind(d.revision)
+        .bind(d.width)
+        .bind(d.height)
+        .bind(&d.format)
+        .bind(d.source)
+        .bind(d.credits)
+        .bind(now_millis())
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(balance_after)
+    }
+
+    async fn refund_delivery(
+        &self,
+        delivery_id: &str,
+        reason: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "UPDATE deliveries SET refunded_at = $1 WHERE id = $2 AND refunded_at IS NULL RETURNING account_id, credits",
+        )
+        .bind(now_millis())
+        .bind(delivery_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else { return Ok(None) };
+        let account_id: String = row.try_get("account_id").map_err(map_err)?;
+        let credits: i64 = row.try_get("credits").map_err(map_err)?;
+        let balance_after = move_balance(&mut tx, &account_id, credits).await?;
+        let entry = NewEntry {
+            kind: EntryKind::Refund,
+            delta: credits,
+            reason,
+            reference: Some(delivery_id),
+        };
+        insert_ledger(&mut tx, &account_id, &entry, balance_after).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(Some(balance_after))
+    }
+
+    async fn usage_since(
+        &self,
+        account_id: &str,
+        since: Millis,
+    ) -> Result<UsageCounts, StoreError> {
+        let row = sqlx::query(
+            "SELECT CAST(COUNT(*) AS BIGINT) AS requests, \
+               CAST(COALESCE(SUM(CASE WHEN refunded_at IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
+               CAST(COALESCE(SUM(CASE WHEN refunded_at IS NULL AND source = 'cache' THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
+             FROM deliveries WHERE account_id = $1 AND created_at >= $2",
+        )
+        .bind(account_id)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(UsageCounts {
+            requests: row.try_get("requests").map_err(map_err)?,
+            images: row.try_get("images").map_err(map_err)?,
+            cache_hits: row.try_get("cache_hits").map_err(map_err)?,
+        })
+    }
+
+    async fn delivery_by_request_id(
+        &self,
+        request_id: &str,
+    ) -> Result<Option<DeliveryRecord>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, request_id, account_id, variant, revision, refunded_at, created_at FROM deliveries \
+             WHERE request_id = $1 ORDER BY created_at DESC LIMIT 1",
+        )
+        .bind(request_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else { return Ok(None) };
+        let get = |row: &AnyRow| -> Result<DeliveryRecord, sqlx::Error> {
+            Ok(DeliveryRecord {
+                id: row.try_get("id")?,
+                request_id: row.try_get("request_id")?,
+                account_id: row.try_get("account_id")?,
+                variant: row.try_get("variant")?,
+                revision: row.try_get("revision")?,
+                refunded_at: row.try_get("refunded_at")?,
+                created_at: row.try_get("created_at")?,
+            })
+        };
+        get(&row).map(Some).map_err(map_err)
+    }
+}
+
+/// SQLite has one writer at a time, so a plain sub-select is race-free there;
+/// PostgreSQL skips rows another transaction is leasing.
+const LEASE_SQLITE: &str = concat!(
+    "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
+     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3) \
+     ORDER BY created_at LIMIT 1) RETURNING ",
+    job_cols!()
+);
+const LEASE_POSTGRES: &str = concat!(
+    "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
+     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3) \
+     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ",
+    job_cols!()
+);
+
+#[async_trait]
+impl JobStore for SqlStore {
+    async fn claim_job(
+        &self,
+        variant: &str,
+        revision: i64,
+        shape: &str,
+    ) -> Result<(JobRecord, Claim), StoreError> {
+        let now = now_millis();
+        let created = sqlx::query(concat!(
+            "INSERT INTO render_jobs (id, variant, revision, shape, status, attempts, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5) ON CONFLICT (variant, revision) DO NOTHING RETURNING ",
+            job_cols!()
+        ))
+        .bind(new_id())
+        .bind(variant)
+        .bind(revision)
+        .bind(shape)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        if let Some(row) = created {
+            return Ok((job_from(&row).map_err(map_err)?, Claim::Created));
+        }
+        let requeued = sqlx::query(concat!(
+            "UPDATE render_jobs SET status = 'queued', error = NULL, lease_owner = NULL, lease_expires_at = NULL, \
+             created_at = $1, updated_at = $1 WHERE variant = $2 AND revision = $3 AND status = 'failed' RETURNING ",
+            job_cols!()
+        ))
+        .bind(now)
+        .bind(variant)
+        .bind(revision)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        if let Some(row) = requeued {
+            return Ok((job_from(&row).map_err(map_err)?, Claim::Requeued));
+        }
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            job_cols!(),
+            " FROM render_jobs WHERE variant = $1 AND revision = $2"
+        ))
+        .bind(variant)
+        .bind(revision)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok((job_from(&row).map_err(map_err)?, Claim::Joined))
+    }
+
+    async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError> {
+        let now = now_millis();
+        let sql = match self.dialect {
+            Dialect::Sqlite => LEASE_SQLITE,
+            Dialect::Postgres => LEASE_POSTGRES,
+        };
+        let row = sqlx::query(sql)
+            .bind(owner)
+            .bind(now + lease_ms)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        row.as_ref().map(job_from).transpose().map_err(map_err)
+    }
+
+    async fn finish_job(
+        &self,
+        id: &str,
+        owner: &str,
+        outcome: Result<i64, &str>,
+    ) -> Result<bool, StoreError> {
+        let (status, error, duration) = match outcome {
+            Ok(ms) => ("done", None, Some(ms)),
+            Err(e) => ("failed", Some(e), None),
+        };
+        let done = sqlx::query(
+            "UPDATE render_jobs SET status = $1, error = $2, duration_ms = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $4 \
+             WHERE id = $5 AND lease_owner = $6 AND status = 'running'",
+        )
+        .bind(status)
+        .bind(error)
+        .bind(duration)
+        .bind(now_millis())
+        .bind(id)
+        .bind(owner)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn job_by_id(&self, id: &str) -> Result<Option<JobRecord>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            job_cols!(),
+            " FROM render_jobs WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(job_from).transpose().map_err(map_err)
+    }
+
+    async fn job_counts(&self) -> Result<JobCounts, StoreError> {
+        let rows = sqlx::query(
+            "SELECT status, CAST(COUNT(*) AS BIGINT) AS n FROM render_jobs GROUP BY status",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let mut counts = JobCounts::default();
+        for row in rows {
+            let status: String = row.try_get("status").map_err(map_err)?;
+            let n: i64 = row.try_get("n").map_err(map_err)?;
+            match JobStatus::parse(&status) {
+                Some(JobStatus::Queued) => counts.queued = n,
+                Some(JobStatus::Running) => counts.running = n,
+                Some(JobStatus::Done) => counts.done = n,
+                Some(JobStatus::Failed) => counts.failed = n,
+                None => {}
+            }
+        }
+        Ok(counts)
+    }
+}
+
+#[async_trait]
+impl BudgetStore for SqlStore {
+    async fn take_budget(&self, day: &str, limit: i64) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO render_budget (day, used) VALUES ($1, 0) ON CONFLICT (day) DO NOTHING",
+        )
+        .bind(day)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let used: Option<i64> = sqlx::query_scalar(
+            "UPDATE render_budget SET used = used + 1 WHERE day = $1 AND used < $2 RETURNING used",
+        )
+        .bind(day)
+        .bind(limit)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(used.is_some())
+    }
+
+    async fn return_budget(&self, day: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE render_budget SET used = used - 1 WHERE day = $1 AND used > 0")
+            .bind(day)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn budget_used(&self, day: &str) -> Result<i64, StoreError> {
+        let used: Option<i64> = sqlx::query_scalar("SELECT used FROM render_budget WHERE day = $1")
+            .bind(day)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(used.unwrap_or(0))
+    }
+
+    async fn setting(&self, name: &str) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)
+    }
+
+    async fn set_setting(&self, name: &str, value: &str) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+            .bind(name)
+            .bind(value)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
     }
 }
 

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use control_plane::store::{
-    AccountStore, EntryKind, KeyStore, LedgerStore, NewEntry, NewKey, PartnerStore, SqlStore,
-    Store, StoreError,
+    AccountStore, BudgetStore, Claim, DeliveryStore, EntryKind, JobStatus, JobStore, KeyStore,
+    LedgerStore, NewDelivery, NewEntry, NewKey, PartnerStore, SqlStore, Store, StoreError,
 };
 
 async fn suite(store: SqlStore) {
@@ -211,7 +211,193 @@ async fn suite(store: SqlStore) {
     let found = store.partner_by_id(&p.id).await.unwrap().unwrap();
     assert_eq!(found.secret.expose(), "vps_secret");
     assert!(!format!("{found:?}").contains("vps_secret"));
+
+    deliveries(&store).await;
+    jobs(&store).await;
+    budget(&store).await;
     store.close().await;
+}
+
+fn delivery(id: &str, account_id: &str, source: &'static str) -> NewDelivery {
+    NewDelivery {
+        id: id.into(),
+        request_id: format!("req-{id}"),
+        account_id: account_id.into(),
+        key_id: None,
+        variant: "toyota/camry/2019/red/side".into(),
+        revision: 1,
+        width: 512,
+        height: 512,
+        format: "png".into(),
+        source,
+        credits: 1,
+    }
+}
+
+async fn deliveries(store: &SqlStore) {
+    let acct = store.create_account("d@example.com", 2).await.unwrap();
+    assert_eq!(
+        store
+            .charge_delivery(&delivery("d1", &acct.id, "generated"))
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .charge_delivery(&delivery("d2", &acct.id, "cache"))
+            .await
+            .unwrap(),
+        0
+    );
+    let err = store
+        .charge_delivery(&delivery("d3", &acct.id, "cache"))
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        StoreError::InsufficientCredits {
+            balance: 0,
+            required: 1
+        }
+    ));
+    // The refused charge wrote no delivery.
+    assert!(
+        store
+            .delivery_by_request_id("req-d3")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        store.refund_delivery("d1", "render failed").await.unwrap(),
+        Some(1)
+    );
+    assert_eq!(
+        store.refund_delivery("d1", "render failed").await.unwrap(),
+        None,
+        "refunds happen once"
+    );
+    let usage = store.usage_since(&acct.id, 0).await.unwrap();
+    assert_eq!((usage.requests, usage.images, usage.cache_hits), (2, 1, 1));
+    let found = store
+        .delivery_by_request_id("req-d2")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (found.id.as_str(), found.variant.as_str()),
+        ("d2", "toyota/camry/2019/red/side")
+    );
+    let ledger = store.entries(&acct.id, 10).await.unwrap();
+    let kinds: Vec<_> = ledger.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            EntryKind::Refund,
+            EntryKind::Charge,
+            EntryKind::Charge,
+            EntryKind::Grant
+        ]
+    );
+    assert_eq!(ledger[0].reference.as_deref(), Some("d1"));
+    assert_eq!(ledger.iter().map(|e| e.delta).sum::<i64>(), 1);
+}
+
+async fn jobs(store: &SqlStore) {
+    let (job, claim) = store
+        .claim_job("bmw/m3/2020/blue/front", 1, "sedan")
+        .await
+        .unwrap();
+    assert_eq!((claim, job.status), (Claim::Created, JobStatus::Queued));
+    let (same, claim) = store
+        .claim_job("bmw/m3/2020/blue/front", 1, "sedan")
+        .await
+        .unwrap();
+    assert_eq!((claim, same.id.as_str()), (Claim::Joined, job.id.as_str()));
+    // A new revision is a new job.
+    let (rev2, claim) = store
+        .claim_job("bmw/m3/2020/blue/front", 2, "sedan")
+        .await
+        .unwrap();
+    assert_eq!(claim, Claim::Created);
+    assert_ne!(rev2.id, job.id);
+
+    let leased = store.lease_job("node-a", 60_000).await.unwrap().unwrap();
+    assert_eq!(
+        (leased.id.as_str(), leased.status, leased.attempts),
+        (job.id.as_str(), JobStatus::Running, 1)
+    );
+    let second = store.lease_job("node-b", 60_000).await.unwrap().unwrap();
+    assert_eq!(second.id, rev2.id, "a leased job is not leased twice");
+    assert!(store.lease_job("node-c", 60_000).await.unwrap().is_none());
+    assert!(
+        !store.finish_job(&job.id, "node-b", Ok(10)).await.unwrap(),
+        "only the holder finishes"
+    );
+    assert!(store.finish_job(&job.id, "node-a", Ok(42)).await.unwrap());
+    let done = store.job_by_id(&job.id).await.unwrap().unwrap();
+    assert_eq!((done.status, done.duration_ms), (JobStatus::Done, Some(42)));
+    assert!(
+        store
+            .finish_job(&rev2.id, "node-b", Err("gpu lost"))
+            .await
+            .unwrap()
+    );
+    let (again, claim) = store
+        .claim_job("bmw/m3/2020/blue/front", 2, "sedan")
+        .await
+        .unwrap();
+    assert_eq!(
+        (claim, again.status, again.error),
+        (Claim::Requeued, JobStatus::Queued, None)
+    );
+
+    // An expired lease goes to another node.
+    let l1 = store.lease_job("node-a", -1).await.unwrap().unwrap();
+    let l2 = store.lease_job("node-b", 60_000).await.unwrap().unwrap();
+    assert_eq!(l1.id, l2.id);
+    assert_eq!(
+        l2.attempts, 3,
+        "attempts count every lease: failed once, expired once, now"
+    );
+    assert!(
+        !store.finish_job(&l1.id, "node-a", Ok(1)).await.unwrap(),
+        "the old holder lost its lease"
+    );
+    let counts = store.job_counts().await.unwrap();
+    assert_eq!((counts.done, counts.running, counts.queued), (1, 1, 0));
+}
+
+async fn budget(store: &SqlStore) {
+    assert_eq!(store.budget_used("2026-11-22").await.unwrap(), 0);
+    assert!(store.take_budget("2026-11-22", 2).await.unwrap());
+    assert!(store.take_budget("2026-11-22", 2).await.unwrap());
+    assert!(!store.take_budget("2026-11-22", 2).await.unwrap());
+    assert_eq!(store.budget_used("2026-11-22").await.unwrap(), 2);
+    store.return_budget("2026-11-22").await.unwrap();
+    assert_eq!(store.budget_used("2026-11-22").await.unwrap(), 1);
+    assert!(
+        store.take_budget("2026-11-23", 2).await.unwrap(),
+        "a new day starts fresh"
+    );
+    assert_eq!(store.setting("daily_render_budget").await.unwrap(), None);
+    store
+        .set_setting("daily_render_budget", "500")
+        .await
+        .unwrap();
+    store
+        .set_setting("daily_render_budget", "700")
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .setting("daily_render_budget")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("700")
+    );
 }
 
 #[tokio::test]
