@@ -40,6 +40,11 @@ pub(crate) const MAKE_ALIASES: &[(&str, &str)] = &[
     ("vette", "chevrolet"),
 ];
 
+/// Words of a query that are considered; the rest is ignored (keeps long inputs cheap).
+const MAX_TOKENS: usize = 12;
+/// Longest run of words tried as a model name when the query has extra words.
+const MAX_MODEL_WORDS: usize = 6;
+
 #[derive(Debug)]
 pub(crate) struct Index {
     /// Compact make name/slug/alias → make index.
@@ -69,9 +74,22 @@ pub(crate) struct Cand {
 }
 
 impl Cand {
-    fn rank_key(&self) -> (MatchKind, bool, std::cmp::Reverse<u32>, u32, Option<u32>) {
+    /// Ranking tier: exact 0, near-exact (exact model, make with a typo) 1, prefix 2, token 3,
+    /// contains 4, fuzzy 5.
+    pub(crate) fn tier(&self) -> u8 {
+        match (self.kind, self.model_kind) {
+            (MatchKind::Exact, _) => 0,
+            (MatchKind::Fuzzy, MatchKind::Exact) if self.make_named => 1,
+            (MatchKind::Prefix, _) => 2,
+            (MatchKind::Token, _) => 3,
+            (MatchKind::Contains, _) => 4,
+            (MatchKind::Fuzzy, _) => 5,
+        }
+    }
+
+    fn rank_key(&self) -> (u8, bool, std::cmp::Reverse<u32>, u32, Option<u32>) {
         (
-            self.kind,
+            self.tier(),
             !self.make_named,
             std::cmp::Reverse(self.weight),
             self.make,
@@ -207,7 +225,7 @@ impl Catalog {
         limit: usize,
     ) -> Vec<Cand> {
         let mut out: HashMap<(u32, Option<u32>), Cand> = HashMap::new();
-        let toks: Vec<String> = toks.iter().take(24).cloned().collect();
+        let toks: Vec<String> = toks.iter().take(MAX_TOKENS).cloned().collect();
         if toks.is_empty() && only_make.is_none() {
             return Vec::new();
         }
@@ -334,15 +352,16 @@ impl Catalog {
                 }
             }
         }
-        if !exact.is_empty() {
-            return exact;
-        }
+        // Typos too, for spans that are not a make as written ("mercedez benz").
         let mut fuzzy = Vec::new();
         for len in (1..=2.min(toks.len())).rev() {
             for start in 0..=toks.len() - len {
                 let key = toks[start..start + len].concat();
                 let budget = typo_budget(key.len());
-                if budget == 0 || key.bytes().all(|b| b.is_ascii_digit()) {
+                if budget == 0
+                    || key.bytes().all(|b| b.is_ascii_digit())
+                    || self.index.make_by_key(&key).is_some()
+                {
                     continue;
                 }
                 for (k, c) in self.index.make_compact.iter().enumerate() {
@@ -358,20 +377,23 @@ impl Catalog {
             }
         }
         fuzzy.truncate(8);
-        fuzzy
+        exact.extend(fuzzy);
+        exact
     }
 
     /// Models of one make matching `rest`, with how they matched. When nothing matches all
     /// the words, the longest run of words that does match is used (kind at least `token`).
     fn models_in_make(&self, make: u32, rest: &[String]) -> Vec<(u32, MatchKind)> {
         let (a, b) = self.make_models[make as usize];
-        for len in (1..=rest.len()).rev() {
+        for len in (1..=rest.len().min(MAX_MODEL_WORDS)).rev() {
+            let reduced = len < rest.len();
             let mut found = Vec::new();
             for start in 0..=rest.len() - len {
                 let part = &rest[start..start + len];
+                let q = part.concat();
                 for mi in a..b {
-                    if let Some(kind) = self.match_model(mi, part) {
-                        let kind = if len < rest.len() {
+                    if let Some(kind) = self.match_model(mi, part, &q, !reduced) {
+                        let kind = if reduced {
                             kind.max(MatchKind::Token)
                         } else {
                             kind
@@ -387,33 +409,38 @@ impl Catalog {
         Vec::new()
     }
 
-    fn match_model(&self, mi: u32, toks: &[String]) -> Option<MatchKind> {
-        let q = toks.concat();
+    fn match_model(
+        &self,
+        mi: u32,
+        toks: &[String],
+        q: &str,
+        allow_fuzzy: bool,
+    ) -> Option<MatchKind> {
         if q.is_empty() {
             return None;
         }
         let mc = &self.index.model_compact[mi as usize];
-        if *mc == q {
+        if mc == q {
             return Some(MatchKind::Exact);
         }
-        if mc.starts_with(&q) {
+        if mc.starts_with(q) {
             return Some(MatchKind::Prefix);
         }
         let mt = &self.index.model_tokens[mi as usize];
         if toks.iter().all(|t| mt.contains(t)) {
             return Some(MatchKind::Token);
         }
-        if q.len() >= 2 && mc.contains(&q) {
+        if q.len() >= 2 && mc.contains(q) {
             return Some(MatchKind::Contains);
         }
         let budget = typo_budget(q.len());
-        if budget > 0 && !q.bytes().all(|b| b.is_ascii_digit()) {
-            if distance_within(&q, mc, budget).is_some() {
+        if allow_fuzzy && budget > 0 && !q.bytes().all(|b| b.is_ascii_digit()) {
+            if distance_within(q, mc, budget).is_some() {
                 return Some(MatchKind::Fuzzy);
             }
             if mc.len() > q.len()
                 && let Some(head) = mc.get(..q.len())
-                && distance_within(&q, head, 1).is_some()
+                && distance_within(q, head, 1).is_some()
             {
                 return Some(MatchKind::Fuzzy);
             }
@@ -461,6 +488,25 @@ impl Catalog {
                     if lists[1..].iter().all(|l| l.binary_search(&mi).is_ok()) {
                         found.push((mi, MatchKind::Token));
                     }
+                }
+            }
+        }
+        // Extra words ("civic type r championship"): the longest run of words that names a
+        // model by exact name, prefix or tokens, as a token match at best.
+        if found.is_empty() && toks.len() > 1 {
+            for len in (1..toks.len()).rev() {
+                for start in 0..=toks.len() - len {
+                    let part = &toks[start..start + len];
+                    let pq = part.concat();
+                    if pq.len() < 2 {
+                        continue;
+                    }
+                    if let Some(list) = self.index.by_compact.get(&pq) {
+                        found.extend(list.iter().map(|&mi| (mi, MatchKind::Token)));
+                    }
+                }
+                if !found.is_empty() {
+                    return found;
                 }
             }
         }

@@ -132,14 +132,18 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
     };
     let mut year = input.year.or(parsed.year);
 
-    let mut cands = cat.candidates(&text_tokens, only_make, year, 20);
-    let mut year_missing = false;
-    if !has_model(&cands) && year.is_some() {
-        // The model may exist, just not in that year.
-        let any_year = cat.candidates(&text_tokens, only_make, None, 20);
-        if has_model(&any_year) {
-            cands = any_year;
-            year_missing = true;
+    let (mut cands, mut year_missing) = search_with_year(cat, &text_tokens, only_make, year);
+    // Body-style words ("hatchback", "pickup") only help when they are part of the name.
+    let without_body: Vec<String> = text_tokens
+        .iter()
+        .filter(|t| !parse::BODY_WORDS.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    if !without_body.is_empty() && without_body.len() < text_tokens.len() {
+        let (alt, alt_missing) = search_with_year(cat, &without_body, only_make, year);
+        if best_tier(&alt) < best_tier(&cands) {
+            cands = alt;
+            year_missing = alt_missing;
         }
     }
     if !has_model(&cands) && input.year.is_none() && input.model.is_none() {
@@ -151,6 +155,7 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
             if has_model(&retry) {
                 cands = retry;
                 year = None;
+                year_missing = false;
             }
         }
     }
@@ -176,7 +181,7 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
     // Only a make was named ("toyota in blue"): models that merely share the word do not count.
     if let Some(mk) = best_make
         && mk.make_named
-        && mk.kind < top.kind
+        && (mk.tier() < top.tier() || (mk.tier() == top.tier() && mk.weight >= top.weight))
         && !top.make_named
     {
         return Err(not_found(vec![cat.make_at(mk.make).clone()]));
@@ -185,7 +190,10 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
     let model = cat.model_at(top.model.unwrap_or_default());
     let make = cat.make_at(top.make);
     let chosen_year = match year {
-        Some(y) if model.has_year(y) => y,
+        Some(y) if model.has_year(y) => {
+            year_missing = false;
+            y
+        }
         Some(y) => {
             year_missing = true;
             model.nearest_year(y)
@@ -193,19 +201,23 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
         None => model.latest_year(),
     };
 
-    let model_cands: Vec<&Cand> = cands.iter().filter(|c| c.model.is_some()).collect();
+    // When the make was named, models of other makes that share only a word are noise.
+    let model_cands: Vec<&Cand> = cands
+        .iter()
+        .filter(|c| c.model.is_some())
+        .filter(|c| !top.make_named || c.make_named || c.tier() < 3)
+        .collect();
     let rivals = model_cands
         .iter()
         .skip(1)
-        .filter(|c| c.kind == top.kind && c.make_named == top.make_named)
+        .filter(|c| c.tier() == top.tier() && c.make_named == top.make_named)
         .count();
-    let near_exact = top.model_kind == MatchKind::Exact
-        && (top.kind == MatchKind::Exact || (top.kind == MatchKind::Fuzzy && top.make_named));
-    let confidence = if year_missing || top.model_kind >= MatchKind::Contains {
+    let confidence = if year_missing || top.tier() == 4 {
         Confidence::Low
-    } else if near_exact && rivals == 0 && year.is_some() {
+    } else if top.tier() <= 1 && rivals == 0 && year.is_some() {
         Confidence::High
-    } else if top.kind <= MatchKind::Token || near_exact {
+    } else if top.tier() <= 3 || (top.make_named && top.kind != MatchKind::Fuzzy && rivals == 0) {
+        // Exact without a year, prefix, tokens; or a model typo under a make named as written.
         Confidence::Medium
     } else {
         Confidence::Low
@@ -248,6 +260,35 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
         confidence,
         extracted,
     })
+}
+
+/// Candidates for the year; when the model matches better without the year, those, with
+/// `true` for "the year is not available".
+fn search_with_year(
+    cat: &Catalog,
+    toks: &[String],
+    only_make: Option<u32>,
+    year: Option<u16>,
+) -> (Vec<Cand>, bool) {
+    let with_year = cat.candidates(toks, only_make, year, 20);
+    if year.is_none() || best_tier(&with_year) <= 3 {
+        return (with_year, false);
+    }
+    let any_year = cat.candidates(toks, only_make, None, 20);
+    if best_tier(&any_year) < best_tier(&with_year) {
+        (any_year, true)
+    } else {
+        (with_year, false)
+    }
+}
+
+/// The best model candidate's tier; 9 when there is none.
+fn best_tier(c: &[Cand]) -> u8 {
+    c.iter()
+        .filter(|c| c.model.is_some())
+        .map(Cand::tier)
+        .min()
+        .unwrap_or(9)
 }
 
 fn has_model(c: &[Cand]) -> bool {

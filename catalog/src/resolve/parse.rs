@@ -73,6 +73,10 @@ const VIEWS: &[(&str, View)] = &[
     ("pointing right", View::SideRight),
     ("right profile", View::SideRight),
     ("from the right", View::SideRight),
+    ("straight on rear", View::Rear),
+    ("straight on back", View::Rear),
+    ("straight on front", View::Front),
+    ("straight on side", View::Side),
     ("from behind", View::Rear),
     ("from the back", View::Rear),
     ("from the rear", View::Rear),
@@ -94,6 +98,14 @@ const VIEWS: &[(&str, View)] = &[
 /// Colour words and their preset. Modifiers before them ("dark", "metallic") are consumed too.
 const COLORS: &[(&str, Color)] = &[
     ("british racing green", Color::Green),
+    ("alpine white", Color::White),
+    ("championship white", Color::White),
+    ("polar white", Color::White),
+    ("guards red", Color::Red),
+    ("soul red", Color::Red),
+    ("rosso corsa", Color::Red),
+    ("candy red", Color::Red),
+    ("racing red", Color::Red),
     ("racing green", Color::Green),
     ("forest green", Color::Green),
     ("navy blue", Color::Blue),
@@ -181,6 +193,32 @@ const COLORS: &[(&str, Color)] = &[
 const COLOR_MODIFIERS: &[&str] = &[
     "dark", "light", "metallic", "pearl", "matte", "matt", "bright", "deep", "pale", "gloss",
     "glossy", "satin",
+];
+
+/// Body-style words: dropped when the vehicle matches as well without them ("Ford Focus
+/// hatchback"), kept when they are part of the name ("Golf SportWagen", "Transit Van").
+pub(crate) const BODY_WORDS: &[&str] = &[
+    "sedan",
+    "saloon",
+    "coupe",
+    "convertible",
+    "cabriolet",
+    "cabrio",
+    "hatchback",
+    "hatch",
+    "wagon",
+    "estate",
+    "pickup",
+    "truck",
+    "suv",
+    "crossover",
+    "minivan",
+    "van",
+    "bus",
+    "motorcycle",
+    "motorbike",
+    "bike",
+    "roadster",
 ];
 
 /// Words that carry no vehicle information.
