@@ -31,15 +31,19 @@ pub(crate) fn distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
     if a.len() > 64 || b.len() > 64 {
         return (a == b).then_some(0);
     }
+    // Three rows on the stack: no allocation per comparison.
     let n = b.len();
-    let mut prev2 = vec![0usize; n + 1];
-    let mut prev: Vec<usize> = (0..=n).collect();
-    let mut cur = vec![0usize; n + 1];
+    let mut prev2 = [0u8; 65];
+    let mut prev = [0u8; 65];
+    let mut cur = [0u8; 65];
+    for (j, v) in prev.iter_mut().enumerate().take(n + 1) {
+        *v = j as u8;
+    }
     for i in 1..=a.len() {
-        cur[0] = i;
+        cur[0] = i as u8;
         let mut row_min = cur[0];
         for j in 1..=n {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let cost = u8::from(a[i - 1] != b[j - 1]);
             let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(prev2[j - 2] + 1);
@@ -47,13 +51,13 @@ pub(crate) fn distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
             cur[j] = v;
             row_min = row_min.min(v);
         }
-        if row_min > max {
+        if usize::from(row_min) > max {
             return None;
         }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+        prev2 = prev;
+        prev = cur;
     }
-    let d = prev[n];
+    let d = usize::from(prev[n]);
     (d <= max).then_some(d)
 }
 
