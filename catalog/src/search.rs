@@ -53,6 +53,9 @@ pub(crate) struct Index {
     /// Model-years of the make: a popularity proxy for ranking.
     make_weight: Vec<u32>,
     model_compact: Vec<String>,
+    /// Characters present in each compact name (see [`char_mask`]): a cheap pre-filter for the
+    /// substring and typo scans.
+    model_mask: Vec<u64>,
     model_tokens: Vec<Vec<String>>,
     by_compact: HashMap<String, Vec<u32>>,
     by_token: HashMap<String, Vec<u32>>,
@@ -139,6 +142,7 @@ impl Index {
             model_compact.push(c);
             model_tokens.push(toks);
         }
+        let model_mask = model_compact.iter().map(|c| char_mask(c)).collect();
         let mut sorted: Vec<u32> = (0..models.len() as u32).collect();
         sorted.sort_by(|a, b| model_compact[*a as usize].cmp(&model_compact[*b as usize]));
         Index {
@@ -146,6 +150,7 @@ impl Index {
             make_compact,
             make_weight,
             model_compact,
+            model_mask,
             model_tokens,
             by_compact,
             by_token,
@@ -511,9 +516,11 @@ impl Catalog {
             }
         }
         // Substring and typo scans only when nothing better was found.
+        let qmask = char_mask(&q);
         if found.is_empty() && q.len() >= 3 {
             for (i, c) in self.index.model_compact.iter().enumerate() {
-                if c.contains(&q) {
+                // Every character of q must occur in the name.
+                if qmask & !self.index.model_mask[i] == 0 && c.contains(&q) {
                     found.push((i as u32, MatchKind::Contains));
                 }
             }
@@ -521,13 +528,28 @@ impl Catalog {
         let budget = typo_budget(q.len());
         if found.is_empty() && budget > 0 && !q.bytes().all(|b| b.is_ascii_digit()) {
             for (i, c) in self.index.model_compact.iter().enumerate() {
-                if distance_within(&q, c, budget).is_some() {
+                // Each edit changes the set of characters by at most two.
+                if (qmask ^ self.index.model_mask[i]).count_ones() as usize <= 2 * budget
+                    && distance_within(&q, c, budget).is_some()
+                {
                     found.push((i as u32, MatchKind::Fuzzy));
                 }
             }
         }
         found
     }
+}
+
+/// A bit per character class present: a–z, 0–9, and one bucket for anything else.
+fn char_mask(s: &str) -> u64 {
+    s.bytes().fold(0u64, |m, b| {
+        let bit = match b {
+            b'a'..=b'z' => b - b'a',
+            b'0'..=b'9' => 26 + b - b'0',
+            _ => 36,
+        };
+        m | 1 << bit
+    })
 }
 
 impl Catalog {
