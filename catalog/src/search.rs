@@ -73,6 +73,8 @@ pub(crate) struct Cand {
     pub model_kind: MatchKind,
     /// The query named the make (exactly, by alias or with a typo).
     pub make_named: bool,
+    /// How the make was named, when it was.
+    pub make_kind: Option<MatchKind>,
     pub weight: u32,
 }
 
@@ -278,6 +280,7 @@ impl Catalog {
                     kind: span.kind,
                     model_kind: span.kind,
                     make_named: true,
+                    make_kind: Some(span.kind),
                     weight: make_weight,
                 });
                 continue;
@@ -289,6 +292,7 @@ impl Catalog {
                     kind: kind.max(span.kind),
                     model_kind: kind,
                     make_named: true,
+                    make_kind: Some(span.kind),
                     weight: self.model_weight(mi),
                 });
             }
@@ -304,6 +308,7 @@ impl Catalog {
                     kind,
                     model_kind: kind,
                     make_named: false,
+                    make_kind: None,
                     weight: self.model_weight(mi),
                 });
             }
@@ -324,6 +329,7 @@ impl Catalog {
                         kind,
                         model_kind: kind,
                         make_named: true,
+                        make_kind: Some(kind),
                         weight: self.index.make_weight[k],
                     });
                 }

@@ -216,7 +216,7 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
         Confidence::Low
     } else if top.tier() <= 1 && rivals == 0 && year.is_some() {
         Confidence::High
-    } else if top.tier() <= 3 || (top.make_named && top.kind != MatchKind::Fuzzy && rivals == 0) {
+    } else if top.tier() <= 3 || (top.make_kind == Some(MatchKind::Exact) && rivals == 0) {
         // Exact without a year, prefix, tokens; or a model typo under a make named as written.
         Confidence::Medium
     } else {
