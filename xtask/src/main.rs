@@ -1,5 +1,7 @@
 //! `cargo xtask <task>`: developer chores that are not part of the product.
 
+mod catalog;
+
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -10,9 +12,14 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Task {}
+enum Task {
+    /// Regenerate `catalog/data/catalog.json` from the pinned npm packages.
+    Catalog(catalog::Args),
+}
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    match cli.task {}
+    match cli.task {
+        Task::Catalog(args) => catalog::run(args),
+    }
 }
