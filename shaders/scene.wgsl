@@ -133,9 +133,9 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
                 let sheen = env(r, 0.35) * base * 0.55;
                 let cell = floor(i.world * 900.0);
-                let flake = step(0.93, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, -0.4))), 0.0), 2.0);
+                let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, -0.4))), 0.0), 2.0);
                 let f = fresnel(nv, 0.05);
-                c = base * irradiance(n) * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.7 + env(r, 0.01) * f;
+                c = base * irradiance(n) * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.35 + env(r, 0.01) * f;
             } else {
                 c = coated(base, n, v, 0.045, 0.01);
             }
@@ -143,7 +143,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         case 1u: {
             // Tinted glass over a dark cabin.
             let f = fresnel(nv, 0.07);
-            c = vec3<f32>(0.012, 0.016, 0.02) + env(r, 0.0) * (0.06 + 0.94 * f);
+            c = vec3<f32>(0.008, 0.011, 0.014) + env(r, 0.0) * (0.035 + 0.965 * f);
         }
         case 2u: {
             // Rubber, with tread grooves on the running surface.

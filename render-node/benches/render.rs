@@ -13,7 +13,11 @@ use vis_render::{Renderer, RendererConfig, Subject};
 
 fn benches(c: &mut Criterion) {
     let renderer = Renderer::new(RendererConfig::default()).expect("renderer");
-    eprintln!("adapter: {} ({:?})", renderer.adapter().name, renderer.adapter().device_type);
+    eprintln!(
+        "adapter: {} ({:?})",
+        renderer.adapter().name,
+        renderer.adapter().device_type
+    );
     let counter = AtomicU32::new(0);
     let mut g = c.benchmark_group("render");
     g.sample_size(20).measurement_time(Duration::from_secs(8));
@@ -52,11 +56,15 @@ fn benches(c: &mut Criterion) {
     std::fs::write(std::env::temp_dir().join("vis-bench-source.png"), &png).unwrap();
     let mut g = c.benchmark_group("derive");
     g.sample_size(30).measurement_time(Duration::from_secs(3));
-    g.bench_function("decode_png_1024", |b| b.iter(|| black_box(decode_png(&png).unwrap())));
+    g.bench_function("decode_png_1024", |b| {
+        b.iter(|| black_box(decode_png(&png).unwrap()))
+    });
     for format in Format::ALL {
         for px in [256u32, 512, 1024] {
             g.bench_function(BenchmarkId::new(format!("from_rgba_{format}"), px), |b| {
-                b.iter(|| black_box(derive(Source::Rgba(&source), Some(px), Some(px), format).unwrap()))
+                b.iter(|| {
+                    black_box(derive(Source::Rgba(&source), Some(px), Some(px), format).unwrap())
+                })
             });
             g.bench_function(BenchmarkId::new(format!("from_png_{format}"), px), |b| {
                 b.iter(|| black_box(derive(Source::Png(&png), Some(px), Some(px), format).unwrap()))

@@ -101,7 +101,11 @@ impl Renderer {
         };
         let gpu = gpu::Gpu::new()?;
         let passes = passes::Passes::new(&gpu, SOURCE_PX, config.max_in_flight);
-        Ok(Renderer { gpu, passes, models })
+        Ok(Renderer {
+            gpu,
+            passes,
+            models,
+        })
     }
 
     pub fn adapter(&self) -> &wgpu::AdapterInfo {

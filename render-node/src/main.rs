@@ -40,6 +40,9 @@ enum Cmd {
     Sheet {
         #[arg(long, default_value_t = 256)]
         cell: u32,
+        /// Only these shapes (comma-separated); all by default.
+        #[arg(long, value_delimiter = ',')]
+        shapes: Vec<BodyShape>,
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -52,7 +55,11 @@ fn main() -> anyhow::Result<()> {
         ..Default::default()
     })
     .context("starting the renderer")?;
-    eprintln!("render-node: adapter {} ({:?})", renderer.adapter().name, renderer.adapter().device_type);
+    eprintln!(
+        "render-node: adapter {} ({:?})",
+        renderer.adapter().name,
+        renderer.adapter().device_type
+    );
     match cli.cmd {
         Cmd::Render {
             make,
@@ -76,10 +83,23 @@ fn main() -> anyhow::Result<()> {
             })?;
             let png = vis_render::image::encode_png(&img)?;
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;
-            eprintln!("render-node: wrote {} in {} ms", output.display(), t.elapsed().as_millis());
+            eprintln!(
+                "render-node: wrote {} in {} ms",
+                output.display(),
+                t.elapsed().as_millis()
+            );
         }
-        Cmd::Sheet { cell, output } => {
-            let img = vis_render::sheet::contact_sheet(&renderer, cell)?;
+        Cmd::Sheet {
+            cell,
+            shapes,
+            output,
+        } => {
+            let shapes = if shapes.is_empty() {
+                BodyShape::ALL.to_vec()
+            } else {
+                shapes
+            };
+            let img = vis_render::sheet::contact_sheet(&renderer, cell, &shapes)?;
             let png = vis_render::image::encode_png(&img)?;
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;
             eprintln!("render-node: wrote {}", output.display());

@@ -8,24 +8,32 @@ use crate::{RenderError, Renderer, Subject};
 
 /// Rows are shapes; columns the six views in the row's colour, then two
 /// more colours in the hero (front-3-4) view. Cells are composited on white.
-pub fn contact_sheet(renderer: &Renderer, cell: u32) -> Result<Rgba, RenderError> {
+pub fn contact_sheet(
+    renderer: &Renderer,
+    cell: u32,
+    shapes: &[BodyShape],
+) -> Result<Rgba, RenderError> {
     let extra = 2;
     let cols = View::ALL.len() + extra;
-    let rows = BodyShape::ALL.len();
+    let rows = shapes.len();
     let (w, h) = (cell * cols as u32, cell * rows as u32);
     let mut out = vec![255u8; (w * h * 4) as usize];
-    for (r, shape) in BodyShape::ALL.iter().enumerate() {
+    for (r, shape) in shapes.iter().enumerate() {
+        let r_all = BodyShape::ALL.iter().position(|s| s == shape).unwrap_or(r);
         let model = format!("{}-studio", shape.id());
         for c in 0..cols {
             let (view, color) = if c < View::ALL.len() {
-                (View::ALL[c], Color::ALL[r % Color::ALL.len()])
+                (View::ALL[c], Color::ALL[r_all % Color::ALL.len()])
             } else {
-                (View::Front34, Color::ALL[(r + 5 * (c - View::ALL.len() + 1)) % Color::ALL.len()])
+                (
+                    View::Front34,
+                    Color::ALL[(r_all + 5 * (c - View::ALL.len() + 1)) % Color::ALL.len()],
+                )
             };
             let img = renderer.render_subject(&Subject {
                 make: "sheet",
                 model: &model,
-                year: 2015 + (r as u16 % 10),
+                year: 2015 + (r_all as u16 % 10),
                 shape: *shape,
                 color,
                 view,

@@ -11,7 +11,9 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("adapter", &self.info.name).finish()
+        f.debug_struct("Gpu")
+            .field("adapter", &self.info.name)
+            .finish()
     }
 }
 
@@ -41,7 +43,11 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| RenderError::NoAdapter(format!("request_device: {e}")))?;
-        Ok(Gpu { device, queue, info })
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+        })
     }
 
     /// Whether rendering runs on the CPU (lavapipe / llvmpipe).

@@ -23,12 +23,21 @@ impl Rgba {
                 pixels.len()
             )));
         }
-        Ok(Rgba { width, height, pixels })
+        Ok(Rgba {
+            width,
+            height,
+            pixels,
+        })
     }
 
     pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
         let i = (y as usize * self.width as usize + x as usize) * 4;
-        [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2], self.pixels[i + 3]]
+        [
+            self.pixels[i],
+            self.pixels[i + 1],
+            self.pixels[i + 2],
+            self.pixels[i + 3],
+        ]
     }
 }
 
@@ -63,7 +72,12 @@ pub enum Source<'a> {
 /// Derives one delivery output: fits the source inside `w` x `h` (either
 /// may be None: no limit on that axis; never larger than the source),
 /// then encodes. JPG is flattened on white.
-pub fn derive(source: Source<'_>, w: Option<u32>, h: Option<u32>, format: Format) -> Result<Encoded, ImageError> {
+pub fn derive(
+    source: Source<'_>,
+    w: Option<u32>,
+    h: Option<u32>,
+    format: Format,
+) -> Result<Encoded, ImageError> {
     let decoded;
     let src = match source {
         Source::Png(bytes) => {
@@ -108,8 +122,9 @@ pub fn fit(sw: u32, sh: u32, w: Option<u32>, h: Option<u32>) -> (u32, u32) {
 /// filtering and divides it out after, so transparent pixels' colour never
 /// bleeds into edges (no dark fringes).
 pub fn resize(src: &Rgba, w: u32, h: u32) -> Result<Rgba, ImageError> {
-    let src_img = fr::images::ImageRef::new(src.width, src.height, &src.pixels, fr::PixelType::U8x4)
-        .map_err(|e| ImageError::Resize(e.to_string()))?;
+    let src_img =
+        fr::images::ImageRef::new(src.width, src.height, &src.pixels, fr::PixelType::U8x4)
+            .map_err(|e| ImageError::Resize(e.to_string()))?;
     let mut dst = fr::images::Image::new(w, h, fr::PixelType::U8x4);
     let opts = fr::ResizeOptions::new()
         .resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Lanczos3))
@@ -160,7 +175,9 @@ pub fn encode_webp(img: &Rgba) -> Result<Vec<u8>, ImageError> {
     config.method = 2;
     config.alpha_quality = 90;
     let enc = webp::Encoder::from_rgba(&img.pixels, img.width, img.height);
-    let mem = enc.encode_advanced(&config).map_err(|e| err(format!("{e:?}")))?;
+    let mem = enc
+        .encode_advanced(&config)
+        .map_err(|e| err(format!("{e:?}")))?;
     Ok(mem.to_vec())
 }
 
@@ -208,8 +225,14 @@ pub fn decode_png(bytes: &[u8]) -> Result<Rgba, ImageError> {
     let (w, h) = (info.width, info.height);
     let pixels = match info.color_type {
         png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
-        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
         png::ColorType::Grayscale => buf.iter().flat_map(|g| [*g, *g, *g, 255]).collect(),
         png::ColorType::Indexed => return Err(ImageError::Decode("palette not expanded".into())),
     };
@@ -224,8 +247,13 @@ mod tests {
         let mut px = Vec::new();
         for y in 0..h {
             for x in 0..w {
-                let inside = (x as i32 - w as i32 / 2).pow(2) + (y as i32 - h as i32 / 2).pow(2) < (w as i32 / 3).pow(2);
-                px.extend_from_slice(&if inside { [200, 30, 40, 255] } else { [0, 0, 0, 0] });
+                let inside = (x as i32 - w as i32 / 2).pow(2) + (y as i32 - h as i32 / 2).pow(2)
+                    < (w as i32 / 3).pow(2);
+                px.extend_from_slice(&if inside {
+                    [200, 30, 40, 255]
+                } else {
+                    [0, 0, 0, 0]
+                });
             }
         }
         Rgba::new(w, h, px).unwrap()
@@ -245,7 +273,10 @@ mod tests {
                 assert!(a <= w.min(1024) && b <= h.min(768), "{w}x{h} -> {a}x{b}");
                 // Aspect kept to within a pixel's rounding.
                 let err = (f64::from(a) / f64::from(b) - 1024.0 / 768.0).abs();
-                assert!(a == 1 || b == 1 || err < 2.0 / f64::from(b.min(a)), "{a}x{b}");
+                assert!(
+                    a == 1 || b == 1 || err < 2.0 / f64::from(b.min(a)),
+                    "{a}x{b}"
+                );
             }
         }
         let src = sample(64, 64);
@@ -259,7 +290,13 @@ mod tests {
         let png = encode_png(&src).unwrap();
         for preset in vis_protocol::SizePreset::ALL {
             for format in Format::ALL {
-                let out = derive(Source::Png(&png), Some(preset.px()), Some(preset.px()), format).unwrap();
+                let out = derive(
+                    Source::Png(&png),
+                    Some(preset.px()),
+                    Some(preset.px()),
+                    format,
+                )
+                .unwrap();
                 assert_eq!((out.width, out.height), (preset.px(), preset.px()));
                 match format {
                     Format::Png => assert_eq!(&out.bytes[..8], b"\x89PNG\r\n\x1a\n"),
@@ -294,10 +331,18 @@ mod tests {
         let src = sample(64, 64);
         let out = derive(Source::Rgba(&src), None, None, Format::Jpg).unwrap();
         // SOF0 says 3 components: no alpha channel.
-        let sof = out.bytes.windows(2).position(|w| w == [0xFF, 0xC0]).expect("baseline SOF0");
+        let sof = out
+            .bytes
+            .windows(2)
+            .position(|w| w == [0xFF, 0xC0])
+            .expect("baseline SOF0");
         assert_eq!(out.bytes[sof + 9], 3);
         let flat = flatten_on_white(&src);
-        assert_eq!(&flat[..3], &[255, 255, 255], "transparent corner becomes white");
+        assert_eq!(
+            &flat[..3],
+            &[255, 255, 255],
+            "transparent corner becomes white"
+        );
         let c = (32 * 64 + 32) * 3;
         assert_eq!(&flat[c..c + 3], &[200, 30, 40]);
     }

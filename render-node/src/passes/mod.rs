@@ -383,16 +383,65 @@ impl Passes {
     fn make_targets(&self, gpu: &Gpu) -> Targets {
         use wgpu::TextureUsages as U;
         let s = self.size;
-        let out = texture(gpu, "out", s, wgpu::TextureFormat::Rgba8Unorm, 1, U::STORAGE_BINDING | U::COPY_SRC);
+        let out = texture(
+            gpu,
+            "out",
+            s,
+            wgpu::TextureFormat::Rgba8Unorm,
+            1,
+            U::STORAGE_BINDING | U::COPY_SRC,
+        );
         Targets {
-            msaa: view(&texture(gpu, "msaa", s, HDR, SAMPLES, U::RENDER_ATTACHMENT | U::TEXTURE_BINDING)),
-            depth: view(&texture(gpu, "depth", s, DEPTH, SAMPLES, U::RENDER_ATTACHMENT)),
+            msaa: view(&texture(
+                gpu,
+                "msaa",
+                s,
+                HDR,
+                SAMPLES,
+                U::RENDER_ATTACHMENT | U::TEXTURE_BINDING,
+            )),
+            depth: view(&texture(
+                gpu,
+                "depth",
+                s,
+                DEPTH,
+                SAMPLES,
+                U::RENDER_ATTACHMENT,
+            )),
             out_view: view(&out),
             out,
-            shadow: view(&texture(gpu, "shadow", SHADOW_PX, HDR, 1, U::RENDER_ATTACHMENT | U::TEXTURE_BINDING)),
-            shadow_depth: view(&texture(gpu, "shadow depth", SHADOW_PX, DEPTH, 1, U::RENDER_ATTACHMENT)),
-            blur_a: view(&texture(gpu, "blur a", SHADOW_PX, HDR, 1, U::STORAGE_BINDING | U::TEXTURE_BINDING)),
-            blur_b: view(&texture(gpu, "blur b", SHADOW_PX, HDR, 1, U::STORAGE_BINDING | U::TEXTURE_BINDING)),
+            shadow: view(&texture(
+                gpu,
+                "shadow",
+                SHADOW_PX,
+                HDR,
+                1,
+                U::RENDER_ATTACHMENT | U::TEXTURE_BINDING,
+            )),
+            shadow_depth: view(&texture(
+                gpu,
+                "shadow depth",
+                SHADOW_PX,
+                DEPTH,
+                1,
+                U::RENDER_ATTACHMENT,
+            )),
+            blur_a: view(&texture(
+                gpu,
+                "blur a",
+                SHADOW_PX,
+                HDR,
+                1,
+                U::STORAGE_BINDING | U::TEXTURE_BINDING,
+            )),
+            blur_b: view(&texture(
+                gpu,
+                "blur b",
+                SHADOW_PX,
+                HDR,
+                1,
+                U::STORAGE_BINDING | U::TEXTURE_BINDING,
+            )),
             readback: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("readback"),
                 size: u64::from(s) * u64::from(s) * 4,
@@ -425,14 +474,25 @@ impl Passes {
     }
 
     /// Draws one frame; returns straight-alpha RGBA8, `size` x `size`.
-    pub fn draw(&self, gpu: &Gpu, mesh: &Mesh, frame: &FrameParams) -> Result<Vec<u8>, RenderError> {
+    pub fn draw(
+        &self,
+        gpu: &Gpu,
+        mesh: &Mesh,
+        frame: &FrameParams,
+    ) -> Result<Vec<u8>, RenderError> {
         let t = self.acquire(gpu);
         let result = self.draw_with(gpu, &t, mesh, frame);
         self.release(t);
         result
     }
 
-    fn draw_with(&self, gpu: &Gpu, t: &Targets, mesh: &Mesh, frame: &FrameParams) -> Result<Vec<u8>, RenderError> {
+    fn draw_with(
+        &self,
+        gpu: &Gpu,
+        t: &Targets,
+        mesh: &Mesh,
+        frame: &FrameParams,
+    ) -> Result<Vec<u8>, RenderError> {
         let d = &gpu.device;
         // Ground quad over the shadow rectangle: the footprint plus a margin.
         let (lo, hi) = mesh.bounds();
@@ -446,7 +506,12 @@ impl Passes {
             uv: [0.0, 0.0],
             material: Material::Ground as u32,
         };
-        vertices.extend([ground(x0, z0), ground(x1, z0), ground(x1, z1), ground(x0, z1)]);
+        vertices.extend([
+            ground(x0, z0),
+            ground(x1, z0),
+            ground(x1, z1),
+            ground(x0, z1),
+        ]);
         vertices.extend_from_slice(&mesh.vertices);
         let mut indices = vec![0u32, 1, 2, 0, 2, 3];
         indices.extend(mesh.indices.iter().map(|i| i + 4));
@@ -537,7 +602,9 @@ impl Passes {
             ],
         });
 
-        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("frame"),
+        });
         let car = 6..indices.len() as u32;
         {
             let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {

@@ -235,12 +235,19 @@ impl<'a> Lower<'a> {
                 let s = sections[i];
                 let y = (s.bottom + s.top) / 2.0 + cy * (s.top - s.bottom) / 2.0;
                 let side = cz.abs() > 0.55;
-                if side && gaps.iter().any(|g| (xm - g).abs() < 0.005) && y > p.ride + 0.1 && y < p.belt - 0.03 {
+                if side
+                    && gaps.iter().any(|g| (xm - g).abs() < 0.005)
+                    && y > p.ride + 0.1
+                    && y < p.belt - 0.03
+                {
                     return Some((Material::Trim, [0.0, 0.0]));
                 }
-                if p.spec.cladding && side && cy < 0.0 {
-                    let arch = self.arch(xm);
-                    if y < p.ride + 0.16 || (arch > 0.0 && y < arch + 0.07) {
+                if p.spec.cladding && side && cy < 0.2 {
+                    let flare = [self.fa, self.ra].iter().any(|ax| {
+                        let d = ((xm - ax).powi(2) + (y - p.wheel_radius).powi(2)).sqrt();
+                        d < self.arch_r + 0.075
+                    });
+                    if y < p.ride + 0.13 || flare {
                         return Some((Material::Trim, [0.0, 0.0]));
                     }
                 }
@@ -301,11 +308,22 @@ impl<'a> Lower<'a> {
             false,
             |i, j| {
                 let y = y0 + (y1 - y0) * i as f32 / nv as f32;
-                let z = z0 + (z1 - z0) * j as f32 / nu as f32;
+                let mut z = z0 + (z1 - z0) * j as f32 / nu as f32;
+                // Pull points the section cannot hold (past the shoulder) inwards.
+                for _ in 0..40 {
+                    if self.inside(from, y, z) {
+                        break;
+                    }
+                    z *= 0.97;
+                }
                 let x = self.surface_x(y, z, from, to);
                 // Lift along the end's rough normal (more sideways at the corners).
                 let side = (z / self.hw).clamp(-1.0, 1.0);
-                Vec3::new(x + lift * (1.0 - side.abs() * 0.5), y, z + side.signum() * side.abs().powi(4) * 0.006)
+                Vec3::new(
+                    x + lift * (1.0 - side.abs() * 0.5),
+                    y,
+                    z + side.signum() * side.abs().powi(4) * 0.006,
+                )
             },
             |i, j| {
                 let v = (i as f32 + 0.5) / nv as f32;
@@ -326,13 +344,24 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let x_wf = lower.cowl;
     let x_wr = if spec.cargo_box {
         lower.xr + 0.08
+    } else if matches!(
+        spec.cabin,
+        Cabin::Hatch | Cabin::Wagon | Cabin::OneBox | Cabin::Bus
+    ) {
+        // Tailgates start where the rounded tail is still nearly full width.
+        lower.xr + lower.round_r * 0.75 + p.bl_base
     } else {
         -p.length / 2.0 + p.bl_base
     };
     let hw0 = lower.hw * (1.0 - 0.07) - 0.035;
     let crown = 0.03 + 0.02 * p.era;
-    let rr = if p.boxy > 4.5 { 0.06 } else { 0.09 + 0.03 * p.era };
-    let glass_top = roof - crown - rr;
+    let rr = if p.boxy > 6.0 {
+        0.06
+    } else {
+        0.09 + 0.03 * p.era
+    };
+    let rise = rr * 0.5;
+    let glass_top = roof - crown - rise;
     let n_glass = 9;
     let n_round = 6;
     let n_cap = 5;
@@ -362,7 +391,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     if !open {
         for k in 1..=n_round {
             let ph = FRAC_PI_2 * k as f32 / n_round as f32;
-            let y = glass_top + rr * ph.sin();
+            let y = glass_top + rise * ph.sin();
             rows.push(Row {
                 y,
                 v: (glass_top - belt) / (roof - belt),
@@ -373,7 +402,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         for k in 1..=n_cap {
             let s = k as f32 / n_cap as f32;
             rows.push(Row {
-                y: glass_top + rr + crown * (1.0 - (1.0 - s) * (1.0 - s)),
+                y: glass_top + rise + crown * (1.0 - (1.0 - s) * (1.0 - s)),
                 v: (glass_top - belt) / (roof - belt),
                 inset: rr,
                 cap: s,
@@ -443,7 +472,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             }
         };
         // Windshield and backlight bow outwards in plan.
-        let zb = if hw > 1e-4 { (z / hw).clamp(-1.0, 1.0) } else { 0.0 };
+        let zb = if hw > 1e-4 {
+            (z / hw).clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
         let dx = if x > 0.0 {
             bow * (1.0 - zb * zb)
         } else {
@@ -538,7 +571,10 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, outward: f32, tyre_w: f32) {
         .map(|i| {
             let t = i as f32 / (n - 1) as f32;
             let dish = 0.05 * (1.0 - (2.0 * t - 1.0).powi(2)) + 0.02 * t;
-            (rim * t, h - 0.02 - dish + if i == n - 1 { -0.02 } else { 0.0 })
+            (
+                rim * t,
+                h - 0.02 - dish + if i == n - 1 { -0.02 } else { 0.0 },
+            )
         })
         .collect();
     let style = p.rim_style as f32;
@@ -608,7 +644,7 @@ pub fn build_car(p: &Params) -> Mesh {
             gaps.push(front_door - 1.05 - 0.15 * p.era);
         }
     }
-    let interior = open.then(|| (lower.ra + lower.arch_r * 0.6, lower.cowl - 0.05));
+    let interior = open.then_some((lower.ra + lower.arch_r * 0.6, lower.cowl - 0.05));
     lower.build(&mut mesh, &gaps, interior);
 
     let hw = lower.hw;
@@ -617,7 +653,13 @@ pub fn build_car(p: &Params) -> Mesh {
     let tz = hw - tyre_w / 2.0 - 0.02;
     for ax in [lower.fa, lower.ra] {
         for side in [-1.0f32, 1.0] {
-            wheel(&mut mesh, p, Vec3::new(ax, p.wheel_radius, side * tz), side, tyre_w);
+            wheel(
+                &mut mesh,
+                p,
+                Vec3::new(ax, p.wheel_radius, side * tz),
+                side,
+                tyre_w,
+            );
         }
     }
     // Dual rear wheels on the big ones.
@@ -646,12 +688,22 @@ pub fn build_car(p: &Params) -> Mesh {
     let lamp = (lamp_top - lamp_h, lamp_top);
     let style = p.light_style;
     let era = p.era;
-    lower.end_patch(&mut mesh, true, lamp, (hw * 0.50, hw * 0.93), (12, 6), |u, v| {
-        lamp_mask(style, era, u, v).then_some(Material::HeadLamp)
-    });
-    lower.end_patch(&mut mesh, true, lamp, (-hw * 0.93, -hw * 0.50), (12, 6), |u, v| {
-        lamp_mask(style, era, 1.0 - u, v).then_some(Material::HeadLamp)
-    });
+    lower.end_patch(
+        &mut mesh,
+        true,
+        lamp,
+        (hw * 0.50, hw * 0.93),
+        (12, 6),
+        |u, v| lamp_mask(style, era, u, v).then_some(Material::HeadLamp),
+    );
+    lower.end_patch(
+        &mut mesh,
+        true,
+        lamp,
+        (-hw * 0.93, -hw * 0.50),
+        (12, 6),
+        |u, v| lamp_mask(style, era, 1.0 - u, v).then_some(Material::HeadLamp),
+    );
     let g = p.grille_style;
     let grille_w = match g {
         0 => 0.42,
@@ -659,7 +711,10 @@ pub fn build_car(p: &Params) -> Mesh {
         2 => 0.50,
         _ => 0.30,
     } * hw;
-    let tall = matches!(p.shape, vis_protocol::BodyShape::Suv | vis_protocol::BodyShape::Pickup);
+    let tall = matches!(
+        p.shape,
+        vis_protocol::BodyShape::Suv | vis_protocol::BodyShape::Pickup
+    );
     let grille_w = if tall || big { hw * 0.46 } else { grille_w };
     let grille_top = lamp_top - 0.01;
     let grille_bot = (lamp.0 - if tall || big { 0.22 } else { 0.08 }).max(p.ride + 0.26);
@@ -678,11 +733,17 @@ pub fn build_car(p: &Params) -> Mesh {
     );
     // Lower valance / intake, then the plate over it.
     let val = (p.ride + 0.05, p.ride + 0.17);
-    lower.end_patch(&mut mesh, true, val, (-hw * 0.78, hw * 0.78), (24, 3), |_, _| Some(Material::Trim));
+    lower.end_patch(
+        &mut mesh,
+        true,
+        val,
+        (-hw * 0.78, hw * 0.78),
+        (24, 3),
+        |_, _| Some(Material::Trim),
+    );
     let plate_c = (grille_bot + val.1) / 2.0 + 0.01;
     let plate_c = plate_c.max(val.1 + 0.09);
-    let plate_drop = if tall || big { 0.0 } else { 0.0 };
-    plate(&lower, &mut mesh, true, plate_c - plate_drop);
+    plate(&lower, &mut mesh, true, plate_c);
     lower.end_patch(
         &mut mesh,
         true,
@@ -702,11 +763,29 @@ pub fn build_car(p: &Params) -> Mesh {
 
     // Rear: tail lamps, plate, valance.
     let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.04;
-    let tl_h = if big { 0.3 } else { 0.12 + 0.03 * (p.light_style % 2) as f32 };
+    let tl_h = if big {
+        0.3
+    } else {
+        0.12 + 0.03 * (p.light_style % 2) as f32
+    };
     let tail = (tail_top - tl_h, tail_top);
     let through = p.light_style == 1 && !big;
-    lower.end_patch(&mut mesh, false, tail, (hw * 0.55, hw * 0.95), (10, 4), |_, _| Some(Material::TailLamp));
-    lower.end_patch(&mut mesh, false, tail, (-hw * 0.95, -hw * 0.55), (10, 4), |_, _| Some(Material::TailLamp));
+    lower.end_patch(
+        &mut mesh,
+        false,
+        tail,
+        (hw * 0.55, hw * 0.95),
+        (10, 4),
+        |_, _| Some(Material::TailLamp),
+    );
+    lower.end_patch(
+        &mut mesh,
+        false,
+        tail,
+        (-hw * 0.95, -hw * 0.55),
+        (10, 4),
+        |_, _| Some(Material::TailLamp),
+    );
     if through {
         lower.end_patch(
             &mut mesh,
@@ -717,16 +796,25 @@ pub fn build_car(p: &Params) -> Mesh {
             |_, _| Some(Material::TailLamp),
         );
     }
-    lower.end_patch(&mut mesh, false, (p.ride + 0.06, p.ride + 0.15), (-hw * 0.8, hw * 0.8), (24, 3), |_, _| {
-        Some(Material::Trim)
-    });
+    lower.end_patch(
+        &mut mesh,
+        false,
+        (p.ride + 0.06, p.ride + 0.15),
+        (-hw * 0.8, hw * 0.8),
+        (24, 3),
+        |_, _| Some(Material::Trim),
+    );
     plate(&lower, &mut mesh, false, (tail.0 + p.ride + 0.15) / 2.0);
 
     // Mirrors on the doors just behind the A-pillars.
     if spec.cabin != Cabin::None {
         let mx = lower.cowl - 0.18;
         let my = p.belt + 0.08;
-        let mirror_m = if p.era < 0.3 { Material::Trim } else { Material::Paint };
+        let mirror_m = if p.era < 0.3 {
+            Material::Trim
+        } else {
+            Material::Paint
+        };
         let scale = if big { 1.5 } else { 1.0 };
         for side in [-1.0f32, 1.0] {
             let mz = side * (hw * 0.9 + 0.075 * scale);
@@ -747,6 +835,35 @@ pub fn build_car(p: &Params) -> Mesh {
 
     if spec.cargo_box {
         cargo_box(&mut mesh, p, &lower);
+    }
+    if p.shape == vis_protocol::BodyShape::Suv {
+        // Roof rails.
+        let y = p.height + 0.02;
+        let (x0, x1) = (
+            lower.cowl - p.ws_run - 0.05,
+            lower.xr + lower.round_r + p.bl_run + 0.1,
+        );
+        for side in [-1.0f32, 1.0] {
+            let z = side * (hw * (1.0 - 0.07) - 0.035) * (1.0 - p.tumble) * 0.82;
+            mesh.tube(
+                Vec3::new(x0, y - 0.03, z),
+                Vec3::new(x0 - 0.12, y, z),
+                0.018,
+                Material::Trim,
+            );
+            mesh.tube(
+                Vec3::new(x0 - 0.12, y, z),
+                Vec3::new(x1 + 0.12, y, z),
+                0.018,
+                Material::Trim,
+            );
+            mesh.tube(
+                Vec3::new(x1 + 0.12, y, z),
+                Vec3::new(x1, y - 0.03, z),
+                0.018,
+                Material::Trim,
+            );
+        }
     }
     if open {
         seats(&mut mesh, p, &lower);
@@ -774,9 +891,14 @@ fn lamp_mask(style: u32, era: f32, u: f32, v: f32) -> bool {
 
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
     // US plate: 30.5 x 15.2 cm, blank.
-    lower.end_patch(mesh, front, (yc - 0.076, yc + 0.076), (-0.152, 0.152), (8, 4), |_, _| {
-        Some(Material::Plate)
-    });
+    lower.end_patch(
+        mesh,
+        front,
+        (yc - 0.076, yc + 0.076),
+        (-0.152, 0.152),
+        (8, 4),
+        |_, _| Some(Material::Plate),
+    );
 }
 
 fn cargo_box(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {

@@ -30,7 +30,7 @@ pub mod framing {
     /// Nothing of the vehicle below this row (near wheels in 3/4 views).
     pub const BOTTOM: f32 = 0.90;
     /// Nothing of the vehicle left of this column or right of 1 - SIDE.
-    pub const SIDE: f32 = 0.05;
+    pub const SIDE: f32 = 0.04;
     /// Camera elevation above the horizon, degrees.
     pub const ELEVATION_DEG: f32 = 8.0;
     /// Vertical field of view, degrees (a long lens: little distortion).
@@ -48,7 +48,8 @@ fn base_view_proj(view: View, extent: f32, target_y: f32) -> (Mat4, Vec3) {
     let el = framing::ELEVATION_DEG.to_radians();
     let dist = extent * 0.5 / (framing::FOV_DEG.to_radians() * 0.5).tan() * 1.25;
     let d = view_dir(view);
-    let eye = Vec3::new(d.x * el.cos(), el.sin(), d.z * el.cos()) * dist + Vec3::new(0.0, target_y, 0.0);
+    let eye =
+        Vec3::new(d.x * el.cos(), el.sin(), d.z * el.cos()) * dist + Vec3::new(0.0, target_y, 0.0);
     let v = Mat4::look_at_rh(eye, Vec3::new(0.0, target_y, 0.0), Vec3::Y);
     let p = Mat4::perspective_rh(framing::FOV_DEG.to_radians(), 1.0, dist * 0.3, dist * 3.0);
     (p * v, eye)
@@ -69,7 +70,12 @@ impl Framing {
         let (lo, hi) = mesh.bounds();
         let extent = (hi - lo).max_element();
         let target_y = (hi.y + lo.y) * 0.4;
-        let pts: Vec<Vec3> = mesh.vertices.iter().step_by(7).map(|v| Vec3::from(v.pos)).collect();
+        let pts: Vec<Vec3> = mesh
+            .vertices
+            .iter()
+            .step_by(7)
+            .map(|v| Vec3::from(v.pos))
+            .collect();
         let g = 1.0 - 2.0 * framing::GROUND_ROW;
         let top = 1.0 - 2.0 * framing::TOP;
         let bottom = 1.0 - 2.0 * framing::BOTTOM;
@@ -84,13 +90,22 @@ impl Framing {
                 .min((top - g) / (y1 - gy).max(1e-3))
                 .min((g - bottom) / (gy - y0).max(1e-3));
         }
-        Framing { scale, extent, target_y }
+        Framing {
+            scale,
+            extent,
+            target_y,
+        }
     }
 
     /// The view-projection (with the framing's zoom and shift) and eye.
     pub fn camera(&self, mesh: &Mesh, view: View) -> (Mat4, Vec3) {
         let (vp, eye) = base_view_proj(view, self.extent, self.target_y);
-        let pts: Vec<Vec3> = mesh.vertices.iter().step_by(7).map(|v| Vec3::from(v.pos)).collect();
+        let pts: Vec<Vec3> = mesh
+            .vertices
+            .iter()
+            .step_by(7)
+            .map(|v| Vec3::from(v.pos))
+            .collect();
         let (x0, x1, _, _) = ndc_bounds(&vp, &pts);
         let gy = project(&vp, Vec3::ZERO).y;
         let g = 1.0 - 2.0 * framing::GROUND_ROW;

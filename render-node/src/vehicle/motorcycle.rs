@@ -57,7 +57,12 @@ fn bike_wheel(mesh: &mut Mesh, p: &Params, c: Vec3, width: f32) {
     mesh.lathe(
         c + Vec3::new(0.0, 0.0, -0.05),
         Vec3::Z,
-        &[(0.0, 0.0), (rim * 0.62, 0.0), (rim * 0.62, 0.006), (0.0, 0.006)],
+        &[
+            (0.0, 0.0),
+            (rim * 0.62, 0.0),
+            (rim * 0.62, 0.006),
+            (0.0, 0.006),
+        ],
         32,
         1.0,
         |_| Material::Chrome,
@@ -90,40 +95,100 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
     }
     // Handlebar.
     let bar = head + Vec3::new(-0.08, 0.12 + 0.1 * (style == 2) as i32 as f32, 0.0);
-    m.tube(bar + Vec3::new(0.0, 0.0, -0.36), bar + Vec3::new(0.0, 0.0, 0.36), 0.013, Material::Chrome);
+    m.tube(
+        bar + Vec3::new(0.0, 0.0, -0.36),
+        bar + Vec3::new(0.0, 0.0, 0.36),
+        0.013,
+        Material::Chrome,
+    );
     for side in [-1.0f32, 1.0] {
-        m.tube(bar + Vec3::new(-0.02, 0.0, side * 0.36), bar + Vec3::new(-0.02, 0.0, side * 0.26), 0.02, Material::Trim);
+        m.tube(
+            bar + Vec3::new(-0.02, 0.0, side * 0.36),
+            bar + Vec3::new(-0.02, 0.0, side * 0.26),
+            0.02,
+            Material::Trim,
+        );
         // Mirrors.
-        m.tube(bar + Vec3::new(0.0, 0.0, side * 0.28), bar + Vec3::new(0.02, 0.16, side * 0.33), 0.007, Material::Chrome);
-        m.ellipsoid(bar + Vec3::new(0.02, 0.18, side * 0.34), Vec3::new(0.02, 0.035, 0.055), Quat::IDENTITY, Material::Trim);
+        m.tube(
+            bar + Vec3::new(0.0, 0.0, side * 0.28),
+            bar + Vec3::new(0.02, 0.16, side * 0.33),
+            0.007,
+            Material::Chrome,
+        );
+        m.ellipsoid(
+            bar + Vec3::new(0.02, 0.18, side * 0.34),
+            Vec3::new(0.02, 0.035, 0.055),
+            Quat::IDENTITY,
+            Material::Trim,
+        );
     }
     // Frame spine from the head to the swingarm pivot.
     let pivot = Vec3::new(ra + 0.55, r + 0.12, 0.0);
     m.tube(head, pivot + Vec3::new(0.0, 0.2, 0.0), 0.03, Material::Trim);
     for side in [-1.0f32, 1.0] {
-        m.tube(pivot + Vec3::new(0.0, 0.0, side * 0.09), rear + Vec3::new(0.0, 0.0, side * 0.09), 0.028, Material::Trim);
+        m.tube(
+            pivot + Vec3::new(0.0, 0.0, side * 0.09),
+            rear + Vec3::new(0.0, 0.0, side * 0.09),
+            0.028,
+            Material::Trim,
+        );
     }
     // Engine.
     let eng_c = Vec3::new((head.x + pivot.x) / 2.0 + 0.02, r + 0.12, 0.0);
     m.rounded_box(eng_c, Vec3::new(0.24, 0.2, 0.16), 4.0, Material::Alloy);
-    m.rounded_box(eng_c + Vec3::new(0.05, 0.2, 0.0), Vec3::new(0.12, 0.12, 0.12), 3.0, Material::Chrome);
+    m.rounded_box(
+        eng_c + Vec3::new(0.05, 0.2, 0.0),
+        Vec3::new(0.12, 0.12, 0.12),
+        3.0,
+        Material::Chrome,
+    );
     // Tank: the paint.
     let tank_c = Vec3::new(head.x - 0.32, tank_h - 0.08, 0.0);
-    m.ellipsoid(tank_c, Vec3::new(0.3, 0.13, 0.16), Quat::from_rotation_z(-0.12), Material::Paint);
+    m.ellipsoid(
+        tank_c,
+        Vec3::new(0.3, 0.13, 0.16),
+        Quat::from_rotation_z(-0.12),
+        Material::Paint,
+    );
     // Seat and tail.
     let seat_c = Vec3::new(tank_c.x - 0.5, seat_h, 0.0);
-    m.ellipsoid(seat_c, Vec3::new(0.3, 0.06, 0.14), Quat::from_rotation_z(0.05), Material::Interior);
+    m.ellipsoid(
+        seat_c,
+        Vec3::new(0.3, 0.06, 0.14),
+        Quat::from_rotation_z(0.05),
+        Material::Interior,
+    );
     let tail_c = Vec3::new(seat_c.x - 0.33, seat_h + 0.02, 0.0);
     if style != 2 {
-        m.ellipsoid(tail_c, Vec3::new(0.22, 0.07, 0.09), Quat::from_rotation_z(0.28), Material::Paint);
+        m.ellipsoid(
+            tail_c,
+            Vec3::new(0.22, 0.07, 0.09),
+            Quat::from_rotation_z(0.28),
+            Material::Paint,
+        );
     }
-    m.ellipsoid(tail_c + Vec3::new(-0.2, -0.02, 0.0), Vec3::new(0.02, 0.025, 0.05), Quat::IDENTITY, Material::TailLamp);
+    m.ellipsoid(
+        tail_c + Vec3::new(-0.2, -0.02, 0.0),
+        Vec3::new(0.02, 0.025, 0.05),
+        Quat::IDENTITY,
+        Material::TailLamp,
+    );
     // Rear fender and plate hanger (blank plate).
-    m.rounded_box(tail_c + Vec3::new(-0.22, -0.16, 0.0), Vec3::new(0.01, 0.06, 0.09), 6.0, Material::Plate);
+    m.rounded_box(
+        tail_c + Vec3::new(-0.22, -0.16, 0.0),
+        Vec3::new(0.01, 0.06, 0.09),
+        6.0,
+        Material::Plate,
+    );
     // Front fender.
     let fender: Vec<(f32, f32)> = vec![(r + 0.03, -0.06), (r + 0.05, 0.0), (r + 0.03, 0.06)];
     let _ = fender;
-    m.ellipsoid(front + Vec3::new(0.0, r + 0.05, 0.0), Vec3::new(0.22, 0.035, 0.07), Quat::IDENTITY, Material::Paint);
+    m.ellipsoid(
+        front + Vec3::new(0.0, r + 0.05, 0.0),
+        Vec3::new(0.22, 0.035, 0.07),
+        Quat::IDENTITY,
+        Material::Paint,
+    );
     // Headlamp or fairing.
     let lamp_c = head + Vec3::new(0.14, -0.02, 0.0);
     if style == 0 {
@@ -133,11 +198,31 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
             Quat::from_rotation_z(0.5),
             Material::Paint,
         );
-        m.ellipsoid(lamp_c + Vec3::new(0.1, -0.06, 0.0), Vec3::new(0.04, 0.05, 0.09), Quat::IDENTITY, Material::HeadLamp);
-        m.ellipsoid(lamp_c + Vec3::new(-0.02, 0.18, 0.0), Vec3::new(0.12, 0.015, 0.12), Quat::from_rotation_z(0.9), Material::Glass);
+        m.ellipsoid(
+            lamp_c + Vec3::new(0.1, -0.06, 0.0),
+            Vec3::new(0.04, 0.05, 0.09),
+            Quat::IDENTITY,
+            Material::HeadLamp,
+        );
+        m.ellipsoid(
+            lamp_c + Vec3::new(-0.02, 0.18, 0.0),
+            Vec3::new(0.12, 0.015, 0.12),
+            Quat::from_rotation_z(0.9),
+            Material::Glass,
+        );
     } else {
-        m.ellipsoid(lamp_c, Vec3::new(0.06, 0.09, 0.09), Quat::IDENTITY, Material::Chrome);
-        m.ellipsoid(lamp_c + Vec3::new(0.04, 0.0, 0.0), Vec3::new(0.03, 0.075, 0.075), Quat::IDENTITY, Material::HeadLamp);
+        m.ellipsoid(
+            lamp_c,
+            Vec3::new(0.06, 0.09, 0.09),
+            Quat::IDENTITY,
+            Material::Chrome,
+        );
+        m.ellipsoid(
+            lamp_c + Vec3::new(0.04, 0.0, 0.0),
+            Vec3::new(0.03, 0.075, 0.075),
+            Quat::IDENTITY,
+            Material::HeadLamp,
+        );
     }
     // Exhaust on the right side.
     m.tube(

@@ -72,7 +72,10 @@ pub struct ShapeSpec {
 const EMBEDDED: [(&str, &str); 13] = [
     ("sedan", include_str!("../../../models/sedan.toml")),
     ("coupe", include_str!("../../../models/coupe.toml")),
-    ("convertible", include_str!("../../../models/convertible.toml")),
+    (
+        "convertible",
+        include_str!("../../../models/convertible.toml"),
+    ),
     ("hatchback", include_str!("../../../models/hatchback.toml")),
     ("wagon", include_str!("../../../models/wagon.toml")),
     ("suv", include_str!("../../../models/suv.toml")),
@@ -82,7 +85,10 @@ const EMBEDDED: [(&str, &str); 13] = [
     ("van", include_str!("../../../models/van.toml")),
     ("box-truck", include_str!("../../../models/box-truck.toml")),
     ("bus", include_str!("../../../models/bus.toml")),
-    ("motorcycle", include_str!("../../../models/motorcycle.toml")),
+    (
+        "motorcycle",
+        include_str!("../../../models/motorcycle.toml"),
+    ),
 ];
 
 /// Every shape's description.
@@ -192,7 +198,13 @@ pub fn unit(seed: u64, k: u64) -> f32 {
 impl Params {
     /// Resolves a body for one make/model/year. Colour and view play no
     /// part, so a model is the same vehicle in every render.
-    pub fn resolve(lib: &ModelLibrary, shape: BodyShape, make: &str, model: &str, year: u16) -> Params {
+    pub fn resolve(
+        lib: &ModelLibrary,
+        shape: BodyShape,
+        make: &str,
+        model: &str,
+        year: u16,
+    ) -> Params {
         let spec = lib.spec(shape).clone();
         let seed = fnv1a(format!("{make}/{model}").as_bytes());
         let r = &spec.ranges;
