@@ -67,23 +67,28 @@ fn env(d: vec3<f32>, rough: f32) -> vec3<f32> {
     let wall = 0.22 + 0.55 * exp(-max(y, 0.0) * 6.0 / (1.0 + rough * 3.0));
     c += vec3<f32>(mix(floor_c, wall, smoothstep(-w * 0.3, w * 0.3, y)));
     c += vec3<f32>(4.5) * softbox(d, vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 0.0, 1.0), vec2<f32>(1.3, 0.55), rough);
-    let l1 = normalize(vec3<f32>(0.55, 0.25, -1.0));
-    c += vec3<f32>(3.0) * softbox(d, l1, normalize(cross(l1, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
-    let l2 = normalize(vec3<f32>(-0.7, 0.25, -0.8));
-    c += vec3<f32>(2.2) * softbox(d, l2, normalize(cross(l2, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
-    let l3 = normalize(vec3<f32>(0.2, 0.3, 1.0));
-    c += vec3<f32>(2.0) * softbox(d, l3, normalize(cross(l3, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.5, 0.5), rough);
-    let l4 = normalize(vec3<f32>(1.0, 0.35, 0.15));
+    // Strip boxes mirrored left/right, so side and side-right match.
+    for (var k = 0; k < 2; k++) {
+        let sz = select(-1.0, 1.0, k == 1);
+        let l1 = normalize(vec3<f32>(0.55, 0.25, sz));
+        c += vec3<f32>(2.6) * softbox(d, l1, normalize(cross(l1, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+        let l2 = normalize(vec3<f32>(-0.7, 0.25, 0.8 * sz));
+        c += vec3<f32>(2.0) * softbox(d, l2, normalize(cross(l2, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+    }
+    let l4 = normalize(vec3<f32>(1.0, 0.35, 0.0));
     c += vec3<f32>(1.6) * softbox(d, l4, normalize(cross(l4, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
+    let l5 = normalize(vec3<f32>(-1.0, 0.35, 0.0));
+    c += vec3<f32>(1.2) * softbox(d, l5, normalize(cross(l5, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
     return c;
 }
 
 // Diffuse light reaching a surface facing n.
 fn irradiance(n: vec3<f32>) -> vec3<f32> {
     let sky = 0.55 + 0.45 * n.y;
-    let key = max(dot(n, normalize(vec3<f32>(0.4, 0.8, -0.5))), 0.0);
-    let fill = max(dot(n, normalize(vec3<f32>(-0.5, 0.4, 0.7))), 0.0);
-    return vec3<f32>(0.35 * sky + 0.85 * key + 0.25 * fill);
+    // Key light from above the front, fill from either side (symmetric).
+    let key = max(dot(n, normalize(vec3<f32>(0.45, 0.85, 0.0))), 0.0);
+    let fill = 0.5 * (max(dot(n, normalize(vec3<f32>(0.2, 0.4, 0.9))), 0.0) + max(dot(n, normalize(vec3<f32>(0.2, 0.4, -0.9))), 0.0));
+    return vec3<f32>(0.35 * sky + 0.75 * key + 0.45 * fill);
 }
 
 fn fresnel(cos_t: f32, f0: f32) -> f32 {
@@ -133,7 +138,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
                 let sheen = env(r, 0.35) * base * 0.55;
                 let cell = floor(i.world * 900.0);
-                let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, -0.4))), 0.0), 2.0);
+                let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
                 let f = fresnel(nv, 0.05);
                 c = base * irradiance(n) * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.35 + env(r, 0.01) * f;
             } else {

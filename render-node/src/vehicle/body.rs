@@ -62,7 +62,7 @@ impl<'a> Lower<'a> {
             ra,
             cowl: xf - p.ws_base,
             deck_start: -p.length / 2.0 + p.bl_base,
-            arch_r: p.wheel_radius * 1.13,
+            arch_r: p.wheel_radius * 1.09,
             round_f,
             round_r,
             hw: p.width / 2.0,
@@ -128,12 +128,10 @@ impl<'a> Lower<'a> {
     /// A point on the section at x, angle parameter theta (0 = right side
     /// middle, going up over the top).
     fn point(&self, s: Section, x: f32, th: f32) -> (Vec3, f32, f32) {
-        let n = self.p.boxy;
+        let n = self.exponent(th.sin());
         let cz = sp(th.cos(), n);
         let cy = sp(th.sin(), n);
-        let yc = (s.bottom + s.top) / 2.0;
-        let hh = (s.top - s.bottom) / 2.0;
-        let mut y = yc + cy * hh;
+        let mut y = self.y_of(s, cy);
         // Shoulder tumblehome and rocker tuck-under.
         let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
         let z = cz * s.hw * taper;
@@ -144,13 +142,35 @@ impl<'a> Lower<'a> {
         (Vec3::new(x, y, z), cz, cy)
     }
 
+    /// Sections are widest below mid-height (door skins bulge low) and
+    /// boxier below the widest line than above it (flat floor, round shoulder).
+    fn y_of(&self, s: Section, cy: f32) -> f32 {
+        let mid = s.bottom + (s.top - s.bottom) * 0.42;
+        if cy >= 0.0 {
+            mid + cy * (s.top - mid)
+        } else {
+            mid + cy * (mid - s.bottom)
+        }
+    }
+
+    fn exponent(&self, cy: f32) -> f32 {
+        if cy >= 0.0 {
+            self.p.boxy
+        } else {
+            self.p.boxy + 1.5
+        }
+    }
+
     /// Is (y, z) inside the section at x? (Ignores arches.)
     fn inside(&self, x: f32, y: f32, z: f32) -> bool {
         let s = self.section(x);
-        let n = self.p.boxy;
-        let yc = (s.bottom + s.top) / 2.0;
-        let hh = (s.top - s.bottom) / 2.0;
-        let cy = (y - yc) / hh;
+        let mid = s.bottom + (s.top - s.bottom) * 0.42;
+        let cy = if y >= mid {
+            (y - mid) / (s.top - mid)
+        } else {
+            (y - mid) / (mid - s.bottom)
+        };
+        let n = self.exponent(cy);
         if cy.abs() >= 1.0 {
             return false;
         }
@@ -233,7 +253,7 @@ impl<'a> Lower<'a> {
                 let xm = (xs[i] + xs[i + 1]) / 2.0;
                 let (_, cz, cy) = self.point(sections[i], xm, th(j) + PI / around as f32);
                 let s = sections[i];
-                let y = (s.bottom + s.top) / 2.0 + cy * (s.top - s.bottom) / 2.0;
+                let y = self.y_of(s, cy);
                 let side = cz.abs() > 0.55;
                 if side
                     && gaps.iter().any(|g| (xm - g).abs() < 0.005)
@@ -741,8 +761,12 @@ pub fn build_car(p: &Params) -> Mesh {
         (24, 3),
         |_, _| Some(Material::Trim),
     );
-    let plate_c = (grille_bot + val.1) / 2.0 + 0.01;
-    let plate_c = plate_c.max(val.1 + 0.09);
+    // Between valance and grille when there is room, else just under the grille.
+    let plate_c = if grille_bot - val.1 >= 0.17 {
+        (grille_bot + val.1) / 2.0
+    } else {
+        grille_bot - 0.09
+    };
     plate(&lower, &mut mesh, true, plate_c);
     lower.end_patch(
         &mut mesh,

@@ -77,8 +77,8 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
     let ra = -p.wheelbase / 2.0;
     let front = Vec3::new(fa, r, 0.0);
     let rear = Vec3::new(ra, r, 0.0);
-    bike_wheel(&mut m, p, front, 0.12);
-    bike_wheel(&mut m, p, rear, if style == 2 { 0.17 } else { 0.19 });
+    bike_wheel(&mut m, p, front, 0.11);
+    bike_wheel(&mut m, p, rear, if style == 2 { 0.15 } else { 0.17 });
     let rake = if style == 2 { 0.55 } else { 0.42 };
     let seat_h = p.belt;
     let tank_h = p.hood;
@@ -94,7 +94,7 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
         );
     }
     // Handlebar.
-    let bar = head + Vec3::new(-0.08, 0.12 + 0.1 * (style == 2) as i32 as f32, 0.0);
+    let bar = head + Vec3::new(-0.1, 0.06 + 0.1 * (style == 2) as i32 as f32, 0.0);
     m.tube(
         bar + Vec3::new(0.0, 0.0, -0.36),
         bar + Vec3::new(0.0, 0.0, 0.36),
@@ -111,12 +111,12 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
         // Mirrors.
         m.tube(
             bar + Vec3::new(0.0, 0.0, side * 0.28),
-            bar + Vec3::new(0.02, 0.16, side * 0.33),
+            bar + Vec3::new(0.02, 0.09, side * 0.33),
             0.007,
             Material::Chrome,
         );
         m.ellipsoid(
-            bar + Vec3::new(0.02, 0.18, side * 0.34),
+            bar + Vec3::new(0.02, 0.11, side * 0.34),
             Vec3::new(0.02, 0.035, 0.055),
             Quat::IDENTITY,
             Material::Trim,
@@ -133,56 +133,85 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
             Material::Trim,
         );
     }
-    // Engine.
-    let eng_c = Vec3::new((head.x + pivot.x) / 2.0 + 0.02, r + 0.12, 0.0);
-    m.rounded_box(eng_c, Vec3::new(0.24, 0.2, 0.16), 4.0, Material::Alloy);
+    // Engine: dark crankcase, finned alloy cylinders, chrome covers.
+    let eng_c = Vec3::new((head.x + pivot.x) / 2.0 + 0.02, r + 0.1, 0.0);
+    m.rounded_box(eng_c, Vec3::new(0.22, 0.15, 0.14), 5.0, Material::Trim);
     m.rounded_box(
-        eng_c + Vec3::new(0.05, 0.2, 0.0),
-        Vec3::new(0.12, 0.12, 0.12),
+        eng_c + Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(0.1, 0.1, 0.155),
         3.0,
         Material::Chrome,
     );
-    // Tank: the paint.
-    let tank_c = Vec3::new(head.x - 0.32, tank_h - 0.08, 0.0);
+    for k in 0..5 {
+        let y = eng_c.y + 0.14 + k as f32 * 0.035;
+        m.rounded_box(
+            Vec3::new(eng_c.x + 0.06 + k as f32 * 0.012, y, 0.0),
+            Vec3::new(0.11, 0.012, 0.13),
+            4.0,
+            Material::Alloy,
+        );
+    }
+    // Tank: the paint, sloping down into the seat.
+    let tank_c = Vec3::new(head.x - 0.3, tank_h - 0.12, 0.0);
+    // Down tube and rear shock.
+    m.tube(
+        head,
+        eng_c + Vec3::new(0.2, -0.08, 0.0),
+        0.026,
+        Material::Trim,
+    );
+    m.tube(
+        Vec3::new(pivot.x - 0.25, r + 0.18, 0.0),
+        Vec3::new(pivot.x - 0.05, seat_h - 0.08, 0.0),
+        0.03,
+        Material::Chrome,
+    );
     m.ellipsoid(
         tank_c,
-        Vec3::new(0.3, 0.13, 0.16),
-        Quat::from_rotation_z(-0.12),
+        Vec3::new(0.31, 0.13, 0.16),
+        Quat::from_rotation_z(-0.14),
         Material::Paint,
     );
-    // Seat and tail.
-    let seat_c = Vec3::new(tank_c.x - 0.5, seat_h, 0.0);
+    // Side covers under the seat, in paint.
+    let cover_c = Vec3::new(tank_c.x - 0.42, seat_h - 0.12, 0.0);
+    m.rounded_box(cover_c, Vec3::new(0.16, 0.09, 0.12), 3.0, Material::Paint);
+    // Seat: long and flat, rising a little to the rear.
+    let seat_c = Vec3::new(tank_c.x - 0.48, seat_h, 0.0);
     m.ellipsoid(
         seat_c,
-        Vec3::new(0.3, 0.06, 0.14),
-        Quat::from_rotation_z(0.05),
+        Vec3::new(0.36, 0.055, 0.13),
+        Quat::from_rotation_z(0.06),
         Material::Interior,
     );
-    let tail_c = Vec3::new(seat_c.x - 0.33, seat_h + 0.02, 0.0);
+    let tail_c = Vec3::new(seat_c.x - 0.36, seat_h + 0.01, 0.0);
     if style != 2 {
         m.ellipsoid(
             tail_c,
-            Vec3::new(0.22, 0.07, 0.09),
-            Quat::from_rotation_z(0.28),
+            Vec3::new(0.2, 0.05, 0.08),
+            Quat::from_rotation_z(0.22),
             Material::Paint,
         );
     }
     m.ellipsoid(
-        tail_c + Vec3::new(-0.2, -0.02, 0.0),
+        tail_c + Vec3::new(-0.19, -0.03, 0.0),
         Vec3::new(0.02, 0.025, 0.05),
         Quat::IDENTITY,
         Material::TailLamp,
     );
-    // Rear fender and plate hanger (blank plate).
+    // Plate hanger (blank plate) and rear fender.
     m.rounded_box(
-        tail_c + Vec3::new(-0.22, -0.16, 0.0),
+        tail_c + Vec3::new(-0.2, -0.17, 0.0),
         Vec3::new(0.01, 0.06, 0.09),
         6.0,
         Material::Plate,
     );
+    m.ellipsoid(
+        rear + Vec3::new(-0.05, r + 0.03, 0.0),
+        Vec3::new(0.18, 0.03, 0.075),
+        Quat::from_rotation_z(0.5),
+        Material::Trim,
+    );
     // Front fender.
-    let fender: Vec<(f32, f32)> = vec![(r + 0.03, -0.06), (r + 0.05, 0.0), (r + 0.03, 0.06)];
-    let _ = fender;
     m.ellipsoid(
         front + Vec3::new(0.0, r + 0.05, 0.0),
         Vec3::new(0.22, 0.035, 0.07),
@@ -193,9 +222,9 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
     let lamp_c = head + Vec3::new(0.14, -0.02, 0.0);
     if style == 0 {
         m.ellipsoid(
-            lamp_c + Vec3::new(-0.08, -0.05, 0.0),
-            Vec3::new(0.26, 0.2, 0.2),
-            Quat::from_rotation_z(0.5),
+            lamp_c + Vec3::new(-0.02, -0.08, 0.0),
+            Vec3::new(0.22, 0.13, 0.15),
+            Quat::from_rotation_z(0.6),
             Material::Paint,
         );
         m.ellipsoid(
@@ -206,7 +235,7 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
         );
         m.ellipsoid(
             lamp_c + Vec3::new(-0.02, 0.18, 0.0),
-            Vec3::new(0.12, 0.015, 0.12),
+            Vec3::new(0.1, 0.008, 0.09),
             Quat::from_rotation_z(0.9),
             Material::Glass,
         );
