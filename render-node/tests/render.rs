@@ -559,3 +559,27 @@ fn no_adapter_is_a_clear_error_at_start_up() {
     assert!(err.contains("no GPU adapter"), "stderr: {err}");
     assert!(err.contains("mesa-vulkan-drivers"), "stderr: {err}");
 }
+
+#[test]
+fn concurrent_renders_share_the_device_and_match() {
+    let subject = |color| Subject {
+        make: "acme",
+        model: "threads",
+        year: 2021,
+        shape: BodyShape::Crossover,
+        color,
+        view: View::Rear34,
+    };
+    // More threads than frames allowed in flight: callers queue, none fail.
+    let images: Vec<Rgba> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..3)
+            .map(|_| s.spawn(|| renderer().render_subject(&subject(Color::Green)).unwrap()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        images.windows(2).all(|w| w[0] == w[1]),
+        "same job, same pixels"
+    );
+    assert_eq!((images[0].width, images[0].height), (1024, 1024));
+}

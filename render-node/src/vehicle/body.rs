@@ -317,10 +317,26 @@ impl<'a> Lower<'a> {
         (nu, nv): (usize, usize),
         mask: impl Fn(f32, f32) -> Option<Material>,
     ) {
+        self.end_patch_lifted(mesh, front, (y0, y1), (z0, z1), (nu, nv), 1.0, mask);
+    }
+
+    /// [`Self::end_patch`] lifted `scale` times further (patches drawn over
+    /// other patches, like the plate).
+    #[allow(clippy::too_many_arguments)]
+    pub fn end_patch_lifted(
+        &self,
+        mesh: &mut Mesh,
+        front: bool,
+        (y0, y1): (f32, f32),
+        (z0, z1): (f32, f32),
+        (nu, nv): (usize, usize),
+        scale: f32,
+        mask: impl Fn(f32, f32) -> Option<Material>,
+    ) {
         let (from, to, lift) = if front {
-            (self.fa, self.xf + 0.01, 0.006)
+            (self.fa, self.xf + 0.01, 0.008 * scale)
         } else {
-            (self.ra, self.xr - 0.01, -0.006)
+            (self.ra, self.xr - 0.01, -0.008 * scale)
         };
         mesh.grid(
             nv + 1,
@@ -337,13 +353,15 @@ impl<'a> Lower<'a> {
                     z *= 0.97;
                 }
                 let x = self.surface_x(y, z, from, to);
-                // Lift along the end's rough normal (more sideways at the corners).
-                let side = (z / self.hw).clamp(-1.0, 1.0);
-                Vec3::new(
-                    x + lift * (1.0 - side.abs() * 0.5),
-                    y,
-                    z + side.signum() * side.abs().powi(4) * 0.006,
-                )
+                // Lift along the surface normal, from the slope of x(y, z).
+                let h = 0.004;
+                let dxdy = (self.surface_x(y + h, z, from, to)
+                    - self.surface_x(y - h, z, from, to))
+                    / (2.0 * h);
+                let zs = if z >= 0.0 { -h } else { h };
+                let dxdz = (x - self.surface_x(y, z + zs, from, to)) / -zs;
+                let n = Vec3::new(1.0, -dxdy, -dxdz).normalize_or_zero();
+                Vec3::new(x, y, z) + n * lift
             },
             |i, j| {
                 let v = (i as f32 + 0.5) / nv as f32;
@@ -737,7 +755,7 @@ pub fn build_car(p: &Params) -> Mesh {
     );
     let grille_w = if tall || big { hw * 0.46 } else { grille_w };
     let grille_top = lamp_top - 0.01;
-    let grille_bot = (lamp.0 - if tall || big { 0.22 } else { 0.08 }).max(p.ride + 0.26);
+    let grille_bot = (lamp.0 - if tall || big { 0.4 } else { 0.08 }).max(p.ride + 0.26);
     lower.end_patch(
         &mut mesh,
         true,
@@ -786,7 +804,7 @@ pub fn build_car(p: &Params) -> Mesh {
     );
 
     // Rear: tail lamps, plate, valance.
-    let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.04;
+    let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.09;
     let tl_h = if big {
         0.3
     } else {
@@ -915,12 +933,13 @@ fn lamp_mask(style: u32, era: f32, u: f32, v: f32) -> bool {
 
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
     // US plate: 30.5 x 15.2 cm, blank.
-    lower.end_patch(
+    lower.end_patch_lifted(
         mesh,
         front,
         (yc - 0.076, yc + 0.076),
         (-0.152, 0.152),
         (8, 4),
+        2.0,
         |_, _| Some(Material::Plate),
     );
 }
@@ -941,7 +960,7 @@ fn cargo_box(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
     // Chassis rails and a rear bumper under the box.
     mesh.rounded_box(
         Vec3::new((lower.xr + rear) / 2.0, bottom - 0.1, 0.0),
-        Vec3::new((lower.xr - rear) / 2.0 + 0.1, 0.1, hw * 0.45),
+        Vec3::new((lower.xr - rear) / 2.0 - 0.05, 0.1, hw * 0.45),
         6.0,
         Material::Trim,
     );
