@@ -1,4 +1,109 @@
-fn main() {
-    eprintln!("render-node: not built yet");
-    std::process::exit(2);
+//! render-node CLI: single renders and the contact sheet.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use vis_protocol::{BodyShape, Color, View};
+use vis_render::{Renderer, RendererConfig, Subject};
+
+#[derive(Parser)]
+#[command(name = "render-node", about = "Studio renders of vehicles")]
+struct Cli {
+    /// Load models/*.toml from this directory instead of the built-in copies.
+    #[arg(long, env = "VIS_MODELS_DIR", global = true)]
+    models: Option<PathBuf>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Render one vehicle to a 1024x1024 PNG.
+    Render {
+        #[arg(long)]
+        make: String,
+        #[arg(long)]
+        model: String,
+        #[arg(long)]
+        year: u16,
+        #[arg(long, default_value = "front-3-4")]
+        view: View,
+        #[arg(long, default_value = "silver")]
+        color: Color,
+        #[arg(long, default_value = "sedan")]
+        shape: BodyShape,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Render every shape in every view and a few colours into one PNG.
+    Sheet {
+        #[arg(long, default_value_t = 256)]
+        cell: u32,
+        /// Only these shapes (comma-separated); all by default.
+        #[arg(long, value_delimiter = ',')]
+        shapes: Vec<BodyShape>,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let renderer = Renderer::new(RendererConfig {
+        models_dir: cli.models,
+        ..Default::default()
+    })
+    .context("starting the renderer")?;
+    eprintln!(
+        "render-node: adapter {} ({:?})",
+        renderer.adapter().name,
+        renderer.adapter().device_type
+    );
+    match cli.cmd {
+        Cmd::Render {
+            make,
+            model,
+            year,
+            view,
+            color,
+            shape,
+            output,
+        } => {
+            let make = vis_protocol::slugify(&make).context("make")?;
+            let model = vis_protocol::slugify(&model).context("model")?;
+            let t = std::time::Instant::now();
+            let img = renderer.render_subject(&Subject {
+                make: make.as_str(),
+                model: model.as_str(),
+                year,
+                shape,
+                color,
+                view,
+            })?;
+            let png = vis_render::image::encode_png(&img)?;
+            std::fs::write(&output, png).with_context(|| output.display().to_string())?;
+            eprintln!(
+                "render-node: wrote {} in {} ms",
+                output.display(),
+                t.elapsed().as_millis()
+            );
+        }
+        Cmd::Sheet {
+            cell,
+            shapes,
+            output,
+        } => {
+            let shapes = if shapes.is_empty() {
+                BodyShape::ALL.to_vec()
+            } else {
+                shapes
+            };
+            let img = vis_render::sheet::contact_sheet(&renderer, cell, &shapes)?;
+            let png = vis_render::image::encode_png(&img)?;
+            std::fs::write(&output, png).with_context(|| output.display().to_string())?;
+            eprintln!("render-node: wrote {}", output.display());
+        }
+    }
+    Ok(())
 }

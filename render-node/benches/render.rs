@@ -1,0 +1,78 @@
+//! Cold render (mesh + GPU + post + readback + PNG) and the delivery
+//! pipeline (resize + encode per format and size). See docs/benchmarks.md;
+//! benches/vips_bench.py times libvips on the same work.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use vis_protocol::{BodyShape, Color, Format, View};
+use vis_render::image::{Source, decode_png, derive, encode_png};
+use vis_render::{Renderer, RendererConfig, Subject};
+
+fn benches(c: &mut Criterion) {
+    let renderer = Renderer::new(RendererConfig::default()).expect("renderer");
+    eprintln!(
+        "adapter: {} ({:?})",
+        renderer.adapter().name,
+        renderer.adapter().device_type
+    );
+    let counter = AtomicU32::new(0);
+    let mut g = c.benchmark_group("render");
+    g.sample_size(20).measurement_time(Duration::from_secs(8));
+    for shape in [BodyShape::Sedan, BodyShape::Bus, BodyShape::Motorcycle] {
+        g.bench_function(BenchmarkId::new("cold_1024_png", shape.id()), |b| {
+            b.iter(|| {
+                // A new model every time: nothing is reused but the device.
+                let model = format!("m{}", counter.fetch_add(1, Ordering::Relaxed));
+                let img = renderer
+                    .render_subject(&Subject {
+                        make: "bench",
+                        model: &model,
+                        year: 2020,
+                        shape,
+                        color: Color::Red,
+                        view: View::Front34,
+                    })
+                    .unwrap();
+                black_box(encode_png(&img).unwrap())
+            })
+        });
+    }
+    g.finish();
+
+    let source = renderer
+        .render_subject(&Subject {
+            make: "bench",
+            model: "source",
+            year: 2020,
+            shape: BodyShape::Suv,
+            color: Color::Blue,
+            view: View::Front34,
+        })
+        .unwrap();
+    let png = encode_png(&source).unwrap();
+    std::fs::write(std::env::temp_dir().join("vis-bench-source.png"), &png).unwrap();
+    let mut g = c.benchmark_group("derive");
+    g.sample_size(30).measurement_time(Duration::from_secs(3));
+    g.bench_function("decode_png_1024", |b| {
+        b.iter(|| black_box(decode_png(&png).unwrap()))
+    });
+    for format in Format::ALL {
+        for px in [256u32, 512, 1024] {
+            g.bench_function(BenchmarkId::new(format!("from_rgba_{format}"), px), |b| {
+                b.iter(|| {
+                    black_box(derive(Source::Rgba(&source), Some(px), Some(px), format).unwrap())
+                })
+            });
+            g.bench_function(BenchmarkId::new(format!("from_png_{format}"), px), |b| {
+                b.iter(|| black_box(derive(Source::Png(&png), Some(px), Some(px), format).unwrap()))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(all, benches);
+criterion_main!(all);

@@ -1,0 +1,1011 @@
+//! Parametric car-like bodies: a lofted lower body (cross-sections along
+//! the length), a greenhouse lofted in horizontal slices, wheels, and the
+//! details that sit on the surfaces (lamps, grille, plate, bumpers, mirrors).
+//!
+//! Axes: x forward (nose at +x), y up (ground at 0), z to the vehicle's
+//! right, so the driver's (left) side faces -z.
+
+use std::f32::consts::{FRAC_PI_2, PI, TAU};
+
+use glam::{Quat, Vec3};
+
+use super::mesh::{Material, Mesh};
+use super::params::{Cabin, Params};
+
+fn sp(c: f32, n: f32) -> f32 {
+    c.signum() * c.abs().powf(2.0 / n)
+}
+
+/// The lower body: sections along x.
+pub struct Lower<'a> {
+    pub p: &'a Params,
+    /// Nose and tail x of the lofted body.
+    pub xf: f32,
+    pub xr: f32,
+    pub fa: f32,
+    pub ra: f32,
+    pub cowl: f32,
+    pub deck_start: f32,
+    pub arch_r: f32,
+    /// Length of the rounded nose and tail.
+    pub round_f: f32,
+    pub round_r: f32,
+    pub hw: f32,
+}
+
+#[derive(Clone, Copy)]
+struct Section {
+    bottom: f32,
+    top: f32,
+    hw: f32,
+}
+
+impl<'a> Lower<'a> {
+    pub fn new(p: &'a Params) -> Lower<'a> {
+        let xf = p.length / 2.0;
+        let xr = -p.length / 2.0;
+        let fa = xf - p.front_overhang;
+        let ra = fa - p.wheelbase;
+        let big = p.length > 6.0;
+        let (round_f, round_r) = if big {
+            (0.22, 0.18)
+        } else {
+            (0.22 + 0.08 * p.era, 0.2 + 0.06 * p.era)
+        };
+        // Box trucks: the lofted body is the cab only.
+        let xr = if p.spec.cargo_box { fa - 1.2 } else { xr };
+        Lower {
+            p,
+            xf,
+            xr,
+            fa,
+            ra,
+            cowl: xf - p.ws_base,
+            deck_start: -p.length / 2.0 + p.bl_base,
+            arch_r: p.wheel_radius * 1.09,
+            round_f,
+            round_r,
+            hw: p.width / 2.0,
+        }
+    }
+
+    fn top(&self, x: f32) -> f32 {
+        let p = self.p;
+        let belt = p.belt;
+        if x > self.cowl {
+            let t = ((x - self.cowl) / (self.xf - self.cowl)).clamp(0.0, 1.0);
+            belt - (belt - p.hood) * t.powf(1.7)
+        } else if x > self.deck_start {
+            // A slight wedge: the beltline rises towards the tail.
+            let t = (self.cowl - x) / (self.cowl - self.deck_start).max(0.01);
+            belt + 0.025 * t
+        } else {
+            let t = ((self.deck_start - x) / (self.deck_start - self.xr).max(0.01)).clamp(0.0, 1.0);
+            let d = belt + 0.025;
+            d + (p.deck - d) * t.powf(1.5)
+        }
+    }
+
+    fn section(&self, x: f32) -> Section {
+        let p = self.p;
+        let mut top = self.top(x);
+        let mut bottom = p.ride;
+        // Approach and departure angles: the bumpers' lower edges lift.
+        let df = (x - (self.xf - 0.45)).max(0.0) / 0.45;
+        let dr = ((self.xr + 0.4) - x).max(0.0) / 0.4;
+        bottom += 0.06 * df * df + 0.07 * dr * dr;
+        let mut hw = self.hw;
+        // Rounded nose and tail: width and height close in near the ends.
+        let pw = p.boxy + 1.6;
+        let ph = p.boxy + 0.4;
+        let tf = 1.0 - ((self.xf - x) / self.round_f).clamp(0.0, 1.0);
+        let tr = 1.0 - ((x - self.xr) / self.round_r).clamp(0.0, 1.0);
+        let t = tf.max(tr);
+        if t > 0.0 {
+            let ew = (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw);
+            let eh = (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph);
+            let mid = bottom + (top - bottom) * 0.45;
+            top = mid + (top - mid) * eh.max(0.02);
+            bottom = mid - (mid - bottom) * eh.max(0.02);
+            hw *= ew.max(0.015);
+        }
+        Section { bottom, top, hw }
+    }
+
+    /// Height of the wheel-arch opening's edge at x, or 0 away from arches.
+    fn arch(&self, x: f32) -> f32 {
+        let r = self.arch_r;
+        let mut y: f32 = 0.0;
+        for ax in [self.fa, self.ra] {
+            let dx = (x - ax).abs();
+            if dx < r {
+                y = y.max(self.p.wheel_radius + (r * r - dx * dx).sqrt());
+            }
+        }
+        y
+    }
+
+    /// A point on the section at x, angle parameter theta (0 = right side
+    /// middle, going up over the top).
+    fn point(&self, s: Section, x: f32, th: f32) -> (Vec3, f32, f32) {
+        let n = self.exponent(th.sin());
+        let cz = sp(th.cos(), n);
+        let cy = sp(th.sin(), n);
+        let mut y = self.y_of(s, cy);
+        // Shoulder tumblehome and rocker tuck-under.
+        let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
+        let z = cz * s.hw * taper;
+        let arch = self.arch(x);
+        if arch > 0.0 && cy < 0.3 {
+            y = y.max(arch.min(s.top - 0.08));
+        }
+        (Vec3::new(x, y, z), cz, cy)
+    }
+
+    /// Sections are widest below mid-height (door skins bulge low) and
+    /// boxier below the widest line than above it (flat floor, round shoulder).
+    fn y_of(&self, s: Section, cy: f32) -> f32 {
+        let mid = s.bottom + (s.top - s.bottom) * 0.42;
+        if cy >= 0.0 {
+            mid + cy * (s.top - mid)
+        } else {
+            mid + cy * (mid - s.bottom)
+        }
+    }
+
+    fn exponent(&self, cy: f32) -> f32 {
+        if cy >= 0.0 {
+            self.p.boxy
+        } else {
+            self.p.boxy + 1.5
+        }
+    }
+
+    /// Is (y, z) inside the section at x? (Ignores arches.)
+    fn inside(&self, x: f32, y: f32, z: f32) -> bool {
+        let s = self.section(x);
+        let mid = s.bottom + (s.top - s.bottom) * 0.42;
+        let cy = if y >= mid {
+            (y - mid) / (s.top - mid)
+        } else {
+            (y - mid) / (mid - s.bottom)
+        };
+        let n = self.exponent(cy);
+        if cy.abs() >= 1.0 {
+            return false;
+        }
+        let cz = (1.0 - cy.abs().powf(n)).powf(1.0 / n);
+        let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
+        z.abs() <= cz * s.hw * taper
+    }
+
+    /// The x of the body surface at (y, z), searching from `from` towards
+    /// `to` (an axle towards a tip).
+    pub fn surface_x(&self, y: f32, z: f32, from: f32, to: f32) -> f32 {
+        let (mut a, mut b) = (from, to);
+        if !self.inside(a, y, z) {
+            return a;
+        }
+        for _ in 0..28 {
+            let m = (a + b) / 2.0;
+            if self.inside(m, y, z) {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        a
+    }
+
+    /// Top surface height at (x, z).
+    pub fn surface_y(&self, x: f32, z: f32) -> f32 {
+        let s = self.section(x);
+        let (mut a, mut b) = ((s.bottom + s.top) / 2.0, s.top + 0.01);
+        for _ in 0..24 {
+            let m = (a + b) / 2.0;
+            if self.inside(x, m, z) {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        a
+    }
+
+    fn stations(&self, extra: &[f32]) -> Vec<f32> {
+        let mut xs = Vec::new();
+        let n = (((self.xf - self.xr) / 0.035) as usize).clamp(80, 260);
+        for i in 0..=n {
+            xs.push(self.xr + (self.xf - self.xr) * i as f32 / n as f32);
+        }
+        // Dense rings in the rounded ends, where the surface turns fastest.
+        for i in 0..16 {
+            let t = i as f32 / 16.0;
+            xs.push(self.xf - self.round_f * t * t);
+            xs.push(self.xr + self.round_r * t * t);
+        }
+        xs.extend_from_slice(extra);
+        xs.retain(|x| *x >= self.xr && *x <= self.xf);
+        xs.sort_by(f32::total_cmp);
+        xs.dedup_by(|a, b| (*a - *b).abs() < 0.002);
+        xs
+    }
+
+    pub fn build(&self, mesh: &mut Mesh, gaps: &[f32], interior: Option<(f32, f32)>) {
+        let p = self.p;
+        let mut extra = Vec::new();
+        for g in gaps {
+            extra.push(g - 0.005);
+            extra.push(g + 0.005);
+        }
+        let xs = self.stations(&extra);
+        let around = 72;
+        let sections: Vec<Section> = xs.iter().map(|x| self.section(*x)).collect();
+        let th = |j: usize| -FRAC_PI_2 + TAU * j as f32 / around as f32;
+        let bed = p.spec.bed;
+        let bed_from = self.deck_start - 0.12;
+        mesh.grid(
+            xs.len(),
+            around,
+            true,
+            |i, j| self.point(sections[i], xs[i], th(j)).0,
+            |i, j| {
+                let xm = (xs[i] + xs[i + 1]) / 2.0;
+                let (_, cz, cy) = self.point(sections[i], xm, th(j) + PI / around as f32);
+                let s = sections[i];
+                let y = self.y_of(s, cy);
+                let side = cz.abs() > 0.55;
+                if side
+                    && gaps.iter().any(|g| (xm - g).abs() < 0.005)
+                    && y > p.ride + 0.1
+                    && y < p.belt - 0.03
+                {
+                    return Some((Material::Trim, [0.0, 0.0]));
+                }
+                if p.spec.cladding && side && cy < 0.2 {
+                    let flare = [self.fa, self.ra].iter().any(|ax| {
+                        let d = ((xm - ax).powi(2) + (y - p.wheel_radius).powi(2)).sqrt();
+                        d < self.arch_r + 0.075
+                    });
+                    if y < p.ride + 0.13 || flare {
+                        return Some((Material::Trim, [0.0, 0.0]));
+                    }
+                }
+                if bed && xm < bed_from && xm > self.xr + 0.12 && cy > 0.9 && cz.abs() < 0.86 {
+                    return Some((Material::Trim, [0.0, 0.0]));
+                }
+                if let Some((x0, x1)) = interior
+                    && xm < x1
+                    && xm > x0
+                    && cy > 0.88
+                    && cz.abs() < 0.8
+                {
+                    return Some((Material::Interior, [0.0, 0.0]));
+                }
+                Some((Material::Paint, [0.0, 0.0]))
+            },
+        );
+        // Dark arch liners so the openings read as holes.
+        for ax in [self.fa, self.ra] {
+            let r = self.arch_r - 0.01;
+            let w = self.hw * 0.97;
+            let segs = 20;
+            mesh.grid(
+                segs + 1,
+                2,
+                false,
+                |i, j| {
+                    let a = PI * i as f32 / segs as f32;
+                    let z = if j == 0 { -w } else { w };
+                    Vec3::new(ax + r * a.cos(), p.wheel_radius + r * a.sin(), z)
+                },
+                |_, _| Some((Material::Liner, [0.0, 0.0])),
+            );
+        }
+    }
+
+    /// A patch conforming to the nose (`front`) or tail over y0..y1, z0..z1,
+    /// lifted off the surface by a few millimetres. `mask(u, v)` (u across
+    /// z, v up y, both 0..1) returns the material of each cell or None.
+    #[allow(clippy::too_many_arguments)]
+    pub fn end_patch(
+        &self,
+        mesh: &mut Mesh,
+        front: bool,
+        (y0, y1): (f32, f32),
+        (z0, z1): (f32, f32),
+        (nu, nv): (usize, usize),
+        mask: impl Fn(f32, f32) -> Option<Material>,
+    ) {
+        self.end_patch_lifted(mesh, front, (y0, y1), (z0, z1), (nu, nv), 1.0, mask);
+    }
+
+    /// [`Self::end_patch`] lifted `scale` times further (patches drawn over
+    /// other patches, like the plate).
+    #[allow(clippy::too_many_arguments)]
+    pub fn end_patch_lifted(
+        &self,
+        mesh: &mut Mesh,
+        front: bool,
+        (y0, y1): (f32, f32),
+        (z0, z1): (f32, f32),
+        (nu, nv): (usize, usize),
+        scale: f32,
+        mask: impl Fn(f32, f32) -> Option<Material>,
+    ) {
+        let (from, to, lift) = if front {
+            (self.fa, self.xf + 0.01, 0.008 * scale)
+        } else {
+            (self.ra, self.xr - 0.01, -0.008 * scale)
+        };
+        mesh.grid(
+            nv + 1,
+            nu + 1,
+            false,
+            |i, j| {
+                let y = y0 + (y1 - y0) * i as f32 / nv as f32;
+                let mut z = z0 + (z1 - z0) * j as f32 / nu as f32;
+                // Pull points the section cannot hold (past the shoulder) inwards.
+                for _ in 0..40 {
+                    if self.inside(from, y, z) {
+                        break;
+                    }
+                    z *= 0.97;
+                }
+                let x = self.surface_x(y, z, from, to);
+                // Lift along the surface normal, from the slope of x(y, z).
+                let h = 0.004;
+                let dxdy = (self.surface_x(y + h, z, from, to)
+                    - self.surface_x(y - h, z, from, to))
+                    / (2.0 * h);
+                let zs = if z >= 0.0 { -h } else { h };
+                let dxdz = (x - self.surface_x(y, z + zs, from, to)) / -zs;
+                let n = Vec3::new(1.0, -dxdy, -dxdz).normalize_or_zero();
+                Vec3::new(x, y, z) + n * lift
+            },
+            |i, j| {
+                let v = (i as f32 + 0.5) / nv as f32;
+                let u = (j as f32 + 0.5) / nu as f32;
+                mask(u, v).map(|m| (m, [u, v]))
+            },
+        );
+    }
+}
+
+/// The greenhouse: horizontal rounded-rectangle slices from the beltline to
+/// the roof. Returns the B-pillar x positions for the door lines.
+fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
+    let p = lower.p;
+    let spec = &p.spec;
+    let belt = p.belt;
+    let roof = p.height;
+    let x_wf = lower.cowl;
+    let x_wr = if spec.cargo_box {
+        lower.xr + 0.08
+    } else if matches!(
+        spec.cabin,
+        Cabin::Hatch | Cabin::Wagon | Cabin::OneBox | Cabin::Bus
+    ) {
+        // Tailgates start where the rounded tail is still nearly full width.
+        lower.xr + lower.round_r * 0.75 + p.bl_base
+    } else {
+        -p.length / 2.0 + p.bl_base
+    };
+    let hw0 = lower.hw * (1.0 - 0.07) - 0.035;
+    let crown = 0.03 + 0.02 * p.era;
+    let rr = if p.boxy > 6.0 {
+        0.06
+    } else {
+        0.09 + 0.03 * p.era
+    };
+    let rise = rr * 0.5;
+    let glass_top = roof - crown - rise;
+    let n_glass = 9;
+    let n_round = 6;
+    let n_cap = 5;
+    // Row heights and insets.
+    struct Row {
+        y: f32,
+        v: f32,
+        inset: f32,
+        cap: f32,
+    }
+    let mut rows = vec![Row {
+        y: belt - 0.05,
+        v: 0.0,
+        inset: 0.0,
+        cap: 0.0,
+    }];
+    for k in 0..n_glass {
+        let t = k as f32 / (n_glass - 1) as f32;
+        let y = belt + 0.012 + (glass_top - belt - 0.012) * t;
+        rows.push(Row {
+            y,
+            v: (y - belt) / (roof - belt),
+            inset: 0.0,
+            cap: 0.0,
+        });
+    }
+    if !open {
+        for k in 1..=n_round {
+            let ph = FRAC_PI_2 * k as f32 / n_round as f32;
+            let y = glass_top + rise * ph.sin();
+            rows.push(Row {
+                y,
+                v: (glass_top - belt) / (roof - belt),
+                inset: rr * (1.0 - ph.cos()),
+                cap: 0.0,
+            });
+        }
+        for k in 1..=n_cap {
+            let s = k as f32 / n_cap as f32;
+            rows.push(Row {
+                y: glass_top + rise + crown * (1.0 - (1.0 - s) * (1.0 - s)),
+                v: (glass_top - belt) / (roof - belt),
+                inset: rr,
+                cap: s,
+            });
+        }
+    }
+    // Segment allocation around a slice: front end, corner, side, corner,
+    // rear end, corner, side, corner.
+    const NE: usize = 14;
+    const NC: usize = 6;
+    const NS: usize = 40;
+    let counts = [NE, NC, NS, NC, NE, NC, NS, NC];
+    let total: usize = counts.iter().sum();
+    let seg_of = |j: usize| {
+        let mut acc = 0;
+        for (k, c) in counts.iter().enumerate() {
+            if j < acc + c {
+                return (k, (j - acc) as f32 / *c as f32);
+            }
+            acc += c;
+        }
+        (7, 1.0)
+    };
+    let frame = |r: &Row| {
+        let g = r.v.powf(1.1);
+        let xf = x_wf - p.ws_run * g - r.inset;
+        let xrr = x_wr + p.bl_run * g + r.inset;
+        let mut hw = hw0 * (1.0 - p.tumble * r.v) - r.inset;
+        let mut a = (xf - xrr) / 2.0;
+        let xc = (xf + xrr) / 2.0;
+        let rc0 = (0.16 + 0.06 * p.era).min(hw * 0.6);
+        let rc_full = (rc0 - r.inset * 0.5).max(0.03);
+        // The cap closes the roof to a line along x.
+        if r.cap > 0.0 {
+            let shrink = hw * r.cap;
+            hw -= shrink;
+            a -= shrink;
+        }
+        let rc = rc_full.min(hw).min(a).max(0.0);
+        (xc, a, hw, rc)
+    };
+    let bow = 0.05 + 0.05 * p.era;
+    let point = |r: &Row, j: usize| -> (Vec3, usize, f32) {
+        let (xc, a, hw, rc) = frame(r);
+        let (seg, t) = seg_of(j);
+        let (ex, ez) = (a - rc, hw - rc);
+        let (x, z) = match seg {
+            0 => (a, -ez + 2.0 * ez * t),
+            1 => {
+                let ang = t * FRAC_PI_2;
+                (ex + rc * ang.cos(), ez + rc * ang.sin())
+            }
+            2 => (ex - 2.0 * ex * t, hw),
+            3 => {
+                let ang = FRAC_PI_2 + t * FRAC_PI_2;
+                (-ex + rc * ang.cos(), ez + rc * ang.sin())
+            }
+            4 => (-a, ez - 2.0 * ez * t),
+            5 => {
+                let ang = PI + t * FRAC_PI_2;
+                (-ex + rc * ang.cos(), -ez + rc * ang.sin())
+            }
+            6 => (-ex + 2.0 * ex * t, -hw),
+            _ => {
+                let ang = 1.5 * PI + t * FRAC_PI_2;
+                (ex + rc * ang.cos(), -ez + rc * ang.sin())
+            }
+        };
+        // Windshield and backlight bow outwards in plan.
+        let zb = if hw > 1e-4 {
+            (z / hw).clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        let dx = if x > 0.0 {
+            bow * (1.0 - zb * zb)
+        } else {
+            -bow * 0.6 * (1.0 - zb * zb)
+        };
+        let along = if a > 1e-4 { x / a } else { 0.0 };
+        (Vec3::new(xc + x + dx * (1.0 - r.cap), r.y, z), seg, along)
+    };
+    let glass_rows = n_glass; // quads 1..glass_rows are glass rows
+    let pillar_w = if p.length > 8.0 { 0.025 } else { 0.05 };
+    let rows_ref = &rows;
+    mesh.grid(
+        rows.len(),
+        total,
+        true,
+        |i, j| point(&rows_ref[i], j).0,
+        |i, j| {
+            let (_, seg, along) = point(&rows_ref[i], j);
+            let (_, a, _, _) = frame(&rows_ref[i]);
+            let in_glass = i >= 1 && i < glass_rows;
+            let top_frame = i + 1 == glass_rows;
+            let v = rows_ref[i].v;
+            if open {
+                // Convertible: only the windshield and its frame.
+                let keep = matches!(seg, 0 | 1 | 7) && i + 1 < rows_ref.len();
+                if !keep || v > 0.62 {
+                    return None;
+                }
+                let m = if seg == 0 && i >= 1 && v < 0.55 {
+                    Material::Glass
+                } else {
+                    Material::Trim
+                };
+                return Some((m, [0.0, 0.0]));
+            }
+            if !in_glass || top_frame {
+                return Some((Material::Paint, [0.0, 0.0]));
+            }
+            let m = match seg {
+                0 => Material::Glass,
+                4 => {
+                    if spec.no_rear_glass {
+                        Material::Paint
+                    } else {
+                        Material::Glass
+                    }
+                }
+                1 | 7 => Material::Trim,
+                3 | 5 => Material::Paint,
+                _ => {
+                    let u = along;
+                    let _ = a;
+                    if u < spec.side_glass[0] || u > spec.side_glass[1] {
+                        Material::Paint
+                    } else if spec.pillars.iter().any(|pp| (u - pp).abs() < pillar_w) {
+                        Material::Trim
+                    } else {
+                        Material::Glass
+                    }
+                }
+            };
+            Some((m, [0.0, 0.0]))
+        },
+    );
+    // B-pillar x at the beltline, for the door lines.
+    let (xc, a, _, _) = frame(&rows[1]);
+    spec.pillars.iter().map(|pp| xc + a * pp).collect()
+}
+
+fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, outward: f32, tyre_w: f32) {
+    let r = p.wheel_radius;
+    let rim = r * (0.62 + 0.1 * p.era);
+    let axis = Vec3::new(0.0, 0.0, outward);
+    let h = tyre_w / 2.0;
+    let sh = 0.035_f32.min(r * 0.12);
+    let tyre = [
+        (rim * 0.98, -h + 0.01),
+        (r - sh, -h),
+        (r - sh * 0.3, -h + sh * 0.4),
+        (r, -h + sh),
+        (r, h - sh),
+        (r - sh * 0.3, h - sh * 0.4),
+        (r - sh, h),
+        (rim * 1.02, h - 0.01),
+        (rim * 0.98, h - 0.02),
+    ];
+    mesh.lathe(center, axis, &tyre, 48, 1.0, |_| Material::Tyre);
+    // Rim face: uv.x is the radial fraction, uv.y the angle in spoke periods;
+    // the style rides in uv.x's integer part.
+    let n = 14;
+    let profile: Vec<(f32, f32)> = (0..n)
+        .map(|i| {
+            let t = i as f32 / (n - 1) as f32;
+            let dish = 0.05 * (1.0 - (2.0 * t - 1.0).powi(2)) + 0.02 * t;
+            (
+                rim * t,
+                h - 0.02 - dish + if i == n - 1 { -0.02 } else { 0.0 },
+            )
+        })
+        .collect();
+    let style = p.rim_style as f32;
+    let axis_n = axis.normalize();
+    let helper = Vec3::Y;
+    let e1 = axis_n.cross(helper).normalize();
+    let e2 = axis_n.cross(e1);
+    let segs = 60;
+    let spokes = p.spokes as f32;
+    mesh.grid(
+        n,
+        segs,
+        true,
+        |i, j| {
+            let a = j as f32 / segs as f32 * TAU;
+            let (rr, hh) = profile[i];
+            center + axis_n * hh + (e1 * a.cos() + e2 * a.sin()) * rr
+        },
+        |i, j| {
+            Some((
+                Material::Alloy,
+                [
+                    style * 2.0 + (i as f32 + 0.5) / (n - 1) as f32,
+                    (j as f32 + 0.5) / segs as f32 * spokes,
+                ],
+            ))
+        },
+    );
+    // Brake disc shadow behind the spokes.
+    mesh.lathe(
+        center,
+        axis,
+        &[(0.0, h - 0.12), (rim * 0.97, h - 0.12), (rim * 0.97, -h)],
+        32,
+        1.0,
+        |_| Material::Liner,
+    );
+}
+
+/// Builds a car-like body (everything but the motorcycle).
+pub fn build_car(p: &Params) -> Mesh {
+    let mut mesh = Mesh::default();
+    let lower = Lower::new(p);
+    let spec = &p.spec;
+    let open = spec.cabin == Cabin::Open;
+    let pillars = if spec.cabin == Cabin::None {
+        Vec::new()
+    } else {
+        greenhouse(&mut mesh, &lower, open)
+    };
+    // Door lines: behind the front arch, at the B-pillars, before the rear arch.
+    let mut gaps = Vec::new();
+    if spec.doors > 0 {
+        let front_door = lower.fa - lower.arch_r - 0.06;
+        gaps.push(front_door);
+        if spec.doors >= 4 {
+            if let Some(b) = pillars.first() {
+                gaps.push(*b);
+            }
+            gaps.push(lower.ra + lower.arch_r + 0.05);
+        } else if spec.doors == 3 {
+            if let Some(b) = pillars.first() {
+                gaps.push(*b);
+            }
+            gaps.push(lower.ra + lower.arch_r + 0.25);
+        } else {
+            gaps.push(front_door - 1.05 - 0.15 * p.era);
+        }
+    }
+    let interior = open.then_some((lower.ra + lower.arch_r * 0.6, lower.cowl - 0.05));
+    lower.build(&mut mesh, &gaps, interior);
+
+    let hw = lower.hw;
+    // Wheels.
+    let tyre_w = (p.wheel_radius * 0.62).clamp(0.19, 0.32);
+    let tz = hw - tyre_w / 2.0 - 0.02;
+    for ax in [lower.fa, lower.ra] {
+        for side in [-1.0f32, 1.0] {
+            wheel(
+                &mut mesh,
+                p,
+                Vec3::new(ax, p.wheel_radius, side * tz),
+                side,
+                tyre_w,
+            );
+        }
+    }
+    // Dual rear wheels on the big ones.
+    if p.length > 6.5 {
+        for side in [-1.0f32, 1.0] {
+            wheel(
+                &mut mesh,
+                p,
+                Vec3::new(lower.ra, p.wheel_radius, side * (tz - tyre_w - 0.02)),
+                side,
+                tyre_w,
+            );
+        }
+    }
+
+    // Front: headlamps, grille, bumper valance, plate, indicators.
+    let nose_top = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
+    let big = p.length > 6.0;
+    let lamp_h = match p.light_style {
+        0 => 0.13,
+        1 => 0.065,
+        2 => 0.15,
+        _ => 0.10,
+    } * if big { 1.3 } else { 1.0 };
+    let lamp_top = nose_top - 0.05 - 0.02 * (1.0 - p.era);
+    let lamp = (lamp_top - lamp_h, lamp_top);
+    let style = p.light_style;
+    let era = p.era;
+    lower.end_patch(
+        &mut mesh,
+        true,
+        lamp,
+        (hw * 0.50, hw * 0.93),
+        (12, 6),
+        |u, v| lamp_mask(style, era, u, v).then_some(Material::HeadLamp),
+    );
+    lower.end_patch(
+        &mut mesh,
+        true,
+        lamp,
+        (-hw * 0.93, -hw * 0.50),
+        (12, 6),
+        |u, v| lamp_mask(style, era, 1.0 - u, v).then_some(Material::HeadLamp),
+    );
+    let g = p.grille_style;
+    let grille_w = match g {
+        0 => 0.42,
+        1 => 0.36,
+        2 => 0.50,
+        _ => 0.30,
+    } * hw;
+    let tall = matches!(
+        p.shape,
+        vis_protocol::BodyShape::Suv | vis_protocol::BodyShape::Pickup
+    );
+    let grille_w = if tall || big { hw * 0.46 } else { grille_w };
+    let grille_top = lamp_top - 0.01;
+    let grille_bot = (lamp.0 - if tall || big { 0.4 } else { 0.08 }).max(p.ride + 0.26);
+    lower.end_patch(
+        &mut mesh,
+        true,
+        (grille_bot, grille_top),
+        (-grille_w, grille_w),
+        (16, 8),
+        |u, v| {
+            let cu = (u - 0.5).abs() * 2.0;
+            // Rounded grille corners.
+            let inside = cu < 0.94 || (v > 0.12 && v < 0.88);
+            inside.then_some(Material::Grille)
+        },
+    );
+    // Lower valance / intake, then the plate over it.
+    let val = (p.ride + 0.05, p.ride + 0.17);
+    lower.end_patch(
+        &mut mesh,
+        true,
+        val,
+        (-hw * 0.78, hw * 0.78),
+        (24, 3),
+        |_, _| Some(Material::Trim),
+    );
+    // Between valance and grille when there is room, else just under the grille.
+    let plate_c = if grille_bot - val.1 >= 0.17 {
+        (grille_bot + val.1) / 2.0
+    } else {
+        grille_bot - 0.09
+    };
+    plate(&lower, &mut mesh, true, plate_c);
+    lower.end_patch(
+        &mut mesh,
+        true,
+        (lamp.0 - 0.07, lamp.0 - 0.035),
+        (hw * 0.62, hw * 0.86),
+        (6, 2),
+        |_, _| Some(Material::Amber),
+    );
+    lower.end_patch(
+        &mut mesh,
+        true,
+        (lamp.0 - 0.07, lamp.0 - 0.035),
+        (-hw * 0.86, -hw * 0.62),
+        (6, 2),
+        |_, _| Some(Material::Amber),
+    );
+
+    // Rear: tail lamps, plate, valance.
+    let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.09;
+    let tl_h = if big {
+        0.3
+    } else {
+        0.12 + 0.03 * (p.light_style % 2) as f32
+    };
+    let tail = (tail_top - tl_h, tail_top);
+    let through = p.light_style == 1 && !big;
+    lower.end_patch(
+        &mut mesh,
+        false,
+        tail,
+        (hw * 0.55, hw * 0.95),
+        (10, 4),
+        |_, _| Some(Material::TailLamp),
+    );
+    lower.end_patch(
+        &mut mesh,
+        false,
+        tail,
+        (-hw * 0.95, -hw * 0.55),
+        (10, 4),
+        |_, _| Some(Material::TailLamp),
+    );
+    if through {
+        lower.end_patch(
+            &mut mesh,
+            false,
+            (tail.1 - 0.04, tail.1 - 0.015),
+            (-hw * 0.56, hw * 0.56),
+            (16, 1),
+            |_, _| Some(Material::TailLamp),
+        );
+    }
+    lower.end_patch(
+        &mut mesh,
+        false,
+        (p.ride + 0.06, p.ride + 0.15),
+        (-hw * 0.8, hw * 0.8),
+        (24, 3),
+        |_, _| Some(Material::Trim),
+    );
+    plate(&lower, &mut mesh, false, (tail.0 + p.ride + 0.15) / 2.0);
+
+    // Mirrors on the doors just behind the A-pillars.
+    if spec.cabin != Cabin::None {
+        let mx = lower.cowl - 0.18;
+        let my = p.belt + 0.08;
+        let mirror_m = if p.era < 0.3 {
+            Material::Trim
+        } else {
+            Material::Paint
+        };
+        let scale = if big { 1.5 } else { 1.0 };
+        for side in [-1.0f32, 1.0] {
+            let mz = side * (hw * 0.9 + 0.075 * scale);
+            mesh.ellipsoid(
+                Vec3::new(mx, my, mz),
+                Vec3::new(0.075, 0.06, 0.1) * scale,
+                Quat::IDENTITY,
+                mirror_m,
+            );
+            mesh.tube(
+                Vec3::new(mx + 0.02, my - 0.03, side * hw * 0.86),
+                Vec3::new(mx, my - 0.02, mz - side * 0.04),
+                0.018,
+                Material::Trim,
+            );
+        }
+    }
+
+    if spec.cargo_box {
+        cargo_box(&mut mesh, p, &lower);
+    }
+    if p.shape == vis_protocol::BodyShape::Suv {
+        // Roof rails.
+        let y = p.height + 0.02;
+        let (x0, x1) = (
+            lower.cowl - p.ws_run - 0.05,
+            lower.xr + lower.round_r + p.bl_run + 0.1,
+        );
+        for side in [-1.0f32, 1.0] {
+            let z = side * (hw * (1.0 - 0.07) - 0.035) * (1.0 - p.tumble) * 0.82;
+            mesh.tube(
+                Vec3::new(x0, y - 0.03, z),
+                Vec3::new(x0 - 0.12, y, z),
+                0.018,
+                Material::Trim,
+            );
+            mesh.tube(
+                Vec3::new(x0 - 0.12, y, z),
+                Vec3::new(x1 + 0.12, y, z),
+                0.018,
+                Material::Trim,
+            );
+            mesh.tube(
+                Vec3::new(x1 + 0.12, y, z),
+                Vec3::new(x1, y - 0.03, z),
+                0.018,
+                Material::Trim,
+            );
+        }
+    }
+    if open {
+        seats(&mut mesh, p, &lower);
+    }
+    mesh
+}
+
+/// Headlamp outline per style; u runs from the centre outwards, v up.
+fn lamp_mask(style: u32, era: f32, u: f32, v: f32) -> bool {
+    match style {
+        // Round-ish (older) or soft rectangle.
+        0 => {
+            let du = (u - 0.5) * 2.0;
+            let dv = (v - 0.5) * 2.0;
+            du.abs().powf(3.0) + dv.abs().powf(3.0) < 1.0
+        }
+        // Slim strip.
+        1 => true,
+        // Swept: tapering towards the centre.
+        2 => v < 0.45 + 0.55 * u * (0.5 + 0.5 * era) + 0.2,
+        // Twin lamps.
+        _ => !(0.45..0.55).contains(&u),
+    }
+}
+
+fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
+    // US plate: 30.5 x 15.2 cm, blank.
+    lower.end_patch_lifted(
+        mesh,
+        front,
+        (yc - 0.076, yc + 0.076),
+        (-0.152, 0.152),
+        (8, 4),
+        2.0,
+        |_, _| Some(Material::Plate),
+    );
+}
+
+fn cargo_box(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
+    let front = lower.xr - 0.05;
+    let rear = -p.length / 2.0;
+    let bottom = p.ride + p.wheel_radius * 1.35;
+    let top = p.height;
+    let hw = lower.hw * 1.02;
+    let c = Vec3::new((front + rear) / 2.0, (bottom + top) / 2.0, 0.0);
+    mesh.rounded_box(
+        c,
+        Vec3::new((front - rear) / 2.0, (top - bottom) / 2.0, hw),
+        14.0,
+        Material::Paint,
+    );
+    // Chassis rails and a rear bumper under the box.
+    mesh.rounded_box(
+        Vec3::new((lower.xr + rear) / 2.0, bottom - 0.1, 0.0),
+        Vec3::new((lower.xr - rear) / 2.0 - 0.05, 0.1, hw * 0.45),
+        6.0,
+        Material::Trim,
+    );
+    mesh.rounded_box(
+        Vec3::new(rear + 0.05, p.ride + 0.25, 0.0),
+        Vec3::new(0.06, 0.08, hw * 0.95),
+        6.0,
+        Material::Trim,
+    );
+    // Rear arches as dark mud guards.
+    for side in [-1.0f32, 1.0] {
+        mesh.rounded_box(
+            Vec3::new(lower.ra, bottom - 0.02, side * (hw * 0.86)),
+            Vec3::new(p.wheel_radius * 1.25, 0.03, hw * 0.16),
+            6.0,
+            Material::Trim,
+        );
+    }
+    // Tail lamps on the box's lower corners.
+    for side in [-1.0f32, 1.0] {
+        mesh.rounded_box(
+            Vec3::new(rear - 0.005, bottom + 0.25, side * hw * 0.85),
+            Vec3::new(0.02, 0.1, 0.08),
+            6.0,
+            Material::TailLamp,
+        );
+    }
+}
+
+fn seats(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
+    let x = lower.cowl - p.ws_run - 0.55;
+    let base = lower.surface_y(x, 0.3) - 0.04;
+    for side in [-1.0f32, 1.0] {
+        let z = side * lower.hw * 0.42;
+        mesh.rounded_box(
+            Vec3::new(x, base + 0.2, z),
+            Vec3::new(0.08, 0.28, 0.24),
+            4.0,
+            Material::Interior,
+        );
+        mesh.rounded_box(
+            Vec3::new(x - 0.02, base + 0.55, z),
+            Vec3::new(0.06, 0.09, 0.13),
+            3.0,
+            Material::Interior,
+        );
+    }
+}

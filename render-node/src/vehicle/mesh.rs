@@ -1,0 +1,226 @@
+//! Triangle meshes and the surface builders the bodies are made of.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+/// Surface materials; the scene shader switches on these ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Material {
+    Paint = 0,
+    Glass = 1,
+    Tyre = 2,
+    Chrome = 3,
+    Alloy = 4,
+    Trim = 5,
+    HeadLamp = 6,
+    TailLamp = 7,
+    Plate = 8,
+    Grille = 9,
+    Amber = 10,
+    Interior = 11,
+    Ground = 12,
+    Liner = 13,
+}
+
+/// One vertex as the scene shader reads it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct Vertex {
+    pub pos: [f32; 3],
+    pub normal: [f32; 3],
+    pub uv: [f32; 2],
+    pub material: u32,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Mesh {
+    pub vertices: Vec<Vertex>,
+    pub indices: Vec<u32>,
+}
+
+impl Mesh {
+    pub fn triangles(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Axis-aligned bounds of every vertex.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        let mut lo = Vec3::splat(f32::MAX);
+        let mut hi = Vec3::splat(f32::MIN);
+        for v in &self.vertices {
+            let p = Vec3::from(v.pos);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        (lo, hi)
+    }
+
+    /// Adds a (rows x cols) grid surface. `pos(i, j)` gives the points;
+    /// `paint(i, j)` the material and uv of the quad whose lower corner is
+    /// (i, j). Normals are smooth across the grid while materials stay crisp
+    /// per quad, so window and lamp edges follow grid lines exactly.
+    pub fn grid(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        wrap: bool,
+        pos: impl Fn(usize, usize) -> Vec3,
+        paint: impl Fn(usize, usize) -> Option<(Material, [f32; 2])>,
+    ) {
+        if rows < 2 || cols < 2 {
+            return;
+        }
+        let p: Vec<Vec3> = (0..rows)
+            .flat_map(|i| (0..cols).map(move |j| (i, j)))
+            .map(|(i, j)| pos(i, j))
+            .collect();
+        let at = |i: usize, j: usize| p[i * cols + j];
+        let mut n = vec![Vec3::ZERO; rows * cols];
+        for i in 0..rows {
+            for j in 0..cols {
+                let (i0, i1) = (i.saturating_sub(1), (i + 1).min(rows - 1));
+                let (j0, j1) = if wrap {
+                    ((j + cols - 1) % cols, (j + 1) % cols)
+                } else {
+                    (j.saturating_sub(1), (j + 1).min(cols - 1))
+                };
+                let mut du = at(i1, j) - at(i0, j);
+                let mut dv = at(i, j1) - at(i, j0);
+                // Collapsed rows (a loft closing to a line): look one row in.
+                if du.length_squared() < 1e-12 {
+                    let k = if i + 1 < rows { i + 1 } else { i - 1 };
+                    du = at(k, j) - at(i, j);
+                }
+                if dv.length_squared() < 1e-12 {
+                    let k = if i + 1 < rows { i + 1 } else { i - 1 };
+                    dv = at(k, j1) - at(k, j0);
+                }
+                n[i * cols + j] = du.cross(dv).normalize_or_zero();
+            }
+        }
+        let quads_j = if wrap { cols } else { cols - 1 };
+        for i in 0..rows - 1 {
+            for j in 0..quads_j {
+                let jn = (j + 1) % cols;
+                let Some((mat, uv)) = paint(i, j) else {
+                    continue;
+                };
+                let base = self.vertices.len() as u32;
+                for (a, b) in [(i, j), (i + 1, j), (i + 1, jn), (i, jn)] {
+                    self.vertices.push(Vertex {
+                        pos: at(a, b).to_array(),
+                        normal: n[a * cols + b].to_array(),
+                        uv,
+                        material: mat as u32,
+                    });
+                }
+                self.indices.extend_from_slice(&[
+                    base,
+                    base + 1,
+                    base + 2,
+                    base,
+                    base + 2,
+                    base + 3,
+                ]);
+            }
+        }
+    }
+
+    /// A closed surface of revolution around `axis` through `center`.
+    /// `profile` is a list of (radius, offset along axis); uv.x is the
+    /// profile parameter 0..1, uv.y the angle in turns times `uv_turns`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lathe(
+        &mut self,
+        center: Vec3,
+        axis: Vec3,
+        profile: &[(f32, f32)],
+        segments: usize,
+        uv_turns: f32,
+        material: impl Fn(usize) -> Material,
+    ) {
+        let axis = axis.normalize();
+        let helper = if axis.y.abs() < 0.9 { Vec3::Y } else { Vec3::X };
+        let e1 = axis.cross(helper).normalize();
+        let e2 = axis.cross(e1);
+        let n = profile.len();
+        self.grid(
+            n,
+            segments,
+            true,
+            |i, j| {
+                let a = j as f32 / segments as f32 * std::f32::consts::TAU;
+                let (r, h) = profile[i];
+                center + axis * h + (e1 * a.cos() + e2 * a.sin()) * r
+            },
+            |i, j| {
+                Some((
+                    material(i),
+                    [
+                        (i as f32 + 0.5) / (n - 1) as f32,
+                        (j as f32 + 0.5) / segments as f32 * uv_turns,
+                    ],
+                ))
+            },
+        );
+    }
+
+    /// An ellipsoid with radii `r` rotated by `rot`.
+    pub fn ellipsoid(&mut self, center: Vec3, r: Vec3, rot: glam::Quat, material: Material) {
+        let (rows, cols) = (12, 20);
+        self.grid(
+            rows + 1,
+            cols,
+            true,
+            |i, j| {
+                let th = i as f32 / rows as f32 * std::f32::consts::PI;
+                let ph = j as f32 / cols as f32 * std::f32::consts::TAU;
+                let unit = Vec3::new(th.sin() * ph.cos(), th.cos(), th.sin() * ph.sin());
+                center + rot * (unit * r)
+            },
+            |_, _| Some((material, [0.5, 0.5])),
+        );
+    }
+
+    /// A round tube (capsule without caps) from `a` to `b`.
+    pub fn tube(&mut self, a: Vec3, b: Vec3, radius: f32, material: Material) {
+        let axis = b - a;
+        let len = axis.length();
+        if len < 1e-6 {
+            return;
+        }
+        let profile = [
+            (0.0, -radius * 0.3),
+            (radius * 0.8, 0.0),
+            (radius, radius * 0.2),
+            (radius, len - radius * 0.2),
+            (radius * 0.8, len),
+            (0.0, len + radius * 0.3),
+        ];
+        self.lathe(a, axis, &profile, 14, 1.0, |_| material);
+    }
+
+    /// A rounded box: a superellipsoid with exponent `e` (2 = ellipsoid,
+    /// larger = boxier), half extents `h`.
+    pub fn rounded_box(&mut self, center: Vec3, h: Vec3, e: f32, material: Material) {
+        let (rows, cols) = (16, 28);
+        let f = |c: f32| c.signum() * c.abs().powf(2.0 / e);
+        self.grid(
+            rows + 1,
+            cols,
+            true,
+            |i, j| {
+                let th = i as f32 / rows as f32 * std::f32::consts::PI;
+                let ph = j as f32 / cols as f32 * std::f32::consts::TAU;
+                let unit = Vec3::new(
+                    f(th.sin()) * f(ph.cos()),
+                    f(th.cos()),
+                    f(th.sin()) * f(ph.sin()),
+                );
+                center + unit * h
+            },
+            |_, _| Some((material, [0.5, 0.5])),
+        );
+    }
+}

@@ -1,0 +1,237 @@
+// Scene pass: the vehicle under a studio of soft boxes, plus the ground
+// plane that carries the blurred contact shadow. Writes premultiplied,
+// linear, HDR colour; post.wgsl tone-maps and resolves.
+
+struct Scene {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    // Paint in linear RGB; w = 1 for metallic paint.
+    paint: vec4<f32>,
+    // Ground rectangle of the shadow map: x0, z0, 1/width, 1/depth.
+    shadow_rect: vec4<f32>,
+    // Shadow pass: height scale in x.
+    misc: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> scene: Scene;
+@group(0) @binding(1) var shadow_tex: texture_2d<f32>;
+@group(0) @binding(2) var shadow_smp: sampler;
+
+struct VIn {
+    @location(0) pos: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) material: u32,
+};
+
+struct VOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) @interpolate(flat) material: u32,
+};
+
+@vertex
+fn vs_main(v: VIn) -> VOut {
+    var o: VOut;
+    o.clip = scene.view_proj * vec4<f32>(v.pos, 1.0);
+    o.world = v.pos;
+    o.normal = v.normal;
+    o.uv = v.uv;
+    o.material = v.material;
+    return o;
+}
+
+// One rectangular soft box: plane normal n (towards the light from the
+// origin), axes a and b, half sizes in hs, soft edge width grows with rough.
+fn softbox(d: vec3<f32>, n: vec3<f32>, a: vec3<f32>, b: vec3<f32>, hs: vec2<f32>, rough: f32) -> f32 {
+    let t = dot(d, n);
+    if (t <= 0.0) {
+        return 0.0;
+    }
+    let p = d / t;
+    let u = abs(dot(p, a)) / hs.x;
+    let v = abs(dot(p, b)) / hs.y;
+    let e = 0.04 + rough * 1.5;
+    return (1.0 - smoothstep(1.0 - e, 1.0 + e, u)) * (1.0 - smoothstep(1.0 - e, 1.0 + e, v));
+}
+
+// The studio: a dark floor, a bright horizon band, a grey cyclorama, an
+// overhead soft box and tall strip boxes either side.
+fn env(d: vec3<f32>, rough: f32) -> vec3<f32> {
+    var c = vec3<f32>(0.0);
+    let y = d.y;
+    let w = 0.05 + rough;
+    let floor_c = 0.05 + 0.2 * exp(y * 14.0 / (1.0 + rough * 6.0));
+    let wall = 0.22 + 0.55 * exp(-max(y, 0.0) * 6.0 / (1.0 + rough * 3.0));
+    c += vec3<f32>(mix(floor_c, wall, smoothstep(-w * 0.3, w * 0.3, y)));
+    c += vec3<f32>(4.5) * softbox(d, vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 0.0, 1.0), vec2<f32>(1.3, 0.55), rough);
+    // Strip boxes mirrored left/right, so side and side-right match.
+    for (var k = 0; k < 2; k++) {
+        let sz = select(-1.0, 1.0, k == 1);
+        let l1 = normalize(vec3<f32>(0.55, 0.25, sz));
+        c += vec3<f32>(2.6) * softbox(d, l1, normalize(cross(l1, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+        let l2 = normalize(vec3<f32>(-0.7, 0.25, 0.8 * sz));
+        c += vec3<f32>(2.0) * softbox(d, l2, normalize(cross(l2, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+    }
+    let l4 = normalize(vec3<f32>(1.0, 0.35, 0.0));
+    c += vec3<f32>(1.6) * softbox(d, l4, normalize(cross(l4, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
+    let l5 = normalize(vec3<f32>(-1.0, 0.35, 0.0));
+    c += vec3<f32>(1.2) * softbox(d, l5, normalize(cross(l5, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
+    return c;
+}
+
+// Diffuse light reaching a surface facing n.
+fn irradiance(n: vec3<f32>) -> vec3<f32> {
+    let sky = 0.55 + 0.45 * n.y;
+    // Key light from above the front, fill from either side (symmetric).
+    let key = max(dot(n, normalize(vec3<f32>(0.45, 0.85, 0.0))), 0.0);
+    let fill = 0.5 * (max(dot(n, normalize(vec3<f32>(0.2, 0.4, 0.9))), 0.0) + max(dot(n, normalize(vec3<f32>(0.2, 0.4, -0.9))), 0.0));
+    return vec3<f32>(0.35 * sky + 0.75 * key + 0.45 * fill);
+}
+
+fn fresnel(cos_t: f32, f0: f32) -> f32 {
+    return f0 + (1.0 - f0) * pow(1.0 - clamp(cos_t, 0.0, 1.0), 5.0);
+}
+
+fn hash3(p: vec3<f32>) -> f32 {
+    let q = fract(p * vec3<f32>(0.1031, 0.1030, 0.0973));
+    let r = q + dot(q, q.yzx + 33.33);
+    return fract((r.x + r.y) * r.z);
+}
+
+// Coat over a base: diffuse base, clear-coat mirror reflection.
+fn coated(base: vec3<f32>, n: vec3<f32>, v: vec3<f32>, f0: f32, rough: f32) -> vec3<f32> {
+    let r = reflect(-v, n);
+    let f = fresnel(dot(n, v), f0);
+    return base * irradiance(n) * (1.0 - f) + env(r, rough) * f;
+}
+
+@fragment
+fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    if (i.material == 12u) {
+        // Ground: black with the blurred occlusion as alpha.
+        let uv = (i.world.xz - scene.shadow_rect.xy) * scene.shadow_rect.zw;
+        let s = textureSampleLevel(shadow_tex, shadow_smp, uv, 0.0).r;
+        let edge = smoothstep(0.0, 0.08, uv.x) * smoothstep(0.0, 0.08, uv.y)
+            * smoothstep(0.0, 0.08, 1.0 - uv.x) * smoothstep(0.0, 0.08, 1.0 - uv.y);
+        let a = clamp(s * 0.88, 0.0, 0.88) * edge;
+        return vec4<f32>(0.0, 0.0, 0.0, a);
+    }
+    var n = normalize(i.normal);
+    if (!front) {
+        n = -n;
+    }
+    let v = normalize(scene.eye.xyz - i.world);
+    // Meshes are two-sided; keep normals facing the eye.
+    if (dot(n, v) < 0.0) {
+        n = normalize(n - v * dot(n, v) * 1.02);
+    }
+    let r = reflect(-v, n);
+    let nv = max(dot(n, v), 0.0);
+    var c = vec3<f32>(0.0);
+    switch i.material {
+        case 0u: {
+            let base = scene.paint.rgb;
+            if (scene.paint.w > 0.5) {
+                // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
+                let sheen = env(r, 0.35) * base * 0.55;
+                let cell = floor(i.world * 900.0);
+                let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
+                let f = fresnel(nv, 0.05);
+                c = base * irradiance(n) * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.35 + env(r, 0.01) * f;
+            } else {
+                c = coated(base, n, v, 0.045, 0.01);
+            }
+        }
+        case 1u: {
+            // Tinted glass over a dark cabin.
+            let f = fresnel(nv, 0.07);
+            c = vec3<f32>(0.008, 0.011, 0.014) + env(r, 0.0) * (0.035 + 0.965 * f);
+        }
+        case 2u: {
+            // Rubber, with tread grooves on the running surface.
+            let groove = step(0.8, fract(i.uv.y * 60.0)) * step(0.3, i.uv.x) * step(i.uv.x, 0.75);
+            c = vec3<f32>(0.025) * irradiance(n) * (1.0 - groove * 0.6) + env(r, 0.6) * 0.035;
+        }
+        case 3u: {
+            c = env(r, 0.03) * vec3<f32>(0.9, 0.92, 0.95);
+        }
+        case 4u: {
+            // Alloy rim: uv.x = style * 2 + radial fraction, uv.y = angle in spokes.
+            let style = floor(i.uv.x / 2.0);
+            let rad = i.uv.x - style * 2.0;
+            let a = fract(i.uv.y);
+            var spoke_w = 0.32;
+            if (style == 1.0) { spoke_w = 0.5; }
+            if (style == 2.0) { spoke_w = 0.2; }
+            let in_window = step(0.3, rad) * step(rad, 0.84);
+            let gap = in_window * step(spoke_w, abs(a - 0.5) * 2.0);
+            let metal = env(r, 0.25) * vec3<f32>(0.75, 0.76, 0.78) + vec3<f32>(0.12) * irradiance(n);
+            let lip = step(0.9, rad);
+            var m = metal;
+            if (style == 2.0) {
+                m = metal * 0.35 + vec3<f32>(0.02);
+            }
+            c = mix(m, vec3<f32>(0.012), gap) + lip * env(r, 0.05) * 0.3;
+            let hub = 1.0 - step(0.14, rad);
+            c = mix(c, vec3<f32>(0.05), hub * 0.6);
+        }
+        case 5u: {
+            c = vec3<f32>(0.018) * irradiance(n) + env(r, 0.35) * fresnel(nv, 0.04) * 0.6;
+        }
+        case 6u: {
+            // Headlamp: chrome reflector bowl, bright cells, clear cover.
+            let cells = step(0.5, fract(i.uv.x * 3.0)) * step(0.25, i.uv.y) * step(i.uv.y, 0.75);
+            c = env(r, 0.2) * 0.5 + vec3<f32>(2.2, 2.3, 2.5) * (0.35 + 0.65 * cells) + env(r, 0.0) * fresnel(nv, 0.05);
+        }
+        case 7u: {
+            let f = fresnel(nv, 0.05);
+            c = vec3<f32>(0.9, 0.03, 0.03) * (0.6 + 0.4 * step(0.5, fract(i.uv.x * 4.0))) + env(r, 0.0) * f;
+        }
+        case 8u: {
+            // Blank plate: white, no text.
+            c = vec3<f32>(0.82, 0.83, 0.84) * irradiance(n);
+        }
+        case 9u: {
+            let slat = step(0.55, fract(i.uv.y * 7.0));
+            c = mix(vec3<f32>(0.01), env(r, 0.2) * 0.25 + vec3<f32>(0.02), slat);
+        }
+        case 10u: {
+            c = vec3<f32>(1.2, 0.45, 0.03) + env(r, 0.0) * fresnel(nv, 0.05);
+        }
+        case 11u: {
+            c = vec3<f32>(0.035, 0.03, 0.028) * irradiance(n) + env(r, 0.5) * 0.02;
+        }
+        case 13u: {
+            c = vec3<f32>(0.006);
+        }
+        default: {
+            c = vec3<f32>(1.0, 0.0, 1.0);
+        }
+    }
+    return vec4<f32>(c, 1.0);
+}
+
+// Shadow pass: the vehicle seen from below, orthographic over the shadow
+// rectangle; lower surfaces (nearer the ground) occlude more.
+struct SOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) height: f32,
+};
+
+@vertex
+fn vs_shadow(v: VIn) -> SOut {
+    var o: SOut;
+    let uv = (v.pos.xz - scene.shadow_rect.xy) * scene.shadow_rect.zw;
+    o.clip = vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, clamp(v.pos.y * scene.misc.x, 0.0, 1.0), 1.0);
+    o.height = v.pos.y;
+    return o;
+}
+
+@fragment
+fn fs_shadow(i: SOut) -> @location(0) vec4<f32> {
+    let occ = exp(-i.height * scene.misc.y);
+    return vec4<f32>(occ, occ, occ, 1.0);
+}
