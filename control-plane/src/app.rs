@@ -9,8 +9,14 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::config::{Config, ObjectStoreConfig};
+use crate::delivery::Deliverer;
 use crate::http;
+use crate::metrics::Metrics;
 use crate::objects::{FsObjectStore, ObjectStore};
+use crate::ratelimit::RateLimiter;
+use crate::renders::cache::DerivedCache;
+use crate::renders::worker::{InProcessRenderer, WorkerPool};
+use crate::renders::{DispatchConfig, Dispatcher, RenderBackend};
 use crate::store::{SqlStore, Store};
 
 /// Shared by every request. Cheap to clone.
@@ -21,6 +27,10 @@ pub struct AppState {
     pub base_url: Arc<str>,
     /// The options document's `data`, built once.
     pub options: Arc<Value>,
+    pub catalog: &'static vis_catalog::Catalog,
+    pub limiter: Arc<RateLimiter>,
+    pub metrics: Arc<Metrics>,
+    pub deliverer: Deliverer,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +49,10 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error(
+        "the renderer cannot start: {0}. Without a GPU, install Mesa's lavapipe (apt-get install mesa-vulkan-drivers), or set render.workers = 0 to run without an in-process render node"
+    )]
+    Renderer(String),
 }
 
 /// Opens the configured database and applies migrations.
@@ -63,10 +77,37 @@ pub struct App {
     state: AppState,
     grace: Duration,
     extra_routes: Option<axum::Router<AppState>>,
+    workers: Option<WorkerPool>,
+}
+
+/// The wgpu renderer as the in-process render node's backend.
+pub fn wgpu_backend(config: &Config) -> Result<Arc<dyn RenderBackend>, StartError> {
+    let renderer = vis_render::Renderer::new(vis_render::RendererConfig {
+        max_in_flight: config.render.workers.max(1),
+        ..Default::default()
+    })
+    .map_err(|e| StartError::Renderer(e.to_string()))?;
+    tracing::info!(adapter = %renderer.adapter().name, backend = ?renderer.adapter().backend, "renderer ready");
+    Ok(Arc::new(InProcessRenderer::new(Arc::new(renderer))))
 }
 
 impl App {
+    /// Builds the embedded default: the in-process render node draws with
+    /// wgpu (unless `render.workers` is 0).
     pub async fn build(config: Config) -> Result<App, StartError> {
+        let backend = if config.render.workers > 0 {
+            Some(wgpu_backend(&config)?)
+        } else {
+            None
+        };
+        App::build_with_backend(config, backend).await
+    }
+
+    /// Builds with a given render backend (None: no in-process node).
+    pub async fn build_with_backend(
+        config: Config,
+        backend: Option<Arc<dyn RenderBackend>>,
+    ) -> Result<App, StartError> {
         let store = open_store(&config).await?;
         let objects = open_objects(&config)?;
         let listener =
@@ -90,17 +131,54 @@ impl App {
             config.base_url.clone()
         };
         let options = http::options::document(&base_url, &crate::catalog_summary());
+        let store: Arc<dyn Store> = Arc::new(store);
+        let metrics = Arc::new(Metrics::default());
+        let rc = &config.render;
+        let dispatcher = Arc::new(Dispatcher::new(
+            Arc::clone(&store),
+            Arc::clone(&objects),
+            DispatchConfig {
+                revision: rc.revision,
+                job_timeout: Duration::from_secs(rc.job_timeout_secs),
+                default_daily_budget: rc.daily_budget,
+                max_queue_depth: rc.max_queue_depth,
+                workers: rc.workers.max(1),
+            },
+            Arc::clone(&metrics),
+        ));
+        let workers = backend.map(|backend| {
+            WorkerPool::start(
+                rc.workers.max(1),
+                &dispatcher,
+                Arc::clone(&store),
+                Arc::clone(&objects),
+                backend,
+                Arc::clone(&metrics),
+            )
+        });
+        let deliverer = Deliverer {
+            store: Arc::clone(&store),
+            objects: Arc::clone(&objects),
+            dispatcher,
+            derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
+            metrics: Arc::clone(&metrics),
+        };
         let state = AppState {
-            store: Arc::new(store),
+            store,
             objects,
             base_url: Arc::from(base_url),
             options: Arc::new(options),
+            catalog: vis_catalog::Catalog::embedded(),
+            limiter: Arc::new(RateLimiter::default()),
+            metrics,
+            deliverer,
         };
         Ok(App {
             listener,
             state,
             grace: Duration::from_secs(config.shutdown_grace_secs),
             extra_routes: None,
+            workers,
         })
     }
 
@@ -132,6 +210,7 @@ impl App {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let router = http::router(self.state, self.extra_routes);
+        let workers = self.workers;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let grace = self.grace;
         let server = axum::serve(self.listener, router).with_graceful_shutdown(async move {
@@ -140,7 +219,7 @@ impl App {
             let _ = tx.send(());
         });
         let server = tokio::spawn(async move { server.await });
-        tokio::select! {
+        let served = tokio::select! {
             done = server => done.map_err(std::io::Error::other)?,
             () = async {
                 let _ = rx.await;
@@ -149,7 +228,13 @@ impl App {
                 tracing::warn!(grace_secs = grace.as_secs(), "grace period over; dropping remaining connections");
                 Ok(())
             }
+        };
+        // Renders in hand finish and are stored; queued jobs stay queued for
+        // the next start (or another node).
+        if let Some(workers) = workers {
+            workers.shutdown().await;
         }
+        served
     }
 
     /// Serves until SIGINT or SIGTERM.

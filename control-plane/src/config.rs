@@ -48,6 +48,38 @@ pub struct Config {
     pub object_store: ObjectStoreConfig,
     /// Seconds in-flight requests get to finish after SIGINT/SIGTERM.
     pub shutdown_grace_secs: u64,
+    pub render: RenderConfig,
+}
+
+/// Render dispatch and the in-process render node.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RenderConfig {
+    /// In-process render workers (0 = none: remote nodes only).
+    pub workers: usize,
+    /// Seconds a request waits for a cold render (spec: up to 2 minutes).
+    pub job_timeout_secs: u64,
+    /// Cold renders per UTC day unless `control-plane budget set` says otherwise.
+    pub daily_budget: i64,
+    /// Queued + running jobs above which cold renders get 503.
+    pub max_queue_depth: i64,
+    /// Render revision: part of object keys and ETags.
+    pub revision: u32,
+    /// Byte limit of the in-memory cache of derived outputs.
+    pub derived_cache_bytes: usize,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            workers: 2,
+            job_timeout_secs: 120,
+            daily_budget: 10_000,
+            max_queue_depth: 200,
+            revision: 1,
+            derived_cache_bytes: 256 * 1024 * 1024,
+        }
+    }
 }
 
 /// What the optional TOML file may say; every field is optional.
@@ -61,6 +93,7 @@ pub struct FileConfig {
     pub object_store: Option<String>,
     pub objects_dir: Option<PathBuf>,
     pub shutdown_grace_secs: Option<u64>,
+    pub render: Option<RenderConfig>,
 }
 
 /// Values from flags or `VIS_*` variables (clap fills these; flags win).
@@ -172,6 +205,7 @@ impl Config {
             database_url,
             object_store,
             shutdown_grace_secs: file.shutdown_grace_secs.unwrap_or(30),
+            render: file.render.unwrap_or_default(),
         })
     }
 
@@ -182,7 +216,11 @@ impl Config {
             data_dir: Some(dir.to_path_buf()),
             ..Overrides::default()
         };
-        Config::merge(FileConfig::default(), overrides).expect("test config is valid")
+        let mut config =
+            Config::merge(FileConfig::default(), overrides).expect("test config is valid");
+        // Tests that render start the in-process node themselves.
+        config.render.workers = 0;
+        config
     }
 }
 

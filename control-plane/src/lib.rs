@@ -11,11 +11,14 @@ pub mod auth;
 pub mod billing;
 pub mod cli;
 pub mod config;
+pub mod delivery;
 pub mod error;
 pub mod http;
 pub mod limits;
+pub mod metrics;
 pub mod objects;
 pub mod ratelimit;
+pub mod renders;
 pub mod store;
 
 pub use app::{App, AppState};
@@ -23,13 +26,24 @@ pub use config::Config;
 
 /// What the options document says about the embedded catalog.
 pub fn catalog_summary() -> http::options::CatalogSummary {
+    let catalog = vis_catalog::Catalog::embedded();
+    let stats = catalog.stats();
     http::options::CatalogSummary {
-        makes: 0,
-        models: 0,
+        makes: stats.makes,
+        models: stats.models,
         years: http::options::YearRange {
-            from: 1990,
-            to: 2026,
+            from: stats.years.from,
+            to: stats.years.to,
         },
-        sources: Vec::new(),
+        sources: catalog
+            .sources()
+            .iter()
+            .map(|s| http::options::CatalogSource {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                region: s.region.clone(),
+                license: s.license.clone(),
+            })
+            .collect(),
     }
 }

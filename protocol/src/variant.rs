@@ -30,6 +30,27 @@ impl fmt::Display for VariantKey {
     }
 }
 
+impl std::str::FromStr for VariantKey {
+    type Err = String;
+
+    /// Parses the text form written by `Display`.
+    fn from_str(raw: &str) -> Result<VariantKey, String> {
+        let parts: Vec<&str> = raw.split('/').collect();
+        let [make, model, year, color, view] = parts.as_slice() else {
+            return Err(format!("{raw:?} is not make/model/year/color/view"));
+        };
+        Ok(VariantKey {
+            make: Slug::parse(make).ok_or_else(|| format!("bad make slug {make:?}"))?,
+            model: Slug::parse(model).ok_or_else(|| format!("bad model slug {model:?}"))?,
+            year: year.parse().map_err(|_| format!("bad year {year:?}"))?,
+            color: color
+                .parse()
+                .map_err(|e: crate::ParseError| e.to_string())?,
+            view: view.parse().map_err(|e: crate::ParseError| e.to_string())?,
+        })
+    }
+}
+
 /// What a render node needs to draw one variant. The node never looks anything
 /// up: the control plane resolves the body shape from the catalog.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,5 +76,18 @@ mod tests {
             view: View::Side,
         };
         assert_eq!(key.to_string(), "toyota/camry/2019/red/side");
+        assert_eq!(
+            "toyota/camry/2019/red/side".parse::<VariantKey>().unwrap(),
+            key
+        );
+        for bad in [
+            "",
+            "toyota/camry/2019/red",
+            "toyota/camry/x/red/side",
+            "Toyota/camry/2019/red/side",
+            "a/b/2019/navy/side",
+        ] {
+            assert!(bad.parse::<VariantKey>().is_err(), "{bad}");
+        }
     }
 }

@@ -7,6 +7,8 @@ pub mod context;
 pub mod docs;
 pub mod extract;
 pub mod health;
+pub mod images;
+pub mod metrics;
 pub mod middleware;
 pub mod options;
 
@@ -41,6 +43,8 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
         ("/api/v1/openapi.json", Access::Public, get(docs::openapi)),
         ("/api/v1/images/options", Access::Public, get(options::get)),
         ("/api/v1/account", Access::Keyed, get(account::get)),
+        ("/api/v1/images/car", Access::Keyed, get(images::get_car)),
+        ("/metrics", Access::Public, get(metrics::get)),
     ]
 }
 

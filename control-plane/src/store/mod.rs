@@ -328,6 +328,9 @@ pub trait JobStore: Send + Sync {
         revision: i64,
         shape: &str,
     ) -> Result<(JobRecord, Claim), StoreError>;
+    /// The job for (variant, revision) if it is queued or running.
+    async fn live_job(&self, variant: &str, revision: i64)
+    -> Result<Option<JobRecord>, StoreError>;
     /// Leases the oldest queued job (or one whose lease expired) to `owner`.
     async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError>;
     /// Ends a leased job; false when `owner` no longer holds the lease.
@@ -355,7 +358,14 @@ pub trait BudgetStore: Send + Sync {
 /// Everything the control plane keeps in its database.
 #[async_trait]
 pub trait Store:
-    AccountStore + LedgerStore + KeyStore + PartnerStore + DeliveryStore + JobStore + BudgetStore
+    AccountStore
+    + LedgerStore
+    + KeyStore
+    + PartnerStore
+    + DeliveryStore
+    + JobStore
+    + BudgetStore
+    + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.
     async fn ping(&self) -> Result<(), StoreError>;

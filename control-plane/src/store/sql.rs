@@ -686,6 +686,24 @@ impl JobStore for SqlStore {
         Ok((job_from(&row).map_err(map_err)?, Claim::Joined))
     }
 
+    async fn live_job(
+        &self,
+        variant: &str,
+        revision: i64,
+    ) -> Result<Option<JobRecord>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            job_cols!(),
+            " FROM render_jobs WHERE variant = $1 AND revision = $2 AND status IN ('queued', 'running')"
+        ))
+        .bind(variant)
+        .bind(revision)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(job_from).transpose().map_err(map_err)
+    }
+
     async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError> {
         let now = now_millis();
         let sql = match self.dialect {

@@ -1,0 +1,284 @@
+//! Image delivery: from validated parameters to encoded bytes, billed.
+//!
+//! Order of work for one request, and why:
+//! 1. The output's size, ETag and canonical URL are pure functions of the
+//!    parameters, so a conditional request is answered (304, free) without
+//!    touching the image.
+//! 2. A balance pre-check refuses broke callers before a cold render is
+//!    spent on them.
+//! 3. The output comes from the in-memory cache, else the object store, else
+//!    is derived from the source render (which may be rendered now).
+//! 4. Only with bytes in hand is the credit charged, in the same transaction
+//!    as the delivery record. A failed render, a spent budget or a full
+//!    queue therefore never charge: there is nothing to refund.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use vis_catalog::{Catalog, LookupError};
+use vis_protocol::{BodyShape, Color, Format, RenderJob, SOURCE_PX, Slug, VariantKey, View};
+
+use crate::metrics::Metrics;
+use crate::objects::ObjectStore;
+use crate::renders::cache::{Derived, DerivedCache, DerivedKey};
+use crate::renders::{DispatchError, Dispatcher, SourceKind};
+use crate::store::{NewDelivery, Store, StoreError};
+
+/// Parameters of one image, validated (spec §4, GET /api/v1/images/car).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageParams {
+    pub make: String,
+    pub model: String,
+    pub year: u16,
+    pub view: View,
+    pub color: Color,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub format: Format,
+}
+
+/// A catalog vehicle resolved from [`ImageParams`], with the output's size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub variant: VariantKey,
+    pub shape: BodyShape,
+    pub revision: u32,
+    pub width: u32,
+    pub height: u32,
+    pub format: Format,
+    /// Requested box, kept for the canonical URL.
+    pub box_w: Option<u32>,
+    pub box_h: Option<u32>,
+}
+
+impl Resolved {
+    pub fn derived_key(&self) -> DerivedKey {
+        DerivedKey {
+            variant: self.variant.clone(),
+            revision: self.revision,
+            width: self.width,
+            height: self.height,
+            format: self.format,
+        }
+    }
+
+    /// A strong validator for this exact output: variant, size, format and
+    /// render revision (a re-render under a new revision changes it).
+    pub fn etag(&self) -> String {
+        let text = format!(
+            "{}|{}x{}|{}|r{}",
+            self.variant, self.width, self.height, self.format, self.revision
+        );
+        let digest = Sha256::digest(text.as_bytes());
+        format!("\"r{}-{}\"", self.revision, hex::encode(&digest[..12]))
+    }
+
+    /// The canonical request path of this image, in `make` spelling.
+    pub fn canonical_path(&self) -> String {
+        let v = &self.variant;
+        let mut path = format!(
+            "/api/v1/images/car?make={}&model={}&year={}&view={}&color={}",
+            v.make, v.model, v.year, v.view, v.color
+        );
+        if let Some(w) = self.box_w {
+            path.push_str(&format!("&w={w}"));
+        }
+        if let Some(h) = self.box_h {
+            path.push_str(&format!("&h={h}"));
+        }
+        path.push_str(&format!("&format={}", self.format));
+        path
+    }
+}
+
+/// Looks the vehicle up and computes the output's size.
+pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Resolved, LookupError> {
+    let vehicle = catalog.lookup(&p.make, &p.model, p.year)?;
+    let slug = |s: &str| Slug::parse(s).expect("catalog slugs are valid");
+    let (width, height) = vis_render::image::fit(SOURCE_PX, SOURCE_PX, p.width, p.height);
+    Ok(Resolved {
+        variant: VariantKey {
+            make: slug(&vehicle.make.slug),
+            model: slug(&vehicle.model.slug),
+            year: vehicle.year,
+            color: p.color,
+            view: p.view,
+        },
+        shape: vehicle.shape,
+        revision,
+        width,
+        height,
+        format: p.format,
+        box_w: p.width,
+        box_h: p.height,
+    })
+}
+
+/// If-None-Match compared weakly (spec §4): `W/` on either side still matches.
+pub fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    let strip = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    let ours = strip(etag);
+    if_none_match.split(',').any(|t| {
+        let t = t.trim();
+        t == "*" || strip(t) == ours
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    #[error("insufficient credits")]
+    InsufficientCredits { balance: i64, required: i64 },
+    #[error(transparent)]
+    Dispatch(#[from] DispatchError),
+    #[error("deriving the output failed: {0}")]
+    Derive(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a successful delivery returns.
+#[derive(Debug, Clone)]
+pub struct Delivered {
+    pub output: Derived,
+    pub source: SourceKind,
+    pub credits_charged: i64,
+    pub balance_after: i64,
+}
+
+/// Who is paying, for the delivery record.
+#[derive(Debug, Clone)]
+pub struct Payer<'a> {
+    pub account_id: &'a str,
+    pub key_id: &'a str,
+    pub request_id: &'a str,
+}
+
+/// Everything delivery needs, shared.
+#[derive(Debug, Clone)]
+pub struct Deliverer {
+    pub store: Arc<dyn Store>,
+    pub objects: Arc<dyn ObjectStore>,
+    pub dispatcher: Arc<Dispatcher>,
+    pub derived: Arc<DerivedCache>,
+    pub metrics: Arc<Metrics>,
+}
+
+pub const CREDITS_PER_IMAGE: i64 = crate::billing::CREDITS_PER_IMAGE;
+
+impl Deliverer {
+    /// The output for `r`, from cache or derived (rendering if needed).
+    pub async fn output(&self, r: &Resolved) -> Result<(Derived, SourceKind), DeliveryError> {
+        let key = r.derived_key();
+        if let Some(hit) = self.derived.get(&key) {
+            return Ok((hit, SourceKind::Cache));
+        }
+        let object_key = key.object_key();
+        if let Ok(Some(obj)) = self.objects.get(&object_key).await {
+            let d = Derived {
+                bytes: obj.bytes,
+                width: r.width,
+                height: r.height,
+                format: r.format,
+            };
+            self.derived.insert(key, d.clone());
+            return Ok((d, SourceKind::Cache));
+        }
+        let job = RenderJob {
+            variant: r.variant.clone(),
+            shape: r.shape,
+            revision: r.revision,
+        };
+        let (source, kind) = self.dispatcher.source(&job).await?;
+        let (box_w, box_h, format) = (r.box_w, r.box_h, r.format);
+        let encoded = tokio::task::spawn_blocking(move || {
+            vis_render::image::derive(vis_render::Source::Png(&source), box_w, box_h, format)
+        })
+        .await
+        .map_err(|e| DeliveryError::Derive(e.to_string()))?
+        .map_err(|e| DeliveryError::Derive(e.to_string()))?;
+        let d = Derived {
+            bytes: Bytes::from(encoded.bytes),
+            width: encoded.width,
+            height: encoded.height,
+            format,
+        };
+        // Persisting the derived output is an optimisation: a failure is
+        // logged, the delivery goes on.
+        if let Err(e) = self
+            .objects
+            .put(&object_key, d.bytes.clone(), format.mime())
+            .await
+        {
+            tracing::warn!(error = %e, "could not store a derived output");
+        }
+        self.derived.insert(key, d.clone());
+        Ok((d, kind))
+    }
+
+    /// Delivers and bills one image.
+    pub async fn deliver(
+        &self,
+        r: &Resolved,
+        payer: &Payer<'_>,
+    ) -> Result<Delivered, DeliveryError> {
+        let account = self
+            .store
+            .account_by_id(payer.account_id)
+            .await?
+            .ok_or(StoreError::NotFound("account"))?;
+        if account.balance < CREDITS_PER_IMAGE {
+            return Err(DeliveryError::InsufficientCredits {
+                balance: account.balance,
+                required: CREDITS_PER_IMAGE,
+            });
+        }
+        let (output, source) = self.output(r).await?;
+        let delivery = NewDelivery {
+            id: uuid::Uuid::new_v4().to_string(),
+            request_id: payer.request_id.to_owned(),
+            account_id: payer.account_id.to_owned(),
+            key_id: Some(payer.key_id.to_owned()),
+            variant: r.variant.to_string(),
+            revision: i64::from(r.revision),
+            width: i64::from(output.width),
+            height: i64::from(output.height),
+            format: r.format.to_string(),
+            source: source.as_str(),
+            credits: CREDITS_PER_IMAGE,
+        };
+        let balance_after = match self.store.charge_delivery(&delivery).await {
+            Ok(b) => b,
+            Err(StoreError::InsufficientCredits { balance, required }) => {
+                return Err(DeliveryError::InsufficientCredits { balance, required });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        match source {
+            SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
+            SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
+        }
+        Ok(Delivered {
+            output,
+            source,
+            credits_charged: CREDITS_PER_IMAGE,
+            balance_after,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_comparison_of_etags() {
+        let tag = "\"r1-abc\"";
+        assert!(etag_matches("\"r1-abc\"", tag));
+        assert!(etag_matches("W/\"r1-abc\"", tag));
+        assert!(etag_matches("\"x\", W/\"r1-abc\"", tag));
+        assert!(etag_matches("*", tag));
+        assert!(!etag_matches("\"r2-abc\"", tag));
+        assert!(etag_matches("\"r1-abc\"", "W/\"r1-abc\""));
+    }
+}

@@ -1,0 +1,425 @@
+//! GET /api/v1/images/car (spec §4; scope images:read; 1 credit).
+
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use vis_catalog::LookupError;
+use vis_protocol::{Color, Format, SizePreset, View};
+
+use super::auth::{Auth, ImagesRead};
+use super::context;
+use crate::app::AppState;
+use crate::delivery::{self, DeliveryError, ImageParams, Payer};
+use crate::error::ApiError;
+use crate::ratelimit::{Decision, now_secs};
+use crate::renders::DispatchError;
+
+/// Parameters this endpoint knows; anything else is a 400 naming it, because
+/// silently ignoring a misspelt parameter bills the wrong image.
+const KNOWN: [&str; 11] = [
+    "make", "brand", "model", "year", "view", "color", "w", "h", "size", "format", "response",
+];
+
+pub const YEAR_MIN: u16 = 1990;
+/// The image endpoint accepts next year's models (spec §8).
+pub const YEAR_MAX: u16 = 2027;
+
+/// How the client wants the image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseForm {
+    Image,
+    Url,
+}
+
+/// Parses and validates the query string; errors name the parameter.
+pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        if !KNOWN.contains(&k.as_ref()) {
+            return Err(ApiError::bad_request(
+                k.as_ref(),
+                format!(
+                    "unknown parameter; this endpoint accepts: {}",
+                    KNOWN.join(", ")
+                ),
+            ));
+        }
+        if seen.iter().any(|(name, _)| *name == k) {
+            return Err(ApiError::bad_request(k.as_ref(), "given more than once"));
+        }
+        seen.push((k.into_owned(), v.into_owned()));
+    }
+    let get = |name: &str| {
+        seen.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let make = match (get("make"), get("brand")) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_request(
+                "brand",
+                "send make or brand, not both",
+            ));
+        }
+        (Some(m), None) => ("make", m),
+        (None, Some(b)) => ("brand", b),
+        (None, None) => {
+            return Err(ApiError::bad_request(
+                "make",
+                "required (name or slug; brand is an alias)",
+            ));
+        }
+    };
+    let text = |name: &'static str, value: &str| -> Result<String, ApiError> {
+        let v = value.trim();
+        if v.is_empty() {
+            return Err(ApiError::bad_request(name, "must not be empty"));
+        }
+        if v.chars().count() > 100 {
+            return Err(ApiError::bad_request(
+                name,
+                "must be at most 100 characters",
+            ));
+        }
+        Ok(v.to_owned())
+    };
+    let make_value = text(make.0, make.1)?;
+    let model = text(
+        "model",
+        get("model").ok_or_else(|| ApiError::bad_request("model", "required"))?,
+    )?;
+    let year_raw = get("year").ok_or_else(|| ApiError::bad_request("year", "required"))?;
+    let year: u16 = year_raw
+        .trim()
+        .parse()
+        .ok()
+        .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "year",
+                format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+            )
+        })?;
+    let view: View = parse_enum(get("view"), "view")?.unwrap_or_default();
+    let color: Color = parse_enum(get("color"), "color")?.unwrap_or_default();
+    let format: Format = parse_enum(get("format"), "format")?.unwrap_or_default();
+    let size: Option<SizePreset> = parse_enum(get("size"), "size")?;
+    let dim = |name: &'static str| -> Result<Option<u32>, ApiError> {
+        get(name)
+            .map(|v| {
+                v.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=1024).contains(n))
+                    .ok_or_else(|| ApiError::bad_request(name, "must be an integer from 1 to 1024"))
+            })
+            .transpose()
+    };
+    let (mut width, height) = (dim("w")?, dim("h")?);
+    // `size` is shorthand for w, ignored when w or h is given.
+    if width.is_none() && height.is_none() {
+        width = size.map(SizePreset::px);
+    }
+    let response = match get("response").map(str::trim) {
+        None | Some("image") => ResponseForm::Image,
+        Some("url") => ResponseForm::Url,
+        Some(_) => return Err(ApiError::bad_request("response", "must be image or url")),
+    };
+    Ok((
+        ImageParams {
+            make: make_value,
+            model,
+            year,
+            view,
+            color,
+            width,
+            height,
+            format,
+        },
+        response,
+    ))
+}
+
+fn parse_enum<T>(raw: Option<&str>, name: &'static str) -> Result<Option<T>, ApiError>
+where
+    T: std::str::FromStr<Err = vis_protocol::ParseError>,
+{
+    raw.map(|v| {
+        v.parse::<T>()
+            .map_err(|e| ApiError::bad_request(name, e.to_string()))
+    })
+    .transpose()
+}
+
+/// `RateLimit-*` headers (spec §2), on every answer of this endpoint.
+pub fn rate_headers(d: &Decision) -> [(HeaderName, HeaderValue); 3] {
+    [
+        (
+            HeaderName::from_static("ratelimit-limit"),
+            HeaderValue::from(d.limit),
+        ),
+        (
+            HeaderName::from_static("ratelimit-remaining"),
+            HeaderValue::from(d.remaining),
+        ),
+        (
+            HeaderName::from_static("ratelimit-reset"),
+            HeaderValue::from(d.reset_secs),
+        ),
+    ]
+}
+
+fn with_rate(mut response: Response, d: &Decision) -> Response {
+    for (k, v) in rate_headers(d) {
+        response.headers_mut().insert(k, v);
+    }
+    response
+}
+
+fn lookup_error(e: LookupError) -> ApiError {
+    let param = match &e {
+        LookupError::UnknownMake(_) => "make",
+        LookupError::UnknownModel { .. } | LookupError::AmbiguousModel { .. } => "model",
+        LookupError::YearNotAvailable { .. } => "year",
+    };
+    let mut err = ApiError::NotFound(format!(
+        "{e}. Use /api/v1/vehicles or /api/v1/images/resolve to find exact parameters."
+    ))
+    .with_field("param", param);
+    if let LookupError::AmbiguousModel { candidates, .. } = &e {
+        err = err.with_field("candidates", candidates.clone());
+    }
+    if let LookupError::YearNotAvailable { available, .. } = &e {
+        err = err.with_field("available_years", available.clone());
+    }
+    err
+}
+
+pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> ApiError {
+    match e {
+        DeliveryError::InsufficientCredits { balance, required } => {
+            metrics.insufficient_credits.inc();
+            ApiError::PaymentRequired { balance, required }
+        }
+        DeliveryError::Dispatch(DispatchError::BudgetSpent { retry_after_secs }) => ApiError::Unavailable {
+            message: "Today's generation budget is spent: this variant has never been rendered. Cached variants are still served. Nothing was charged.".into(),
+            retry_after_secs: Some(retry_after_secs),
+        },
+        DeliveryError::Dispatch(DispatchError::Overloaded { retry_after_secs }) => ApiError::Unavailable {
+            message: "Render capacity is full; this variant cannot be rendered within the client allowance. Nothing was charged.".into(),
+            retry_after_secs: Some(retry_after_secs),
+        },
+        DeliveryError::Dispatch(DispatchError::TimedOut) => ApiError::Unavailable {
+            message: "The render is taking longer than allowed; it continues, so retry shortly. Nothing was charged.".into(),
+            retry_after_secs: Some(10),
+        },
+        DeliveryError::Dispatch(DispatchError::RenderFailed(cause)) => {
+            tracing::warn!(error.cause = %cause, "render failed");
+            ApiError::BadGateway("The render failed. Nothing was charged; retry after a pause.".into())
+        }
+        DeliveryError::Derive(cause) => {
+            tracing::error!(error.cause = %cause, "deriving an output failed");
+            ApiError::BadGateway("Producing the requested size or format failed. Nothing was charged.".into())
+        }
+        DeliveryError::Dispatch(DispatchError::Unavailable(cause)) => {
+            tracing::error!(error.cause = %cause, "dependency unavailable");
+            ApiError::Unavailable {
+                message: "A dependency is unavailable. Nothing was charged.".into(),
+                retry_after_secs: Some(5),
+            }
+        }
+        DeliveryError::Store(e) => e.into(),
+    }
+}
+
+/// Whether the client asked for JSON and not for an image (spec §4).
+fn wants_json(headers: &HeaderMap) -> bool {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    accept.contains("application/json") && !accept.contains("image/")
+}
+
+pub async fn get_car(
+    State(state): State<AppState>,
+    Auth(principal, ..): Auth<ImagesRead>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
+    let decision = state
+        .limiter
+        .check(&format!("key:{}", principal.key.id), limit, now_secs());
+    if !decision.allowed {
+        state.metrics.rate_limited.inc();
+        let err = ApiError::TooManyRequests {
+            retry_after_secs: decision.reset_secs,
+        };
+        return with_rate(err.into_response(), &decision);
+    }
+    let result = serve(&state, &principal, query.as_deref(), &headers).await;
+    with_rate(
+        result.unwrap_or_else(IntoResponse::into_response),
+        &decision,
+    )
+}
+
+async fn serve(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let (params, mut form) = parse_query(query)?;
+    if wants_json(headers) {
+        form = ResponseForm::Url;
+    }
+    let resolved = delivery::resolve(
+        state.catalog,
+        &params,
+        state.deliverer.dispatcher.config().revision,
+    )
+    .map_err(lookup_error)?;
+    let etag = resolved.etag();
+    if form == ResponseForm::Url {
+        return Err(ApiError::bad_request(
+            "response",
+            "response=url (signed delivery URLs) is not available on this deployment yet; request the image bytes",
+        ));
+    }
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
+    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+        state.metrics.not_modified.inc();
+        let balance = state
+            .store
+            .account_by_id(&principal.key.account_id)
+            .await?
+            .map(|a| a.balance)
+            .unwrap_or(0);
+        let mut r = StatusCode::NOT_MODIFIED.into_response();
+        let h = r.headers_mut();
+        h.insert(header::ETAG, header_value(&etag));
+        h.insert("x-credits-charged", HeaderValue::from(0));
+        h.insert("x-credits-remaining", HeaderValue::from(balance));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-store"),
+        );
+        return Ok(r);
+    }
+    let ctx = context::current();
+    let payer = Payer {
+        account_id: &principal.key.account_id,
+        key_id: &principal.key.id,
+        request_id: &ctx.request_id,
+    };
+    let delivered = state
+        .deliverer
+        .deliver(&resolved, &payer)
+        .await
+        .map_err(|e| delivery_error(e, &state.metrics))?;
+    let out = delivered.output;
+    let mut r = (StatusCode::OK, out.bytes).into_response();
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(out.format.mime()),
+    );
+    h.insert(header::ETAG, header_value(&etag));
+    h.insert(
+        header::CONTENT_LOCATION,
+        header_value(&format!("{}{}", state.base_url, resolved.canonical_path())),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    h.insert(
+        "x-credits-charged",
+        HeaderValue::from(delivered.credits_charged),
+    );
+    h.insert(
+        "x-credits-remaining",
+        HeaderValue::from(delivered.balance_after),
+    );
+    h.insert(
+        "x-image-source",
+        HeaderValue::from_static(delivered.source.as_str()),
+    );
+    h.insert("x-image-width", HeaderValue::from(out.width));
+    h.insert("x-image-height", HeaderValue::from(out.height));
+    Ok(r)
+}
+
+fn header_value(s: &str) -> HeaderValue {
+    HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param_of(q: &str) -> String {
+        match parse_query(Some(q)).unwrap_err() {
+            ApiError::BadRequest { param, .. } => param,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_defaults_aliases_and_size() {
+        let (p, form) = parse_query(Some("brand=Toyota&model=Camry&year=2019")).unwrap();
+        assert_eq!(
+            (p.make.as_str(), p.model.as_str(), p.year),
+            ("Toyota", "Camry", 2019)
+        );
+        assert_eq!(
+            (p.view, p.color, p.format, p.width, p.height),
+            (View::Front34, Color::Silver, Format::Png, None, None)
+        );
+        assert_eq!(form, ResponseForm::Image);
+        let (p, form) = parse_query(Some(
+            "make=bmw&model=m3&year=2020&view=hero&format=jpeg&size=small&response=url",
+        ))
+        .unwrap();
+        assert_eq!(
+            (p.view, p.format, p.width, form),
+            (View::Front34, Format::Jpg, Some(512), ResponseForm::Url)
+        );
+        // size is ignored when w or h is given
+        let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&size=small&h=300")).unwrap();
+        assert_eq!((p.width, p.height), (None, Some(300)));
+    }
+
+    #[test]
+    fn every_bad_parameter_is_named() {
+        let base = "make=bmw&model=m3&year=2020";
+        assert_eq!(param_of("model=m3&year=2020"), "make");
+        assert_eq!(param_of("make=bmw&brand=bmw&model=m3&year=2020"), "brand");
+        assert_eq!(param_of("make=bmw&year=2020"), "model");
+        assert_eq!(param_of("make=bmw&model=m3"), "year");
+        for (extra, param) in [
+            ("&year=2020", "year"),
+            ("&colour=red", "colour"),
+            ("&view=top", "view"),
+            ("&color=navy", "color"),
+            ("&format=gif", "format"),
+            ("&size=huge", "size"),
+            ("&w=0", "w"),
+            ("&h=1025", "h"),
+            ("&w=abc", "w"),
+            ("&response=html", "response"),
+            ("&key=vis_x", "key"),
+        ] {
+            assert_eq!(param_of(&format!("{base}{extra}")), param, "{extra}");
+        }
+        assert_eq!(param_of("make=bmw&model=m3&year=1989"), "year");
+        assert_eq!(param_of("make=bmw&model=m3&year=2028"), "year");
+        assert_eq!(param_of("make=%20&model=m3&year=2020"), "make");
+        assert!(parse_query(Some("make=bmw&model=m3&year=2027")).is_ok());
+    }
+}

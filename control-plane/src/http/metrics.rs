@@ -1,0 +1,70 @@
+//! GET /metrics: operator counters and gauges in the Prometheus text format.
+//! It carries no secrets and no per-customer data.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::renders::utc_day;
+
+pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let jobs = state.store.job_counts().await?;
+    let dispatcher = &state.deliverer.dispatcher;
+    let budget = dispatcher.daily_budget().await?;
+    let used = state.store.budget_used(&utc_day()).await?;
+    let gauges = [
+        (
+            "vis_render_queue_depth",
+            "Render jobs queued or running.",
+            (jobs.queued + jobs.running) as f64,
+        ),
+        (
+            "vis_render_jobs_queued",
+            "Render jobs waiting for a node.",
+            jobs.queued as f64,
+        ),
+        (
+            "vis_render_jobs_running",
+            "Render jobs leased by a node.",
+            jobs.running as f64,
+        ),
+        (
+            "vis_render_jobs_failed",
+            "Render jobs whose last attempt failed.",
+            jobs.failed as f64,
+        ),
+        (
+            "vis_renders_today",
+            "Cold renders started today (UTC).",
+            used as f64,
+        ),
+        (
+            "vis_render_budget_daily",
+            "Cold renders allowed per UTC day.",
+            budget as f64,
+        ),
+        (
+            "vis_render_budget_left",
+            "Cold renders left today (UTC).",
+            (budget - used).max(0) as f64,
+        ),
+        (
+            "vis_derived_cache_bytes",
+            "Bytes in the in-memory cache of derived outputs.",
+            state.deliverer.derived.bytes() as f64,
+        ),
+        (
+            "vis_rate_limit_subjects",
+            "Keys and addresses counted in the current rate window.",
+            state.limiter.tracked() as f64,
+        ),
+    ];
+    let mut response = state.metrics.render_text(&gauges).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    Ok(response)
+}

@@ -1,0 +1,319 @@
+//! Render dispatch: finds a variant's source render, or has one made.
+//!
+//! A source render is looked up in the object store by variant key and render
+//! revision. On a miss, concurrent requests in this process share one future
+//! (single-flight per variant); across processes the render job's unique
+//! (variant, revision) row makes them share one job. A cold render passes two
+//! admission checks first: the daily generation budget and the queue depth.
+//! Render nodes (the in-process [`worker`] pool, or remote nodes later) lease
+//! jobs from the job table; waiters poll the job until it is done.
+
+pub mod cache;
+pub mod worker;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use tokio::sync::{Notify, OnceCell};
+use vis_protocol::{RenderJob, VariantKey};
+
+use crate::metrics::Metrics;
+use crate::objects::{ObjectKey, ObjectStore};
+use crate::store::{Claim, JobStatus, Store, StoreError};
+
+/// Draws source renders. The in-process node uses the wgpu renderer; tests
+/// and remote-node adapters implement it too.
+#[async_trait]
+pub trait RenderBackend: Send + Sync + std::fmt::Debug {
+    /// The job's source render as PNG bytes (1024x1024, transparent).
+    async fn render_png(&self, job: &RenderJob) -> Result<Vec<u8>, String>;
+}
+
+/// Operator settings for dispatch.
+#[derive(Debug, Clone)]
+pub struct DispatchConfig {
+    /// Part of every object key and ETag; bump to re-render everything.
+    pub revision: u32,
+    /// How long a request waits for a cold render (spec: up to 2 minutes).
+    pub job_timeout: Duration,
+    /// Cold renders per UTC day when no operator setting overrides it.
+    pub default_daily_budget: i64,
+    /// Queued + running jobs above which new cold renders are refused (503).
+    pub max_queue_depth: i64,
+    /// Render slots across the in-process pool, for the queue-wait estimate.
+    pub workers: usize,
+}
+
+impl Default for DispatchConfig {
+    fn default() -> Self {
+        DispatchConfig {
+            revision: 1,
+            job_timeout: Duration::from_secs(120),
+            default_daily_budget: 10_000,
+            max_queue_depth: 200,
+            workers: 2,
+        }
+    }
+}
+
+/// Where a delivered source came from (spec `X-Image-Source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Cache,
+    Generated,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Cache => "cache",
+            SourceKind::Generated => "generated",
+        }
+    }
+}
+
+/// Why no source could be had.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum DispatchError {
+    #[error("the daily generation budget is spent")]
+    BudgetSpent { retry_after_secs: u64 },
+    #[error("the render queue is full")]
+    Overloaded { retry_after_secs: u64 },
+    #[error("the render failed: {0}")]
+    RenderFailed(String),
+    #[error("the render did not finish in time")]
+    TimedOut,
+    #[error("a dependency is unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl From<StoreError> for DispatchError {
+    fn from(e: StoreError) -> Self {
+        DispatchError::Unavailable(e.to_string())
+    }
+}
+
+impl From<crate::objects::ObjectError> for DispatchError {
+    fn from(e: crate::objects::ObjectError) -> Self {
+        DispatchError::Unavailable(e.to_string())
+    }
+}
+
+pub const BUDGET_SETTING: &str = "daily_render_budget";
+
+/// The object key of a variant's source render.
+pub fn source_key(variant: &VariantKey, revision: u32) -> ObjectKey {
+    ObjectKey::parse(&format!("renders/r{revision}/{variant}/source.png"))
+        .expect("slugs and ids make valid keys")
+}
+
+type Shared = Arc<OnceCell<Result<Bytes, DispatchError>>>;
+
+#[derive(Debug)]
+pub struct Dispatcher {
+    store: Arc<dyn Store>,
+    objects: Arc<dyn ObjectStore>,
+    config: DispatchConfig,
+    inflight: Mutex<HashMap<String, Shared>>,
+    /// Wakes in-process workers when a job is queued.
+    pub(crate) job_queued: Arc<Notify>,
+    /// Wakes waiters when any in-process job finishes.
+    pub(crate) job_finished: Arc<Notify>,
+    metrics: Arc<Metrics>,
+}
+
+impl Dispatcher {
+    pub fn new(
+        store: Arc<dyn Store>,
+        objects: Arc<dyn ObjectStore>,
+        config: DispatchConfig,
+        metrics: Arc<Metrics>,
+    ) -> Dispatcher {
+        Dispatcher {
+            store,
+            objects,
+            config,
+            inflight: Mutex::new(HashMap::new()),
+            job_queued: Arc::new(Notify::new()),
+            job_finished: Arc::new(Notify::new()),
+            metrics,
+        }
+    }
+
+    pub fn config(&self) -> &DispatchConfig {
+        &self.config
+    }
+
+    /// The source render of `job`'s variant, rendering it if needed.
+    pub async fn source(&self, job: &RenderJob) -> Result<(Bytes, SourceKind), DispatchError> {
+        let key = source_key(&job.variant, job.revision);
+        if let Some(obj) = self.objects.get(&key).await? {
+            return Ok((obj.bytes, SourceKind::Cache));
+        }
+        let flight_key = key.to_string();
+        let cell: Shared = {
+            let mut map = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(flight_key.clone()).or_default().clone()
+        };
+        let result = cell.get_or_init(|| self.generate(job, &key)).await.clone();
+        // The first finisher clears the entry; later requests find the object.
+        self.inflight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&flight_key);
+        result.map(|bytes| (bytes, SourceKind::Generated))
+    }
+
+    /// The source if it is already rendered; never renders.
+    pub async fn cached_source(
+        &self,
+        variant: &VariantKey,
+    ) -> Result<Option<Bytes>, DispatchError> {
+        let key = source_key(variant, self.config.revision);
+        Ok(self.objects.get(&key).await?.map(|o| o.bytes))
+    }
+
+    /// Today's budget limit: the operator setting, else the configured default.
+    pub async fn daily_budget(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .store
+            .setting(BUDGET_SETTING)
+            .await?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(self.config.default_daily_budget))
+    }
+
+    async fn generate(&self, job: &RenderJob, key: &ObjectKey) -> Result<Bytes, DispatchError> {
+        // Another process may have finished it since the first look.
+        if let Some(obj) = self.objects.get(key).await? {
+            return Ok(obj.bytes);
+        }
+        let variant = job.variant.to_string();
+        let revision = i64::from(job.revision);
+        let started = Instant::now();
+        let job_id = self.admit(job, &variant, revision).await?;
+        let result = self.wait_for(&job_id, key, started).await;
+        if result.is_err() {
+            self.metrics.render_waits_failed.inc();
+        }
+        result
+    }
+
+    /// Joins a live job, or takes budget and queues one. Returns the job id.
+    async fn admit(
+        &self,
+        job: &RenderJob,
+        variant: &str,
+        revision: i64,
+    ) -> Result<String, DispatchError> {
+        let counts = self.store.job_counts().await?;
+        let depth = counts.queued + counts.running;
+        let day = utc_day();
+        // Admission first, so a refused request never creates a job.
+        let limit = self.daily_budget().await?;
+        if !self.store.take_budget(&day, limit).await? {
+            // A job someone else already queued needs no budget: join it.
+            if let Some(live) = self.store.live_job(variant, revision).await? {
+                return Ok(live.id);
+            }
+            self.metrics.budget_refusals.inc();
+            return Err(DispatchError::BudgetSpent {
+                retry_after_secs: secs_until_utc_midnight(),
+            });
+        }
+        // Refuse rather than hang when the queue cannot drain within the
+        // time a client is told to wait.
+        let too_slow = self.queue_wait_estimate(depth + 1) > self.config.job_timeout.as_secs();
+        if depth >= self.config.max_queue_depth || too_slow {
+            self.store.return_budget(&day).await?;
+            self.metrics.queue_refusals.inc();
+            return Err(DispatchError::Overloaded {
+                retry_after_secs: self.queue_wait_estimate(depth),
+            });
+        }
+        let (record, claim) = self
+            .store
+            .claim_job(variant, revision, job.shape.id())
+            .await?;
+        match claim {
+            Claim::Created | Claim::Requeued => {
+                self.metrics.renders_queued.inc();
+                self.job_queued.notify_waiters();
+                self.job_queued.notify_one();
+            }
+            Claim::Joined => self.store.return_budget(&day).await?,
+        }
+        Ok(record.id)
+    }
+
+    async fn wait_for(
+        &self,
+        job_id: &str,
+        key: &ObjectKey,
+        started: Instant,
+    ) -> Result<Bytes, DispatchError> {
+        let deadline = started + self.config.job_timeout;
+        loop {
+            let finished = self.job_finished.notified();
+            let record = self
+                .store
+                .job_by_id(job_id)
+                .await?
+                .ok_or_else(|| DispatchError::RenderFailed("the render job vanished".into()))?;
+            match record.status {
+                JobStatus::Done => {
+                    return match self.objects.get(key).await? {
+                        Some(obj) => Ok(obj.bytes),
+                        None => Err(DispatchError::RenderFailed(
+                            "the render finished but its image is missing".into(),
+                        )),
+                    };
+                }
+                JobStatus::Failed => {
+                    return Err(DispatchError::RenderFailed(
+                        record.error.unwrap_or_else(|| "unknown".into()),
+                    ));
+                }
+                JobStatus::Queued | JobStatus::Running => {}
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(DispatchError::TimedOut);
+            }
+            // In-process jobs wake us at once; jobs of other processes are polled.
+            let poll = Duration::from_millis(100).min(deadline - now);
+            let _ = tokio::time::timeout(poll, finished).await;
+        }
+    }
+
+    /// Seconds until a queue of `depth` jobs drains, given the measured
+    /// mean render time (or 2 s before any render was measured).
+    pub fn queue_wait_estimate(&self, depth: i64) -> u64 {
+        let mean_ms = self.metrics.render_mean_ms().unwrap_or(2_000.0);
+        let workers = self.config.workers.max(1) as f64;
+        ((depth.max(1) as f64 * mean_ms / workers) / 1000.0)
+            .ceil()
+            .max(1.0) as u64
+    }
+}
+
+/// Today's date in UTC, `YYYY-MM-DD`: the budget's day.
+pub fn utc_day() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    format!(
+        "{:04}-{:02}-{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day()
+    )
+}
+
+pub fn secs_until_utc_midnight() -> u64 {
+    let now = time::OffsetDateTime::now_utc();
+    let since_midnight =
+        u64::from(now.hour()) * 3600 + u64::from(now.minute()) * 60 + u64::from(now.second());
+    (86_400 - since_midnight).max(1)
+}

@@ -1,0 +1,179 @@
+//! The in-process render node: a pool of workers that lease jobs from the
+//! job table, draw them with a [`RenderBackend`], store the source PNG and
+//! finish the job. Remote nodes will run the same loop over HTTP.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use tokio::sync::Notify;
+use tracing::Instrument;
+use vis_protocol::{BodyShape, RenderJob, VariantKey};
+
+use super::{Dispatcher, RenderBackend, source_key};
+use crate::metrics::Metrics;
+use crate::objects::ObjectStore;
+use crate::store::{JobRecord, Store};
+
+/// The wgpu studio renderer, in this process. Rendering and PNG encoding run
+/// on the blocking pool; the renderer bounds its own in-flight renders.
+#[derive(Debug)]
+pub struct InProcessRenderer {
+    renderer: Arc<vis_render::Renderer>,
+}
+
+impl InProcessRenderer {
+    pub fn new(renderer: Arc<vis_render::Renderer>) -> InProcessRenderer {
+        InProcessRenderer { renderer }
+    }
+}
+
+#[async_trait]
+impl RenderBackend for InProcessRenderer {
+    async fn render_png(&self, job: &RenderJob) -> Result<Vec<u8>, String> {
+        let renderer = Arc::clone(&self.renderer);
+        let job = job.clone();
+        tokio::task::spawn_blocking(move || {
+            let rgba = renderer.render(&job).map_err(|e| e.to_string())?;
+            vis_render::image::encode_png(&rgba).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| format!("render task failed: {e}"))?
+    }
+}
+
+/// Handles to the running workers.
+#[derive(Debug)]
+pub struct WorkerPool {
+    stop: Arc<Notify>,
+    handles: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl WorkerPool {
+    /// Starts `count` workers that render with `backend`.
+    pub fn start(
+        count: usize,
+        dispatcher: &Dispatcher,
+        store: Arc<dyn Store>,
+        objects: Arc<dyn ObjectStore>,
+        backend: Arc<dyn RenderBackend>,
+        metrics: Arc<Metrics>,
+    ) -> WorkerPool {
+        let stop = Arc::new(Notify::new());
+        let lease_ms =
+            i64::try_from(dispatcher.config().job_timeout.as_millis()).unwrap_or(i64::MAX);
+        let handles = (0..count.max(1))
+            .map(|i| {
+                let w = Worker {
+                    owner: format!("inproc-{}-{i}", std::process::id()),
+                    store: Arc::clone(&store),
+                    objects: Arc::clone(&objects),
+                    backend: Arc::clone(&backend),
+                    metrics: Arc::clone(&metrics),
+                    queued: Arc::clone(&dispatcher.job_queued),
+                    finished: Arc::clone(&dispatcher.job_finished),
+                    stop: Arc::clone(&stop),
+                    lease_ms,
+                };
+                tokio::spawn(w.run())
+            })
+            .collect();
+        WorkerPool { stop, handles }
+    }
+
+    /// Stops leasing new jobs and waits for the ones in hand to finish.
+    pub async fn shutdown(self) {
+        self.stop.notify_waiters();
+        for h in self.handles {
+            let _ = h.await;
+        }
+    }
+}
+
+struct Worker {
+    owner: String,
+    store: Arc<dyn Store>,
+    objects: Arc<dyn ObjectStore>,
+    backend: Arc<dyn RenderBackend>,
+    metrics: Arc<Metrics>,
+    queued: Arc<Notify>,
+    finished: Arc<Notify>,
+    stop: Arc<Notify>,
+    lease_ms: i64,
+}
+
+impl Worker {
+    async fn run(self) {
+        loop {
+            let woken = self.queued.notified();
+            let stopped = self.stop.notified();
+            match self.store.lease_job(&self.owner, self.lease_ms).await {
+                Ok(Some(job)) => {
+                    let span = tracing::info_span!("render_job", job.id = %job.id, job.variant = %job.variant, job.attempt = job.attempts);
+                    self.process(job).instrument(span).await;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "leasing a render job failed"),
+            }
+            // Sleep until work is queued, a poll interval passes (jobs from
+            // other replicas, expired leases), or shutdown.
+            tokio::select! {
+                () = woken => {}
+                () = tokio::time::sleep(Duration::from_millis(500)) => {}
+                () = stopped => return,
+            }
+        }
+    }
+
+    async fn process(&self, record: JobRecord) {
+        let started = Instant::now();
+        let outcome = self.render(&record).await;
+        let elapsed_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let finish = match &outcome {
+            Ok(()) => {
+                self.metrics.observe_render(elapsed_ms as f64);
+                tracing::info!(duration_ms = elapsed_ms, "render finished");
+                Ok(elapsed_ms)
+            }
+            Err(e) => {
+                self.metrics.renders_failed.inc();
+                tracing::warn!(error = %e, "render failed");
+                Err(e.as_str())
+            }
+        };
+        match self.store.finish_job(&record.id, &self.owner, finish).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!("lost the lease before finishing; another node owns the job")
+            }
+            Err(e) => tracing::error!(error = %e, "could not record the job's end"),
+        }
+        self.finished.notify_waiters();
+    }
+
+    async fn render(&self, record: &JobRecord) -> Result<(), String> {
+        let variant: VariantKey = record.variant.parse()?;
+        let shape: BodyShape = record
+            .shape
+            .parse()
+            .map_err(|e: vis_protocol::ParseError| e.to_string())?;
+        let revision = u32::try_from(record.revision).map_err(|_| "bad revision".to_owned())?;
+        let job = RenderJob {
+            variant,
+            shape,
+            revision,
+        };
+        let png = self.backend.render_png(&job).await?;
+        self.objects
+            .put(
+                &source_key(&job.variant, revision),
+                Bytes::from(png),
+                "image/png",
+            )
+            .await
+            .map_err(|e| format!("storing the render failed: {e}"))?;
+        Ok(())
+    }
+}
