@@ -19,6 +19,25 @@
 //!
 //! Every function accepts any string without panicking; the length limits of spec §8 are the
 //! HTTP layer's to enforce.
+//!
+//! ```
+//! use vis_catalog::{Catalog, Confidence, ResolveInput, resolve};
+//!
+//! let cat = Catalog::embedded();
+//! let v = cat.lookup("Toyota", "camry", 2019).unwrap();
+//! assert_eq!((v.make.slug.as_str(), v.model.name.as_str(), v.shape.id()), ("toyota", "Camry", "sedan"));
+//!
+//! let hits = cat.search("porshe 911", None, 10);
+//! assert_eq!(hits[0].model_slug.as_deref(), Some("911"));
+//!
+//! let r = resolve(cat, ResolveInput { query: "red 2019 camry from behind", ..Default::default() }).unwrap();
+//! assert_eq!(r.image_path, "/api/v1/images/car?make=toyota&model=camry&year=2019&view=rear&color=red");
+//! assert_eq!(r.confidence, Confidence::High);
+//! ```
+//!
+//! Modules: `model` (public types), `load` (file → types), `search` (indexes, ranking),
+//! `resolve` (free-text parser and scorer), `text` (normalisation, edit distance).
+//! Data and cleaning: `docs/catalog.md`; resolve rules: `docs/resolve.md`.
 
 mod load;
 mod model;
