@@ -4,5 +4,6 @@ mod auth;
 mod cli;
 mod docs;
 mod errors;
+mod images;
 mod options;
 mod store_conformance;
