@@ -353,9 +353,9 @@ async fn operate(
                     "--scopes: at least one scope is required".into(),
                 ));
             }
-            if !(1..=1_000_000).contains(&rate_limit) {
+            if !(1..=100_000_000).contains(&rate_limit) {
                 return Err(CliError::Usage(
-                    "--rate-limit: must be from 1 to 1000000".into(),
+                    "--rate-limit: must be from 1 to 100000000".into(),
                 ));
             }
             if name.trim().is_empty() || name.len() > 80 {
