@@ -29,6 +29,8 @@ pub struct AppState {
     pub options: Arc<Value>,
     pub catalog: &'static vis_catalog::Catalog,
     pub limiter: Arc<RateLimiter>,
+    /// Keys seen recently (see `http::auth::CachedAuth`).
+    pub keys: Arc<crate::auth::KeyCache<crate::http::auth::Principal>>,
     pub metrics: Arc<Metrics>,
     pub deliverer: Deliverer,
 }
@@ -158,6 +160,7 @@ impl App {
         });
         let deliverer = Deliverer {
             store: Arc::clone(&store),
+            charges: crate::billing::batch::ChargeBatcher::start(Arc::clone(&store)),
             objects: Arc::clone(&objects),
             dispatcher,
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
@@ -170,6 +173,7 @@ impl App {
             options: Arc::new(options),
             catalog: vis_catalog::Catalog::embedded(),
             limiter: Arc::new(RateLimiter::default()),
+            keys: Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000)),
             metrics,
             deliverer,
         };

@@ -194,3 +194,67 @@ mod tests {
         assert!(!hashes_equal(&h, "short"));
     }
 }
+
+/// Recently seen keys by hash, for the one hot path that may skip the key
+/// read: the image endpoint, whose charge re-checks the key in its own
+/// transaction and which confirms the key before any unbilled answer.
+/// Entries expire after `ttl`; the map is cleared when it reaches `max`.
+#[derive(Debug)]
+pub struct KeyCache<V> {
+    entries: std::sync::Mutex<std::collections::HashMap<String, (V, std::time::Instant)>>,
+    ttl: std::time::Duration,
+    max: usize,
+}
+
+impl<V: Clone> KeyCache<V> {
+    pub fn new(ttl: std::time::Duration, max: usize) -> KeyCache<V> {
+        KeyCache {
+            entries: Default::default(),
+            ttl,
+            max,
+        }
+    }
+
+    pub fn get(&self, hash: &str) -> Option<V> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(hash)
+            .filter(|(_, at)| at.elapsed() < self.ttl)
+            .map(|(v, _)| v.clone())
+    }
+
+    pub fn insert(&self, hash: String, value: V) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if entries.len() >= self.max {
+            entries.clear();
+        }
+        entries.insert(hash, (value, std::time::Instant::now()));
+    }
+
+    pub fn forget(&self, hash: &str) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(hash);
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    #[test]
+    fn entries_expire_and_the_map_stays_bounded() {
+        let c = KeyCache::new(std::time::Duration::from_millis(30), 2);
+        c.insert("a".into(), 1);
+        assert_eq!(c.get("a"), Some(1));
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        assert_eq!(c.get("a"), None);
+        c.insert("b".into(), 2);
+        c.insert("c".into(), 3);
+        c.insert("d".into(), 4); // full: cleared first
+        assert_eq!((c.get("b"), c.get("d")), (None, Some(4)));
+        c.forget("d");
+        assert_eq!(c.get("d"), None);
+    }
+}

@@ -1,6 +1,8 @@
 //! Prices, packs and what an account has spent (spec §1). No HTTP, no SQL:
 //! the ledger itself lives behind `store::LedgerStore`.
 
+pub mod batch;
+
 use serde::Serialize;
 
 use crate::store::{EntryKind, Millis, Store, StoreError};

@@ -158,6 +158,7 @@ pub struct Payer<'a> {
 #[derive(Debug, Clone)]
 pub struct Deliverer {
     pub store: Arc<dyn Store>,
+    pub charges: crate::billing::batch::ChargeBatcher,
     pub objects: Arc<dyn ObjectStore>,
     pub dispatcher: Arc<Dispatcher>,
     pub derived: Arc<DerivedCache>,
@@ -222,18 +223,26 @@ impl Deliverer {
         r: &Resolved,
         payer: &Payer<'_>,
     ) -> Result<Delivered, DeliveryError> {
-        let account = self
-            .store
-            .account_by_id(payer.account_id)
-            .await?
-            .ok_or(StoreError::NotFound("account"))?;
-        if account.balance < CREDITS_PER_IMAGE {
-            return Err(DeliveryError::InsufficientCredits {
-                balance: account.balance,
-                required: CREDITS_PER_IMAGE,
-            });
-        }
-        let (output, source) = self.output(r).await?;
+        // Only work that costs something (a render, a derivation) is guarded
+        // by a balance pre-check; a memory hit goes straight to the charge,
+        // which is the authoritative check.
+        let (output, source) = match self.derived.get(&r.derived_key()) {
+            Some(hit) => (hit, SourceKind::Cache),
+            None => {
+                let account = self
+                    .store
+                    .account_by_id(payer.account_id)
+                    .await?
+                    .ok_or(StoreError::NotFound("account"))?;
+                if account.balance < CREDITS_PER_IMAGE {
+                    return Err(DeliveryError::InsufficientCredits {
+                        balance: account.balance,
+                        required: CREDITS_PER_IMAGE,
+                    });
+                }
+                self.output(r).await?
+            }
+        };
         let delivery = NewDelivery {
             id: uuid::Uuid::new_v4().to_string(),
             request_id: payer.request_id.to_owned(),
@@ -247,10 +256,13 @@ impl Deliverer {
             source: source.as_str(),
             credits: CREDITS_PER_IMAGE,
         };
-        let balance_after = match self.store.charge_delivery(&delivery).await {
+        let balance_after = match self.charges.charge(delivery).await {
             Ok(b) => b,
             Err(StoreError::InsufficientCredits { balance, required }) => {
                 return Err(DeliveryError::InsufficientCredits { balance, required });
+            }
+            Err(StoreError::KeyRevoked) => {
+                return Err(DeliveryError::Store(StoreError::KeyRevoked));
             }
             Err(e) => return Err(e.into()),
         };

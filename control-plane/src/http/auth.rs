@@ -95,6 +95,53 @@ pub async fn authenticate(state: &AppState, raw: &str) -> Result<Principal, ApiE
     })
 }
 
+/// Like [`Auth`], but served from the key cache when the key was seen in the
+/// last minute. Only for handlers that honour the cache's contract: the
+/// charge re-checks the key in its transaction, and every unbilled answer is
+/// preceded by [`confirm`].
+#[derive(Debug)]
+pub struct CachedAuth<S: RequiredScope>(pub Principal, pub String, pub PhantomData<S>);
+
+impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let hash = presented_key(parts)
+            .and_then(ApiKey::parse)
+            .map(|k| k.hash());
+        if let Some(hash) = hash
+            && let Some(principal) = state.keys.get(&hash)
+        {
+            if let Some(scope) = S::SCOPE
+                && !principal.scopes.contains(scope)
+            {
+                return Err(ApiError::MissingScope(scope.as_str()));
+            }
+            return Ok(CachedAuth(principal, hash, PhantomData));
+        }
+        let Auth(principal, _) = Auth::<S>::from_request_parts(parts, state).await?;
+        let hash = presented_key(parts)
+            .and_then(ApiKey::parse)
+            .map(|k| k.hash())
+            .unwrap_or_default();
+        state.keys.insert(hash.clone(), principal.clone());
+        Ok(CachedAuth(principal, hash, PhantomData))
+    }
+}
+
+/// Confirms against the database that a cached key is still live; a revoked
+/// key leaves the cache and answers 401.
+pub async fn confirm(state: &AppState, principal: &Principal, hash: &str) -> Result<(), ApiError> {
+    let record = state.store.key_by_id(&principal.key.id).await?;
+    if record.is_none_or(|r| r.revoked_at.is_some()) {
+        state.keys.forget(hash);
+        return Err(ApiError::Unauthorized(
+            "The API key has been revoked.".into(),
+        ));
+    }
+    Ok(())
+}
+
 impl<S: RequiredScope> FromRequestParts<AppState> for Auth<S> {
     type Rejection = ApiError;
 

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use vis_catalog::LookupError;
 use vis_protocol::{Color, Format, SizePreset, View};
 
-use super::auth::{Auth, ImagesRead};
+use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::context;
 use crate::app::AppState;
 use crate::delivery::{self, DeliveryError, ImageParams, Payer};
@@ -228,6 +228,9 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
                 retry_after_secs: Some(5),
             }
         }
+        DeliveryError::Store(crate::store::StoreError::KeyRevoked) => {
+            ApiError::Unauthorized("The API key has been revoked.".into())
+        }
         DeliveryError::Store(e) => e.into(),
     }
 }
@@ -244,7 +247,7 @@ fn wants_json(headers: &HeaderMap) -> bool {
 
 pub async fn get_car(
     State(state): State<AppState>,
-    Auth(principal, ..): Auth<ImagesRead>,
+    CachedAuth(principal, key_hash, ..): CachedAuth<ImagesRead>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
@@ -252,14 +255,28 @@ pub async fn get_car(
     let decision = state
         .limiter
         .check(&format!("key:{}", principal.key.id), limit, now_secs());
-    if !decision.allowed {
+    let result = if decision.allowed {
+        serve(&state, &principal, query.as_deref(), &headers).await
+    } else {
         state.metrics.rate_limited.inc();
-        let err = ApiError::TooManyRequests {
+        Err(ApiError::TooManyRequests {
             retry_after_secs: decision.reset_secs,
-        };
-        return with_rate(err.into_response(), &decision);
-    }
-    let result = serve(&state, &principal, query.as_deref(), &headers).await;
+        })
+    };
+    // A billed 200 was confirmed by its charge transaction; anything else
+    // first confirms that the (possibly cached) key is still live.
+    let billed = matches!(&result, Ok(r) if r.status() == StatusCode::OK);
+    let result = match result {
+        Err(ApiError::Unauthorized(m)) => {
+            state.keys.forget(&key_hash);
+            Err(ApiError::Unauthorized(m))
+        }
+        other if !billed => match confirm(&state, &principal, &key_hash).await {
+            Ok(()) => other,
+            Err(e) => Err(e),
+        },
+        other => other,
+    };
     with_rate(
         result.unwrap_or_else(IntoResponse::into_response),
         &decision,

@@ -30,6 +30,9 @@ pub enum StoreError {
     NotFound(&'static str),
     #[error("insufficient credits: balance {balance}, required {required}")]
     InsufficientCredits { balance: i64, required: i64 },
+    /// The key a charge was made with has been revoked: nothing is charged.
+    #[error("the API key has been revoked")]
+    KeyRevoked,
     #[error("database error: {0}")]
     Database(String),
     #[error("migration failed: {0}")]
@@ -239,6 +242,13 @@ pub trait DeliveryStore: Send + Sync {
     /// Debits `credits` and records the delivery and its ledger entry in one
     /// transaction; InsufficientCredits writes nothing. Returns the balance after.
     async fn charge_delivery(&self, delivery: &NewDelivery) -> Result<i64, StoreError>;
+    /// Group commit: charges every delivery in one transaction. Each item
+    /// gets its own outcome (an InsufficientCredits item writes nothing);
+    /// an Err for the whole call means nothing at all was written.
+    async fn charge_deliveries(
+        &self,
+        deliveries: &[NewDelivery],
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError>;
     /// Refunds a delivery's charge once (ledger refund + refunded_at, one
     /// transaction). Returns the balance after, or None if already refunded.
     async fn refund_delivery(

@@ -527,3 +527,37 @@ async fn a_full_queue_answers_503_instead_of_hanging() {
         "only the delivered image was billed"
     );
 }
+
+#[tokio::test]
+async fn a_key_revoked_while_cached_is_refused_at_once_and_never_billed() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let (key_id, key) = app
+        .account_with_key("k@example.com", "images:read,account:read")
+        .await;
+    let r = app.get_with_key(CAMRY, &key).await;
+    assert_eq!(r.status(), 200);
+    let etag = header(&r, "etag");
+    app.cli(&["keys", "revoke", &key_id]).await.unwrap();
+    // The billed path: refused by the charge transaction itself.
+    let r = app.get_with_key(CAMRY, &key).await;
+    assert_eq!(header(&r, "www-authenticate"), "Bearer");
+    problem(r, 401).await;
+    // An unbilled answer (304) confirms the key first.
+    let r = app
+        .client
+        .get(app.url(CAMRY))
+        .bearer_auth(&key)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    problem(r, 401).await;
+    let out = app
+        .cli(&["--json", "accounts", "show", "--email", "k@example.com"])
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["credits"],
+        99
+    );
+}
