@@ -5,4 +5,6 @@ mod cli;
 mod docs;
 mod errors;
 mod options;
+mod resolve;
 mod store_conformance;
+mod vehicles;
