@@ -67,19 +67,20 @@ fn env(d: vec3<f32>, rough: f32) -> vec3<f32> {
     let wall = 0.22 + 0.55 * exp(-max(y, 0.0) * 6.0 / (1.0 + rough * 3.0));
     c += vec3<f32>(mix(floor_c, wall, smoothstep(-w * 0.3, w * 0.3, y)));
     c += vec3<f32>(4.5) * softbox(d, vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 0.0, 1.0), vec2<f32>(1.3, 0.55), rough);
-    // Strip boxes mirrored left/right, so side and side-right match.
-    for (var k = 0; k < 2; k++) {
-        let sz = select(-1.0, 1.0, k == 1);
-        let l1 = normalize(vec3<f32>(0.55, 0.25, sz));
-        c += vec3<f32>(2.6) * softbox(d, l1, normalize(cross(l1, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
-        let l2 = normalize(vec3<f32>(-0.7, 0.25, 0.8 * sz));
-        c += vec3<f32>(2.0) * softbox(d, l2, normalize(cross(l2, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
-    }
-    let l4 = normalize(vec3<f32>(1.0, 0.35, 0.0));
-    c += vec3<f32>(1.6) * softbox(d, l4, normalize(cross(l4, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
-    let l5 = normalize(vec3<f32>(-1.0, 0.35, 0.0));
-    c += vec3<f32>(1.2) * softbox(d, l5, normalize(cross(l5, vec3<f32>(0.0, 1.0, 0.0))), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
+    // Strip boxes mirrored left/right (so side and side-right match) and
+    // front/rear fills; directions precomputed (normalize(cross(n, y))).
+    c += vec3<f32>(2.6) * softbox(d, vec3<f32>(0.47076, 0.21398, -0.85592), vec3<f32>(0.87622, -0.00000, 0.48192), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+    c += vec3<f32>(2.0) * softbox(d, vec3<f32>(-0.64102, 0.22893, -0.73259), vec3<f32>(0.75258, 0.00000, -0.65850), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+    c += vec3<f32>(2.6) * softbox(d, vec3<f32>(0.47076, 0.21398, 0.85592), vec3<f32>(-0.87622, 0.00000, 0.48192), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+    c += vec3<f32>(2.0) * softbox(d, vec3<f32>(-0.64102, 0.22893, 0.73259), vec3<f32>(-0.75258, 0.00000, -0.65850), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.16, 0.75), rough);
+    c += vec3<f32>(1.6) * softbox(d, vec3<f32>(0.94386, 0.33035, 0.00000), vec3<f32>(0.00000, 0.00000, 1.00000), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
+    c += vec3<f32>(1.2) * softbox(d, vec3<f32>(-0.94386, 0.33035, 0.00000), vec3<f32>(0.00000, 0.00000, -1.00000), vec3<f32>(0.0, 1.0, 0.0), vec2<f32>(0.6, 0.3), rough);
     return c;
+}
+
+// A cheap, very blurred studio for broad lobes (metallic sheen).
+fn soft_env(d: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(mix(0.12, 0.6, smoothstep(-0.2, 0.3, d.y)) + 1.4 * smoothstep(0.5, 0.95, d.y));
 }
 
 // Diffuse light reaching a surface facing n.
@@ -136,7 +137,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             let base = scene.paint.rgb;
             if (scene.paint.w > 0.5) {
                 // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
-                let sheen = env(r, 0.35) * base * 0.55;
+                let sheen = soft_env(r) * base * 0.55;
                 let cell = floor(i.world * 900.0);
                 let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
                 let f = fresnel(nv, 0.05);

@@ -11,8 +11,9 @@ use crate::auth::{ApiKey, Scopes, random_base62};
 use crate::billing::FREE_CREDITS;
 use crate::config::{Config, Overrides};
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
+use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
-use crate::store::{AccountStore, KeyStore, LedgerStore, PartnerStore};
+use crate::store::{AccountStore, BudgetStore, JobStore, KeyStore, LedgerStore, PartnerStore};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -48,6 +49,20 @@ pub enum Command {
     /// Partner secrets for signed /images/car.png URLs.
     #[command(subcommand)]
     Partners(PartnersCmd),
+    /// The daily generation budget (cold renders per UTC day).
+    #[command(subcommand)]
+    Budget(BudgetCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BudgetCmd {
+    /// Set how many cold renders may start per UTC day (all replicas together).
+    Set {
+        #[arg(long)]
+        daily: i64,
+    },
+    /// Show today's budget, what is used, and the render queue.
+    Show,
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,7 +199,7 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
         }
         other => {
             let store = app::open_store(&config).await?;
-            let result = operate(&store, other, cli.json).await;
+            let result = operate(&store, other, cli.json, config.render.daily_budget).await;
             store.close().await;
             result
         }
@@ -221,7 +236,12 @@ fn validate_email(email: &str) -> Result<(), CliError> {
     }
 }
 
-async fn operate(store: &SqlStore, command: Command, as_json: bool) -> Result<String, CliError> {
+async fn operate(
+    store: &SqlStore,
+    command: Command,
+    as_json: bool,
+    config_budget: i64,
+) -> Result<String, CliError> {
     use std::fmt::Write;
     let mut out = String::new();
     match command {
@@ -333,9 +353,9 @@ async fn operate(store: &SqlStore, command: Command, as_json: bool) -> Result<St
                     "--scopes: at least one scope is required".into(),
                 ));
             }
-            if !(1..=1_000_000).contains(&rate_limit) {
+            if !(1..=100_000_000).contains(&rate_limit) {
                 return Err(CliError::Usage(
-                    "--rate-limit: must be from 1 to 1000000".into(),
+                    "--rate-limit: must be from 1 to 100000000".into(),
                 ));
             }
             if name.trim().is_empty() || name.len() > 80 {
@@ -424,6 +444,39 @@ async fn operate(store: &SqlStore, command: Command, as_json: bool) -> Result<St
                 let _ = writeln!(out, "partner_id {}", partner.id);
                 let _ = writeln!(out, "{secret}");
             }
+        }
+        Command::Budget(BudgetCmd::Set { daily }) => {
+            if daily < 0 {
+                return Err(CliError::Usage("--daily: must not be negative".into()));
+            }
+            store
+                .set_setting(BUDGET_SETTING, &daily.to_string())
+                .await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "daily": daily }),
+                &format!("daily generation budget set to {daily} cold renders per UTC day"),
+            ));
+        }
+        Command::Budget(BudgetCmd::Show) => {
+            let daily = match store.setting(BUDGET_SETTING).await? {
+                Some(v) => v.parse::<i64>().unwrap_or(config_budget),
+                None => config_budget,
+            };
+            let day = utc_day();
+            let used = store.budget_used(&day).await?;
+            let jobs = store.job_counts().await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "day": day, "daily": daily, "used": used, "left": (daily - used).max(0), "queued": jobs.queued, "running": jobs.running, "failed": jobs.failed }),
+                &format!(
+                    "day (UTC)  {day}\ndaily      {daily}\nused       {used}\nleft       {}\nqueue      {} queued, {} running, {} failed",
+                    (daily - used).max(0),
+                    jobs.queued,
+                    jobs.running,
+                    jobs.failed
+                ),
+            ));
         }
         Command::Serve | Command::Migrate => unreachable!("handled by run"),
     }

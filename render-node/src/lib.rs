@@ -25,6 +25,7 @@ pub mod gpu;
 pub mod image;
 pub mod passes;
 pub mod sheet;
+mod sheet_font;
 pub mod vehicle;
 
 use std::path::PathBuf;

@@ -4,10 +4,12 @@
 use vis_protocol::{BodyShape, Color, View};
 
 use crate::image::{Rgba, resize};
+use crate::sheet_font::draw_text;
 use crate::{RenderError, Renderer, Subject};
 
 /// Rows are shapes; columns the six views in the row's colour, then two
-/// more colours in the hero (front-3-4) view. Cells are composited on white.
+/// more colours in the hero (front-3-4) view. Cells are composited on white
+/// and labelled: view names on top, shape and colour in each cell.
 pub fn contact_sheet(
     renderer: &Renderer,
     cell: u32,
@@ -16,8 +18,17 @@ pub fn contact_sheet(
     let extra = 2;
     let cols = View::ALL.len() + extra;
     let rows = shapes.len();
-    let (w, h) = (cell * cols as u32, cell * rows as u32);
+    let header = 24;
+    let (w, h) = (cell * cols as u32, cell * rows as u32 + header);
     let mut out = vec![255u8; (w * h * 4) as usize];
+    for c in 0..cols {
+        let label = if c < View::ALL.len() {
+            View::ALL[c].id()
+        } else {
+            "front-3-4"
+        };
+        draw_text(&mut out, w, c as u32 * cell + 8, 6, 2, label);
+    }
     for (r, shape) in shapes.iter().enumerate() {
         let r_all = BodyShape::ALL.iter().position(|s| s == shape).unwrap_or(r);
         let model = format!("{}-studio", shape.id());
@@ -39,7 +50,10 @@ pub fn contact_sheet(
                 view,
             })?;
             let small = resize(&img, cell, cell)?;
-            blit_on_white(&mut out, w, &small, c as u32 * cell, r as u32 * cell);
+            let (x0, y0) = (c as u32 * cell, r as u32 * cell + header);
+            blit_on_white(&mut out, w, &small, x0, y0);
+            let label = format!("{} {}", shape.id(), color.id());
+            draw_text(&mut out, w, x0 + 8, y0 + 6, 1, &label);
         }
     }
     Ok(Rgba::new(w, h, out)?)

@@ -3,6 +3,11 @@
 //! commands against the same configuration.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use control_plane::renders::RenderBackend;
+use vis_protocol::RenderJob;
 
 use clap::Parser;
 use control_plane::cli::{Cli, CliError};
@@ -33,6 +38,22 @@ impl TestApp {
             config,
             dir,
         )
+    }
+
+    /// Starts with an in-process render node drawing with `backend`, after
+    /// `tweak` adjusted the configuration.
+    pub async fn spawn_rendering(
+        backend: Arc<dyn RenderBackend>,
+        tweak: impl FnOnce(&mut Config),
+    ) -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut config = Config::for_tests(dir.path());
+        config.render.workers = 2;
+        tweak(&mut config);
+        let app = App::build_with_backend(config.clone(), Some(backend))
+            .await
+            .expect("app builds");
+        Self::spawn_app(app, config, dir)
     }
 
     /// Starts with extra routes under the app's middleware.
@@ -155,4 +176,86 @@ pub async fn problem(response: reqwest::Response, status: u16) -> serde_json::Va
     assert!(body["detail"].as_str().is_some_and(|t| !t.is_empty()));
     assert_eq!(body["request_id"].as_str(), Some(header_id.as_str()));
     body
+}
+
+/// The real wgpu renderer (lavapipe without a GPU), created once per test
+/// binary: every image test draws real pixels.
+pub fn real_renderer() -> Arc<dyn RenderBackend> {
+    static RENDERER: OnceLock<Arc<control_plane::renders::worker::InProcessRenderer>> =
+        OnceLock::new();
+    RENDERER
+        .get_or_init(|| {
+            let renderer = vis_render::Renderer::new(vis_render::RendererConfig::default())
+                .expect("a Vulkan adapter: install mesa-vulkan-drivers (infra/test.sh does)");
+            Arc::new(control_plane::renders::worker::InProcessRenderer::new(
+                Arc::new(renderer),
+            ))
+        })
+        .clone()
+}
+
+/// Wraps a backend and counts the renders it is asked for.
+#[derive(Debug)]
+pub struct Counting {
+    inner: Arc<dyn RenderBackend>,
+    count: AtomicUsize,
+}
+
+impl Counting {
+    pub fn new(inner: Arc<dyn RenderBackend>) -> Arc<Counting> {
+        Arc::new(Counting {
+            inner,
+            count: AtomicUsize::new(0),
+        })
+    }
+    pub fn renders(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait::async_trait]
+impl RenderBackend for Counting {
+    async fn render_png(&self, job: &RenderJob) -> Result<Vec<u8>, String> {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        self.inner.render_png(job).await
+    }
+}
+
+/// A render node whose renders fail: fault injection for the refund paths.
+#[derive(Debug, Default)]
+pub struct Failing;
+
+#[async_trait::async_trait]
+impl RenderBackend for Failing {
+    async fn render_png(&self, _job: &RenderJob) -> Result<Vec<u8>, String> {
+        Err("injected fault: GPU lost".into())
+    }
+}
+
+/// A render node that holds every render until released, to fill the queue.
+#[derive(Debug)]
+pub struct Gated {
+    inner: Arc<dyn RenderBackend>,
+    gate: tokio::sync::Semaphore,
+}
+
+impl Gated {
+    pub fn new(inner: Arc<dyn RenderBackend>) -> Arc<Gated> {
+        Arc::new(Gated {
+            inner,
+            gate: tokio::sync::Semaphore::new(0),
+        })
+    }
+    pub fn release(&self, n: usize) {
+        self.gate.add_permits(n);
+    }
+}
+
+#[async_trait::async_trait]
+impl RenderBackend for Gated {
+    async fn render_png(&self, job: &RenderJob) -> Result<Vec<u8>, String> {
+        let permit = self.gate.acquire().await.map_err(|e| e.to_string())?;
+        permit.forget();
+        self.inner.render_png(job).await
+    }
 }

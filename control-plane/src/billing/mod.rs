@@ -56,13 +56,15 @@ pub struct Usage {
 
 pub const THIRTY_DAYS_MS: Millis = 30 * 24 * 60 * 60 * 1000;
 
-/// Credits spent since `since`: charges net of refunds. Request and image
-/// counts come from recorded deliveries, which the image endpoint writes.
+/// Usage since `since`: billed requests and delivered images from the
+/// delivery records, the cache hit rate among delivered images (null before
+/// the first), and credits spent as charges net of refunds.
 pub async fn usage_since(
     store: &dyn Store,
     account_id: &str,
     since: Millis,
 ) -> Result<Usage, StoreError> {
+    let counts = store.usage_since(account_id, since).await?;
     let charged = store
         .sum_since(account_id, EntryKind::Charge, since)
         .await?;
@@ -70,9 +72,10 @@ pub async fn usage_since(
         .sum_since(account_id, EntryKind::Refund, since)
         .await?;
     Ok(Usage {
-        requests: 0,
-        images: 0,
-        cache_hit_rate: None,
+        requests: counts.requests,
+        images: counts.images,
+        cache_hit_rate: (counts.images > 0)
+            .then(|| counts.cache_hits as f64 / counts.images as f64),
         credits_spent: (-charged - refunded).max(0),
     })
 }

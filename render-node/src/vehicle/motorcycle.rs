@@ -95,6 +95,8 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
     }
     // Handlebar.
     let bar = head + Vec3::new(-0.1, 0.06 + 0.1 * (style == 2) as i32 as f32, 0.0);
+    // Risers from the steering head to the bar.
+    m.tube(head, bar, 0.02, Material::Chrome);
     m.tube(
         bar + Vec3::new(0.0, 0.0, -0.36),
         bar + Vec3::new(0.0, 0.0, 0.36),
@@ -168,7 +170,7 @@ pub fn build_motorcycle(p: &Params) -> Mesh {
     );
     m.ellipsoid(
         tank_c,
-        Vec3::new(0.31, 0.13, 0.16),
+        Vec3::new(0.32, 0.115, 0.15),
         Quat::from_rotation_z(-0.14),
         Material::Paint,
     );

@@ -211,9 +211,9 @@ impl Params {
         let pick = |k: u64, range: [f32; 2]| range[0] + (range[1] - range[0]) * unit(seed, k);
         let era = ((f32::from(year) - 1990.0) / 36.0).clamp(0.0, 1.0);
         // Older bodies: boxier sections, more upright glass, smaller wheels.
-        let boxy = pick(15, r.boxiness) + (1.0 - era) * 0.9;
+        let boxy = pick(15, r.boxiness) + (1.0 - era) * 1.6 - 0.4;
         let ws_run = pick(12, r.windshield_run) * (0.82 + 0.25 * era);
-        let wheel_radius = pick(5, r.wheel_radius) * (0.95 + 0.07 * era);
+        let wheel_radius = pick(5, r.wheel_radius) * (0.93 + 0.1 * era);
         Params {
             shape,
             length: pick(0, r.length),
@@ -223,7 +223,8 @@ impl Params {
             front_overhang: pick(4, r.front_overhang),
             wheel_radius,
             ride: pick(6, r.ride_height),
-            belt: pick(7, r.belt_height),
+            // Newer bodies: higher beltlines, shallower glass.
+            belt: pick(7, r.belt_height) + 0.05 * era - 0.02,
             hood: pick(8, r.hood_height),
             deck: pick(9, r.deck_height),
             ws_base: pick(10, r.windshield_base),

@@ -4,6 +4,7 @@ mod auth;
 mod cli;
 mod docs;
 mod errors;
+mod images;
 mod options;
 mod resolve;
 mod store_conformance;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# HTTP load benchmark of GET /api/v1/images/car on cache hits, billed, against
+# the same bytes from an unbilled route of the same server, with wrk on
+# loopback. Prints requests/s, p50/p99 latency, the billed/unbilled ratio and
+# the server's RSS. Usage: infra/bench-http.sh [seconds] [connections]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source infra/lib.sh
+ensure_rust
+ensure_packages wrk mesa-vulkan-drivers
+SECS=${1:-10}
+CONNS=${2:-32}
+cargo build --release --quiet -p vis-tests --bin bench-server
+DATA=$(mktemp -d /tmp/vis-bench.XXXXXX)
+"$CARGO_TARGET_DIR/release/bench-server" "$DATA" >"$DATA/out" 2>"$DATA/err" &
+PID=$!
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$DATA"' EXIT
+for _ in $(seq 1 300); do grep -q READY "$DATA/out" 2>/dev/null && break; sleep 0.2; done
+BASE=$(awk '/READY/ {print $2}' "$DATA/out")
+[ -n "$BASE" ] || { cat "$DATA/err"; exit 1; }
+KEY=$(cat "$DATA/bench.key")
+Q="make=toyota&model=camry&year=2019&color=red&view=side&w=512&format=webp"
+rss() { awk '/VmRSS/ {print $2}' /proc/$PID/status; }
+hwm() { awk '/VmHWM/ {print $2}' /proc/$PID/status; }
+echo "server RSS before: $(rss) KiB"
+run() { # name url [header]
+  local out
+  if [ $# -eq 3 ]; then out=$(wrk -t1 -c"$CONNS" -d"${SECS}s" --latency -H "$3" "$2"); else out=$(wrk -t1 -c"$CONNS" -d"${SECS}s" --latency "$2"); fi
+  local rps p50 p99 non2xx
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+  printf '%-10s %10s req/s  p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}" >&2
+  echo "$rps"
+}
+# Warm both paths briefly, then measure each.
+wrk -t1 -c4 -d1s "$BASE/bench/unbilled?$Q" >/dev/null
+wrk -t1 -c4 -d1s -H "Authorization: Bearer $KEY" "$BASE/api/v1/images/car?$Q" >/dev/null
+UNBILLED=$(run unbilled "$BASE/bench/unbilled?$Q")
+BILLED=$(run billed "$BASE/api/v1/images/car?$Q" "Authorization: Bearer $KEY")
+echo "billed/unbilled: $(python3 -c "print(f'{$BILLED/$UNBILLED:.2f}')")"
+echo "server RSS after: $(rss) KiB (peak $(hwm) KiB)"

@@ -1,0 +1,67 @@
+//! The server behind `infra/bench-http.sh`: the real app on the embedded
+//! default with the real renderer, plus one unbilled route that serves the
+//! same cached bytes through the same delivery path without a key, a rate
+//! limit or a charge. The ratio between the two is the cost of billing.
+//!
+//! Prints `READY <base_url>` when the variant is warm; the bench key is
+//! written to `<data_dir>/bench.key` (mode 0600), never printed.
+
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use control_plane::error::ApiError;
+use control_plane::http::images::parse_query;
+use control_plane::{App, AppState, Config, delivery};
+
+async fn unbilled(State(state): State<AppState>, RawQuery(q): RawQuery) -> Result<Response, ApiError> {
+    let (params, _) = parse_query(q.as_deref())?;
+    let revision = state.deliverer.dispatcher.config().revision;
+    let resolved = delivery::resolve(state.catalog, &params, revision).map_err(|e| ApiError::NotFound(e.to_string()))?;
+    let (out, _) = state
+        .deliverer
+        .output(&resolved)
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut r = out.bytes.into_response();
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(out.format.mime()));
+    Ok(r)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let dir = std::env::args().nth(1).expect("usage: bench-server DATA_DIR");
+    let dir = std::path::PathBuf::from(dir);
+    let mut config = Config::for_tests(&dir);
+    config.render.workers = 1;
+    let app = App::build_with_backend(config.clone(), Some(control_plane::app::wgpu_backend(&config)?))
+        .await?
+        .with_routes(axum::Router::new().route("/bench/unbilled", get(unbilled)));
+    let base = app.base_url().to_owned();
+    let state: AppState = app.state().clone();
+    let server = tokio::spawn(app.run());
+
+    let run = |args: &[&str]| {
+        let mut argv = vec!["control-plane".to_owned(), "--data-dir".into(), dir.display().to_string()];
+        argv.extend(args.iter().map(|s| s.to_string()));
+        control_plane::cli::run(<control_plane::cli::Cli as clap::Parser>::parse_from(argv))
+    };
+    run(&["accounts", "create", "--email", "bench@example.com", "--credits", "100000000"]).await?;
+    let out = run(&["--json", "keys", "create", "--email", "bench@example.com", "--rate-limit", "100000000"]).await?;
+    let key: serde_json::Value = serde_json::from_str(&out)?;
+    let key_path = dir.join("bench.key");
+    std::fs::write(&key_path, key["key"].as_str().unwrap_or_default())?;
+    #[cfg(unix)]
+    std::fs::set_permissions(&key_path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+
+    // Warm the variant through the billed path once.
+    let (params, _) = parse_query(Some("make=toyota&model=camry&year=2019&color=red&view=side&w=512&format=webp"))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let resolved = delivery::resolve(state.catalog, &params, 1)?;
+    state.deliverer.output(&resolved).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    drop(state);
+    println!("READY {base}");
+    server.await??;
+    Ok(())
+}

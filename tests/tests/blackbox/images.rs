@@ -1,0 +1,529 @@
+//! GET /api/v1/images/car against the real server and the real renderer:
+//! every row of spec §1's Charges table, refunds, headers, 304, rate limits,
+//! render sharing, the daily budget and capacity.
+
+use std::sync::Arc;
+
+use control_plane::store::{DeliveryStore, SqlStore};
+use vis_tests::{Counting, Failing, Gated, TestApp, problem, real_renderer};
+
+const CAMRY: &str =
+    "/api/v1/images/car?make=toyota&model=camry&year=2019&color=red&view=side&w=256";
+
+async fn balance(app: &TestApp, key: &str) -> i64 {
+    let v: serde_json::Value = app
+        .get_with_key("/api/v1/account", key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    v["data"]["credits"].as_i64().unwrap()
+}
+
+fn header(r: &reqwest::Response, name: &str) -> String {
+    r.headers()
+        .get(name)
+        .unwrap_or_else(|| panic!("missing header {name}"))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_delivered_image_costs_one_credit_and_carries_every_header() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("a@example.com", "images:read,account:read")
+        .await;
+    let r = app
+        .client
+        .get(app.url(CAMRY))
+        .bearer_auth(&key)
+        .header("x-request-id", "order-17.a")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "content-type"), "image/png");
+    assert_eq!(header(&r, "cache-control"), "private, no-store");
+    assert_eq!(header(&r, "x-credits-charged"), "1");
+    assert_eq!(header(&r, "x-credits-remaining"), "99");
+    assert_eq!(header(&r, "x-image-source"), "generated");
+    assert_eq!(header(&r, "x-image-width"), "256");
+    assert_eq!(header(&r, "x-image-height"), "256");
+    assert_eq!(header(&r, "x-request-id"), "order-17.a");
+    assert_eq!(header(&r, "ratelimit-limit"), "120");
+    assert_eq!(header(&r, "ratelimit-remaining"), "119");
+    assert!(header(&r, "ratelimit-reset").parse::<u64>().unwrap() <= 60);
+    let etag = header(&r, "etag");
+    assert!(
+        etag.starts_with('"') && !etag.starts_with("W/"),
+        "strong ETag: {etag}"
+    );
+    assert_eq!(
+        header(&r, "content-location"),
+        format!(
+            "{}/api/v1/images/car?make=toyota&model=camry&year=2019&view=side&color=red&w=256&format=png",
+            app.base_url
+        )
+    );
+    let bytes = r.bytes().await.unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(balance(&app, &key).await, 99);
+
+    // The same image again: from cache, same ETag, one more credit.
+    let r = app.get_with_key(CAMRY, &key).await;
+    assert_eq!(header(&r, "x-image-source"), "cache");
+    assert_eq!(header(&r, "etag"), etag);
+    assert_eq!(header(&r, "x-credits-remaining"), "98");
+
+    // The delivery was recorded under the client's request id.
+    let store = SqlStore::connect(app.config.database_url.expose())
+        .await
+        .unwrap();
+    let d = store
+        .delivery_by_request_id("order-17.a")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(d.variant, "toyota/camry/2019/red/side");
+
+    // usage_30d counts it.
+    let v: serde_json::Value = app
+        .get_with_key("/api/v1/account", &key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let u = &v["data"]["usage_30d"];
+    assert_eq!(
+        (
+            u["requests"].as_i64(),
+            u["images"].as_i64(),
+            u["credits_spent"].as_i64()
+        ),
+        (Some(2), Some(2), Some(2))
+    );
+    assert_eq!(u["cache_hit_rate"], 0.5);
+}
+
+#[tokio::test]
+async fn formats_sizes_and_aliases() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("f@example.com", "images:read,account:read")
+        .await;
+    let base = "/api/v1/images/car?brand=Toyota&model=Camry&year=2019&view=hero&color=blue";
+    let r = app
+        .get_with_key(&format!("{base}&format=jpeg&size=thumb"), &key)
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "content-type"), "image/jpeg");
+    assert_eq!(
+        (header(&r, "x-image-width"), header(&r, "x-image-height")),
+        ("256".into(), "256".into())
+    );
+    // Content-Location uses `make` spelling and canonical values.
+    assert!(
+        header(&r, "content-location").contains(
+            "make=toyota&model=camry&year=2019&view=front-3-4&color=blue&w=256&format=jpg"
+        )
+    );
+    assert_eq!(&r.bytes().await.unwrap()[..2], b"\xff\xd8");
+    let r = app
+        .get_with_key(&format!("{base}&format=webp&w=300&h=200"), &key)
+        .await;
+    assert_eq!(header(&r, "content-type"), "image/webp");
+    assert_eq!(
+        (header(&r, "x-image-width"), header(&r, "x-image-height")),
+        ("200".into(), "200".into())
+    );
+    assert_eq!(
+        header(&r, "x-image-source"),
+        "cache",
+        "the source render is shared across sizes and formats"
+    );
+    let body = r.bytes().await.unwrap();
+    assert_eq!((&body[..4], &body[8..12]), (&b"RIFF"[..], &b"WEBP"[..]));
+    assert_eq!(balance(&app, &key).await, 98);
+}
+
+#[tokio::test]
+async fn if_none_match_is_a_free_304_compared_weakly() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("e@example.com", "images:read,account:read")
+        .await;
+    let etag = header(&app.get_with_key(CAMRY, &key).await, "etag");
+    for candidate in [
+        etag.clone(),
+        format!("W/{etag}"),
+        format!("\"other\", {etag}"),
+    ] {
+        let r = app
+            .client
+            .get(app.url(CAMRY))
+            .bearer_auth(&key)
+            .header("if-none-match", &candidate)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 304, "{candidate}");
+        assert_eq!(header(&r, "etag"), etag);
+        assert_eq!(header(&r, "x-credits-charged"), "0");
+        assert!(r.headers().contains_key("x-request-id"));
+        assert!(r.headers().contains_key("ratelimit-remaining"));
+        assert!(r.bytes().await.unwrap().is_empty());
+    }
+    assert_eq!(balance(&app, &key).await, 99, "304s cost nothing");
+    // A different size has a different validator.
+    let r = app
+        .client
+        .get(app.url(&CAMRY.replace("w=256", "w=128")))
+        .bearer_auth(&key)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn bad_parameters_are_400s_and_unknown_vehicles_404s_and_cost_nothing() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("b@example.com", "images:read,account:read")
+        .await;
+    for (query, param) in [
+        ("make=toyota&model=camry&year=2019&colour=red", "colour"),
+        ("make=toyota&brand=toyota&model=camry&year=2019", "brand"),
+        ("make=toyota&model=camry&year=1989", "year"),
+        ("make=toyota&model=camry&year=2019&w=2000", "w"),
+        ("make=toyota&model=camry&year=2019&view=top", "view"),
+        ("make=toyota&model=camry", "year"),
+    ] {
+        let r = app
+            .get_with_key(&format!("/api/v1/images/car?{query}"), &key)
+            .await;
+        assert!(r.headers().contains_key("ratelimit-limit"), "{query}");
+        let body = problem(r, 400).await;
+        assert_eq!(body["param"], param, "{query}");
+        assert!(body["detail"].as_str().unwrap().contains(param));
+    }
+    for (query, param) in [
+        ("make=nosuchmake&model=camry&year=2019", "make"),
+        ("make=toyota&model=nosuchmodel&year=2019", "model"),
+        ("make=tesla&model=model-3&year=1995", "year"),
+    ] {
+        let body = problem(
+            app.get_with_key(&format!("/api/v1/images/car?{query}"), &key)
+                .await,
+            404,
+        )
+        .await;
+        assert_eq!(body["param"], param, "{query}");
+    }
+    assert_eq!(balance(&app, &key).await, 100);
+}
+
+#[tokio::test]
+async fn an_empty_balance_is_a_402_with_balance_and_a_payment_link() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    app.cli(&[
+        "accounts",
+        "create",
+        "--email",
+        "p@example.com",
+        "--credits",
+        "0",
+    ])
+    .await
+    .unwrap();
+    let out = app
+        .cli(&["--json", "keys", "create", "--email", "p@example.com"])
+        .await
+        .unwrap();
+    let key = serde_json::from_str::<serde_json::Value>(&out).unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = app.get_with_key(CAMRY, &key).await;
+    assert_eq!(header(&r, "link"), "</pricing>; rel=payment");
+    let body = problem(r, 402).await;
+    assert_eq!(
+        (body["balance"].as_i64(), body["required_credits"].as_i64()),
+        (Some(0), Some(1))
+    );
+    assert!(body["links"]["billing"].as_str().is_some());
+}
+
+#[tokio::test]
+async fn rate_limited_requests_are_429_and_never_billed() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    app.cli(&["accounts", "create", "--email", "r@example.com"])
+        .await
+        .unwrap();
+    let out = app
+        .cli(&[
+            "--json",
+            "keys",
+            "create",
+            "--email",
+            "r@example.com",
+            "--rate-limit",
+            "2",
+        ])
+        .await
+        .unwrap();
+    let key = serde_json::from_str::<serde_json::Value>(&out).unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
+    let r = app.get_with_key(CAMRY, &key).await;
+    assert_eq!(
+        (r.status().as_u16(), header(&r, "ratelimit-remaining")),
+        (200, "0".into())
+    );
+    let r = app.get_with_key(CAMRY, &key).await;
+    assert_eq!(header(&r, "ratelimit-limit"), "2");
+    assert_eq!(header(&r, "ratelimit-remaining"), "0");
+    let retry: u64 = header(&r, "retry-after").parse().unwrap();
+    assert!((1..=60).contains(&retry));
+    problem(r, 429).await;
+    // Even a conditional request is rate limited.
+    let r = app
+        .client
+        .get(app.url(CAMRY))
+        .bearer_auth(&key)
+        .header("if-none-match", "*")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    let out = app
+        .cli(&["--json", "accounts", "show", "--email", "r@example.com"])
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["credits"],
+        98
+    );
+}
+
+#[tokio::test]
+async fn concurrent_requests_against_a_small_balance_deliver_exactly_the_balance() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    app.cli(&[
+        "accounts",
+        "create",
+        "--email",
+        "c@example.com",
+        "--credits",
+        "5",
+    ])
+    .await
+    .unwrap();
+    let out = app
+        .cli(&["--json", "keys", "create", "--email", "c@example.com"])
+        .await
+        .unwrap();
+    let key = serde_json::from_str::<serde_json::Value>(&out).unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Warm the cache so the race is on the ledger, not the renderer.
+    app.cli(&[
+        "credits",
+        "adjust",
+        "--email",
+        "c@example.com",
+        "--delta",
+        "1",
+        "--reason",
+        "warm",
+    ])
+    .await
+    .unwrap();
+    assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        let client = app.client.clone();
+        let url = app.url(CAMRY);
+        let key = key.clone();
+        tasks.push(tokio::spawn(async move {
+            client
+                .get(url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }));
+    }
+    let mut statuses = Vec::new();
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        5,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 402).count(),
+        25,
+        "{statuses:?}"
+    );
+    let out = app
+        .cli(&["--json", "accounts", "show", "--email", "c@example.com"])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["credits"], 0);
+    let ledger = v["ledger"].as_array().unwrap();
+    assert_eq!(ledger.iter().filter(|e| e["kind"] == "charge").count(), 6);
+    assert_eq!(ledger[0]["balance_after"], 0);
+}
+
+#[tokio::test]
+async fn a_hundred_concurrent_requests_for_a_new_variant_share_one_render() {
+    let counting = Counting::new(real_renderer());
+    let app = TestApp::spawn_rendering(counting.clone(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("h@example.com", "images:read,account:read")
+        .await;
+    let url =
+        app.url("/api/v1/images/car?make=ford&model=f-150&year=2020&color=green&view=front&w=128");
+    let mut tasks = Vec::new();
+    for _ in 0..100 {
+        let (client, url, key) = (app.client.clone(), url.clone(), key.clone());
+        tasks.push(tokio::spawn(async move {
+            let r = client.get(url).bearer_auth(key).send().await.unwrap();
+            (
+                r.status().as_u16(),
+                r.headers()["etag"].to_str().unwrap().to_owned(),
+            )
+        }));
+    }
+    let mut etags = Vec::new();
+    for t in tasks {
+        let (status, etag) = t.await.unwrap();
+        assert_eq!(status, 200);
+        etags.push(etag);
+    }
+    etags.dedup();
+    assert_eq!(etags.len(), 1);
+    assert_eq!(
+        counting.renders(),
+        1,
+        "exactly one render for 100 concurrent requests"
+    );
+    assert_eq!(
+        balance(&app, &key).await,
+        0,
+        "each delivered image still costs one credit"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_render_is_a_502_that_charges_nothing() {
+    let app = TestApp::spawn_rendering(Arc::new(Failing), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("x@example.com", "images:read,account:read")
+        .await;
+    let body = problem(app.get_with_key(CAMRY, &key).await, 502).await;
+    assert!(
+        !body.to_string().contains("GPU lost"),
+        "the cause is logged, not shown"
+    );
+    assert_eq!(balance(&app, &key).await, 100);
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(metrics.contains("vis_renders_failed_total 1"), "{metrics}");
+    assert!(metrics.contains("vis_render_jobs_failed 1"), "{metrics}");
+}
+
+#[tokio::test]
+async fn a_spent_daily_budget_refuses_cold_renders_but_serves_the_cache() {
+    let app = TestApp::spawn_rendering(real_renderer(), |c| c.render.daily_budget = 1).await;
+    let (_, key) = app
+        .account_with_key("g@example.com", "images:read,account:read")
+        .await;
+    assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
+    let cold = CAMRY.replace("color=red", "color=gold");
+    let r = app.get_with_key(&cold, &key).await;
+    let retry: u64 = header(&r, "retry-after").parse().unwrap();
+    assert!((1..=86_400).contains(&retry));
+    let body = problem(r, 503).await;
+    assert!(body["detail"].as_str().unwrap().contains("budget"));
+    // The cached variant, and any size of it, is still served.
+    assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
+    assert_eq!(
+        app.get_with_key(&CAMRY.replace("w=256", "w=64"), &key)
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(balance(&app, &key).await, 97);
+    // The operator raises the budget; the cold variant renders.
+    let out = app.cli(&["budget", "set", "--daily", "5"]).await.unwrap();
+    assert!(out.contains('5'));
+    assert_eq!(app.get_with_key(&cold, &key).await.status(), 200);
+    let show = app.cli(&["--json", "budget", "show"]).await.unwrap();
+    let v: serde_json::Value = serde_json::from_str(&show).unwrap();
+    assert_eq!(
+        (v["daily"].as_i64(), v["used"].as_i64(), v["left"].as_i64()),
+        (Some(5), Some(2), Some(3))
+    );
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(metrics.contains("vis_renders_today 2"), "{metrics}");
+    assert!(metrics.contains("vis_render_budget_left 3"), "{metrics}");
+    assert!(metrics.contains("vis_budget_refusals_total 1"), "{metrics}");
+}
+
+#[tokio::test]
+async fn a_full_queue_answers_503_instead_of_hanging() {
+    let gated = Gated::new(real_renderer());
+    let app = TestApp::spawn_rendering(gated.clone(), |c| {
+        c.render.workers = 1;
+        c.render.max_queue_depth = 1;
+    })
+    .await;
+    let (_, key) = app
+        .account_with_key("q@example.com", "images:read,account:read")
+        .await;
+    let first = {
+        let (client, url, key) = (app.client.clone(), app.url(CAMRY), key.clone());
+        tokio::spawn(async move {
+            client
+                .get(url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    };
+    // Wait until the first job is queued or running.
+    for _ in 0..100 {
+        let m = app.get("/metrics").await.text().await.unwrap();
+        if m.contains("vis_render_queue_depth 1") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let r = app
+        .get_with_key(&CAMRY.replace("color=red", "color=white"), &key)
+        .await;
+    assert!(header(&r, "retry-after").parse::<u64>().unwrap() >= 1);
+    problem(r, 503).await;
+    gated.release(10);
+    assert_eq!(first.await.unwrap(), 200);
+    assert_eq!(
+        balance(&app, &key).await,
+        99,
+        "only the delivered image was billed"
+    );
+}
