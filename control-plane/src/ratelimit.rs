@@ -9,7 +9,7 @@
 //! docs/OPERATIONS.md): the effective limit is per replica.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::Mutex;
 
 const SHARDS: usize = 16;
@@ -53,9 +53,7 @@ impl RateLimiter {
     pub fn check(&self, subject: &str, limit: u64, now_secs: u64) -> Decision {
         let window = now_secs / WINDOW_SECS;
         let reset_secs = WINDOW_SECS - now_secs % WINDOW_SECS;
-        let mut h = self.hasher.build_hasher();
-        subject.hash(&mut h);
-        let shard = &self.shards[(h.finish() as usize) % SHARDS];
+        let shard = &self.shards[(self.hasher.hash_one(subject) as usize) % SHARDS];
         let mut shard = shard.lock().unwrap_or_else(|p| p.into_inner());
         if shard.window != window {
             // A new window: every old counter is stale. Keep the allocation.

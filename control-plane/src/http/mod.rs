@@ -11,12 +11,14 @@ pub mod images;
 pub mod metrics;
 pub mod middleware;
 pub mod options;
+pub mod resolve;
+pub mod vehicles;
 
 use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderName, Method, header};
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{Any, CorsLayer};
 
@@ -42,6 +44,8 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
         ("/docs/errors", Access::Public, get(docs::errors)),
         ("/api/v1/openapi.json", Access::Public, get(docs::openapi)),
         ("/api/v1/images/options", Access::Public, get(options::get)),
+        ("/api/v1/vehicles", Access::Public, get(vehicles::get)),
+        ("/api/v1/images/resolve", Access::Keyed, post(resolve::post)),
         ("/api/v1/account", Access::Keyed, get(account::get)),
         ("/api/v1/images/car", Access::Keyed, get(images::get_car)),
         ("/metrics", Access::Public, get(metrics::get)),

@@ -6,4 +6,6 @@ mod docs;
 mod errors;
 mod images;
 mod options;
+mod resolve;
 mod store_conformance;
+mod vehicles;

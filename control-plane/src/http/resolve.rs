@@ -1,0 +1,201 @@
+//! POST /api/v1/images/resolve (spec §4; scope account:read; free; body at
+//! most 4 KiB; rate limited per key like the image endpoint).
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+use vis_catalog::{ResolveError, ResolveInput, resolve};
+
+use super::auth::{AccountRead, Auth, Principal};
+use super::context;
+use super::extract::ApiJson;
+use super::images::{YEAR_MAX, YEAR_MIN, rate_headers};
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::limits;
+use crate::ratelimit::{Decision, now_secs};
+
+/// Longest `query` (spec §8 Resolve).
+pub const QUERY_MAX_CHARS: usize = 200;
+/// Longest `make` and `model` (spec §8 Resolve).
+pub const NAME_MAX_CHARS: usize = 60;
+
+/// The request body (spec ResolveRequest; additional properties rejected).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveBody {
+    pub query: String,
+    #[serde(default)]
+    pub year: Option<u16>,
+    #[serde(default)]
+    pub make: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// Validated input: blank `make`/`model` count as absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validated {
+    pub query: String,
+    pub year: Option<u16>,
+    pub make: Option<String>,
+    pub model: Option<String>,
+}
+
+/// Checks the lengths and ranges of spec §8; errors name the field.
+pub fn validate(body: ResolveBody) -> Result<Validated, ApiError> {
+    if body.query.trim().is_empty() {
+        return Err(ApiError::bad_request("query", "must not be empty"));
+    }
+    if body.query.chars().count() > QUERY_MAX_CHARS {
+        return Err(ApiError::bad_request(
+            "query",
+            format!("must be at most {QUERY_MAX_CHARS} characters"),
+        ));
+    }
+    if let Some(year) = body.year
+        && !(YEAR_MIN..=YEAR_MAX).contains(&year)
+    {
+        return Err(ApiError::bad_request(
+            "year",
+            format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+        ));
+    }
+    let name = |field: &'static str, value: Option<String>| -> Result<Option<String>, ApiError> {
+        match value {
+            Some(v) if v.chars().count() > NAME_MAX_CHARS => Err(ApiError::bad_request(
+                field,
+                format!("must be at most {NAME_MAX_CHARS} characters"),
+            )),
+            Some(v) if !v.trim().is_empty() => Ok(Some(v.trim().to_owned())),
+            _ => Ok(None),
+        }
+    };
+    Ok(Validated {
+        query: body.query,
+        year: body.year,
+        make: name("make", body.make)?,
+        model: name("model", body.model)?,
+    })
+}
+
+fn not_found(e: ResolveError) -> ApiError {
+    let ResolveError::NotFound { makes } = &e;
+    let err = ApiError::NotFound(format!(
+        "{e}. Rephrase with make, model and year, or browse /api/v1/vehicles."
+    ));
+    if makes.is_empty() {
+        err
+    } else {
+        err.with_field("makes", json!(makes))
+    }
+}
+
+/// Counts the request against the key's per-minute limit (like the image
+/// endpoint); a refused request is counted in the metrics.
+fn check_rate(state: &AppState, principal: &Principal) -> Decision {
+    let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
+    let decision = state
+        .limiter
+        .check(&format!("key:{}", principal.key.id), limit, now_secs());
+    if !decision.allowed {
+        state.metrics.rate_limited.inc();
+    }
+    decision
+}
+
+fn with_rate(mut response: Response, d: &Decision) -> Response {
+    for (k, v) in rate_headers(d) {
+        response.headers_mut().insert(k, v);
+    }
+    response
+}
+
+pub async fn post(
+    State(state): State<AppState>,
+    Auth(principal, ..): Auth<AccountRead>,
+    body: Result<ApiJson<ResolveBody, { limits::BODY_RESOLVE }>, ApiError>,
+) -> Response {
+    let decision = check_rate(&state, &principal);
+    if !decision.allowed {
+        let err = ApiError::TooManyRequests {
+            retry_after_secs: decision.reset_secs,
+        };
+        return with_rate(err.into_response(), &decision);
+    }
+    let result = body.and_then(|ApiJson(body)| {
+        let v = validate(body)?;
+        let resolution = resolve(
+            state.catalog,
+            ResolveInput {
+                query: &v.query,
+                year: v.year,
+                make: v.make.as_deref(),
+                model: v.model.as_deref(),
+            },
+        )
+        .map_err(not_found)?;
+        Ok(
+            axum::Json(json!({ "data": resolution, "request_id": context::current().request_id }))
+                .into_response(),
+        )
+    });
+    with_rate(
+        result.unwrap_or_else(IntoResponse::into_response),
+        &decision,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(query: &str) -> ResolveBody {
+        ResolveBody {
+            query: query.into(),
+            year: None,
+            make: None,
+            model: None,
+        }
+    }
+
+    fn param_of(b: ResolveBody) -> String {
+        match validate(b).unwrap_err() {
+            ApiError::BadRequest { param, .. } => param,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn lengths_and_ranges_are_checked() {
+        assert_eq!(param_of(body("")), "query");
+        assert_eq!(param_of(body("   ")), "query");
+        assert_eq!(param_of(body(&"a".repeat(201))), "query");
+        assert!(validate(body(&"é".repeat(200))).is_ok());
+        for (year, ok) in [(1989, false), (1990, true), (2027, true), (2028, false)] {
+            let b = ResolveBody {
+                year: Some(year),
+                ..body("camry")
+            };
+            assert_eq!(validate(b).is_ok(), ok, "{year}");
+        }
+        let b = ResolveBody {
+            make: Some("x".repeat(61)),
+            ..body("camry")
+        };
+        assert_eq!(param_of(b), "make");
+        let b = ResolveBody {
+            model: Some("x".repeat(61)),
+            ..body("camry")
+        };
+        assert_eq!(param_of(b), "model");
+        let b = ResolveBody {
+            make: Some("  ".into()),
+            model: Some(" Camry ".into()),
+            ..body("camry")
+        };
+        let v = validate(b).unwrap();
+        assert_eq!((v.make, v.model.as_deref()), (None, Some("Camry")));
+    }
+}

@@ -1,0 +1,422 @@
+//! GET /api/v1/vehicles (spec §4; public, free, cacheable for a day).
+//!
+//! The parameters select one of six `data` variants (spec §2 VehiclesResponse):
+//!
+//! | Parameters | `data` |
+//! |---|---|
+//! | none | `{years}` |
+//! | year | `{year, makes}` |
+//! | year + makeId | `{year, make_id, models}` |
+//! | q (+ year, limit) | `{query, year?, results}` |
+//! | make (+ year) | `{make, year?, models}` |
+//! | make + model | `{make, model, years}` |
+//!
+//! Any other combination is a 400 naming the parameter that does not fit.
+
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use vis_catalog::{Catalog, LookupError};
+
+use super::context;
+use super::images::{YEAR_MAX, YEAR_MIN};
+use crate::app::AppState;
+use crate::delivery::etag_matches;
+use crate::error::ApiError;
+
+/// Parameters this endpoint knows; anything else is a 400 naming it.
+const KNOWN: [&str; 6] = ["year", "makeId", "q", "limit", "make", "model"];
+
+/// Longest `q` (spec §8 Catalog search).
+pub const Q_MAX_CHARS: usize = 200;
+/// Search result count bounds (spec §8).
+pub const LIMIT_MAX: usize = 25;
+pub const LIMIT_DEFAULT: usize = 10;
+/// Longest make or model slug accepted.
+pub const SLUG_MAX_CHARS: usize = 100;
+
+pub const CACHE_CONTROL: &str = "public, max-age=86400";
+
+/// The variant a query selects, with its validated parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VehiclesQuery {
+    Years,
+    Makes {
+        year: u16,
+    },
+    ModelsForMakeId {
+        year: u16,
+        make_id: u64,
+    },
+    Search {
+        q: String,
+        year: Option<u16>,
+        limit: usize,
+    },
+    ModelsForMake {
+        make: String,
+        year: Option<u16>,
+    },
+    YearsForModel {
+        make: String,
+        model: String,
+    },
+}
+
+/// Parses and validates the query string; errors name the parameter.
+pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        if !KNOWN.contains(&k.as_ref()) {
+            return Err(ApiError::bad_request(
+                k.as_ref(),
+                format!(
+                    "unknown parameter; this endpoint accepts: {}",
+                    KNOWN.join(", ")
+                ),
+            ));
+        }
+        if seen.iter().any(|(name, _)| *name == k) {
+            return Err(ApiError::bad_request(k.as_ref(), "given more than once"));
+        }
+        seen.push((k.into_owned(), v.into_owned()));
+    }
+    let get = |name: &str| {
+        seen.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+
+    let year = get("year")
+        .map(|v| {
+            v.trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "year",
+                        format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+                    )
+                })
+        })
+        .transpose()?;
+    let make_id = get("makeId")
+        .map(|v| {
+            v.trim().parse::<u64>().map_err(|_| {
+                ApiError::bad_request("makeId", "must be a non-negative integer (a make's id)")
+            })
+        })
+        .transpose()?;
+    let limit = get("limit")
+        .map(|v| {
+            v.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=LIMIT_MAX).contains(n))
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "limit",
+                        format!("must be an integer from 1 to {LIMIT_MAX}"),
+                    )
+                })
+        })
+        .transpose()?;
+    let q = get("q")
+        .map(|v| {
+            if v.trim().is_empty() {
+                Err(ApiError::bad_request("q", "must not be empty"))
+            } else if v.chars().count() > Q_MAX_CHARS {
+                Err(ApiError::bad_request(
+                    "q",
+                    format!("must be at most {Q_MAX_CHARS} characters"),
+                ))
+            } else {
+                Ok(v.trim().to_owned())
+            }
+        })
+        .transpose()?;
+    let slug = |name: &'static str| -> Result<Option<String>, ApiError> {
+        get(name)
+            .map(|v| {
+                let v = v.trim();
+                if v.is_empty() {
+                    Err(ApiError::bad_request(name, "must not be empty"))
+                } else if v.chars().count() > SLUG_MAX_CHARS {
+                    Err(ApiError::bad_request(
+                        name,
+                        format!("must be at most {SLUG_MAX_CHARS} characters"),
+                    ))
+                } else {
+                    Ok(v.to_owned())
+                }
+            })
+            .transpose()
+    };
+    let make = slug("make")?;
+    let model = slug("model")?;
+
+    let not_with = |param: &str, other: &str| {
+        ApiError::bad_request(
+            param,
+            format!("cannot be combined with {other}; see the parameter table in the API docs"),
+        )
+    };
+    if model.is_some() && make.is_none() {
+        return Err(ApiError::bad_request(
+            "model",
+            "is only used together with make (make=<slug>&model=<slug>)",
+        ));
+    }
+    if limit.is_some() && q.is_none() {
+        return Err(ApiError::bad_request(
+            "limit",
+            "is only used together with q (search)",
+        ));
+    }
+    if let Some(q) = q {
+        if make.is_some() {
+            return Err(not_with("make", "q"));
+        }
+        if make_id.is_some() {
+            return Err(not_with("makeId", "q"));
+        }
+        return Ok(VehiclesQuery::Search {
+            q,
+            year,
+            limit: limit.unwrap_or(LIMIT_DEFAULT),
+        });
+    }
+    if let Some(make) = make {
+        if make_id.is_some() {
+            return Err(not_with("makeId", "make"));
+        }
+        return Ok(match model {
+            Some(model) => {
+                if year.is_some() {
+                    return Err(ApiError::bad_request(
+                        "year",
+                        "cannot be combined with make and model: that query lists the model's years",
+                    ));
+                }
+                VehiclesQuery::YearsForModel { make, model }
+            }
+            None => VehiclesQuery::ModelsForMake { make, year },
+        });
+    }
+    Ok(match (year, make_id) {
+        (None, None) => VehiclesQuery::Years,
+        (Some(year), None) => VehiclesQuery::Makes { year },
+        (Some(year), Some(make_id)) => VehiclesQuery::ModelsForMakeId { year, make_id },
+        (None, Some(_)) => {
+            return Err(ApiError::bad_request(
+                "makeId",
+                "requires year (year=<year>&makeId=<id>)",
+            ));
+        }
+    })
+}
+
+/// The `data` member for a validated query.
+pub fn data(catalog: &Catalog, query: &VehiclesQuery) -> Result<Value, ApiError> {
+    Ok(match query {
+        VehiclesQuery::Years => json!({ "years": catalog.years() }),
+        VehiclesQuery::Makes { year } => {
+            json!({ "year": year, "makes": catalog.makes_for_year(*year) })
+        }
+        VehiclesQuery::ModelsForMakeId { year, make_id } => {
+            let models = catalog
+                .models_for_make_year(*make_id, *year)
+                .ok_or_else(|| {
+                    ApiError::NotFound(format!(
+                        "No make has id {make_id}. List the makes of a year with /api/v1/vehicles?year={year}."
+                    ))
+                    .with_field("param", "makeId")
+                })?;
+            json!({ "year": year, "make_id": make_id, "models": models })
+        }
+        VehiclesQuery::Search { q, year, limit } => {
+            let results = catalog.search(q, *year, *limit);
+            let mut data = json!({ "query": q, "results": results });
+            if let Some(year) = year {
+                data["year"] = json!(year);
+            }
+            data
+        }
+        VehiclesQuery::ModelsForMake { make, year } => {
+            let mk = catalog
+                .make_by_slug_or_name(make)
+                .ok_or_else(|| lookup_error(LookupError::UnknownMake(make.clone())))?;
+            let models = catalog.models_of_make(mk, *year);
+            let mut data = json!({ "make": mk, "models": models });
+            if let Some(year) = year {
+                data["year"] = json!(year);
+            }
+            data
+        }
+        VehiclesQuery::YearsForModel { make, model } => {
+            let (mk, md) = catalog.model_years(make, model).map_err(lookup_error)?;
+            json!({ "make": mk, "model": md, "years": md.years })
+        }
+    })
+}
+
+/// 404 naming what was not found (`param`), with the candidates of an
+/// ambiguous model prefix.
+fn lookup_error(e: LookupError) -> ApiError {
+    let param = match &e {
+        LookupError::UnknownMake(_) => "make",
+        LookupError::UnknownModel { .. } | LookupError::AmbiguousModel { .. } => "model",
+        LookupError::YearNotAvailable { .. } => "year",
+    };
+    let mut err = ApiError::NotFound(format!(
+        "{e}. Search with /api/v1/vehicles?q=<text> to find slugs."
+    ))
+    .with_field("param", param);
+    if let LookupError::AmbiguousModel { candidates, .. } = &e {
+        err = err.with_field("candidates", candidates.clone());
+    }
+    err
+}
+
+/// Strong validator over the `data` bytes: equal data, equal tag.
+pub fn etag(data: &Value) -> String {
+    let bytes = serde_json::to_vec(data).unwrap_or_default();
+    let digest = Sha256::digest(&bytes);
+    format!("\"v-{}\"", hex::encode(&digest[..16]))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let query = parse_query(query.as_deref())?;
+    let data = data(state.catalog, &query)?;
+    let tag = etag(&data);
+    let cache_headers = [
+        (
+            header::ETAG,
+            HeaderValue::from_str(&tag).map_err(ApiError::internal)?,
+        ),
+        (
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(CACHE_CONTROL),
+        ),
+    ];
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
+    if inm.is_some_and(|v| etag_matches(v, &tag)) {
+        return Ok((StatusCode::NOT_MODIFIED, cache_headers).into_response());
+    }
+    let body = json!({ "data": data, "request_id": context::current().request_id });
+    Ok((cache_headers, axum::Json(body)).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param_of(q: &str) -> String {
+        match parse_query(Some(q)).unwrap_err() {
+            ApiError::BadRequest { param, .. } => param,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn parameters_select_the_variant() {
+        use VehiclesQuery::*;
+        let p = |q: &str| parse_query(Some(q)).unwrap();
+        assert_eq!(parse_query(None).unwrap(), Years);
+        assert_eq!(p(""), Years);
+        assert_eq!(p("year=2019"), Makes { year: 2019 });
+        assert_eq!(
+            p("year=2019&makeId=448"),
+            ModelsForMakeId {
+                year: 2019,
+                make_id: 448
+            }
+        );
+        assert_eq!(
+            p("q=camry"),
+            Search {
+                q: "camry".into(),
+                year: None,
+                limit: 10
+            }
+        );
+        assert_eq!(
+            p("q=+camry+&year=2019&limit=25"),
+            Search {
+                q: "camry".into(),
+                year: Some(2019),
+                limit: 25
+            }
+        );
+        assert_eq!(
+            p("make=toyota"),
+            ModelsForMake {
+                make: "toyota".into(),
+                year: None
+            }
+        );
+        assert_eq!(
+            p("make=toyota&year=2019"),
+            ModelsForMake {
+                make: "toyota".into(),
+                year: Some(2019)
+            }
+        );
+        assert_eq!(
+            p("make=toyota&model=camry"),
+            YearsForModel {
+                make: "toyota".into(),
+                model: "camry".into()
+            }
+        );
+    }
+
+    #[test]
+    fn every_bad_parameter_is_named() {
+        for (q, param) in [
+            ("year=1989", "year"),
+            ("year=2028", "year"),
+            ("year=abc", "year"),
+            ("year=", "year"),
+            ("year=2019&makeId=-1", "makeId"),
+            ("year=2019&makeId=x", "makeId"),
+            ("makeId=448", "makeId"),
+            ("q=", "q"),
+            ("q=%20%20", "q"),
+            ("q=camry&limit=0", "limit"),
+            ("q=camry&limit=26", "limit"),
+            ("q=camry&limit=ten", "limit"),
+            ("limit=5", "limit"),
+            ("model=camry", "model"),
+            ("q=camry&make=toyota", "make"),
+            ("q=camry&makeId=1", "makeId"),
+            ("make=toyota&makeId=1", "makeId"),
+            ("make=toyota&model=camry&year=2019", "year"),
+            ("make=", "make"),
+            ("make=toyota&model=", "model"),
+            ("colour=red", "colour"),
+            ("year=2019&year=2020", "year"),
+        ] {
+            assert_eq!(param_of(q), param, "{q}");
+        }
+        assert_eq!(param_of(&format!("q={}", "a".repeat(201))), "q");
+        assert!(parse_query(Some(&format!("q={}", "a".repeat(200)))).is_ok());
+    }
+
+    #[test]
+    fn the_etag_follows_the_data() {
+        let a = etag(&json!({"years": [2019]}));
+        assert_eq!(a, etag(&json!({"years": [2019]})));
+        assert_ne!(a, etag(&json!({"years": [2020]})));
+        assert!(a.starts_with('"') && a.ends_with('"'));
+    }
+}
