@@ -137,6 +137,36 @@ impl TestApp {
         )
     }
 
+    /// Creates an account with `credits` and a key made with `key_args`
+    /// (e.g. `["--rate-limit", "2"]`); returns the key.
+    pub async fn key_for(&self, email: &str, credits: i64, key_args: &[&str]) -> String {
+        let credits = credits.to_string();
+        self.cli(&[
+            "accounts",
+            "create",
+            "--email",
+            email,
+            "--credits",
+            &credits,
+        ])
+        .await
+        .expect("account");
+        let mut args = vec!["--json", "keys", "create", "--email", email];
+        args.extend_from_slice(key_args);
+        let out = self.cli(&args).await.expect("key");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+        v["key"].as_str().expect("key in output").to_owned()
+    }
+
+    /// The account as `accounts show --json` prints it (credits, ledger, …).
+    pub async fn account_json(&self, email: &str) -> serde_json::Value {
+        let out = self
+            .cli(&["--json", "accounts", "show", "--email", email])
+            .await
+            .expect("account");
+        serde_json::from_str(&out).expect("json")
+    }
+
     /// Stops the server, letting in-flight requests finish.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
         if let Some(stop) = self.stop.take() {

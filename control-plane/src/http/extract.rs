@@ -70,6 +70,41 @@ pub async fn read_body<const LIMIT: usize>(
         .map_err(|_| too_large)
 }
 
+/// A query string's parameters, each allowed name at most once; an unknown
+/// or repeated name is a 400 naming it (silently ignoring a misspelt
+/// parameter would answer, or bill, the wrong thing).
+#[derive(Debug, Default)]
+pub struct QueryParams(Vec<(String, String)>);
+
+impl QueryParams {
+    pub fn parse(raw: Option<&str>, known: &[&str]) -> Result<QueryParams, ApiError> {
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+            if !known.contains(&k.as_ref()) {
+                return Err(ApiError::bad_request(
+                    k.as_ref(),
+                    format!(
+                        "unknown parameter; this endpoint accepts: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            if seen.iter().any(|(name, _)| *name == k) {
+                return Err(ApiError::bad_request(k.as_ref(), "given more than once"));
+            }
+            seen.push((k.into_owned(), v.into_owned()));
+        }
+        Ok(QueryParams(seen))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// Deserialises JSON, naming the failing field in the error.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);

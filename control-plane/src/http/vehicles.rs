@@ -67,27 +67,8 @@ pub enum VehiclesQuery {
 
 /// Parses and validates the query string; errors name the parameter.
 pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-        if !KNOWN.contains(&k.as_ref()) {
-            return Err(ApiError::bad_request(
-                k.as_ref(),
-                format!(
-                    "unknown parameter; this endpoint accepts: {}",
-                    KNOWN.join(", ")
-                ),
-            ));
-        }
-        if seen.iter().any(|(name, _)| *name == k) {
-            return Err(ApiError::bad_request(k.as_ref(), "given more than once"));
-        }
-        seen.push((k.into_owned(), v.into_owned()));
-    }
-    let get = |name: &str| {
-        seen.iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+    let get = |name: &str| query.get(name);
 
     let year = get("year")
         .map(|v| {

@@ -528,18 +528,6 @@ impl PartnerStore for SqlStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn multi_row_insert_numbers_placeholders() {
-        let sql = super::multi_row_insert("INSERT INTO t (a, b, c) VALUES ", &["$", "'x'", "$"], 2);
-        assert_eq!(
-            sql,
-            "INSERT INTO t (a, b, c) VALUES ($1, 'x', $2), ($3, 'x', $4)"
-        );
-    }
-}
-
 #[async_trait]
 impl DeliveryStore for SqlStore {
     async fn charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
@@ -1028,4 +1016,16 @@ pub async fn execute_raw(store: &SqlStore, sql: &str) -> Result<(), StoreError> 
         .await
         .map_err(map_err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn multi_row_insert_numbers_placeholders() {
+        let sql = super::multi_row_insert("INSERT INTO t (a, b, c) VALUES ", &["$", "'x'", "$"], 2);
+        assert_eq!(
+            sql,
+            "INSERT INTO t (a, b, c) VALUES ($1, 'x', $2), ($3, 'x', $4)"
+        );
+    }
 }

@@ -229,24 +229,7 @@ async fn bad_parameters_are_400s_and_unknown_vehicles_404s_and_cost_nothing() {
 #[tokio::test]
 async fn an_empty_balance_is_a_402_with_balance_and_a_payment_link() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
-    app.cli(&[
-        "accounts",
-        "create",
-        "--email",
-        "p@example.com",
-        "--credits",
-        "0",
-    ])
-    .await
-    .unwrap();
-    let out = app
-        .cli(&["--json", "keys", "create", "--email", "p@example.com"])
-        .await
-        .unwrap();
-    let key = serde_json::from_str::<serde_json::Value>(&out).unwrap()["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let key = app.key_for("p@example.com", 0, &[]).await;
     let r = app.get_with_key(CAMRY, &key).await;
     assert_eq!(header(&r, "link"), "</pricing>; rel=payment");
     let body = problem(r, 402).await;
@@ -260,25 +243,9 @@ async fn an_empty_balance_is_a_402_with_balance_and_a_payment_link() {
 #[tokio::test]
 async fn rate_limited_requests_are_429_and_never_billed() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
-    app.cli(&["accounts", "create", "--email", "r@example.com"])
-        .await
-        .unwrap();
-    let out = app
-        .cli(&[
-            "--json",
-            "keys",
-            "create",
-            "--email",
-            "r@example.com",
-            "--rate-limit",
-            "2",
-        ])
-        .await
-        .unwrap();
-    let key = serde_json::from_str::<serde_json::Value>(&out).unwrap()["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let key = app
+        .key_for("r@example.com", 100, &["--rate-limit", "2"])
+        .await;
     assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
     let r = app.get_with_key(CAMRY, &key).await;
     assert_eq!(
@@ -301,37 +268,13 @@ async fn rate_limited_requests_are_429_and_never_billed() {
         .await
         .unwrap();
     assert_eq!(r.status(), 429);
-    let out = app
-        .cli(&["--json", "accounts", "show", "--email", "r@example.com"])
-        .await
-        .unwrap();
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()["credits"],
-        98
-    );
+    assert_eq!(app.account_json("r@example.com").await["credits"], 98);
 }
 
 #[tokio::test]
 async fn concurrent_requests_against_a_small_balance_deliver_exactly_the_balance() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
-    app.cli(&[
-        "accounts",
-        "create",
-        "--email",
-        "c@example.com",
-        "--credits",
-        "5",
-    ])
-    .await
-    .unwrap();
-    let out = app
-        .cli(&["--json", "keys", "create", "--email", "c@example.com"])
-        .await
-        .unwrap();
-    let key = serde_json::from_str::<serde_json::Value>(&out).unwrap()["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let key = app.key_for("c@example.com", 5, &[]).await;
     // Warm the cache so the race is on the ledger, not the renderer.
     app.cli(&[
         "credits",
@@ -376,11 +319,7 @@ async fn concurrent_requests_against_a_small_balance_deliver_exactly_the_balance
         25,
         "{statuses:?}"
     );
-    let out = app
-        .cli(&["--json", "accounts", "show", "--email", "c@example.com"])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = app.account_json("c@example.com").await;
     assert_eq!(v["credits"], 0);
     let ledger = v["ledger"].as_array().unwrap();
     assert_eq!(ledger.iter().filter(|e| e["kind"] == "charge").count(), 6);
@@ -552,12 +491,5 @@ async fn a_key_revoked_while_cached_is_refused_at_once_and_never_billed() {
         .await
         .unwrap();
     problem(r, 401).await;
-    let out = app
-        .cli(&["--json", "accounts", "show", "--email", "k@example.com"])
-        .await
-        .unwrap();
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()["credits"],
-        99
-    );
+    assert_eq!(app.account_json("k@example.com").await["credits"], 99);
 }
