@@ -102,13 +102,6 @@ fn hash3(p: vec3<f32>) -> f32 {
     return fract((r.x + r.y) * r.z);
 }
 
-// Coat over a base: diffuse base, clear-coat mirror reflection.
-fn coated(base: vec3<f32>, n: vec3<f32>, v: vec3<f32>, f0: f32, rough: f32) -> vec3<f32> {
-    let r = reflect(-v, n);
-    let f = fresnel(dot(n, v), f0);
-    return base * irradiance(n) * (1.0 - f) + env(r, rough) * f;
-}
-
 @fragment
 fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     if (i.material == 12u) {
@@ -131,7 +124,16 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
     }
     let r = reflect(-v, n);
     let nv = max(dot(n, v), 0.0);
+    let irr = irradiance(n);
+    // Each material is direct light `c` plus at most two reflections of the
+    // studio, k1 * env(r, r1) + k2 * env(r, r2), evaluated once after the
+    // switch: the CPU fallback (lavapipe) runs every branch under a mask,
+    // so an env() call inside each case would be paid by every fragment.
     var c = vec3<f32>(0.0);
+    var k1 = vec3<f32>(0.0);
+    var r1 = 0.0;
+    var k2 = vec3<f32>(0.0);
+    var r2 = 0.0;
     switch i.material {
         case 0u: {
             let base = scene.paint.rgb;
@@ -141,23 +143,32 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 let cell = floor(i.world * 900.0);
                 let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
                 let f = fresnel(nv, 0.05);
-                c = base * irradiance(n) * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.35 + env(r, 0.01) * f;
+                c = base * irr * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.35;
+                k1 = vec3<f32>(f);
             } else {
-                c = coated(base, n, v, 0.045, 0.01);
+                // Clear coat over a diffuse base.
+                let f = fresnel(nv, 0.045);
+                c = base * irr * (1.0 - f);
+                k1 = vec3<f32>(f);
             }
+            r1 = 0.01;
         }
         case 1u: {
             // Tinted glass over a dark cabin.
             let f = fresnel(nv, 0.07);
-            c = vec3<f32>(0.008, 0.011, 0.014) + env(r, 0.0) * (0.035 + 0.965 * f);
+            c = vec3<f32>(0.008, 0.011, 0.014);
+            k1 = vec3<f32>(0.035 + 0.965 * f);
         }
         case 2u: {
             // Rubber, with tread grooves on the running surface.
             let groove = step(0.8, fract(i.uv.y * 60.0)) * step(0.3, i.uv.x) * step(i.uv.x, 0.75);
-            c = vec3<f32>(0.025) * irradiance(n) * (1.0 - groove * 0.6) + env(r, 0.6) * 0.035;
+            c = vec3<f32>(0.025) * irr * (1.0 - groove * 0.6);
+            k1 = vec3<f32>(0.035);
+            r1 = 0.6;
         }
         case 3u: {
-            c = env(r, 0.03) * vec3<f32>(0.9, 0.92, 0.95);
+            k1 = vec3<f32>(0.9, 0.92, 0.95);
+            r1 = 0.03;
         }
         case 4u: {
             // Alloy rim: uv.x = style * 2 + radial fraction, uv.y = angle in spokes.
@@ -169,41 +180,57 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             if (style == 2.0) { spoke_w = 0.2; }
             let in_window = step(0.3, rad) * step(rad, 0.84);
             let gap = in_window * step(spoke_w, abs(a - 0.5) * 2.0);
-            let metal = env(r, 0.25) * vec3<f32>(0.75, 0.76, 0.78) + vec3<f32>(0.12) * irradiance(n);
             let lip = step(0.9, rad);
-            var m = metal;
+            // Style 2 is a dark painted rim.
+            var dark = 1.0;
+            var lift = vec3<f32>(0.0);
             if (style == 2.0) {
-                m = metal * 0.35 + vec3<f32>(0.02);
+                dark = 0.35;
+                lift = vec3<f32>(0.02);
             }
-            c = mix(m, vec3<f32>(0.012), gap) + lip * env(r, 0.05) * 0.3;
-            let hub = 1.0 - step(0.14, rad);
-            c = mix(c, vec3<f32>(0.05), hub * 0.6);
+            let hub = (1.0 - step(0.14, rad)) * 0.6;
+            let keep = (1.0 - gap) * (1.0 - hub);
+            c = ((vec3<f32>(0.12) * irr * dark + lift) * (1.0 - gap) + vec3<f32>(0.012) * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
+            k1 = vec3<f32>(0.75, 0.76, 0.78) * dark * keep;
+            r1 = 0.25;
+            k2 = vec3<f32>(lip * 0.3 * (1.0 - hub));
+            r2 = 0.05;
         }
         case 5u: {
-            c = vec3<f32>(0.018) * irradiance(n) + env(r, 0.35) * fresnel(nv, 0.04) * 0.6;
+            c = vec3<f32>(0.018) * irr;
+            k1 = vec3<f32>(fresnel(nv, 0.04) * 0.6);
+            r1 = 0.35;
         }
         case 6u: {
             // Headlamp: chrome reflector bowl, bright cells, clear cover.
             let cells = step(0.5, fract(i.uv.x * 3.0)) * step(0.25, i.uv.y) * step(i.uv.y, 0.75);
-            c = env(r, 0.2) * 0.5 + vec3<f32>(2.2, 2.3, 2.5) * (0.35 + 0.65 * cells) + env(r, 0.0) * fresnel(nv, 0.05);
+            c = vec3<f32>(2.2, 2.3, 2.5) * (0.35 + 0.65 * cells);
+            k1 = vec3<f32>(0.5);
+            r1 = 0.2;
+            k2 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 7u: {
-            let f = fresnel(nv, 0.05);
-            c = vec3<f32>(0.9, 0.03, 0.03) * (0.6 + 0.4 * step(0.5, fract(i.uv.x * 4.0))) + env(r, 0.0) * f;
+            c = vec3<f32>(0.9, 0.03, 0.03) * (0.6 + 0.4 * step(0.5, fract(i.uv.x * 4.0)));
+            k1 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 8u: {
             // Blank plate: white, no text.
-            c = vec3<f32>(0.82, 0.83, 0.84) * irradiance(n);
+            c = vec3<f32>(0.82, 0.83, 0.84) * irr;
         }
         case 9u: {
             let slat = step(0.55, fract(i.uv.y * 7.0));
-            c = mix(vec3<f32>(0.01), env(r, 0.2) * 0.25 + vec3<f32>(0.02), slat);
+            c = mix(vec3<f32>(0.01), vec3<f32>(0.02), slat);
+            k1 = vec3<f32>(0.25 * slat);
+            r1 = 0.2;
         }
         case 10u: {
-            c = vec3<f32>(1.2, 0.45, 0.03) + env(r, 0.0) * fresnel(nv, 0.05);
+            c = vec3<f32>(1.2, 0.45, 0.03);
+            k1 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 11u: {
-            c = vec3<f32>(0.035, 0.03, 0.028) * irradiance(n) + env(r, 0.5) * 0.02;
+            c = vec3<f32>(0.035, 0.03, 0.028) * irr;
+            k1 = vec3<f32>(0.02);
+            r1 = 0.5;
         }
         case 13u: {
             c = vec3<f32>(0.006);
@@ -211,6 +238,10 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         default: {
             c = vec3<f32>(1.0, 0.0, 1.0);
         }
+    }
+    c += k1 * env(r, r1);
+    if (any(k2 > vec3<f32>(0.0))) {
+        c += k2 * env(r, r2);
     }
     return vec4<f32>(c, 1.0);
 }

@@ -20,8 +20,9 @@ fn benches(c: &mut Criterion) {
     );
     let counter = AtomicU32::new(0);
     let mut g = c.benchmark_group("render");
-    g.sample_size(20).measurement_time(Duration::from_secs(8));
-    for shape in [BodyShape::Sedan, BodyShape::Bus, BodyShape::Motorcycle] {
+    g.sample_size(15).measurement_time(Duration::from_secs(5));
+    // Every shape: the design bar (< 300 ms cold on lavapipe) is per shape.
+    for shape in BodyShape::ALL {
         g.bench_function(BenchmarkId::new("cold_1024_png", shape.id()), |b| {
             b.iter(|| {
                 // A new model every time: nothing is reused but the device.
