@@ -216,14 +216,21 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
     }
 }
 
-/// Whether the client asked for JSON and not for an image (spec §4).
+/// Whether the client asked for JSON and for no image type (spec §4). A
+/// wildcard (`*/*`, `image/*`) accepts images, so axios' default
+/// `application/json, text/plain, */*` still gets the image.
 fn wants_json(headers: &HeaderMap) -> bool {
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    accept.contains("application/json") && !accept.contains("image/")
+    let types: Vec<&str> = accept
+        .split(',')
+        .map(|t| t.split(';').next().unwrap_or("").trim())
+        .collect();
+    types.contains(&"application/json")
+        && !types.iter().any(|t| t.starts_with("image/") || *t == "*/*")
 }
 
 pub async fn get_car(
@@ -391,6 +398,22 @@ mod tests {
         // size is ignored when w or h is given
         let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&size=small&h=300")).unwrap();
         assert_eq!((p.width, p.height), (None, Some(300)));
+    }
+
+    #[test]
+    fn json_form_only_when_no_image_type_is_acceptable() {
+        let h = |accept: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::ACCEPT, HeaderValue::from_str(accept).unwrap());
+            wants_json(&m)
+        };
+        assert!(h("application/json"));
+        assert!(h("application/json; charset=utf-8"));
+        assert!(!h("application/json, text/plain, */*"));
+        assert!(!h("application/json, image/webp"));
+        assert!(!h("image/*"));
+        assert!(!h("*/*"));
+        assert!(!wants_json(&HeaderMap::new()));
     }
 
     #[test]
