@@ -209,16 +209,17 @@ impl Dispatcher {
         variant: &str,
         revision: i64,
     ) -> Result<String, DispatchError> {
+        // A job already queued or running (perhaps by another replica)
+        // needs neither budget nor capacity: join it.
+        if let Some(live) = self.store.live_job(variant, revision).await? {
+            return Ok(live.id);
+        }
         let counts = self.store.job_counts().await?;
         let depth = counts.queued + counts.running;
         let day = utc_day();
-        // Admission first, so a refused request never creates a job.
+        // Admission before the job exists, so a refused request never creates one.
         let limit = self.daily_budget().await?;
         if !self.store.take_budget(&day, limit).await? {
-            // A job someone else already queued needs no budget: join it.
-            if let Some(live) = self.store.live_job(variant, revision).await? {
-                return Ok(live.id);
-            }
             self.metrics.budget_refusals.inc();
             return Err(DispatchError::BudgetSpent {
                 retry_after_secs: secs_until_utc_midnight(),

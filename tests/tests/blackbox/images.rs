@@ -493,3 +493,60 @@ async fn a_key_revoked_while_cached_is_refused_at_once_and_never_billed() {
     problem(r, 401).await;
     assert_eq!(app.account_json("k@example.com").await["credits"], 99);
 }
+
+#[tokio::test]
+async fn a_second_replica_joins_the_render_in_progress_instead_of_rendering_or_refusing() {
+    // Replica A renders (held by a gate); replica B shares its database and
+    // object store, has no render node and a queue limit of one job.
+    let counting = Counting::new(real_renderer());
+    let gated = Gated::new(counting.clone());
+    let a = TestApp::spawn_rendering(gated.clone(), |c| c.render.max_queue_depth = 1).await;
+    let mut config_b = control_plane::Config::for_tests(&a.config.data_dir);
+    config_b.render.max_queue_depth = 1;
+    let b = TestApp::spawn_with(config_b, tempfile::tempdir().unwrap()).await;
+    let (_, key) = a
+        .account_with_key("two@example.com", "images:read,account:read")
+        .await;
+
+    let on_a = {
+        let (client, url, key) = (a.client.clone(), a.url(CAMRY), key.clone());
+        tokio::spawn(async move {
+            client
+                .get(url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    };
+    for _ in 0..100 {
+        if a.get("/metrics")
+            .await
+            .text()
+            .await
+            .unwrap()
+            .contains("vis_render_queue_depth 1")
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let on_b = {
+        let (client, url, key) = (b.client.clone(), b.url(CAMRY), key.clone());
+        tokio::spawn(async move {
+            let r = client.get(url).bearer_auth(key).send().await.unwrap();
+            (
+                r.status().as_u16(),
+                r.headers()["x-image-source"].to_str().unwrap().to_owned(),
+            )
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    gated.release(10);
+    assert_eq!(on_a.await.unwrap(), 200);
+    assert_eq!(on_b.await.unwrap(), (200, "generated".to_owned()));
+    assert_eq!(counting.renders(), 1, "one render for both replicas");
+    assert_eq!(balance(&a, &key).await, 98);
+}
