@@ -435,8 +435,15 @@ fn is_placeholder(key: &str) -> bool {
     matches!(key, "other" | "others" | "unknown" | "na" | "none" | "")
 }
 
+/// Register categories that some sources file as makes: they name no
+/// manufacturer, so nothing could be rendered for them.
+const CATEGORY_MAKES: [&str; 3] = ["MOPED", "MOTORCYCLE", "FACTORY BUILT"];
+
 fn is_junk_make(name: &str) -> bool {
     let t = name.trim();
+    if CATEGORY_MAKES.contains(&t.to_ascii_uppercase().as_str()) {
+        return true;
+    }
     let starts_with_year = t.len() >= 5
         && t.as_bytes()[..4].iter().all(u8::is_ascii_digit)
         && t.as_bytes()[4] == b' '
@@ -1108,6 +1115,10 @@ mod tests {
         assert!(is_junk_make("1955 CUSTOM BELAIR"));
         assert!(is_junk_make("ZZKNOWN"));
         assert!(!is_junk_make("2CV CLUB"));
+        assert!(
+            is_junk_make("Moped") && is_junk_make("FACTORY BUILT") && is_junk_make("Motorcycle")
+        );
+        assert!(!is_junk_make("MOTO GUZZI"));
         assert_eq!(name_key("F-150"), name_key("F150"));
         assert_eq!(name_key("C CLASS"), name_key("C-Class"));
     }
