@@ -231,11 +231,21 @@ fn collect(
 
 impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
         match e {
-            crate::store::StoreError::Unavailable(msg) => ApiError::Unavailable {
-                message: format!("The database is unavailable: {msg}"),
-                retry_after_secs: Some(5),
-            },
+            StoreError::Unavailable(cause) => {
+                tracing::error!(error.cause = %cause, "database unavailable");
+                ApiError::Unavailable {
+                    message: "The database is unavailable. Nothing was charged; retry shortly."
+                        .into(),
+                    retry_after_secs: Some(5),
+                }
+            }
+            // A charge re-checks its key: revocation found there is a 401
+            // wherever it surfaces.
+            StoreError::KeyRevoked => {
+                ApiError::Unauthorized("The API key has been revoked.".into())
+            }
             other => ApiError::internal(other),
         }
     }

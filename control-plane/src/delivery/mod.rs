@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 use vis_catalog::{Catalog, LookupError};
 use vis_protocol::{BodyShape, Color, Format, RenderJob, SOURCE_PX, Slug, VariantKey, View};
 
+use crate::billing::CREDITS_PER_IMAGE;
 use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
 use crate::renders::cache::{Derived, DerivedCache, DerivedKey};
@@ -165,8 +166,6 @@ pub struct Deliverer {
     pub metrics: Arc<Metrics>,
 }
 
-pub const CREDITS_PER_IMAGE: i64 = crate::billing::CREDITS_PER_IMAGE;
-
 impl Deliverer {
     /// The output for `r`, from cache or derived (rendering if needed).
     pub async fn output(&self, r: &Resolved) -> Result<(Derived, SourceKind), DeliveryError> {
@@ -260,9 +259,6 @@ impl Deliverer {
             Ok(b) => b,
             Err(StoreError::InsufficientCredits { balance, required }) => {
                 return Err(DeliveryError::InsufficientCredits { balance, required });
-            }
-            Err(StoreError::KeyRevoked) => {
-                return Err(DeliveryError::Store(StoreError::KeyRevoked));
             }
             Err(e) => return Err(e.into()),
         };

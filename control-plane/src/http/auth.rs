@@ -95,6 +95,16 @@ pub async fn authenticate(state: &AppState, raw: &str) -> Result<Principal, ApiE
     })
 }
 
+/// 403 naming the scope when the endpoint needs one the key lacks.
+fn require_scope<S: RequiredScope>(principal: &Principal) -> Result<(), ApiError> {
+    match S::SCOPE {
+        Some(scope) if !principal.scopes.contains(scope) => {
+            Err(ApiError::MissingScope(scope.as_str()))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Like [`Auth`], but served from the key cache when the key was seen in the
 /// last minute. Only for handlers that honour the cache's contract: the
 /// charge re-checks the key in its transaction, and every unbilled answer is
@@ -109,21 +119,15 @@ impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
         let hash = presented_key(parts)
             .and_then(ApiKey::parse)
             .map(|k| k.hash());
-        if let Some(hash) = hash
-            && let Some(principal) = state.keys.get(&hash)
+        if let Some(hash) = &hash
+            && let Some(principal) = state.keys.get(hash)
         {
-            if let Some(scope) = S::SCOPE
-                && !principal.scopes.contains(scope)
-            {
-                return Err(ApiError::MissingScope(scope.as_str()));
-            }
-            return Ok(CachedAuth(principal, hash, PhantomData));
+            require_scope::<S>(&principal)?;
+            return Ok(CachedAuth(principal, hash.clone(), PhantomData));
         }
         let Auth(principal, _) = Auth::<S>::from_request_parts(parts, state).await?;
-        let hash = presented_key(parts)
-            .and_then(ApiKey::parse)
-            .map(|k| k.hash())
-            .unwrap_or_default();
+        // Auth succeeded, so the presented key parsed and `hash` is set.
+        let hash = hash.unwrap_or_default();
         state.keys.insert(hash.clone(), principal.clone());
         Ok(CachedAuth(principal, hash, PhantomData))
     }
@@ -160,11 +164,7 @@ impl<S: RequiredScope> FromRequestParts<AppState> for Auth<S> {
             return Err(ApiError::Unauthorized(message.into()));
         };
         let principal = authenticate(state, raw).await?;
-        if let Some(scope) = S::SCOPE
-            && !principal.scopes.contains(scope)
-        {
-            return Err(ApiError::MissingScope(scope.as_str()));
-        }
+        require_scope::<S>(&principal)?;
         Ok(Auth(principal, PhantomData))
     }
 }

@@ -1,17 +1,16 @@
 //! GET /api/v1/images/car (spec §4; scope images:read; 1 credit).
 
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use vis_catalog::LookupError;
 use vis_protocol::{Color, Format, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
-use super::context;
+use super::{context, rate};
 use crate::app::AppState;
 use crate::delivery::{self, DeliveryError, ImageParams, Payer};
 use crate::error::ApiError;
-use crate::ratelimit::{Decision, now_secs};
 use crate::renders::DispatchError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it, because
@@ -132,31 +131,6 @@ where
     .transpose()
 }
 
-/// `RateLimit-*` headers (spec §2), on every answer of this endpoint.
-pub fn rate_headers(d: &Decision) -> [(HeaderName, HeaderValue); 3] {
-    [
-        (
-            HeaderName::from_static("ratelimit-limit"),
-            HeaderValue::from(d.limit),
-        ),
-        (
-            HeaderName::from_static("ratelimit-remaining"),
-            HeaderValue::from(d.remaining),
-        ),
-        (
-            HeaderName::from_static("ratelimit-reset"),
-            HeaderValue::from(d.reset_secs),
-        ),
-    ]
-}
-
-fn with_rate(mut response: Response, d: &Decision) -> Response {
-    for (k, v) in rate_headers(d) {
-        response.headers_mut().insert(k, v);
-    }
-    response
-}
-
 fn lookup_error(e: LookupError) -> ApiError {
     let param = match &e {
         LookupError::UnknownMake(_) => "make",
@@ -209,9 +183,6 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
                 retry_after_secs: Some(5),
             }
         }
-        DeliveryError::Store(crate::store::StoreError::KeyRevoked) => {
-            ApiError::Unauthorized("The API key has been revoked.".into())
-        }
         DeliveryError::Store(e) => e.into(),
     }
 }
@@ -239,17 +210,10 @@ pub async fn get_car(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
-    let decision = state
-        .limiter
-        .check(&format!("key:{}", principal.key.id), limit, now_secs());
-    let result = if decision.allowed {
-        serve(&state, &principal, query.as_deref(), &headers).await
-    } else {
-        state.metrics.rate_limited.inc();
-        Err(ApiError::TooManyRequests {
-            retry_after_secs: decision.reset_secs,
-        })
+    let (decision, admitted) = rate::check_key(&state, &principal);
+    let result = match admitted {
+        Ok(()) => serve(&state, &principal, query.as_deref(), &headers).await,
+        Err(refused) => Err(refused),
     };
     // A billed 200 was confirmed by its charge transaction; anything else
     // first confirms that the (possibly cached) key is still live.
@@ -265,7 +229,7 @@ pub async fn get_car(
         },
         other => other,
     };
-    with_rate(
+    rate::with_headers(
         result.unwrap_or_else(IntoResponse::into_response),
         &decision,
     )

@@ -11,6 +11,7 @@ pub mod images;
 pub mod metrics;
 pub mod middleware;
 pub mod options;
+pub mod rate;
 pub mod resolve;
 pub mod vehicles;
 

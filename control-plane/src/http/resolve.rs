@@ -7,14 +7,13 @@ use serde::Deserialize;
 use serde_json::json;
 use vis_catalog::{ResolveError, ResolveInput, resolve};
 
-use super::auth::{AccountRead, Auth, Principal};
-use super::context;
+use super::auth::{AccountRead, Auth};
 use super::extract::ApiJson;
-use super::images::{YEAR_MAX, YEAR_MIN, rate_headers};
+use super::images::{YEAR_MAX, YEAR_MIN};
+use super::{context, rate};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::limits;
-use crate::ratelimit::{Decision, now_secs};
 
 /// Longest `query` (spec §8 Resolve).
 pub const QUERY_MAX_CHARS: usize = 200;
@@ -92,37 +91,14 @@ fn not_found(e: ResolveError) -> ApiError {
     }
 }
 
-/// Counts the request against the key's per-minute limit (like the image
-/// endpoint); a refused request is counted in the metrics.
-fn check_rate(state: &AppState, principal: &Principal) -> Decision {
-    let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
-    let decision = state
-        .limiter
-        .check(&format!("key:{}", principal.key.id), limit, now_secs());
-    if !decision.allowed {
-        state.metrics.rate_limited.inc();
-    }
-    decision
-}
-
-fn with_rate(mut response: Response, d: &Decision) -> Response {
-    for (k, v) in rate_headers(d) {
-        response.headers_mut().insert(k, v);
-    }
-    response
-}
-
 pub async fn post(
     State(state): State<AppState>,
     Auth(principal, ..): Auth<AccountRead>,
     body: Result<ApiJson<ResolveBody, { limits::BODY_RESOLVE }>, ApiError>,
 ) -> Response {
-    let decision = check_rate(&state, &principal);
-    if !decision.allowed {
-        let err = ApiError::TooManyRequests {
-            retry_after_secs: decision.reset_secs,
-        };
-        return with_rate(err.into_response(), &decision);
+    let (decision, admitted) = rate::check_key(&state, &principal);
+    if let Err(refused) = admitted {
+        return rate::with_headers(refused.into_response(), &decision);
     }
     let result = body.and_then(|ApiJson(body)| {
         let v = validate(body)?;
@@ -141,7 +117,7 @@ pub async fn post(
                 .into_response(),
         )
     });
-    with_rate(
+    rate::with_headers(
         result.unwrap_or_else(IntoResponse::into_response),
         &decision,
     )

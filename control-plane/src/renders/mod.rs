@@ -167,15 +167,6 @@ impl Dispatcher {
         result.map(|bytes| (bytes, SourceKind::Generated))
     }
 
-    /// The source if it is already rendered; never renders.
-    pub async fn cached_source(
-        &self,
-        variant: &VariantKey,
-    ) -> Result<Option<Bytes>, DispatchError> {
-        let key = source_key(variant, self.config.revision);
-        Ok(self.objects.get(&key).await?.map(|o| o.bytes))
-    }
-
     /// Today's budget limit: the operator setting, else the configured default.
     pub async fn daily_budget(&self) -> Result<i64, StoreError> {
         Ok(self

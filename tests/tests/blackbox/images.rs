@@ -20,6 +20,40 @@ async fn balance(app: &TestApp, key: &str) -> i64 {
     v["data"]["credits"].as_i64().unwrap()
 }
 
+/// Starts a keyed GET in the background; resolves to its status.
+fn spawn_get_status(app: &TestApp, path: &str, key: &str) -> tokio::task::JoinHandle<u16> {
+    let (client, url, key) = (app.client.clone(), app.url(path), key.to_owned());
+    tokio::spawn(async move {
+        client
+            .get(url)
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    })
+}
+
+/// Waits until the app reports `depth` render jobs queued or running.
+async fn wait_for_queue_depth(app: &TestApp, depth: i64) {
+    let wanted = format!("vis_render_queue_depth {depth}\n");
+    for _ in 0..200 {
+        if app
+            .get("/metrics")
+            .await
+            .text()
+            .await
+            .unwrap()
+            .contains(&wanted)
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the render queue never reached depth {depth}");
+}
+
 fn header(r: &reqwest::Response, name: &str) -> String {
     r.headers()
         .get(name)
@@ -432,27 +466,8 @@ async fn a_full_queue_answers_503_instead_of_hanging() {
     let (_, key) = app
         .account_with_key("q@example.com", "images:read,account:read")
         .await;
-    let first = {
-        let (client, url, key) = (app.client.clone(), app.url(CAMRY), key.clone());
-        tokio::spawn(async move {
-            client
-                .get(url)
-                .bearer_auth(key)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        })
-    };
-    // Wait until the first job is queued or running.
-    for _ in 0..100 {
-        let m = app.get("/metrics").await.text().await.unwrap();
-        if m.contains("vis_render_queue_depth 1") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let first = spawn_get_status(&app, CAMRY, &key);
+    wait_for_queue_depth(&app, 1).await;
     let r = app
         .get_with_key(&CAMRY.replace("color=red", "color=white"), &key)
         .await;
@@ -508,31 +523,8 @@ async fn a_second_replica_joins_the_render_in_progress_instead_of_rendering_or_r
         .account_with_key("two@example.com", "images:read,account:read")
         .await;
 
-    let on_a = {
-        let (client, url, key) = (a.client.clone(), a.url(CAMRY), key.clone());
-        tokio::spawn(async move {
-            client
-                .get(url)
-                .bearer_auth(key)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        })
-    };
-    for _ in 0..100 {
-        if a.get("/metrics")
-            .await
-            .text()
-            .await
-            .unwrap()
-            .contains("vis_render_queue_depth 1")
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let on_a = spawn_get_status(&a, CAMRY, &key);
+    wait_for_queue_depth(&a, 1).await;
     let on_b = {
         let (client, url, key) = (b.client.clone(), b.url(CAMRY), key.clone());
         tokio::spawn(async move {

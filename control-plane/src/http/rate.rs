@@ -1,0 +1,53 @@
+//! Per-key rate limiting at the HTTP edge: the check, the `RateLimit-*`
+//! headers (spec §2) and the 429. Every keyed endpoint with a limit uses this.
+
+use axum::http::{HeaderName, HeaderValue};
+use axum::response::Response;
+
+use super::auth::Principal;
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::ratelimit::{Decision, now_secs};
+
+/// Counts one request against the key's per-minute limit. `Err` is the 429
+/// to answer (nothing was billed); either way the decision's headers go on
+/// the response with [`with_headers`].
+pub fn check_key(state: &AppState, principal: &Principal) -> (Decision, Result<(), ApiError>) {
+    let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
+    let decision = state
+        .limiter
+        .check(&format!("key:{}", principal.key.id), limit, now_secs());
+    if decision.allowed {
+        return (decision, Ok(()));
+    }
+    state.metrics.rate_limited.inc();
+    let refused = ApiError::TooManyRequests {
+        retry_after_secs: decision.reset_secs,
+    };
+    (decision, Err(refused))
+}
+
+/// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
+pub fn headers(d: &Decision) -> [(HeaderName, HeaderValue); 3] {
+    [
+        (
+            HeaderName::from_static("ratelimit-limit"),
+            HeaderValue::from(d.limit),
+        ),
+        (
+            HeaderName::from_static("ratelimit-remaining"),
+            HeaderValue::from(d.remaining),
+        ),
+        (
+            HeaderName::from_static("ratelimit-reset"),
+            HeaderValue::from(d.reset_secs),
+        ),
+    ]
+}
+
+pub fn with_headers(mut response: Response, d: &Decision) -> Response {
+    for (k, v) in headers(d) {
+        response.headers_mut().insert(k, v);
+    }
+    response
+}
