@@ -167,15 +167,16 @@ impl TestApp {
         serde_json::from_str(&out).expect("json")
     }
 
-    /// Stops the server, letting in-flight requests finish.
-    pub async fn shutdown(mut self) -> std::io::Result<()> {
+    /// Stops the server, letting in-flight requests finish; hands back the
+    /// data directory so a test can inspect what was written.
+    pub async fn shutdown(mut self) -> std::io::Result<tempfile::TempDir> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        match self.server.take() {
-            Some(handle) => handle.await.expect("server task"),
-            None => Ok(()),
+        if let Some(handle) = self.server.take() {
+            handle.await.expect("server task")?;
         }
+        Ok(std::mem::replace(&mut self._dir, tempfile::tempdir()?))
     }
 }
 

@@ -70,7 +70,6 @@ fn ensure_problem(response: Response) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(PROBLEM_JSON.as_bytes()));
-    // HEAD answers carry no body, so nothing to rewrite.
     if is_problem {
         return response;
     }

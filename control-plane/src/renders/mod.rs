@@ -233,7 +233,6 @@ impl Dispatcher {
         match claim {
             Claim::Created | Claim::Requeued => {
                 self.metrics.renders_queued.inc();
-                self.job_queued.notify_waiters();
                 self.job_queued.notify_one();
             }
             Claim::Joined => self.store.return_budget(&day).await?,

@@ -46,7 +46,7 @@ impl RenderBackend for InProcessRenderer {
 /// Handles to the running workers.
 #[derive(Debug)]
 pub struct WorkerPool {
-    stop: Arc<Notify>,
+    stop: Arc<Stop>,
     handles: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -60,7 +60,7 @@ impl WorkerPool {
         backend: Arc<dyn RenderBackend>,
         metrics: Arc<Metrics>,
     ) -> WorkerPool {
-        let stop = Arc::new(Notify::new());
+        let stop = Arc::new(Stop::default());
         let lease_ms =
             i64::try_from(dispatcher.config().job_timeout.as_millis()).unwrap_or(i64::MAX);
         let handles = (0..count.max(1))
@@ -84,11 +84,22 @@ impl WorkerPool {
 
     /// Stops leasing new jobs and waits for the ones in hand to finish.
     pub async fn shutdown(self) {
-        self.stop.notify_waiters();
+        self.stop
+            .requested
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.stop.wake.notify_waiters();
         for h in self.handles {
             let _ = h.await;
         }
     }
+}
+
+/// A stop request: the flag is what counts (a worker busy rendering sees it
+/// at the top of its next loop); the notification only cuts an idle wait short.
+#[derive(Debug, Default)]
+struct Stop {
+    requested: std::sync::atomic::AtomicBool,
+    wake: Notify,
 }
 
 struct Worker {
@@ -99,7 +110,7 @@ struct Worker {
     metrics: Arc<Metrics>,
     queued: Arc<Notify>,
     finished: Arc<Notify>,
-    stop: Arc<Notify>,
+    stop: Arc<Stop>,
     lease_ms: i64,
 }
 
@@ -107,7 +118,14 @@ impl Worker {
     async fn run(self) {
         loop {
             let woken = self.queued.notified();
-            let stopped = self.stop.notified();
+            let stopped = self.stop.wake.notified();
+            if self
+                .stop
+                .requested
+                .load(std::sync::atomic::Ordering::SeqCst)
+            {
+                return;
+            }
             match self.store.lease_job(&self.owner, self.lease_ms).await {
                 Ok(Some(job)) => {
                     let span = tracing::info_span!("render_job", job.id = %job.id, job.variant = %job.variant, job.attempt = job.attempts);

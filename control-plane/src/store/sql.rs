@@ -324,16 +324,13 @@ impl AccountStore for SqlStore {
             other => other,
         })?;
         if initial_credits > 0 {
-            sqlx::query(
-                "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) \
-                 VALUES ($1, 'grant', $2, $2, 'free credits for a new account', NULL, $3)",
-            )
-            .bind(&id)
-            .bind(initial_credits)
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .map_err(map_err)?;
+            let grant = NewEntry {
+                kind: EntryKind::Grant,
+                delta: initial_credits,
+                reason: "free credits for a new account",
+                reference: None,
+            };
+            insert_ledger(&mut tx, &id, &grant, initial_credits).await?;
         }
         let account = account_from(&row).map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;

@@ -35,9 +35,9 @@ fn spawn_get_status(app: &TestApp, path: &str, key: &str) -> tokio::task::JoinHa
     })
 }
 
-/// Waits until the app reports `depth` render jobs queued or running.
-async fn wait_for_queue_depth(app: &TestApp, depth: i64) {
-    let wanted = format!("vis_render_queue_depth {depth}\n");
+/// Waits until `/metrics` shows the line `metric value`.
+async fn wait_for_metric(app: &TestApp, metric: &str, value: i64) {
+    let wanted = format!("{metric} {value}\n");
     for _ in 0..200 {
         if app
             .get("/metrics")
@@ -51,7 +51,7 @@ async fn wait_for_queue_depth(app: &TestApp, depth: i64) {
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    panic!("the render queue never reached depth {depth}");
+    panic!("{metric} never reached {value}");
 }
 
 fn header(r: &reqwest::Response, name: &str) -> String {
@@ -467,7 +467,7 @@ async fn a_full_queue_answers_503_instead_of_hanging() {
         .account_with_key("q@example.com", "images:read,account:read")
         .await;
     let first = spawn_get_status(&app, CAMRY, &key);
-    wait_for_queue_depth(&app, 1).await;
+    wait_for_metric(&app, "vis_render_queue_depth", 1).await;
     let r = app
         .get_with_key(&CAMRY.replace("color=red", "color=white"), &key)
         .await;
@@ -524,7 +524,7 @@ async fn a_second_replica_joins_the_render_in_progress_instead_of_rendering_or_r
         .await;
 
     let on_a = spawn_get_status(&a, CAMRY, &key);
-    wait_for_queue_depth(&a, 1).await;
+    wait_for_metric(&a, "vis_render_queue_depth", 1).await;
     let on_b = {
         let (client, url, key) = (b.client.clone(), b.url(CAMRY), key.clone());
         tokio::spawn(async move {
@@ -541,4 +541,37 @@ async fn a_second_replica_joins_the_render_in_progress_instead_of_rendering_or_r
     assert_eq!(on_b.await.unwrap(), (200, "generated".to_owned()));
     assert_eq!(counting.renders(), 1, "one render for both replicas");
     assert_eq!(balance(&a, &key).await, 98);
+}
+
+#[tokio::test]
+async fn shutdown_finishes_a_render_in_progress_and_stops_the_workers() {
+    let gated = Gated::new(real_renderer());
+    let app = TestApp::spawn_rendering(gated.clone(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("s@example.com", "images:read,account:read")
+        .await;
+    // The client gives up; the job it started keeps a worker busy.
+    let client = spawn_get_status(&app, CAMRY, &key);
+    wait_for_metric(&app, "vis_render_queue_depth", 1).await;
+    wait_for_metric(&app, "vis_render_jobs_running", 1).await;
+    client.abort();
+    let releaser = {
+        let gated = gated.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            gated.release(1);
+        })
+    };
+    let dir = tokio::time::timeout(std::time::Duration::from_secs(20), app.shutdown())
+        .await
+        .expect("shutdown returns once the render in hand is done")
+        .unwrap();
+    releaser.await.unwrap();
+    let source = dir
+        .path()
+        .join("objects/renders/r1/toyota/camry/2019/red/side/source.png");
+    assert!(
+        source.exists(),
+        "the render in hand was finished and stored"
+    );
 }
