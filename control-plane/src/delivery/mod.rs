@@ -243,7 +243,9 @@ impl Deliverer {
             }
         };
         let delivery = NewDelivery {
-            id: uuid::Uuid::new_v4().to_string(),
+            // Time-ordered, so the primary key index appends instead of
+            // dirtying a random page per charge.
+            id: uuid::Uuid::now_v7().to_string(),
             request_id: payer.request_id.to_owned(),
             account_id: payer.account_id.to_owned(),
             key_id: Some(payer.key_id.to_owned()),
