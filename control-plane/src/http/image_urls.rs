@@ -6,7 +6,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use vis_protocol::{Color, Format, SizePreset, View};
 
 use super::auth::{Auth, ImagesRead, Principal};
@@ -61,8 +61,11 @@ pub struct UrlRequest {
 /// Parses either form; errors name the parameter, and in the batch form
 /// carry `index` of the failing item.
 pub fn parse_body(bytes: &[u8]) -> Result<UrlRequest, ApiError> {
-    let is_batch =
-        serde_json::from_slice::<Map<String, Value>>(bytes).is_ok_and(|m| m.contains_key("images"));
+    // Syntax errors first (named `body`), then the form decides the shape.
+    let value: Value = parse_json(bytes)?;
+    let is_batch = value
+        .as_object()
+        .is_some_and(|m| m.contains_key("images"));
     if !is_batch {
         let item: ImageItem = parse_json(bytes).map_err(|e| match e {
             ApiError::BadRequest { param, message }
@@ -444,6 +447,7 @@ mod tests {
     #[test]
     fn every_bad_field_is_named_with_its_index() {
         assert_eq!(err_of("{"), ("body".into(), None));
+        assert_eq!(err_of(r#"{"images": ["#), ("body".into(), None));
         assert_eq!(
             err_of(r#"{"make":"a","model":"b","year":2019,"colour":"red"}"#),
             ("colour".into(), None)
