@@ -63,9 +63,7 @@ pub struct UrlRequest {
 pub fn parse_body(bytes: &[u8]) -> Result<UrlRequest, ApiError> {
     // Syntax errors first (named `body`), then the form decides the shape.
     let value: Value = parse_json(bytes)?;
-    let is_batch = value
-        .as_object()
-        .is_some_and(|m| m.contains_key("images"));
+    let is_batch = value.as_object().is_some_and(|m| m.contains_key("images"));
     if !is_batch {
         let item: ImageItem = parse_json(bytes).map_err(|e| match e {
             ApiError::BadRequest { param, message }
