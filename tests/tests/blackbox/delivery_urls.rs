@@ -595,6 +595,66 @@ async fn a_use_capped_url_serves_max_uses_loads_then_410_and_is_never_cached_pub
 }
 
 #[tokio::test]
+async fn concurrent_loads_of_a_capped_url_redeem_exactly_max_uses() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let (_, key) = app
+        .account_with_key("race@example.com", "images:read,account:read")
+        .await;
+    // Warm the output so the race is on the redemption, not the render.
+    let warm = mint(&app, &key, &camry()).await.remove(0);
+    assert_eq!(load(&app, &warm).await.status(), 200);
+    let url = mint(&app, &key, &json!({"images": [camry()], "max_uses": 3}))
+        .await
+        .remove(0);
+    let mut tasks = Vec::new();
+    for _ in 0..12 {
+        let (client, url) = (app.client.clone(), url.clone());
+        tasks.push(tokio::spawn(async move {
+            client.get(url).send().await.unwrap().status().as_u16()
+        }));
+    }
+    let mut statuses = Vec::new();
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        3,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 410).count(),
+        9,
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn rate_limited_mints_are_429_and_never_billed() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let key = app
+        .key_for(
+            "rl@example.com",
+            100,
+            &["--scopes", "images:read,account:read", "--rate-limit", "1"],
+        )
+        .await;
+    let r = post_urls(&app, &key, &camry()).await;
+    assert_eq!(r.status(), 201);
+    assert_eq!(
+        (
+            header(&r, "ratelimit-limit"),
+            header(&r, "ratelimit-remaining")
+        ),
+        ("1".into(), "0".into())
+    );
+    let r = post_urls(&app, &key, &json!({"images": [camry(), camry()]})).await;
+    assert!(header(&r, "retry-after").parse::<u64>().unwrap() >= 1);
+    problem(r, 429).await;
+    assert_eq!(app.account_json("rl@example.com").await["credits"], 99);
+}
+
+#[tokio::test]
 async fn head_validates_without_rendering_or_redeeming_a_use() {
     let counting = Counting::new(real_renderer());
     let app = TestApp::spawn_rendering(counting.clone(), |_| {}).await;
