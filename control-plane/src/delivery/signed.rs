@@ -139,9 +139,11 @@ impl SignedUrls {
         ttl_secs: Option<u64>,
         max_uses: u32,
     ) -> Result<Minted, StoreError> {
-        let ttl = i64::try_from(self.ttl.clamp(ttl_secs)).unwrap_or(i64::MAX / 2000);
+        let ttl = i64::try_from(self.ttl.clamp(ttl_secs)).unwrap_or(i64::MAX);
         // Whole seconds, so `expires_at` prints exactly as stored.
-        let expires_at = (crate::store::now_millis() / 1000 + ttl) * 1000;
+        let expires_at = (crate::store::now_millis() / 1000)
+            .saturating_add(ttl)
+            .saturating_mul(1000);
         let urls: Vec<MintedUrl> = items
             .iter()
             .map(|r| {
