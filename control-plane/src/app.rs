@@ -10,6 +10,8 @@ use tokio::net::TcpListener;
 
 use crate::config::{Config, ObjectStoreConfig};
 use crate::delivery::Deliverer;
+use crate::delivery::signed::{self, SignedUrls, TtlBounds};
+use crate::delivery::tokens::{self, TokenKey};
 use crate::http;
 use crate::metrics::Metrics;
 use crate::objects::{FsObjectStore, ObjectStore};
@@ -17,7 +19,7 @@ use crate::ratelimit::RateLimiter;
 use crate::renders::cache::DerivedCache;
 use crate::renders::worker::{InProcessRenderer, WorkerPool};
 use crate::renders::{DispatchConfig, Dispatcher, RenderBackend};
-use crate::store::{SqlStore, Store};
+use crate::store::{DeliveryUrlStore, SqlStore, Store};
 
 /// Shared by every request. Cheap to clone.
 #[derive(Clone)]
@@ -33,6 +35,8 @@ pub struct AppState {
     pub keys: Arc<crate::auth::KeyCache<crate::http::auth::Principal>>,
     pub metrics: Arc<Metrics>,
     pub deliverer: Deliverer,
+    /// Signed delivery URLs: minting and loading.
+    pub urls: Arc<SignedUrls>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -132,8 +136,28 @@ impl App {
         } else {
             config.base_url.clone()
         };
-        let options = http::options::document(&base_url, &crate::catalog_summary());
+        let ttl = TtlBounds {
+            default_secs: config.delivery.ttl_default,
+            min_secs: config.delivery.ttl_min,
+            max_secs: config.delivery.ttl_max,
+        };
+        let options = http::options::document(&base_url, &crate::catalog_summary(), &ttl);
+        // The delivery secret: configured, else generated once and shared
+        // through the database (replicas agree, restarts keep URLs valid).
+        let secret = match &config.delivery.secret {
+            Some(secret) => secret.expose().clone(),
+            None => {
+                store
+                    .setting_or_insert(signed::SECRET_SETTING, &tokens::generate_secret())
+                    .await?
+            }
+        };
         let store: Arc<dyn Store> = Arc::new(store);
+        let urls = Arc::new(SignedUrls::new(
+            TokenKey::new(secret.as_bytes()),
+            Arc::clone(&store),
+            ttl,
+        ));
         let metrics = Arc::new(Metrics::default());
         let rc = &config.render;
         let dispatcher = Arc::new(Dispatcher::new(
@@ -176,6 +200,7 @@ impl App {
             keys: Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000)),
             metrics,
             deliverer,
+            urls,
         };
         Ok(App {
             listener,

@@ -49,6 +49,62 @@ pub struct Config {
     /// Seconds in-flight requests get to finish after SIGINT/SIGTERM.
     pub shutdown_grace_secs: u64,
     pub render: RenderConfig,
+    pub delivery: DeliveryConfig,
+}
+
+/// Signed delivery URLs (`[delivery]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeliveryConfig {
+    /// Lifetime of a URL minted without `ttl_seconds`, seconds.
+    pub ttl_default: u64,
+    /// Bounds every requested lifetime is clamped to, seconds.
+    pub ttl_min: u64,
+    pub ttl_max: u64,
+    /// HMAC secret for delivery tokens (`VIS_DELIVERY_SECRET`, at least 32
+    /// characters). When absent, one is generated once and kept in the
+    /// database, so replicas sharing it agree and restarts keep URLs valid.
+    pub secret: Option<Secret<String>>,
+}
+
+impl Default for DeliveryConfig {
+    fn default() -> Self {
+        DeliveryConfig {
+            ttl_default: crate::limits::DELIVERY_TTL_DEFAULT_SECS,
+            ttl_min: crate::limits::DELIVERY_TTL_MIN_SECS,
+            ttl_max: crate::limits::DELIVERY_TTL_MAX_SECS,
+            secret: None,
+        }
+    }
+}
+
+/// Shortest configured delivery secret, characters.
+pub const DELIVERY_SECRET_MIN_CHARS: usize = 32;
+
+impl DeliveryConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !(1 <= self.ttl_min
+            && self.ttl_min <= self.ttl_default
+            && self.ttl_default <= self.ttl_max)
+        {
+            return Err(ConfigError::Invalid {
+                field: "delivery",
+                message: format!(
+                    "need 1 <= ttl_min <= ttl_default <= ttl_max, got {} / {} / {}",
+                    self.ttl_min, self.ttl_default, self.ttl_max
+                ),
+            });
+        }
+        if let Some(secret) = &self.secret
+            && secret.expose().chars().count() < DELIVERY_SECRET_MIN_CHARS
+        {
+            return Err(ConfigError::Invalid {
+                field: "delivery.secret",
+                message: format!("must be at least {DELIVERY_SECRET_MIN_CHARS} characters"),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Render dispatch and the in-process render node.
@@ -94,6 +150,7 @@ pub struct FileConfig {
     pub objects_dir: Option<PathBuf>,
     pub shutdown_grace_secs: Option<u64>,
     pub render: Option<RenderConfig>,
+    pub delivery: Option<DeliveryConfig>,
 }
 
 /// Values from flags or `VIS_*` variables (clap fills these; flags win).
@@ -120,6 +177,15 @@ pub struct Overrides {
     /// Directory of the filesystem object store (default <data-dir>/objects).
     #[arg(long, env = "VIS_OBJECTS_DIR", global = true)]
     pub objects_dir: Option<PathBuf>,
+    /// HMAC secret for signed delivery URLs (default: generated once and
+    /// kept in the database).
+    #[arg(
+        long,
+        env = "VIS_DELIVERY_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
+    pub delivery_secret: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -198,6 +264,11 @@ impl Config {
                 });
             }
         };
+        let mut delivery = file.delivery.unwrap_or_default();
+        if let Some(secret) = o.delivery_secret {
+            delivery.secret = Some(Secret::new(secret));
+        }
+        delivery.validate()?;
         Ok(Config {
             listen,
             base_url,
@@ -206,6 +277,7 @@ impl Config {
             object_store,
             shutdown_grace_secs: file.shutdown_grace_secs.unwrap_or(30),
             render: file.render.unwrap_or_default(),
+            delivery,
         })
     }
 
@@ -298,6 +370,40 @@ mod tests {
         assert!(err.to_string().starts_with("base_url"), "{err}");
         let err = toml::from_str::<FileConfig>("lissen = 1").unwrap_err();
         assert!(err.to_string().contains("lissen"));
+    }
+
+    #[test]
+    fn delivery_bounds_and_secret_are_checked() {
+        let c = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
+        assert_eq!(
+            (
+                c.delivery.ttl_default,
+                c.delivery.ttl_min,
+                c.delivery.ttl_max
+            ),
+            (3600, 60, 604_800)
+        );
+        assert!(c.delivery.secret.is_none());
+        let file: FileConfig =
+            toml::from_str("[delivery]\nttl_default = 10\nttl_min = 5\nttl_max = 20").unwrap();
+        let c = Config::merge(file, Overrides::default()).unwrap();
+        assert_eq!((c.delivery.ttl_min, c.delivery.ttl_max), (5, 20));
+        let file: FileConfig = toml::from_str("[delivery]\nttl_min = 7200").unwrap();
+        let err = Config::merge(file, Overrides::default()).unwrap_err();
+        assert!(err.to_string().starts_with("delivery"), "{err}");
+        let short = Overrides {
+            delivery_secret: Some("hunter2".into()),
+            ..Overrides::default()
+        };
+        let err = Config::merge(FileConfig::default(), short).unwrap_err();
+        assert!(err.to_string().starts_with("delivery.secret"), "{err}");
+        assert!(!err.to_string().contains("hunter2"));
+        let long = Overrides {
+            delivery_secret: Some("s".repeat(40)),
+            ..Overrides::default()
+        };
+        let c = Config::merge(FileConfig::default(), long).unwrap();
+        assert!(!format!("{c:?}").contains(&"s".repeat(40)));
     }
 
     #[test]

@@ -5,6 +5,8 @@ pub const MAX_BATCH_URLS: usize = 50;
 pub const DELIVERY_TTL_DEFAULT_SECS: u64 = 3600;
 pub const DELIVERY_TTL_MIN_SECS: u64 = 60;
 pub const DELIVERY_TTL_MAX_SECS: u64 = 604_800;
+/// Most redemptions a use-capped delivery URL may allow (0 = unlimited).
+pub const MAX_USES: u32 = 1000;
 
 /// Request body limits per endpoint, bytes.
 pub const BODY_IMAGE_URLS: usize = 64 * 1024;

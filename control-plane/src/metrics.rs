@@ -42,6 +42,10 @@ pub struct Metrics {
     pub not_modified: Counter,
     pub rate_limited: Counter,
     pub insufficient_credits: Counter,
+    pub delivery_urls_minted: Counter,
+    pub delivery_url_loads: Counter,
+    pub delivery_url_refusals: Counter,
+    pub delivery_url_refunds: Counter,
     render_ms: Mutex<Histogram>,
 }
 
@@ -66,7 +70,7 @@ impl Metrics {
     /// The Prometheus text exposition, with the database gauges given.
     pub fn render_text(&self, gauges: &[(&str, &str, f64)]) -> String {
         let mut out = String::new();
-        let counters: [(&str, &str, &Counter); 10] = [
+        let counters: [(&str, &str, &Counter); 14] = [
             (
                 "vis_renders_queued_total",
                 "Cold renders queued (new or retried jobs).",
@@ -116,6 +120,26 @@ impl Metrics {
                 "vis_insufficient_credits_total",
                 "402 answers.",
                 &self.insufficient_credits,
+            ),
+            (
+                "vis_delivery_urls_minted_total",
+                "Signed delivery URLs minted (each billed 1 credit at creation).",
+                &self.delivery_urls_minted,
+            ),
+            (
+                "vis_delivery_url_loads_total",
+                "Images served through signed delivery URLs (free).",
+                &self.delivery_url_loads,
+            ),
+            (
+                "vis_delivery_url_refusals_total",
+                "Delivery URL loads refused: invalid, expired, revoked or spent (403/410).",
+                &self.delivery_url_refusals,
+            ),
+            (
+                "vis_delivery_url_refunds_total",
+                "Delivery URLs whose first load failed: consumed and refunded.",
+                &self.delivery_url_refunds,
             ),
         ];
         for (name, help, c) in counters {

@@ -12,6 +12,9 @@
 //!    as the delivery record. A failed render, a spent budget or a full
 //!    queue therefore never charge: there is nothing to refund.
 
+pub mod signed;
+pub mod tokens;
+
 use std::sync::Arc;
 
 use bytes::Bytes;

@@ -1,4 +1,6 @@
-//! GET /api/v1/images/car (spec §4; scope images:read; 1 credit).
+//! GET /api/v1/images/car (spec §4; scope images:read; 1 credit): image
+//! bytes, or with `response=url` (or `Accept: application/json` and no image
+//! type) a signed delivery URL billed now.
 
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -7,7 +9,7 @@ use vis_catalog::LookupError;
 use vis_protocol::{Color, Format, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
-use super::{context, rate};
+use super::{context, image_urls, rate};
 use crate::app::AppState;
 use crate::delivery::{self, DeliveryError, ImageParams, Payer};
 use crate::error::ApiError;
@@ -120,7 +122,7 @@ pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), Api
     ))
 }
 
-fn parse_enum<T>(raw: Option<&str>, name: &'static str) -> Result<Option<T>, ApiError>
+pub(super) fn parse_enum<T>(raw: Option<&str>, name: &'static str) -> Result<Option<T>, ApiError>
 where
     T: std::str::FromStr<Err = vis_protocol::ParseError>,
 {
@@ -131,7 +133,7 @@ where
     .transpose()
 }
 
-fn lookup_error(e: LookupError) -> ApiError {
+pub(super) fn lookup_error(e: LookupError) -> ApiError {
     let param = match &e {
         LookupError::UnknownMake(_) => "make",
         LookupError::UnknownModel { .. } | LookupError::AmbiguousModel { .. } => "model",
@@ -253,10 +255,7 @@ async fn serve(
     .map_err(lookup_error)?;
     let etag = resolved.etag();
     if form == ResponseForm::Url {
-        return Err(ApiError::bad_request(
-            "response",
-            "response=url (signed delivery URLs) is not available on this deployment yet; request the image bytes",
-        ));
+        return url_form(state, principal, resolved).await;
     }
     let inm = headers
         .get(header::IF_NONE_MATCH)
@@ -321,6 +320,40 @@ async fn serve(
     );
     h.insert("x-image-width", HeaderValue::from(out.width));
     h.insert("x-image-height", HeaderValue::from(out.height));
+    Ok(r)
+}
+
+/// The JSON form (spec ImageUrlResponse): one signed delivery URL, minted
+/// and billed now with the deployment's default lifetime and no use cap; the
+/// image renders on the URL's first load.
+async fn url_form(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    resolved: delivery::Resolved,
+) -> Result<Response, ApiError> {
+    let minted =
+        image_urls::mint(state, principal, std::slice::from_ref(&resolved), None, 0).await?;
+    let Some(u) = minted.urls.first() else {
+        return Err(ApiError::internal("minting returned no URL"));
+    };
+    let body = serde_json::json!({
+        "data": {
+            "url": image_urls::url_of(state, u),
+            "expires_at": image_urls::rfc3339(u.expires_at),
+            "max_uses": u.max_uses,
+            "vehicle": image_urls::vehicle_json(&resolved),
+            "width": resolved.width,
+            "height": resolved.height,
+            "format": resolved.format,
+        },
+        "billing": {
+            "credits_charged": minted.urls.len(),
+            "credits_remaining": minted.balance_after,
+        },
+        "request_id": context::current().request_id,
+    });
+    let mut r = (StatusCode::OK, axum::Json(body)).into_response();
+    image_urls::billing_headers(&mut r, minted.urls.len(), minted.balance_after);
     Ok(r)
 }
 

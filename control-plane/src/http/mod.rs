@@ -4,9 +4,11 @@
 pub mod account;
 pub mod auth;
 pub mod context;
+pub mod delivery;
 pub mod docs;
 pub mod extract;
 pub mod health;
+pub mod image_urls;
 pub mod images;
 pub mod metrics;
 pub mod middleware;
@@ -49,6 +51,12 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
         ("/api/v1/images/resolve", Access::Keyed, post(resolve::post)),
         ("/api/v1/account", Access::Keyed, get(account::get)),
         ("/api/v1/images/car", Access::Keyed, get(images::get_car)),
+        ("/api/v1/image-urls", Access::Keyed, post(image_urls::post)),
+        (
+            "/api/v1/delivery/{token}",
+            Access::Public,
+            get(delivery::get).head(delivery::head),
+        ),
         ("/metrics", Access::Public, get(metrics::get)),
     ]
 }

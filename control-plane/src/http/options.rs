@@ -11,6 +11,7 @@ use vis_protocol::{Color, Format, SOURCE_PX, SizePreset, View};
 use super::context;
 use crate::app::AppState;
 use crate::billing::{CREDITS_PER_DOLLAR, CREDITS_PER_IMAGE, FREE_CREDITS, PACKS};
+use crate::delivery::signed::TtlBounds;
 use crate::limits;
 
 /// What the options document says about the loaded catalog.
@@ -36,8 +37,9 @@ pub struct CatalogSource {
     pub license: String,
 }
 
-/// The `data` member of the options document.
-pub fn document(base_url: &str, catalog: &CatalogSummary) -> Value {
+/// The `data` member of the options document. `ttl` is the deployment's
+/// delivery-URL lifetime bounds.
+pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Value {
     let views: Vec<Value> = View::ALL
         .iter()
         .map(|v| {
@@ -78,9 +80,9 @@ pub fn document(base_url: &str, catalog: &CatalogSummary) -> Value {
             "rate_limit_per_minute_default": limits::DEFAULT_RATE_LIMIT_PER_MINUTE,
             "max_batch_urls": limits::MAX_BATCH_URLS,
             "delivery_ttl": {
-                "default": limits::DELIVERY_TTL_DEFAULT_SECS,
-                "min": limits::DELIVERY_TTL_MIN_SECS,
-                "max": limits::DELIVERY_TTL_MAX_SECS,
+                "default": ttl.default_secs,
+                "min": ttl.min_secs,
+                "max": ttl.max_secs,
             },
         },
         "links": {
@@ -90,6 +92,7 @@ pub fn document(base_url: &str, catalog: &CatalogSummary) -> Value {
             "image": format!("{base_url}/api/v1/images/car"),
             "vehicles": format!("{base_url}/api/v1/vehicles"),
             "resolve": format!("{base_url}/api/v1/images/resolve"),
+            "image_urls": format!("{base_url}/api/v1/image-urls"),
             "account": format!("{base_url}/api/v1/account"),
             "pricing": format!("{base_url}/pricing"),
         },

@@ -365,6 +365,86 @@ pub trait BudgetStore: Send + Sync {
     async fn set_setting(&self, name: &str, value: &str) -> Result<(), StoreError>;
 }
 
+/// One signed delivery URL to mint (spec §3 "Signed delivery URL").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewDeliveryUrl {
+    pub id: String,
+    /// `VariantKey` text form.
+    pub variant: String,
+    /// `BodyShape` text form, so a load needs no catalog lookup.
+    pub shape: String,
+    pub revision: i64,
+    /// The requested box, when given.
+    pub box_width: Option<i64>,
+    pub box_height: Option<i64>,
+    /// The output the URL serves.
+    pub width: i64,
+    pub height: i64,
+    pub format: String,
+    /// 0 = unlimited until expiry.
+    pub max_uses: i64,
+    pub expires_at: Millis,
+}
+
+/// Who mints a batch of URLs, and under which request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Minter<'a> {
+    pub account_id: &'a str,
+    pub key_id: &'a str,
+    pub request_id: &'a str,
+}
+
+/// A stored delivery URL, with the revocation state of its minting key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryUrlRecord {
+    pub id: String,
+    pub account_id: String,
+    pub key_id: String,
+    pub request_id: String,
+    pub variant: String,
+    pub shape: String,
+    pub revision: i64,
+    pub box_width: Option<i64>,
+    pub box_height: Option<i64>,
+    pub width: i64,
+    pub height: i64,
+    pub format: String,
+    pub max_uses: i64,
+    pub uses: i64,
+    pub expires_at: Millis,
+    /// The first load failed: consumed and refunded.
+    pub failed_at: Option<Millis>,
+    pub created_at: Millis,
+    /// The minting key has been revoked (or no longer exists).
+    pub key_revoked: bool,
+}
+
+#[async_trait]
+pub trait DeliveryUrlStore: Send + Sync {
+    /// Writes every URL and one ledger `charge` of minus their number in one
+    /// transaction, if the minting key is live and the balance covers them.
+    /// InsufficientCredits (required = the number of URLs) and KeyRevoked
+    /// write nothing. Returns the balance after.
+    async fn mint_delivery_urls(
+        &self,
+        minter: Minter<'_>,
+        urls: &[NewDeliveryUrl],
+    ) -> Result<i64, StoreError>;
+    /// The URL with this id, joined with its key's revocation state.
+    async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError>;
+    /// Redeems one use atomically: `Some(uses after)`, or None when the URL
+    /// is unknown, use-capped and spent, consumed by a failed first load, or
+    /// its minting key is revoked.
+    async fn consume_delivery_url(&self, id: &str) -> Result<Option<i64>, StoreError>;
+    /// Records a failed first load (only while no use was redeemed): the URL
+    /// is consumed and its one credit refunded, in one transaction, once.
+    /// `Some(balance after)` when this call did it, None otherwise.
+    async fn fail_delivery_url(&self, id: &str, reason: &str) -> Result<Option<i64>, StoreError>;
+    /// The setting `name`, inserting `value` first when it is absent; every
+    /// replica sharing the database reads the same value.
+    async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError>;
+}
+
 /// Everything the control plane keeps in its database.
 #[async_trait]
 pub trait Store:
@@ -375,6 +455,7 @@ pub trait Store:
     + DeliveryStore
     + JobStore
     + BudgetStore
+    + DeliveryUrlStore
     + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.

@@ -1026,3 +1026,5 @@ mod tests {
         );
     }
 }
+
+mod urls;

@@ -2,6 +2,7 @@
 
 mod auth;
 mod cli;
+mod delivery_urls;
 mod docs;
 mod errors;
 mod images;

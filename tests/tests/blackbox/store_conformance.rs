@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use control_plane::store::{
-    AccountStore, BudgetStore, Claim, DeliveryStore, EntryKind, JobStatus, JobStore, KeyStore,
-    LedgerStore, NewDelivery, NewEntry, NewKey, PartnerStore, SqlStore, Store, StoreError,
+    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, JobStatus,
+    JobStore, KeyStore, LedgerStore, Minter, NewDelivery, NewDeliveryUrl, NewEntry, NewKey,
+    PartnerStore, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -213,6 +214,7 @@ async fn suite(store: SqlStore) {
     assert!(!format!("{found:?}").contains("vps_secret"));
 
     deliveries(&store).await;
+    delivery_urls(&store).await;
     jobs(&store).await;
     budget(&store).await;
     store.close().await;
@@ -302,6 +304,239 @@ async fn deliveries(store: &SqlStore) {
     );
     assert_eq!(ledger[0].reference.as_deref(), Some("d1"));
     assert_eq!(ledger.iter().map(|e| e.delta).sum::<i64>(), 1);
+}
+
+fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
+    NewDeliveryUrl {
+        id: id.into(),
+        variant: "toyota/camry/2019/red/side".into(),
+        shape: "sedan".into(),
+        revision: 1,
+        box_width: Some(256),
+        box_height: None,
+        width: 256,
+        height: 256,
+        format: "png".into(),
+        max_uses,
+        expires_at: now_millis() + 3_600_000,
+    }
+}
+
+async fn delivery_urls(store: &SqlStore) {
+    let acct = store.create_account("u@example.com", 3).await.unwrap();
+    let key = store
+        .create_key(NewKey {
+            account_id: acct.id.clone(),
+            name: "minter".into(),
+            display_prefix: "vis_urls0000".into(),
+            key_hash: "a".repeat(64),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 120,
+        })
+        .await
+        .unwrap();
+    let minter = Minter {
+        account_id: &acct.id,
+        key_id: &key.id,
+        request_id: "req-mint",
+    };
+    // A batch is one debit of one credit per URL, in one ledger entry.
+    let after = store
+        .mint_delivery_urls(minter, &[new_url("u1", 0), new_url("u2", 2)])
+        .await
+        .unwrap();
+    assert_eq!(after, 1);
+    let ledger = store.entries(&acct.id, 10).await.unwrap();
+    assert_eq!(
+        (
+            ledger[0].kind,
+            ledger[0].delta,
+            ledger[0].balance_after,
+            ledger[0].reference.as_deref()
+        ),
+        (EntryKind::Charge, -2, 1, Some("req-mint"))
+    );
+    // Not enough credits: nothing written, required = the number of URLs.
+    let err = store
+        .mint_delivery_urls(minter, &[new_url("u3", 0), new_url("u4", 0)])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::InsufficientCredits {
+                balance: 1,
+                required: 2
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(store.delivery_url("u3").await.unwrap().is_none());
+    assert_eq!(store.entries(&acct.id, 10).await.unwrap().len(), 2);
+
+    let u1 = store.delivery_url("u1").await.unwrap().unwrap();
+    assert_eq!(
+        (
+            u1.account_id.as_str(),
+            u1.key_id.as_str(),
+            u1.request_id.as_str()
+        ),
+        (acct.id.as_str(), key.id.as_str(), "req-mint")
+    );
+    assert_eq!(
+        (
+            u1.box_width,
+            u1.box_height,
+            u1.width,
+            u1.max_uses,
+            u1.uses,
+            u1.key_revoked
+        ),
+        (Some(256), None, 256, 0, 0, false)
+    );
+    assert_eq!((u1.shape.as_str(), u1.failed_at), ("sedan", None));
+    assert!(store.delivery_url("nope").await.unwrap().is_none());
+
+    // Redemptions: a capped URL stops at max_uses, an unlimited one never.
+    assert_eq!(store.consume_delivery_url("u2").await.unwrap(), Some(1));
+    assert_eq!(store.consume_delivery_url("u2").await.unwrap(), Some(2));
+    assert_eq!(store.consume_delivery_url("u2").await.unwrap(), None);
+    assert_eq!(store.delivery_url("u2").await.unwrap().unwrap().uses, 2);
+    for n in 1..=3 {
+        assert_eq!(store.consume_delivery_url("u1").await.unwrap(), Some(n));
+    }
+    assert_eq!(store.consume_delivery_url("nope").await.unwrap(), None);
+    // Concurrent redemptions of a capped URL: exactly max_uses succeed.
+    store
+        .mint_delivery_urls(minter, &[new_url("u5", 3)])
+        .await
+        .unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            store.consume_delivery_url("u5").await.unwrap()
+        }));
+    }
+    let mut ok = 0;
+    for t in tasks {
+        ok += usize::from(t.await.unwrap().is_some());
+    }
+    assert_eq!(ok, 3);
+
+    // A failed first load: consumed and refunded once; not after a use.
+    assert_eq!(
+        store
+            .fail_delivery_url("u2", "first load failed")
+            .await
+            .unwrap(),
+        None,
+        "u2 was used"
+    );
+    store
+        .append_entry(
+            &acct.id,
+            NewEntry {
+                kind: EntryKind::Grant,
+                delta: 1,
+                reason: "top up",
+                reference: None,
+            },
+        )
+        .await
+        .unwrap();
+    store
+        .mint_delivery_urls(minter, &[new_url("u6", 0)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .account_by_id(&acct.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .balance,
+        0
+    );
+    assert_eq!(
+        store
+            .fail_delivery_url("u6", "first load failed")
+            .await
+            .unwrap(),
+        Some(1)
+    );
+    assert_eq!(
+        store
+            .fail_delivery_url("u6", "first load failed")
+            .await
+            .unwrap(),
+        None,
+        "refunded once"
+    );
+    let u6 = store.delivery_url("u6").await.unwrap().unwrap();
+    assert!(u6.failed_at.is_some());
+    assert_eq!(
+        store.consume_delivery_url("u6").await.unwrap(),
+        None,
+        "consumed"
+    );
+    let ledger = store.entries(&acct.id, 10).await.unwrap();
+    assert_eq!(
+        (
+            ledger[0].kind,
+            ledger[0].delta,
+            ledger[0].reference.as_deref()
+        ),
+        (EntryKind::Refund, 1, Some("u6"))
+    );
+    assert_eq!(
+        store
+            .account_by_id(&acct.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .balance,
+        1
+    );
+    assert_eq!(
+        ledger.iter().map(|e| e.delta).sum::<i64>(),
+        1,
+        "the ledger balances"
+    );
+
+    // Revoking the minting key invalidates its URLs and stops minting.
+    assert!(store.revoke_key(&key.id).await.unwrap());
+    assert!(store.delivery_url("u1").await.unwrap().unwrap().key_revoked);
+    assert_eq!(store.consume_delivery_url("u1").await.unwrap(), None);
+    assert!(matches!(
+        store.mint_delivery_urls(minter, &[new_url("u7", 0)]).await,
+        Err(StoreError::KeyRevoked)
+    ));
+    assert_eq!(
+        store
+            .account_by_id(&acct.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .balance,
+        1
+    );
+
+    // Settings inserted only when absent: every replica reads the first.
+    assert_eq!(
+        store
+            .setting_or_insert("delivery_url_secret", "first")
+            .await
+            .unwrap(),
+        "first"
+    );
+    assert_eq!(
+        store
+            .setting_or_insert("delivery_url_secret", "second")
+            .await
+            .unwrap(),
+        "first"
+    );
 }
 
 async fn jobs(store: &SqlStore) {

@@ -1,0 +1,331 @@
+//! Signed delivery URLs (spec §3 "Signed delivery URL"): minted and billed
+//! once, then loaded for free until they expire, run out of uses, or their
+//! minting key is revoked.
+//!
+//! Order of work for one load, and why:
+//! 1. The token's HMAC is checked before anything else: a forged or
+//!    malformed token costs no database work.
+//! 2. One read gives the URL and its key's revocation state; revoked and
+//!    expired URLs are refused (403), spent and consumed ones too (410),
+//!    before any render is spent on them.
+//! 3. The bytes come from [`Deliverer::output`] (cache, else render), which
+//!    never bills: the URL was paid for at creation.
+//! 4. Only with bytes in hand is a use redeemed, atomically. A render failure
+//!    on the first load consumes the URL and refunds its credit, once; a
+//!    spent budget or a full queue consumes nothing.
+
+use std::sync::Arc;
+
+use vis_protocol::{BodyShape, Format, VariantKey};
+
+use super::tokens::TokenKey;
+use super::{Deliverer, DeliveryError, Resolved};
+use crate::renders::cache::Derived;
+use crate::renders::{DispatchError, SourceKind};
+use crate::store::{DeliveryUrlRecord, Millis, Minter, NewDeliveryUrl, Store, StoreError};
+
+/// The settings row that holds the generated delivery secret.
+pub const SECRET_SETTING: &str = "delivery_url_secret";
+
+/// The deployment's bounds on a URL's lifetime, seconds (spec §8: requests
+/// ask for 60 to 604800; the answer is clamped to these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TtlBounds {
+    pub default_secs: u64,
+    pub min_secs: u64,
+    pub max_secs: u64,
+}
+
+impl TtlBounds {
+    pub fn clamp(&self, requested: Option<u64>) -> u64 {
+        requested
+            .unwrap_or(self.default_secs)
+            .clamp(self.min_secs, self.max_secs)
+    }
+}
+
+/// Why a URL is not served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// Malformed, forged, or unknown to this deployment (403).
+    Invalid,
+    /// `expires_at` has passed (403).
+    Expired,
+    /// The minting key was revoked (403).
+    Revoked,
+    /// A use-capped URL has used every redemption (410).
+    Exhausted,
+    /// Its first load failed: consumed and refunded (410).
+    Consumed,
+}
+
+/// A valid URL, ready to load.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub record: DeliveryUrlRecord,
+    pub resolved: Resolved,
+}
+
+impl Opened {
+    /// Use-capped URLs must reach the origin for every redemption.
+    pub fn capped(&self) -> bool {
+        self.record.max_uses > 0
+    }
+
+    /// Whole seconds of life left at `now`.
+    pub fn remaining_secs(&self, now: Millis) -> u64 {
+        u64::try_from((self.record.expires_at - now).max(0) / 1000).unwrap_or(0)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("refused: {0:?}")]
+    Refused(Refused),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("refused: {0:?}")]
+    Refused(Refused),
+    /// The first load's render failed: the URL is consumed and its credit
+    /// refunded (by this load or a concurrent one).
+    #[error("the first load failed")]
+    FirstLoadFailed { refunded_here: bool },
+    /// Anything else: a later load's render failure, a spent budget, a full
+    /// queue, a timeout. Nothing was consumed.
+    #[error(transparent)]
+    Delivery(DeliveryError),
+}
+
+/// One minted URL.
+#[derive(Debug, Clone)]
+pub struct MintedUrl {
+    pub id: String,
+    pub token: String,
+    pub expires_at: Millis,
+    pub max_uses: u32,
+    pub resolved: Resolved,
+}
+
+#[derive(Debug, Clone)]
+pub struct Minted {
+    pub urls: Vec<MintedUrl>,
+    pub balance_after: i64,
+}
+
+/// Mints, opens and loads signed delivery URLs.
+#[derive(Debug, Clone)]
+pub struct SignedUrls {
+    key: TokenKey,
+    store: Arc<dyn Store>,
+    pub ttl: TtlBounds,
+}
+
+impl SignedUrls {
+    pub fn new(key: TokenKey, store: Arc<dyn Store>, ttl: TtlBounds) -> SignedUrls {
+        SignedUrls { key, store, ttl }
+    }
+
+    /// Mints one URL per item, billed as one debit of their number.
+    /// `ttl_secs` is clamped to the deployment's bounds; `max_uses` 0 means
+    /// unlimited until expiry.
+    pub async fn mint(
+        &self,
+        minter: Minter<'_>,
+        items: &[Resolved],
+        ttl_secs: Option<u64>,
+        max_uses: u32,
+    ) -> Result<Minted, StoreError> {
+        let ttl = i64::try_from(self.ttl.clamp(ttl_secs)).unwrap_or(i64::MAX);
+        // Whole seconds, so `expires_at` prints exactly as stored.
+        let expires_at = (crate::store::now_millis() / 1000)
+            .saturating_add(ttl)
+            .saturating_mul(1000);
+        let urls: Vec<MintedUrl> = items
+            .iter()
+            .map(|r| {
+                let id = uuid::Uuid::new_v4();
+                MintedUrl {
+                    id: id.to_string(),
+                    token: self.key.sign(id),
+                    expires_at,
+                    max_uses,
+                    resolved: r.clone(),
+                }
+            })
+            .collect();
+        let rows: Vec<NewDeliveryUrl> = urls
+            .iter()
+            .map(|u| NewDeliveryUrl {
+                id: u.id.clone(),
+                variant: u.resolved.variant.to_string(),
+                shape: u.resolved.shape.to_string(),
+                revision: i64::from(u.resolved.revision),
+                box_width: u.resolved.box_w.map(i64::from),
+                box_height: u.resolved.box_h.map(i64::from),
+                width: i64::from(u.resolved.width),
+                height: i64::from(u.resolved.height),
+                format: u.resolved.format.to_string(),
+                max_uses: i64::from(max_uses),
+                expires_at,
+            })
+            .collect();
+        let balance_after = self.store.mint_delivery_urls(minter, &rows).await?;
+        Ok(Minted {
+            urls,
+            balance_after,
+        })
+    }
+
+    /// Checks a token: HMAC first (no database work for a forgery), then
+    /// the URL's state. `revision` is the deployment's current render
+    /// revision, which the URL serves (a renderer upgrade never serves stale
+    /// bytes under an old validator).
+    pub async fn open(&self, token: &str, revision: u32, now: Millis) -> Result<Opened, OpenError> {
+        let id = self
+            .key
+            .verify(token)
+            .ok_or(OpenError::Refused(Refused::Invalid))?;
+        let record = self
+            .store
+            .delivery_url(&id.to_string())
+            .await?
+            .ok_or(OpenError::Refused(Refused::Invalid))?;
+        if let Some(refused) = refusal(&record, now) {
+            return Err(OpenError::Refused(refused));
+        }
+        let resolved = resolved_of(&record, revision).ok_or_else(|| {
+            StoreError::Database(format!(
+                "delivery URL {} has unreadable parameters",
+                record.id
+            ))
+        })?;
+        Ok(Opened { record, resolved })
+    }
+
+    /// Loads the bytes of an opened URL and redeems a use for them.
+    pub async fn load(
+        &self,
+        deliverer: &Deliverer,
+        opened: &Opened,
+    ) -> Result<(Derived, SourceKind), LoadError> {
+        let id = &opened.record.id;
+        let output = match deliverer.output(&opened.resolved).await {
+            Ok(output) => output,
+            Err(e) if is_render_failure(&e) && opened.record.uses == 0 => {
+                let reason = "refund: first load of a signed delivery URL failed";
+                match self.store.fail_delivery_url(id, reason).await {
+                    Ok(Some(_)) => {
+                        return Err(LoadError::FirstLoadFailed {
+                            refunded_here: true,
+                        });
+                    }
+                    Ok(None) => {}
+                    Err(store) => return Err(LoadError::Delivery(store.into())),
+                }
+                // Another load got there first: either it failed too (the
+                // URL is consumed) or it succeeded (this is a later load).
+                let now = self.store.delivery_url(id).await;
+                return match now {
+                    Ok(Some(r)) if r.failed_at.is_some() => Err(LoadError::FirstLoadFailed {
+                        refunded_here: false,
+                    }),
+                    Ok(_) => Err(LoadError::Delivery(e)),
+                    Err(store) => Err(LoadError::Delivery(store.into())),
+                };
+            }
+            Err(e) => return Err(LoadError::Delivery(e)),
+        };
+        // Unlimited URLs record only their first redemption: later loads stay
+        // read-only, so cached delivery is never serialised on a write.
+        if opened.capped() || opened.record.uses == 0 {
+            let redeemed = self
+                .store
+                .consume_delivery_url(id)
+                .await
+                .map_err(|e| LoadError::Delivery(e.into()))?;
+            if redeemed.is_none() {
+                // Lost a race: spent, consumed or revoked meanwhile.
+                let record = self
+                    .store
+                    .delivery_url(id)
+                    .await
+                    .map_err(|e| LoadError::Delivery(e.into()))?;
+                let refused = record
+                    .and_then(|r| refusal(&r, crate::store::now_millis()))
+                    .unwrap_or(Refused::Exhausted);
+                return Err(LoadError::Refused(refused));
+            }
+        }
+        Ok(output)
+    }
+}
+
+/// A render that was attempted and failed (502), as opposed to one that was
+/// refused (503).
+fn is_render_failure(e: &DeliveryError) -> bool {
+    matches!(
+        e,
+        DeliveryError::Dispatch(DispatchError::RenderFailed(_)) | DeliveryError::Derive(_)
+    )
+}
+
+/// Why `record` cannot be served at `now`, if it cannot. 403s before 410s.
+fn refusal(record: &DeliveryUrlRecord, now: Millis) -> Option<Refused> {
+    if record.key_revoked {
+        Some(Refused::Revoked)
+    } else if record.expires_at <= now {
+        Some(Refused::Expired)
+    } else if record.failed_at.is_some() {
+        Some(Refused::Consumed)
+    } else if record.max_uses > 0 && record.uses >= record.max_uses {
+        Some(Refused::Exhausted)
+    } else {
+        None
+    }
+}
+
+fn resolved_of(r: &DeliveryUrlRecord, revision: u32) -> Option<Resolved> {
+    let dim = |v: i64| u32::try_from(v).ok();
+    let box_dim = |v: Option<i64>| match v {
+        None => Some(None),
+        Some(v) => dim(v).map(Some),
+    };
+    Some(Resolved {
+        variant: r.variant.parse::<VariantKey>().ok()?,
+        shape: r.shape.parse::<BodyShape>().ok()?,
+        revision,
+        width: dim(r.width)?,
+        height: dim(r.height)?,
+        format: r.format.parse::<Format>().ok()?,
+        box_w: box_dim(r.box_width)?,
+        box_h: box_dim(r.box_height)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ttl_is_clamped_to_the_deployment_bounds() {
+        let b = TtlBounds {
+            default_secs: 3600,
+            min_secs: 60,
+            max_secs: 604_800,
+        };
+        assert_eq!(b.clamp(None), 3600);
+        assert_eq!(b.clamp(Some(60)), 60);
+        assert_eq!(b.clamp(Some(10)), 60);
+        assert_eq!(b.clamp(Some(10_000_000)), 604_800);
+        let narrow = TtlBounds {
+            default_secs: 5,
+            min_secs: 1,
+            max_secs: 5,
+        };
+        assert_eq!(narrow.clamp(Some(3600)), 5);
+    }
+}

@@ -1,0 +1,535 @@
+//! POST /api/v1/image-urls (spec §4; scope images:read; 1 credit per URL,
+//! charged once at creation). Also the JSON shapes shared with the `url`
+//! form of GET /api/v1/images/car.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use vis_protocol::{Color, Format, SizePreset, View};
+
+use super::auth::{Auth, ImagesRead, Principal};
+use super::extract::{parse_json, read_body};
+use super::images::{YEAR_MAX, YEAR_MIN, lookup_error, parse_enum};
+use super::{context, rate};
+use crate::app::AppState;
+use crate::delivery::signed::{Minted, MintedUrl};
+use crate::delivery::{self, ImageParams, Resolved};
+use crate::error::ApiError;
+use crate::limits;
+use crate::metrics::Metrics;
+use crate::store::{Millis, Minter, StoreError};
+
+/// One image (spec ImageRequest; additional properties rejected). Every
+/// field is optional here so that a missing one gets the same message as on
+/// GET /api/v1/images/car; integers are wide so that range errors are ours.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageItem {
+    pub make: Option<String>,
+    pub brand: Option<String>,
+    pub model: Option<String>,
+    pub year: Option<i64>,
+    pub view: Option<String>,
+    pub color: Option<String>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub size: Option<String>,
+    pub format: Option<String>,
+}
+
+/// The batch form (spec BatchImageUrlRequest; additional properties rejected).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchBody {
+    pub images: Vec<ImageItem>,
+    pub ttl_seconds: Option<i64>,
+    pub max_uses: Option<i64>,
+}
+
+/// A validated request: the images, the requested lifetime and use cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlRequest {
+    pub images: Vec<ImageParams>,
+    pub ttl_seconds: Option<u64>,
+    pub max_uses: u32,
+    /// The batch form (errors carry `index`).
+    pub batch: bool,
+}
+
+/// Parses either form; errors name the parameter, and in the batch form
+/// carry `index` of the failing item.
+pub fn parse_body(bytes: &[u8]) -> Result<UrlRequest, ApiError> {
+    // Syntax errors first (named `body`), then the form decides the shape.
+    let value: Value = parse_json(bytes)?;
+    let is_batch = value.as_object().is_some_and(|m| m.contains_key("images"));
+    if !is_batch {
+        let item: ImageItem = parse_json(bytes).map_err(|e| match e {
+            ApiError::BadRequest { param, message }
+                if param == "ttl_seconds" || param == "max_uses" =>
+            {
+                ApiError::bad_request(
+                    param,
+                    format!("{message}; ttl_seconds and max_uses are accepted only in the batch form {{\"images\": [...]}}"),
+                )
+            }
+            other => other,
+        })?;
+        return Ok(UrlRequest {
+            images: vec![validate_item(item, "")?],
+            ttl_seconds: None,
+            max_uses: 0,
+            batch: false,
+        });
+    }
+    let body: BatchBody = parse_json(bytes).map_err(|e| match &e {
+        ApiError::BadRequest { param, .. } => match index_in(param) {
+            Some(i) => e.with_field("index", i),
+            None => e,
+        },
+        _ => e,
+    })?;
+    let n = body.images.len();
+    if n == 0 || n > limits::MAX_BATCH_URLS {
+        return Err(ApiError::bad_request(
+            "images",
+            format!("must hold 1 to {} images, got {n}", limits::MAX_BATCH_URLS),
+        ));
+    }
+    let ttl_seconds = body
+        .ttl_seconds
+        .map(|t| {
+            u64::try_from(t)
+                .ok()
+                .filter(|t| {
+                    (limits::DELIVERY_TTL_MIN_SECS..=limits::DELIVERY_TTL_MAX_SECS).contains(t)
+                })
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "ttl_seconds",
+                        format!(
+                            "must be an integer from {} to {}",
+                            limits::DELIVERY_TTL_MIN_SECS,
+                            limits::DELIVERY_TTL_MAX_SECS
+                        ),
+                    )
+                })
+        })
+        .transpose()?;
+    let max_uses = match body.max_uses {
+        None => 0,
+        Some(m) => u32::try_from(m)
+            .ok()
+            .filter(|m| *m <= limits::MAX_USES)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "max_uses",
+                    format!(
+                        "must be an integer from 0 to {} (0 = unlimited until expiry)",
+                        limits::MAX_USES
+                    ),
+                )
+            })?,
+    };
+    let images = body
+        .images
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            validate_item(item, &format!("images[{i}].")).map_err(|e| e.with_field("index", i))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(UrlRequest {
+        images,
+        ttl_seconds,
+        max_uses,
+        batch: true,
+    })
+}
+
+/// `images[3].year` → 3.
+fn index_in(param: &str) -> Option<usize> {
+    let rest = param.strip_prefix("images[")?;
+    rest[..rest.find(']')?].parse().ok()
+}
+
+/// The same rules as the query of GET /api/v1/images/car; `prefix` goes in
+/// front of parameter names (`images[2].`).
+fn validate_item(item: ImageItem, prefix: &str) -> Result<ImageParams, ApiError> {
+    let bad =
+        |name: &str, message: String| ApiError::bad_request(format!("{prefix}{name}"), message);
+    let text = |name: &str, value: Option<String>| -> Result<Option<String>, ApiError> {
+        match value {
+            None => Ok(None),
+            Some(v) if v.trim().is_empty() => Err(bad(name, "must not be empty".into())),
+            Some(v) if v.trim().chars().count() > 100 => {
+                Err(bad(name, "must be at most 100 characters".into()))
+            }
+            Some(v) => Ok(Some(v.trim().to_owned())),
+        }
+    };
+    let make = match (text("make", item.make)?, text("brand", item.brand)?) {
+        (Some(_), Some(_)) => return Err(bad("brand", "send make or brand, not both".into())),
+        (Some(m), None) | (None, Some(m)) => m,
+        (None, None) => {
+            return Err(bad(
+                "make",
+                "required (name or slug; brand is an alias)".into(),
+            ));
+        }
+    };
+    let model = text("model", item.model)?.ok_or_else(|| bad("model", "required".into()))?;
+    let year = item.year.ok_or_else(|| bad("year", "required".into()))?;
+    let year = u16::try_from(year)
+        .ok()
+        .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+        .ok_or_else(|| {
+            bad(
+                "year",
+                format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+            )
+        })?;
+    let named = |name: &str, e: ApiError| match e {
+        ApiError::BadRequest { message, .. } => bad(name, message),
+        other => other,
+    };
+    let view: View = parse_enum(item.view.as_deref(), "view")
+        .map_err(|e| named("view", e))?
+        .unwrap_or_default();
+    let color: Color = parse_enum(item.color.as_deref(), "color")
+        .map_err(|e| named("color", e))?
+        .unwrap_or_default();
+    let format: Format = parse_enum(item.format.as_deref(), "format")
+        .map_err(|e| named("format", e))?
+        .unwrap_or_default();
+    let size: Option<SizePreset> =
+        parse_enum(item.size.as_deref(), "size").map_err(|e| named("size", e))?;
+    let dim = |name: &str, v: Option<i64>| -> Result<Option<u32>, ApiError> {
+        v.map(|n| {
+            u32::try_from(n)
+                .ok()
+                .filter(|n| (1..=1024).contains(n))
+                .ok_or_else(|| bad(name, "must be an integer from 1 to 1024".into()))
+        })
+        .transpose()
+    };
+    let (mut width, height) = (dim("width", item.width)?, dim("height", item.height)?);
+    // `size` is shorthand for width, ignored when width or height is given.
+    if width.is_none() && height.is_none() {
+        width = size.map(SizePreset::px);
+    }
+    Ok(ImageParams {
+        make,
+        model,
+        year,
+        view,
+        color,
+        width,
+        height,
+        format,
+    })
+}
+
+/// VehicleParams (spec §2): normalized slugs; width and height are the
+/// requested box, when one was given.
+pub fn vehicle_json(r: &Resolved) -> Value {
+    let v = &r.variant;
+    let mut out = json!({
+        "make": v.make.to_string(),
+        "model": v.model.to_string(),
+        "year": v.year,
+        "view": v.view,
+        "color": v.color,
+        "format": r.format,
+    });
+    if let Some(w) = r.box_w {
+        out["width"] = w.into();
+    }
+    if let Some(h) = r.box_h {
+        out["height"] = h.into();
+    }
+    out
+}
+
+/// RFC 3339 in UTC, whole seconds.
+pub fn rfc3339(ms: Millis) -> String {
+    time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
+pub fn url_of(state: &AppState, u: &MintedUrl) -> String {
+    format!("{}/api/v1/delivery/{}", state.base_url, u.token)
+}
+
+/// Maps a failed mint: 402 with the number of URLs as `required_credits`.
+pub fn mint_error(e: StoreError, metrics: &Metrics) -> ApiError {
+    match e {
+        StoreError::InsufficientCredits { balance, required } => {
+            metrics.insufficient_credits.inc();
+            ApiError::PaymentRequired { balance, required }
+        }
+        other => other.into(),
+    }
+}
+
+/// Mints one URL per image for `principal`, billed as one debit.
+pub async fn mint(
+    state: &AppState,
+    principal: &Principal,
+    resolved: &[Resolved],
+    ttl_seconds: Option<u64>,
+    max_uses: u32,
+) -> Result<Minted, ApiError> {
+    let ctx = context::current();
+    let minter = Minter {
+        account_id: &principal.key.account_id,
+        key_id: &principal.key.id,
+        request_id: &ctx.request_id,
+    };
+    let minted = state
+        .urls
+        .mint(minter, resolved, ttl_seconds, max_uses)
+        .await
+        .map_err(|e| mint_error(e, &state.metrics))?;
+    for _ in &minted.urls {
+        state.metrics.delivery_urls_minted.inc();
+    }
+    Ok(minted)
+}
+
+/// Headers every billed answer carries.
+pub fn billing_headers(r: &mut Response, charged: usize, remaining: i64) {
+    let h = r.headers_mut();
+    h.insert("x-credits-charged", HeaderValue::from(charged));
+    h.insert("x-credits-remaining", HeaderValue::from(remaining));
+    // The body holds bearer URLs: no cache keeps them.
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+}
+
+pub async fn post(
+    State(state): State<AppState>,
+    Auth(principal, ..): Auth<ImagesRead>,
+    req: Request,
+) -> Response {
+    let (decision, admitted) = rate::check_key(&state, &principal);
+    let result = match admitted {
+        Ok(()) => create(&state, &principal, req).await,
+        Err(refused) => Err(refused),
+    };
+    rate::with_headers(
+        result.unwrap_or_else(IntoResponse::into_response),
+        &decision,
+    )
+}
+
+async fn create(
+    state: &AppState,
+    principal: &Principal,
+    req: Request,
+) -> Result<Response, ApiError> {
+    let bytes = read_body::<{ limits::BODY_IMAGE_URLS }>(req, true).await?;
+    let request = parse_body(&bytes)?;
+    let revision = state.deliverer.dispatcher.config().revision;
+    // Every item is found in the catalog before anything is charged.
+    let resolved = request
+        .images
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            delivery::resolve(state.catalog, p, revision).map_err(|e| {
+                let err = lookup_error(e);
+                if request.batch {
+                    err.with_field("index", i)
+                } else {
+                    err
+                }
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let minted = mint(
+        state,
+        principal,
+        &resolved,
+        request.ttl_seconds,
+        request.max_uses,
+    )
+    .await?;
+    let data: Vec<Value> = minted
+        .urls
+        .iter()
+        .map(|u| {
+            json!({
+                "id": u.id,
+                "url": url_of(state, u),
+                "expires_at": rfc3339(u.expires_at),
+                "max_uses": u.max_uses,
+                "vehicle": vehicle_json(&u.resolved),
+            })
+        })
+        .collect();
+    let n = minted.urls.len();
+    let body = json!({
+        "data": data,
+        "billing": {
+            "charged_on": "creation",
+            "credits_charged": n,
+            "credits_remaining": minted.balance_after,
+            "credits_per_url": 1,
+        },
+        "request_id": context::current().request_id,
+    });
+    let mut r = (StatusCode::CREATED, axum::Json(body)).into_response();
+    billing_headers(&mut r, n, minted.balance_after);
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err_of(json: &str) -> (String, Option<usize>) {
+        match parse_body(json.as_bytes()).unwrap_err() {
+            ApiError::BadRequest { param, .. } => (param, None),
+            ApiError::WithFields { inner, fields } => match *inner {
+                ApiError::BadRequest { param, .. } => {
+                    (param, fields["index"].as_u64().map(|i| i as usize))
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const ITEM: &str = r#"{"make":"toyota","model":"camry","year":2019}"#;
+
+    #[test]
+    fn single_and_batch_forms_parse_with_defaults() {
+        let r = parse_body(ITEM.as_bytes()).unwrap();
+        assert_eq!(
+            (r.images.len(), r.ttl_seconds, r.max_uses, r.batch),
+            (1, None, 0, false)
+        );
+        let p = &r.images[0];
+        assert_eq!(
+            (p.view, p.color, p.format, p.width),
+            (View::Front34, Color::Silver, Format::Png, None)
+        );
+        let r = parse_body(
+            format!(r#"{{"images":[{ITEM},{{"brand":"bmw","model":"m3","year":2020,"view":"hero","format":"jpeg","size":"small"}}],"ttl_seconds":60,"max_uses":1000}}"#)
+                .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.images.len(), r.ttl_seconds, r.max_uses, r.batch),
+            (2, Some(60), 1000, true)
+        );
+        assert_eq!(
+            (
+                r.images[1].make.as_str(),
+                r.images[1].format,
+                r.images[1].width
+            ),
+            ("bmw", Format::Jpg, Some(512))
+        );
+    }
+
+    #[test]
+    fn every_bad_field_is_named_with_its_index() {
+        assert_eq!(err_of("{"), ("body".into(), None));
+        assert_eq!(err_of(r#"{"images": ["#), ("body".into(), None));
+        assert_eq!(
+            err_of(r#"{"make":"a","model":"b","year":2019,"colour":"red"}"#),
+            ("colour".into(), None)
+        );
+        assert_eq!(
+            err_of(r#"{"make":"a","model":"b","year":2019,"ttl_seconds":60}"#).0,
+            "ttl_seconds"
+        );
+        assert_eq!(
+            err_of(r#"{"make":"a","brand":"a","model":"b","year":2019}"#),
+            ("brand".into(), None)
+        );
+        assert_eq!(err_of(r#"{"images":[]}"#), ("images".into(), None));
+        let many = vec![ITEM; 51].join(",");
+        assert_eq!(
+            err_of(&format!(r#"{{"images":[{many}]}}"#)),
+            ("images".into(), None)
+        );
+        assert_eq!(
+            err_of(&format!(r#"{{"images":[{ITEM}],"ttl_seconds":59}}"#)).0,
+            "ttl_seconds"
+        );
+        assert_eq!(
+            err_of(&format!(r#"{{"images":[{ITEM}],"ttl_seconds":604801}}"#)).0,
+            "ttl_seconds"
+        );
+        assert_eq!(
+            err_of(&format!(r#"{{"images":[{ITEM}],"max_uses":1001}}"#)).0,
+            "max_uses"
+        );
+        assert_eq!(
+            err_of(&format!(r#"{{"images":[{ITEM}],"max_uses":-1}}"#)).0,
+            "max_uses"
+        );
+        assert_eq!(
+            err_of(&format!(r#"{{"images":[{ITEM}],"extra":1}}"#)).0,
+            "extra"
+        );
+        for (item, param) in [
+            (r#"{"model":"b","year":2019}"#, "make"),
+            (r#"{"make":"a","year":2019}"#, "model"),
+            (r#"{"make":"a","model":"b"}"#, "year"),
+            (r#"{"make":"a","model":"b","year":1989}"#, "year"),
+            (r#"{"make":"a","model":"b","year":2028}"#, "year"),
+            (r#"{"make":"a","model":"b","year":"x"}"#, "year"),
+            (r#"{"make":"a","model":"b","year":2019,"width":0}"#, "width"),
+            (
+                r#"{"make":"a","model":"b","year":2019,"height":1025}"#,
+                "height",
+            ),
+            (
+                r#"{"make":"a","model":"b","year":2019,"view":"top"}"#,
+                "view",
+            ),
+            (
+                r#"{"make":"a","model":"b","year":2019,"color":"navy"}"#,
+                "color",
+            ),
+            (
+                r#"{"make":"a","model":"b","year":2019,"format":"gif"}"#,
+                "format",
+            ),
+            (
+                r#"{"make":"a","model":"b","year":2019,"size":"huge"}"#,
+                "size",
+            ),
+            (
+                r#"{"make":"a","model":"b","year":2019,"colour":"red"}"#,
+                "colour",
+            ),
+            (r#"{"make":" ","model":"b","year":2019}"#, "make"),
+        ] {
+            let (p, i) = err_of(&format!(r#"{{"images":[{ITEM},{item}]}}"#));
+            assert_eq!(
+                (p.as_str(), i),
+                (format!("images[1].{param}").as_str(), Some(1)),
+                "{item}"
+            );
+        }
+    }
+
+    #[test]
+    fn timestamps_print_as_rfc3339() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_000_000_999), "2026-11-18T11:06:40Z");
+    }
+}

@@ -1,0 +1,198 @@
+//! Signed delivery URLs: minting (with its one ledger charge), loading,
+//! redeeming a use, and the refund of a failed first load.
+
+use super::*;
+
+macro_rules! url_cols {
+    () => {
+        "u.id, u.account_id, u.key_id, u.request_id, u.variant, u.shape, u.revision, \
+         u.box_width, u.box_height, u.width, u.height, u.format, u.max_uses, u.uses, \
+         u.expires_at, u.failed_at, u.created_at"
+    };
+}
+
+fn url_from(row: &AnyRow) -> Result<DeliveryUrlRecord, sqlx::Error> {
+    Ok(DeliveryUrlRecord {
+        id: row.try_get("id")?,
+        account_id: row.try_get("account_id")?,
+        key_id: row.try_get("key_id")?,
+        request_id: row.try_get("request_id")?,
+        variant: row.try_get("variant")?,
+        shape: row.try_get("shape")?,
+        revision: row.try_get("revision")?,
+        box_width: row.try_get("box_width")?,
+        box_height: row.try_get("box_height")?,
+        width: row.try_get("width")?,
+        height: row.try_get("height")?,
+        format: row.try_get("format")?,
+        max_uses: row.try_get("max_uses")?,
+        uses: row.try_get("uses")?,
+        expires_at: row.try_get("expires_at")?,
+        failed_at: row.try_get("failed_at")?,
+        created_at: row.try_get("created_at")?,
+        key_revoked: flag(row, "key_revoked")?,
+    })
+}
+
+#[async_trait]
+impl DeliveryUrlStore for SqlStore {
+    async fn mint_delivery_urls(
+        &self,
+        minter: Minter<'_>,
+        urls: &[NewDeliveryUrl],
+    ) -> Result<i64, StoreError> {
+        let n = i64::try_from(urls.len()).unwrap_or(i64::MAX);
+        if n == 0 {
+            return Err(StoreError::Database("nothing to mint".into()));
+        }
+        let mut tx = self.begin_write().await?;
+        // One conditional debit decides both "the key is live" and "the
+        // balance covers every URL" (the same shape as a delivery charge).
+        let balance_after: Option<i64> = sqlx::query_scalar(
+            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 \
+             AND EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL) \
+             RETURNING balance",
+        )
+        .bind(n)
+        .bind(minter.account_id)
+        .bind(minter.key_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(balance_after) = balance_after else {
+            let revoked: Option<Option<i64>> =
+                sqlx::query_scalar("SELECT revoked_at FROM api_keys WHERE id = $1")
+                    .bind(minter.key_id)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(map_err)?;
+            if !matches!(revoked, Some(None)) {
+                return Err(StoreError::KeyRevoked);
+            }
+            let current: Option<i64> =
+                sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
+                    .bind(minter.account_id)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(map_err)?;
+            return Err(match current {
+                Some(balance) => StoreError::InsufficientCredits {
+                    balance,
+                    required: n,
+                },
+                None => StoreError::NotFound("account"),
+            });
+        };
+        let reason = if n == 1 {
+            "signed delivery URL".to_owned()
+        } else {
+            format!("{n} signed delivery URLs")
+        };
+        let entry = NewEntry {
+            kind: EntryKind::Charge,
+            delta: -n,
+            reason: &reason,
+            reference: Some(minter.request_id),
+        };
+        insert_ledger(&mut tx, minter.account_id, &entry, balance_after).await?;
+        let now = now_millis();
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
+            "INSERT INTO delivery_urls (id, account_id, key_id, request_id, variant, shape, revision, \
+             box_width, box_height, width, height, format, max_uses, uses, expires_at, created_at) VALUES ",
+            &[
+                "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "0", "$", "$",
+            ],
+            urls.len(),
+        )));
+        for u in urls {
+            insert = insert
+                .bind(u.id.clone())
+                .bind(minter.account_id.to_owned())
+                .bind(minter.key_id.to_owned())
+                .bind(minter.request_id.to_owned())
+                .bind(u.variant.clone())
+                .bind(u.shape.clone())
+                .bind(u.revision)
+                .bind(u.box_width)
+                .bind(u.box_height)
+                .bind(u.width)
+                .bind(u.height)
+                .bind(u.format.clone())
+                .bind(u.max_uses)
+                .bind(u.expires_at)
+                .bind(now);
+        }
+        insert.execute(&mut *tx).await.map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(balance_after)
+    }
+
+    async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            url_cols!(),
+            ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
+             FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id WHERE u.id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(url_from).transpose().map_err(map_err)
+    }
+
+    async fn consume_delivery_url(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        sqlx::query_scalar(
+            "UPDATE delivery_urls SET uses = uses + 1 \
+             WHERE id = $1 AND failed_at IS NULL AND (max_uses = 0 OR uses < max_uses) \
+             AND EXISTS (SELECT 1 FROM api_keys WHERE id = delivery_urls.key_id AND revoked_at IS NULL) \
+             RETURNING uses",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)
+    }
+
+    async fn fail_delivery_url(&self, id: &str, reason: &str) -> Result<Option<i64>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let account_id: Option<String> = sqlx::query_scalar(
+            "UPDATE delivery_urls SET failed_at = $1 \
+             WHERE id = $2 AND failed_at IS NULL AND uses = 0 RETURNING account_id",
+        )
+        .bind(now_millis())
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(account_id) = account_id else {
+            return Ok(None);
+        };
+        let balance_after = move_balance(&mut tx, &account_id, 1).await?;
+        let entry = NewEntry {
+            kind: EntryKind::Refund,
+            delta: 1,
+            reason,
+            reference: Some(id),
+        };
+        insert_ledger(&mut tx, &account_id, &entry, balance_after).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(Some(balance_after))
+    }
+
+    async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError> {
+        sqlx::query(
+            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(value)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(map_err)
+    }
+}
