@@ -1,73 +1,127 @@
 //! Group commit for delivery charges. Requests hand their charge to one
-//! writer task and wait for its outcome; the writer drains whatever has
-//! queued up and writes it in a single transaction. Under load, many charges
-//! share one commit; alone, a charge commits at once. Every caller still
-//! waits for its own durable commit, so no entry can be lost, and an
-//! InsufficientCredits outcome affects only its own item.
+//! collector task and wait for its outcome; the collector drains whatever
+//! has queued up and writes it as one batch, in a single transaction. Under
+//! load, many charges share one commit; alone, a charge commits at once.
+//! Every caller still waits for its own durable commit, so no entry can be
+//! lost, and an InsufficientCredits outcome affects only its own item.
+//!
+//! Batches are pipelined: while one commits, the collector gathers the next
+//! and hands it on (at most [`MAX_IN_FLIGHT`] at a time), so a commit's
+//! latency never idles the request path. Each batch is one transaction; two
+//! batches that charge the same account serialise on its balance row.
 
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use crate::store::{NewDelivery, Store, StoreError};
+use crate::store::{ChargeQueue, ChargeReply, NewDelivery, Store, StoreError};
 
 /// Charges per transaction at most.
 const MAX_BATCH: usize = 256;
+/// Batches being written at once.
+const MAX_IN_FLIGHT: usize = 4;
+/// Scheduler turns a batch waits for more charges before it is handed on.
+const LINGER_YIELDS: usize = 2;
 
-type Request = (NewDelivery, oneshot::Sender<Result<i64, StoreError>>);
+type Request = (NewDelivery, ChargeReply);
 
 #[derive(Debug, Clone)]
 pub struct ChargeBatcher {
-    tx: mpsc::Sender<Request>,
+    route: Route,
+}
+
+#[derive(Debug, Clone)]
+enum Route {
+    /// The store group-commits by itself (SQLite's writer thread): each
+    /// charge goes straight to it, with no task in between.
+    Queue(Arc<dyn ChargeQueue>),
+    /// The collector task batches for `charge_deliveries`.
+    Collector(mpsc::Sender<Request>),
 }
 
 impl ChargeBatcher {
-    /// Starts the writer task.
+    /// Uses the store's own queue, or starts the collector task.
     pub fn start(store: Arc<dyn Store>) -> ChargeBatcher {
+        if let Some(queue) = store.charge_queue() {
+            return ChargeBatcher {
+                route: Route::Queue(queue),
+            };
+        }
         let (tx, rx) = mpsc::channel::<Request>(4 * MAX_BATCH);
-        tokio::spawn(writer(store, rx));
-        ChargeBatcher { tx }
+        tokio::spawn(collect(store, rx));
+        ChargeBatcher {
+            route: Route::Collector(tx),
+        }
     }
 
     /// Charges one delivery; returns the balance after, as
     /// `DeliveryStore::charge_delivery` does.
     pub async fn charge(&self, delivery: NewDelivery) -> Result<i64, StoreError> {
         let (done, outcome) = oneshot::channel();
-        self.tx
-            .send((delivery, done))
-            .await
-            .map_err(|_| StoreError::Unavailable("the ledger writer has stopped".into()))?;
+        match &self.route {
+            Route::Queue(queue) => queue.submit(delivery, done)?,
+            Route::Collector(tx) => tx
+                .send((delivery, done))
+                .await
+                .map_err(|_| StoreError::Unavailable("the ledger writer has stopped".into()))?,
+        }
         outcome
             .await
             .map_err(|_| StoreError::Unavailable("the ledger writer dropped a charge".into()))?
     }
 }
 
-async fn writer(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Request>) {
+async fn collect(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Request>) {
+    let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut batch: Vec<Request> = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let items: Vec<NewDelivery> = batch.iter().map(|(d, _)| d.clone()).collect();
-        match store.charge_deliveries(&items).await {
-            Ok(outcomes) => {
-                for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
-                    let _ = done.send(outcome);
-                }
-            }
-            Err(e) => {
-                // Nothing of this batch was written: every caller fails, and
-                // nobody is charged for an image it does not receive.
-                tracing::error!(error = %e, batch.size = items.len(), "a charge batch failed");
-                for (_, done) in batch.drain(..) {
-                    let _ = done.send(Err(clone_err(&e)));
+        // Let request tasks that are already runnable reach their charge
+        // first: a yield costs only their turn on this worker, and every
+        // charge that joins shares the commit.
+        for _ in 0..LINGER_YIELDS {
+            tokio::task::yield_now().await;
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(item) => batch.push(item),
+                    Err(_) => break,
                 }
             }
         }
+        // While every slot is busy, charges keep queueing into the next batch.
+        let Ok(permit) = Arc::clone(&in_flight).acquire_owned().await else {
+            return;
+        };
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(item) => batch.push(item),
+                Err(_) => break,
+            }
+        }
+        let requests = std::mem::replace(&mut batch, Vec::with_capacity(MAX_BATCH));
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            write(&*store, requests).await;
+            drop(permit);
+        });
     }
 }
 
-fn clone_err(e: &StoreError) -> StoreError {
-    match e {
-        StoreError::Unavailable(m) => StoreError::Unavailable(m.clone()),
-        other => StoreError::Database(other.to_string()),
+async fn write(store: &dyn Store, requests: Vec<Request>) {
+    let (items, replies): (Vec<NewDelivery>, Vec<_>) = requests.into_iter().unzip();
+    let size = items.len();
+    match store.charge_deliveries(items).await {
+        Ok(outcomes) => {
+            for (done, outcome) in replies.into_iter().zip(outcomes) {
+                let _ = done.send(outcome);
+            }
+        }
+        Err(e) => {
+            // Nothing of this batch was written: every caller fails, and
+            // nobody is charged for an image it does not receive.
+            tracing::error!(error = %e, batch.size = size, "a charge batch failed");
+            for done in replies {
+                let _ = done.send(Err(e.duplicate()));
+            }
+        }
     }
 }

@@ -39,6 +39,27 @@ pub enum StoreError {
     Migration(String),
 }
 
+impl StoreError {
+    /// The same error for another caller (a failed batch fails each of its
+    /// items); causes that cannot be cloned keep their text.
+    pub fn duplicate(&self) -> StoreError {
+        match self {
+            StoreError::Unavailable(m) => StoreError::Unavailable(m.clone()),
+            StoreError::Conflict(what) => StoreError::Conflict(what),
+            StoreError::NotFound(what) => StoreError::NotFound(what),
+            StoreError::InsufficientCredits { balance, required } => {
+                StoreError::InsufficientCredits {
+                    balance: *balance,
+                    required: *required,
+                }
+            }
+            StoreError::KeyRevoked => StoreError::KeyRevoked,
+            StoreError::Database(m) => StoreError::Database(m.clone()),
+            StoreError::Migration(m) => StoreError::Migration(m.clone()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Account {
     pub id: String,
@@ -247,7 +268,7 @@ pub trait DeliveryStore: Send + Sync {
     /// an Err for the whole call means nothing at all was written.
     async fn charge_deliveries(
         &self,
-        deliveries: &[NewDelivery],
+        deliveries: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError>;
     /// Refunds a delivery's charge once (ledger refund + refunded_at, one
     /// transaction). Returns the balance after, or None if already refunded.
@@ -262,6 +283,23 @@ pub trait DeliveryStore: Send + Sync {
         &self,
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError>;
+    /// A queue that group-commits charges by itself, when this store has
+    /// one (the SQLite writer thread); otherwise callers batch and call
+    /// [`DeliveryStore::charge_deliveries`].
+    fn charge_queue(&self) -> Option<std::sync::Arc<dyn ChargeQueue>> {
+        None
+    }
+}
+
+/// Where one charge's outcome goes: the balance after, as
+/// [`DeliveryStore::charge_delivery`] returns it.
+pub type ChargeReply = tokio::sync::oneshot::Sender<Result<i64, StoreError>>;
+
+/// Takes charges one by one and commits whatever has queued together, each
+/// caller getting its own outcome; nothing is written for an item whose
+/// outcome is an error.
+pub trait ChargeQueue: Send + Sync + std::fmt::Debug {
+    fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -28,6 +28,8 @@ pub enum Dialect {
 pub struct SqlStore {
     pool: AnyPool,
     dialect: Dialect,
+    /// SQLite files: the thread that writes delivery charges.
+    ledger: Option<std::sync::Arc<sqlite_writer::SqliteWriter>>,
 }
 
 impl SqlStore {
@@ -62,7 +64,23 @@ impl SqlStore {
             .connect_with(options)
             .await
             .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-        Ok(SqlStore { pool, dialect })
+        // In-memory databases are private to a connection: the writer
+        // thread could not see this one, so charges stay on the pool.
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let ledger = if dialect == Dialect::Sqlite && !in_memory {
+            let file = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+                .map_err(|e| StoreError::Unavailable(redact(&e)))?;
+            Some(std::sync::Arc::new(sqlite_writer::SqliteWriter::start(
+                file.get_filename(),
+            )?))
+        } else {
+            None
+        };
+        Ok(SqlStore {
+            pool,
+            dialect,
+            ledger,
+        })
     }
 
     /// Applies pending migrations of this dialect's folder.
@@ -527,8 +545,14 @@ impl PartnerStore for SqlStore {
 
 #[async_trait]
 impl DeliveryStore for SqlStore {
+    fn charge_queue(&self) -> Option<std::sync::Arc<dyn ChargeQueue>> {
+        self.ledger
+            .clone()
+            .map(|w| w as std::sync::Arc<dyn ChargeQueue>)
+    }
+
     async fn charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
-        let mut outcomes = self.charge_deliveries(std::slice::from_ref(d)).await?;
+        let mut outcomes = self.charge_deliveries(vec![d.clone()]).await?;
         outcomes
             .pop()
             .unwrap_or(Err(StoreError::Database("no outcome".into())))
@@ -536,155 +560,16 @@ impl DeliveryStore for SqlStore {
 
     async fn charge_deliveries(
         &self,
-        batch: &[NewDelivery],
+        batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
-        // A constant number of statements per batch: one balance update per
-        // account, then one multi-row insert each for ledger and deliveries.
+        if let Some(writer) = &self.ledger {
+            return writer.charge_all(batch).await;
+        }
         let mut tx = self.begin_write().await?;
-        let mut outcomes: Vec<Option<Result<i64, StoreError>>> =
-            (0..batch.len()).map(|_| None).collect();
-        // Grouped by paying key: the charge re-checks, in this transaction,
-        // that the key is live, so a revoked key is never billed even when
-        // the caller authenticated it from a cache.
-        let mut groups: Vec<((&str, Option<&str>), Vec<usize>)> = Vec::new();
-        for (i, d) in batch.iter().enumerate() {
-            let payer = (d.account_id.as_str(), d.key_id.as_deref());
-            match groups.iter_mut().find(|(p, _)| *p == payer) {
-                Some((_, idxs)) => idxs.push(i),
-                None => groups.push((payer, vec![i])),
-            }
-        }
-        for ((account_id, key_id), idxs) in &groups {
-            let want: i64 = idxs.iter().map(|&i| batch[i].credits).sum();
-            // One statement debits the whole group if the key is live and the
-            // balance covers it; the common case costs one round trip.
-            let after_all: Option<i64> = sqlx::query_scalar(
-                "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 \
-                 AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
-                 RETURNING balance",
-            )
-            .bind(want)
-            .bind(*account_id)
-            .bind(*key_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(map_err)?;
-            if after_all.is_none()
-                && let Some(key_id) = key_id
-            {
-                let revoked: Option<Option<i64>> =
-                    sqlx::query_scalar("SELECT revoked_at FROM api_keys WHERE id = $1")
-                        .bind(*key_id)
-                        .fetch_optional(&mut *tx)
-                        .await
-                        .map_err(map_err)?;
-                if !matches!(revoked, Some(None)) {
-                    for &i in idxs {
-                        outcomes[i] = Some(Err(StoreError::KeyRevoked));
-                    }
-                    continue;
-                }
-            }
-            // Which items fit: all of them, or the longest prefix the balance covers.
-            let (granted, balance_after) = match after_all {
-                Some(after) => (idxs.len(), after),
-                None => {
-                    let current: Option<i64> =
-                        sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
-                            .bind(*account_id)
-                            .fetch_optional(&mut *tx)
-                            .await
-                            .map_err(map_err)?;
-                    let Some(current) = current else {
-                        for &i in idxs {
-                            outcomes[i] = Some(Err(StoreError::NotFound("account")));
-                        }
-                        continue;
-                    };
-                    let mut spent = 0;
-                    let mut n = 0;
-                    for &i in idxs {
-                        if spent + batch[i].credits > current {
-                            break;
-                        }
-                        spent += batch[i].credits;
-                        n += 1;
-                    }
-                    if spent > 0 {
-                        move_balance(&mut tx, account_id, -spent).await?;
-                    }
-                    (n, current - spent)
-                }
-            };
-            let mut running = balance_after
-                + idxs[..granted]
-                    .iter()
-                    .map(|&i| batch[i].credits)
-                    .sum::<i64>();
-            for &i in &idxs[..granted] {
-                running -= batch[i].credits;
-                outcomes[i] = Some(Ok(running));
-            }
-            for &i in &idxs[granted..] {
-                outcomes[i] = Some(Err(StoreError::InsufficientCredits {
-                    balance: balance_after,
-                    required: batch[i].credits,
-                }));
-            }
-        }
-        let charged: Vec<(usize, i64)> = outcomes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, o)| match o {
-                Some(Ok(b)) => Some((i, *b)),
-                _ => None,
-            })
-            .collect();
-        if !charged.is_empty() {
-            let now = now_millis();
-            let mut ledger = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
-                "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ",
-                &["$", "'charge'", "$", "$", "'image delivery'", "$", "$"],
-                charged.len(),
-            )));
-            for &(i, balance_after) in &charged {
-                let d = &batch[i];
-                ledger = ledger
-                    .bind(d.account_id.clone())
-                    .bind(-d.credits)
-                    .bind(balance_after)
-                    .bind(d.id.clone())
-                    .bind(now);
-            }
-            ledger.execute(&mut *tx).await.map_err(map_err)?;
-            let mut deliveries = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
-                "INSERT INTO deliveries (id, request_id, account_id, key_id, variant, revision, width, height, format, source, credits, created_at) VALUES ",
-                &["$"; 12],
-                charged.len(),
-            )));
-            for &(i, _) in &charged {
-                let d = &batch[i];
-                deliveries = deliveries
-                    .bind(d.id.clone())
-                    .bind(d.request_id.clone())
-                    .bind(d.account_id.clone())
-                    .bind(d.key_id.clone())
-                    .bind(d.variant.clone())
-                    .bind(d.revision)
-                    .bind(d.width)
-                    .bind(d.height)
-                    .bind(d.format.clone())
-                    .bind(d.source)
-                    .bind(d.credits)
-                    .bind(now);
-            }
-            deliveries.execute(&mut *tx).await.map_err(map_err)?;
-        }
+        let outcomes =
+            charges::charge_batch(&mut charges::SqlxCharges { tx: &mut tx }, &batch).await?;
         tx.commit().await.map_err(map_err)?;
-        Ok(outcomes
-            .into_iter()
-            .map(|o| o.unwrap_or(Err(StoreError::Database("no outcome".into()))))
-            .collect())
+        Ok(outcomes)
     }
 
     async fn refund_delivery(
@@ -1027,4 +912,6 @@ mod tests {
     }
 }
 
+mod charges;
+mod sqlite_writer;
 mod urls;

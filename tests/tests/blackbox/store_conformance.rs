@@ -214,6 +214,7 @@ async fn suite(store: SqlStore) {
     assert!(!format!("{found:?}").contains("vps_secret"));
 
     deliveries(&store).await;
+    charge_batches(&store).await;
     delivery_urls(&store).await;
     jobs(&store).await;
     budget(&store).await;
@@ -304,6 +305,109 @@ async fn deliveries(store: &SqlStore) {
     );
     assert_eq!(ledger[0].reference.as_deref(), Some("d1"));
     assert_eq!(ledger.iter().map(|e| e.delta).sum::<i64>(), 1);
+}
+
+/// Group commit: one call (and the store's own queue, where it has one)
+/// charges several payers at once, each item with its own outcome.
+async fn charge_batches(store: &SqlStore) {
+    let rich = store.create_account("batch-rich@example.com", 10).await.unwrap();
+    let poor = store.create_account("batch-poor@example.com", 2).await.unwrap();
+    let revoked_owner = store.create_account("batch-rev@example.com", 10).await.unwrap();
+    let key = |account_id: &str, prefix: &str| NewKey {
+        account_id: account_id.into(),
+        name: "batch".into(),
+        display_prefix: prefix.into(),
+        key_hash: prefix.repeat(4),
+        scopes: "images:read".into(),
+        rate_limit_per_minute: 120,
+    };
+    let live = store.create_key(key(&rich.id, "vis_batchliv")).await.unwrap();
+    let gone = store
+        .create_key(key(&revoked_owner.id, "vis_batchrev"))
+        .await
+        .unwrap();
+    assert!(store.revoke_key(&gone.id).await.unwrap());
+    let item = |id: &str, account_id: &str, key_id: Option<&str>| NewDelivery {
+        key_id: key_id.map(str::to_owned),
+        ..delivery(id, account_id, "cache")
+    };
+    let outcomes = store
+        .charge_deliveries(vec![
+            item("b1", &rich.id, Some(&live.id)),
+            item("b2", &poor.id, None),
+            item("b3", &rich.id, Some(&live.id)),
+            item("b4", &poor.id, None),
+            item("b5", &poor.id, None),
+            item("b6", &revoked_owner.id, Some(&gone.id)),
+            item("b7", "no-such-account", None),
+        ])
+        .await
+        .expect("a batch with refused items still commits the rest");
+    assert!(matches!(outcomes[0], Ok(9)), "{:?}", outcomes[0]);
+    assert!(matches!(outcomes[2], Ok(8)), "{:?}", outcomes[2]);
+    // The poor account covers the first two of its three, in order.
+    assert!(matches!(outcomes[1], Ok(1)), "{:?}", outcomes[1]);
+    assert!(matches!(outcomes[3], Ok(0)), "{:?}", outcomes[3]);
+    assert!(
+        matches!(
+            outcomes[4],
+            Err(StoreError::InsufficientCredits {
+                balance: 0,
+                required: 1
+            })
+        ),
+        "{:?}",
+        outcomes[4]
+    );
+    assert!(matches!(outcomes[5], Err(StoreError::KeyRevoked)));
+    assert!(matches!(outcomes[6], Err(StoreError::NotFound(_))));
+    // Refused items wrote nothing; charged ones wrote a delivery and an entry.
+    for refused in ["req-b5", "req-b6", "req-b7"] {
+        assert!(store.delivery_by_request_id(refused).await.unwrap().is_none());
+    }
+    for charged in ["req-b1", "req-b2", "req-b3", "req-b4"] {
+        assert!(store.delivery_by_request_id(charged).await.unwrap().is_some());
+    }
+    let balance = |id: String| async move {
+        store.account_by_id(&id).await.unwrap().unwrap().balance
+    };
+    assert_eq!(balance(rich.id.clone()).await, 8);
+    assert_eq!(balance(poor.id.clone()).await, 0);
+    assert_eq!(balance(revoked_owner.id.clone()).await, 10);
+    let entries = store.entries(&rich.id, 10).await.unwrap();
+    assert_eq!(
+        entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Charge)
+            .map(|e| (e.delta, e.balance_after))
+            .collect::<Vec<_>>(),
+        [(-1, 8), (-1, 9)],
+        "one entry per charge, newest first, each with its own balance"
+    );
+
+    // Charges submitted one by one to the store's own queue commit together
+    // and never overdraw: 10 concurrent charges against 8 credits.
+    if let Some(queue) = store.charge_queue() {
+        let mut waiting = Vec::new();
+        for i in 0..10 {
+            let (done, outcome) = tokio::sync::oneshot::channel();
+            queue
+                .submit(item(&format!("q{i}"), &rich.id, Some(&live.id)), done)
+                .unwrap();
+            waiting.push(outcome);
+        }
+        let mut charged = 0;
+        let mut refused = 0;
+        for outcome in waiting {
+            match outcome.await.unwrap() {
+                Ok(_) => charged += 1,
+                Err(StoreError::InsufficientCredits { .. }) => refused += 1,
+                Err(e) => panic!("unexpected {e:?}"),
+            }
+        }
+        assert_eq!((charged, refused), (8, 2));
+        assert_eq!(balance(rich.id.clone()).await, 0);
+    }
 }
 
 fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {

@@ -1,0 +1,276 @@
+//! The ledger writer for SQLite files: one thread that owns one connection
+//! and writes each charge batch in one immediate transaction, in a single
+//! handoff from the async side.
+//!
+//! Why a thread of its own: through sqlx every statement is a round trip to
+//! sqlx's SQLite worker thread, six per batch with BEGIN and COMMIT, and on
+//! a machine whose cores are busy serving HTTP each round trip waits to be
+//! scheduled. Here a batch costs one wake-up, its statements are prepared
+//! once and cached, and the connection's page cache stays warm because no
+//! other work shares it. The rules are the same: [`charge_batch`] decides,
+//! with the same statement texts as the sqlx path.
+//!
+//! SQLite allows one writer at a time; this connection and the sqlx pool
+//! take turns through `BEGIN IMMEDIATE` and the busy timeout, exactly as two
+//! pool connections would.
+
+use std::sync::mpsc;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tokio::sync::oneshot;
+
+use super::charges::{
+    BALANCE, ChargeOps, DEBIT, DEBIT_GROUP, DELIVERIES_PREFIX, DELIVERIES_ROW, KEY_REVOKED_AT,
+    LEDGER_PREFIX, LEDGER_ROW, charge_batch,
+};
+use super::*;
+use crate::store::{ChargeQueue, ChargeReply};
+
+type Outcomes = Result<Vec<Result<i64, StoreError>>, StoreError>;
+/// Charges that must commit together (one caller's batch), each with the
+/// sender of its own outcome.
+type Job = Vec<(NewDelivery, ChargeReply)>;
+
+/// Handle to the writer thread. The thread ends when the last handle drops.
+#[derive(Debug)]
+pub(super) struct SqliteWriter {
+    jobs: mpsc::Sender<Job>,
+    /// Dropped with the writer: tells the checkpointer to finish.
+    _stop: mpsc::Sender<()>,
+}
+
+impl SqliteWriter {
+    /// Opens `path` and starts the thread.
+    pub(super) fn start(path: &std::path::Path) -> Result<SqliteWriter, StoreError> {
+        let conn = Connection::open(path).map_err(sqlite_err)?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(sqlite_err)?;
+        // The pool set WAL on the file already; these are per connection.
+        // Commits never checkpoint here: a checkpoint fsyncs, and every
+        // charge waiting on this thread would wait for the disk too. The
+        // checkpointer thread does it beside us; the limit is a backstop
+        // should it fall behind.
+        conn.execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 20000;",
+        )
+        .map_err(sqlite_err)?;
+        let checkpoints = Connection::open(path).map_err(sqlite_err)?;
+        checkpoints
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(sqlite_err)?;
+        let (tx, rx) = mpsc::channel::<Job>();
+        let (stop, stopped) = mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("vis-ledger-writer".into())
+            .spawn(move || run(conn, rx))
+            .map_err(|e| StoreError::Unavailable(format!("ledger writer thread: {e}")))?;
+        std::thread::Builder::new()
+            .name("vis-checkpoint".into())
+            .spawn(move || checkpoint(checkpoints, stopped))
+            .map_err(|e| StoreError::Unavailable(format!("checkpoint thread: {e}")))?;
+        Ok(SqliteWriter {
+            jobs: tx,
+            _stop: stop,
+        })
+    }
+
+    /// Charges a batch in one transaction on the writer thread.
+    pub(super) async fn charge_all(&self, batch: Vec<NewDelivery>) -> Outcomes {
+        let mut outcomes = Vec::with_capacity(batch.len());
+        let job: Job = batch
+            .into_iter()
+            .map(|d| {
+                let (done, outcome) = oneshot::channel();
+                outcomes.push(outcome);
+                (d, done)
+            })
+            .collect();
+        self.send(job)?;
+        let mut out = Vec::with_capacity(outcomes.len());
+        for outcome in outcomes {
+            out.push(outcome.await.map_err(|_| stopped_mid_batch())?);
+        }
+        Ok(out)
+    }
+
+    fn send(&self, job: Job) -> Result<(), StoreError> {
+        self.jobs
+            .send(job)
+            .map_err(|_| StoreError::Unavailable("the ledger writer has stopped".into()))
+    }
+}
+
+impl ChargeQueue for SqliteWriter {
+    fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError> {
+        self.send(vec![(delivery, reply)])
+    }
+}
+
+fn stopped_mid_batch() -> StoreError {
+    StoreError::Unavailable("the ledger writer stopped mid-batch".into())
+}
+
+/// Charges per transaction at most, when queued jobs are merged.
+const MAX_MERGED: usize = 1024;
+
+fn run(mut conn: Connection, jobs: mpsc::Receiver<Job>) {
+    while let Ok(mut all) = jobs.recv() {
+        // Everything that queued while the last transaction committed
+        // shares this one; a job is never split across two.
+        while all.len() < MAX_MERGED {
+            match jobs.try_recv() {
+                Ok(job) => all.extend(job),
+                Err(_) => break,
+            }
+        }
+        let (batch, replies): (Vec<NewDelivery>, Vec<ChargeReply>) = all.into_iter().unzip();
+        match write(&mut conn, &batch) {
+            Ok(outcomes) => {
+                for (done, outcome) in replies.into_iter().zip(outcomes) {
+                    let _ = done.send(outcome);
+                }
+            }
+            Err(e) => {
+                // Nothing was written: every caller fails, and nobody is
+                // charged for an image it does not receive.
+                tracing::error!(error = %e, batch.size = batch.len(), "a charge batch failed");
+                for done in replies {
+                    let _ = done.send(Err(e.duplicate()));
+                }
+            }
+        }
+    }
+}
+
+/// How often the WAL is copied back into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
+
+/// Passive checkpoints on a connection of their own, until the writer is
+/// dropped. Passive: never waits for, or blocks, the writer or readers.
+fn checkpoint(conn: Connection, stopped: mpsc::Receiver<()>) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
+}
+
+/// One transaction: every charge of the batch commits, or none does.
+fn write(conn: &mut Connection, batch: &[NewDelivery]) -> Outcomes {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sqlite_err)?;
+    let outcomes = ready(charge_batch(&mut RusqliteCharges { tx: &tx }, batch))?;
+    // On an error above, dropping `tx` rolls back.
+    tx.commit().map_err(sqlite_err)?;
+    Ok(outcomes)
+}
+
+/// Drives a future whose every await is already complete (the
+/// [`RusqliteCharges`] methods are synchronous), on this thread.
+fn ready<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::yield_now();
+    }
+}
+
+struct RusqliteCharges<'a> {
+    tx: &'a rusqlite::Transaction<'a>,
+}
+
+impl ChargeOps for RusqliteCharges<'_> {
+    async fn debit_group(
+        &mut self,
+        account_id: &str,
+        key_id: Option<&str>,
+        credits: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        self.tx
+            .prepare_cached(DEBIT_GROUP)
+            .and_then(|mut s| {
+                s.query_row(params![credits, account_id, key_id], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(sqlite_err)
+    }
+
+    async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError> {
+        let revoked: Option<Option<i64>> = self
+            .tx
+            .prepare_cached(KEY_REVOKED_AT)
+            .and_then(|mut s| s.query_row(params![key_id], |r| r.get(0)).optional())
+            .map_err(sqlite_err)?;
+        Ok(matches!(revoked, Some(None)))
+    }
+
+    async fn balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
+        self.tx
+            .prepare_cached(BALANCE)
+            .and_then(|mut s| s.query_row(params![account_id], |r| r.get(0)).optional())
+            .map_err(sqlite_err)
+    }
+
+    async fn debit(&mut self, account_id: &str, credits: i64) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(DEBIT)
+            .and_then(|mut s| s.execute(params![credits, account_id]))
+            .map_err(sqlite_err)?;
+        Ok(())
+    }
+
+    async fn record(
+        &mut self,
+        charged: &[(&NewDelivery, i64)],
+        now: Millis,
+    ) -> Result<(), StoreError> {
+        // One cached single-row statement each: SQLite runs a prepared
+        // insert in microseconds, and its text never changes with the batch
+        // size, so it is parsed once per connection.
+        let mut ledger = self
+            .tx
+            .prepare_cached(&multi_row_insert(LEDGER_PREFIX, &LEDGER_ROW, 1))
+            .map_err(sqlite_err)?;
+        let mut deliveries = self
+            .tx
+            .prepare_cached(&multi_row_insert(DELIVERIES_PREFIX, &DELIVERIES_ROW, 1))
+            .map_err(sqlite_err)?;
+        for &(d, balance_after) in charged {
+            ledger
+                .execute(params![d.account_id, -d.credits, balance_after, d.id, now])
+                .map_err(sqlite_err)?;
+            deliveries
+                .execute(params![
+                    d.id,
+                    d.request_id,
+                    d.account_id,
+                    d.key_id,
+                    d.variant,
+                    d.revision,
+                    d.width,
+                    d.height,
+                    d.format,
+                    d.source,
+                    d.credits,
+                    now
+                ])
+                .map_err(sqlite_err)?;
+        }
+        Ok(())
+    }
+}
+
+fn sqlite_err(e: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode;
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Unavailable("the database is busy".into())
+        }
+        Some(ErrorCode::ConstraintViolation) => StoreError::Conflict("record"),
+        _ => StoreError::Database(e.to_string()),
+    }
+}
