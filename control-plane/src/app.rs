@@ -21,9 +21,21 @@ use crate::renders::worker::{InProcessRenderer, WorkerPool};
 use crate::renders::{DispatchConfig, Dispatcher, RenderBackend};
 use crate::store::{DeliveryUrlStore, SqlStore, Store};
 
-/// Shared by every request. Cheap to clone.
+/// Shared by every request: one pointer, so the clone each extractor makes
+/// costs a reference count, not one per field.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What [`AppState`] points to.
+pub struct Shared {
     pub store: Arc<dyn Store>,
     pub objects: Arc<dyn ObjectStore>,
     pub base_url: Arc<str>,
@@ -32,7 +44,7 @@ pub struct AppState {
     pub catalog: &'static vis_catalog::Catalog,
     pub limiter: Arc<RateLimiter>,
     /// Keys seen recently (see `http::auth::CachedAuth`).
-    pub keys: Arc<crate::auth::KeyCache<crate::http::auth::Principal>>,
+    pub keys: Arc<crate::auth::KeyCache<Arc<crate::http::auth::Principal>>>,
     pub metrics: Arc<Metrics>,
     pub deliverer: Deliverer,
     /// Signed delivery URLs: minting and loading.
@@ -190,7 +202,7 @@ impl App {
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
             metrics: Arc::clone(&metrics),
         };
-        let state = AppState {
+        let state = AppState(Arc::new(Shared {
             store,
             objects,
             base_url: Arc::from(base_url),
@@ -201,7 +213,7 @@ impl App {
             metrics,
             deliverer,
             urls,
-        };
+        }));
         Ok(App {
             listener,
             state,

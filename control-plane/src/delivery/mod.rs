@@ -246,9 +246,7 @@ impl Deliverer {
             }
         };
         let delivery = NewDelivery {
-            // Time-ordered, so the primary key index appends instead of
-            // dirtying a random page per charge.
-            id: uuid::Uuid::now_v7().to_string(),
+            id: crate::store::time_ordered_id().to_string(),
             request_id: payer.request_id.to_owned(),
             account_id: payer.account_id.to_owned(),
             key_id: Some(payer.key_id.to_owned()),

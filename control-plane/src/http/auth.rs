@@ -110,7 +110,11 @@ fn require_scope<S: RequiredScope>(principal: &Principal) -> Result<(), ApiError
 /// charge re-checks the key in its transaction, and every unbilled answer is
 /// preceded by [`confirm`].
 #[derive(Debug)]
-pub struct CachedAuth<S: RequiredScope>(pub Principal, pub String, pub PhantomData<S>);
+pub struct CachedAuth<S: RequiredScope>(
+    pub std::sync::Arc<Principal>,
+    pub String,
+    pub PhantomData<S>,
+);
 
 impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
     type Rejection = ApiError;
@@ -127,8 +131,11 @@ impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
         }
         let Auth(principal, _) = Auth::<S>::from_request_parts(parts, state).await?;
         // Auth succeeded, so the presented key parsed and `hash` is set.
+        let principal = std::sync::Arc::new(principal);
         let hash = hash.unwrap_or_default();
-        state.keys.insert(hash.clone(), principal.clone());
+        state
+            .keys
+            .insert(hash.clone(), std::sync::Arc::clone(&principal));
         Ok(CachedAuth(principal, hash, PhantomData))
     }
 }

@@ -30,10 +30,10 @@ pub fn current() -> RequestContext {
         })
 }
 
-/// Time-ordered (UUIDv7), so the deliveries index on request ids grows at
-/// its right edge instead of dirtying random pages on every charge.
+/// Time-ordered, so the deliveries index on request ids grows at its right
+/// edge instead of dirtying random pages on every charge.
 pub fn new_request_id() -> String {
-    format!("req_{}", uuid::Uuid::now_v7().simple())
+    format!("req_{}", crate::store::time_ordered_id().simple())
 }
 
 /// A client-supplied request id is kept when it is 1–128 characters of

@@ -19,6 +19,16 @@ pub fn now_millis() -> Millis {
     i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// A UUIDv7: the millisecond, then random bits from the thread's generator
+/// (no system call per id). Keys made of these land at the right edge of
+/// their index, so a busy table dirties one leaf page, not one per insert.
+pub fn time_ordered_id() -> uuid::Uuid {
+    use rand::RngExt;
+    let ms = u64::try_from(now_millis()).unwrap_or(0);
+    let random: [u8; 10] = rand::rng().random();
+    uuid::Builder::from_unix_timestamp_millis(ms, &random).into_uuid()
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database could not be reached or is shutting down.
