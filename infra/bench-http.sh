@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # HTTP load benchmark of GET /api/v1/images/car on cache hits, billed, against
-# the same bytes from an unbilled route of the same server, with wrk on
-# loopback. Prints requests/s, p50/p99 latency, the billed/unbilled ratio and
-# the server's RSS. Usage: infra/bench-http.sh [seconds] [connections]
+# the same bytes from two unbilled routes of the same server (see
+# tests/src/bin/bench-server.rs): the bare bytes, and the image endpoint's
+# whole path minus the ledger. wrk on loopback. Prints requests/s, p50/p99
+# latency, both ratios and the server's RSS.
+# Usage: infra/bench-http.sh [seconds] [connections]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
@@ -34,10 +36,13 @@ run() { # name url [header]
   printf '%-10s %10s req/s  p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}" >&2
   echo "$rps"
 }
-# Warm both paths briefly, then measure each.
+AUTH="Authorization: Bearer $KEY"
+# Warm every path briefly, then measure each.
 wrk -t1 -c4 -d1s "$BASE/bench/unbilled?$Q" >/dev/null
-wrk -t1 -c4 -d1s -H "Authorization: Bearer $KEY" "$BASE/api/v1/images/car?$Q" >/dev/null
-UNBILLED=$(run unbilled "$BASE/bench/unbilled?$Q")
-BILLED=$(run billed "$BASE/api/v1/images/car?$Q" "Authorization: Bearer $KEY")
-echo "billed/unbilled: $(python3 -c "print(f'{$BILLED/$UNBILLED:.2f}')")"
+wrk -t1 -c4 -d1s -H "$AUTH" "$BASE/bench/unbilled-keyed?$Q" >/dev/null
+wrk -t1 -c4 -d1s -H "$AUTH" "$BASE/api/v1/images/car?$Q" >/dev/null
+BARE=$(run bare "$BASE/bench/unbilled?$Q")
+KEYED=$(run no-ledger "$BASE/bench/unbilled-keyed?$Q" "$AUTH")
+BILLED=$(run billed "$BASE/api/v1/images/car?$Q" "$AUTH")
+echo "billed/no-ledger: $(python3 -c "print(f'{$BILLED/$KEYED:.2f}')")  billed/bare: $(python3 -c "print(f'{$BILLED/$BARE:.2f}')")"
 echo "server RSS after: $(rss) KiB (peak $(hwm) KiB)"

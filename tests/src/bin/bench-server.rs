@@ -1,7 +1,16 @@
 //! The server behind `infra/bench-http.sh`: the real app on the embedded
-//! default with the real renderer, plus one unbilled route that serves the
-//! same cached bytes through the same delivery path without a key, a rate
-//! limit or a charge. The ratio between the two is the cost of billing.
+//! default with the real renderer, plus two unbilled routes that serve the
+//! same cached bytes through the same delivery path:
+//!
+//! - `/bench/unbilled`: no key, no rate limit, no response headers beyond
+//!   the content type: the floor of serving these bytes at all.
+//! - `/bench/unbilled-keyed`: everything `GET /api/v1/images/car` does on a
+//!   cache hit (the cached key, the per-key rate limit, parsing, lookup,
+//!   ETag, Content-Location and every header the spec lists) except the
+//!   ledger: no charge, no delivery record.
+//!
+//! Billed against the first is the whole cost of metering; billed against
+//! the second is the cost of the ledger alone.
 //!
 //! Prints `READY <base_url>` when the variant is warm; the bench key is
 //! written to `<data_dir>/bench.key` (mode 0600), never printed.
@@ -11,14 +20,16 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use control_plane::error::ApiError;
+use control_plane::http::auth::{CachedAuth, ImagesRead};
 use control_plane::http::images::parse_query;
+use control_plane::http::rate;
 use control_plane::{App, AppState, Config, delivery};
 
-async fn unbilled(
-    State(state): State<AppState>,
-    RawQuery(q): RawQuery,
-) -> Result<Response, ApiError> {
-    let (params, _) = parse_query(q.as_deref())?;
+async fn cached_output(
+    state: &AppState,
+    q: Option<&str>,
+) -> Result<(delivery::Resolved, control_plane::renders::cache::Derived), ApiError> {
+    let (params, _) = parse_query(q)?;
     let revision = state.deliverer.dispatcher.config().revision;
     let resolved = delivery::resolve(state.catalog, &params, revision)
         .map_err(|e| ApiError::NotFound(e.to_string()))?;
@@ -27,12 +38,60 @@ async fn unbilled(
         .output(&resolved)
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok((resolved, out))
+}
+
+async fn unbilled(
+    State(state): State<AppState>,
+    RawQuery(q): RawQuery,
+) -> Result<Response, ApiError> {
+    let (_, out) = cached_output(&state, q.as_deref()).await?;
     let mut r = out.bytes.into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(out.format.mime()),
     );
     Ok(r)
+}
+
+async fn unbilled_keyed(
+    State(state): State<AppState>,
+    CachedAuth(principal, ..): CachedAuth<ImagesRead>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    let (decision, admitted) = rate::check_key(&state, &principal);
+    let result = match admitted {
+        Ok(()) => cached_output(&state, q.as_deref()).await,
+        Err(refused) => Err(refused),
+    };
+    let response = match result {
+        Ok((resolved, out)) => {
+            let value = |s: String| HeaderValue::from_str(&s).expect("ASCII header");
+            let mut r = out.bytes.into_response();
+            let h = r.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(out.format.mime()),
+            );
+            h.insert(header::ETAG, value(resolved.etag()));
+            h.insert(
+                header::CONTENT_LOCATION,
+                value(format!("{}{}", state.base_url, resolved.canonical_path())),
+            );
+            h.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, no-store"),
+            );
+            h.insert("x-credits-charged", HeaderValue::from(0));
+            h.insert("x-credits-remaining", HeaderValue::from(0));
+            h.insert("x-image-source", HeaderValue::from_static("cache"));
+            h.insert("x-image-width", HeaderValue::from(out.width));
+            h.insert("x-image-height", HeaderValue::from(out.height));
+            r
+        }
+        Err(e) => e.into_response(),
+    };
+    rate::with_headers(response, &decision)
 }
 
 #[tokio::main]
@@ -48,7 +107,11 @@ async fn main() -> anyhow::Result<()> {
         Some(control_plane::app::wgpu_backend(&config)?),
     )
     .await?
-    .with_routes(axum::Router::new().route("/bench/unbilled", get(unbilled)));
+    .with_routes(
+        axum::Router::new()
+            .route("/bench/unbilled", get(unbilled))
+            .route("/bench/unbilled-keyed", get(unbilled_keyed)),
+    );
     let base = app.base_url().to_owned();
     let state: AppState = app.state().clone();
     let server = tokio::spawn(app.run());
