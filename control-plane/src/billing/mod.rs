@@ -58,9 +58,11 @@ pub struct Usage {
 
 pub const THIRTY_DAYS_MS: Millis = 30 * 24 * 60 * 60 * 1000;
 
-/// Usage since `since`: billed requests and delivered images from the
-/// delivery records, the cache hit rate among delivered images (null before
-/// the first), and credits spent as charges net of refunds.
+/// Usage since `since`: billed requests (image deliveries and URL mints),
+/// delivered images (direct deliveries not refunded, and minted URLs whose
+/// first load succeeded), the cache hit rate among direct deliveries (null
+/// before the first; a URL's loads are served to browsers and CDNs, not
+/// attributed), and credits spent as charges net of refunds.
 pub async fn usage_since(
     store: &dyn Store,
     account_id: &str,
@@ -74,8 +76,8 @@ pub async fn usage_since(
         .sum_since(account_id, EntryKind::Refund, since)
         .await?;
     Ok(Usage {
-        requests: counts.requests,
-        images: counts.images,
+        requests: counts.requests + counts.url_requests,
+        images: counts.images + counts.urls_loaded,
         cache_hit_rate: (counts.images > 0)
             .then(|| counts.cache_hits as f64 / counts.images as f64),
         credits_spent: (-charged - refunded).max(0),

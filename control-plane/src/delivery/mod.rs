@@ -27,6 +27,7 @@ use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
 use crate::renders::cache::{Derived, DerivedCache, DerivedKey};
 use crate::renders::{DispatchError, Dispatcher, SourceKind};
+pub use crate::store::Payer;
 use crate::store::{NewDelivery, Store, StoreError};
 
 /// Parameters of one image, validated (spec §4, GET /api/v1/images/car).
@@ -148,14 +149,6 @@ pub struct Delivered {
     pub source: SourceKind,
     pub credits_charged: i64,
     pub balance_after: i64,
-}
-
-/// Who is paying, for the delivery record.
-#[derive(Debug, Clone)]
-pub struct Payer<'a> {
-    pub account_id: &'a str,
-    pub key_id: &'a str,
-    pub request_id: &'a str,
 }
 
 /// Everything delivery needs, shared.

@@ -22,7 +22,7 @@ use super::tokens::TokenKey;
 use super::{Deliverer, DeliveryError, Resolved};
 use crate::renders::cache::Derived;
 use crate::renders::{DispatchError, SourceKind};
-use crate::store::{DeliveryUrlRecord, Millis, Minter, NewDeliveryUrl, Store, StoreError};
+use crate::store::{DeliveryUrlRecord, Millis, NewDeliveryUrl, Payer, Store, StoreError};
 
 /// The settings row that holds the generated delivery secret.
 pub const SECRET_SETTING: &str = "delivery_url_secret";
@@ -134,7 +134,7 @@ impl SignedUrls {
     /// unlimited until expiry.
     pub async fn mint(
         &self,
-        minter: Minter<'_>,
+        payer: Payer<'_>,
         items: &[Resolved],
         ttl_secs: Option<u64>,
         max_uses: u32,
@@ -173,7 +173,7 @@ impl SignedUrls {
                 expires_at,
             })
             .collect();
-        let balance_after = self.store.mint_delivery_urls(minter, &rows).await?;
+        let balance_after = self.store.mint_delivery_urls(payer, &rows).await?;
         Ok(Minted {
             urls,
             balance_after,

@@ -22,6 +22,17 @@ pub struct Principal {
 }
 
 /// Which scope an endpoint requires.
+impl Principal {
+    /// Who pays for what this key asks for, under `request_id`.
+    pub fn payer<'a>(&'a self, request_id: &'a str) -> crate::store::Payer<'a> {
+        crate::store::Payer {
+            account_id: &self.key.account_id,
+            key_id: &self.key.id,
+            request_id,
+        }
+    }
+}
+
 pub trait RequiredScope: Send + Sync + 'static {
     const SCOPE: Option<Scope>;
 }

@@ -19,7 +19,7 @@ use crate::delivery::{self, ImageParams, Resolved};
 use crate::error::ApiError;
 use crate::limits;
 use crate::metrics::Metrics;
-use crate::store::{Millis, Minter, StoreError};
+use crate::store::{Millis, StoreError};
 
 /// One image (spec ImageRequest; additional properties rejected). Every
 /// field is optional here so that a missing one gets the same message as on
@@ -287,14 +287,10 @@ pub async fn mint(
     max_uses: u32,
 ) -> Result<Minted, ApiError> {
     let ctx = context::current();
-    let minter = Minter {
-        account_id: &principal.key.account_id,
-        key_id: &principal.key.id,
-        request_id: &ctx.request_id,
-    };
+    let payer = principal.payer(&ctx.request_id);
     let minted = state
         .urls
-        .mint(minter, resolved, ttl_seconds, max_uses)
+        .mint(payer, resolved, ttl_seconds, max_uses)
         .await
         .map_err(|e| mint_error(e, &state.metrics))?;
     for _ in &minted.urls {

@@ -11,7 +11,7 @@ use vis_protocol::{Color, Format, SizePreset, View};
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
 use crate::app::AppState;
-use crate::delivery::{self, DeliveryError, ImageParams, Payer};
+use crate::delivery::{self, DeliveryError, ImageParams};
 use crate::error::ApiError;
 use crate::renders::DispatchError;
 
@@ -280,11 +280,7 @@ async fn serve(
         return Ok(r);
     }
     let ctx = context::current();
-    let payer = Payer {
-        account_id: &principal.key.account_id,
-        key_id: &principal.key.id,
-        request_id: &ctx.request_id,
-    };
+    let payer = principal.payer(&ctx.request_id);
     let delivered = state
         .deliverer
         .deliver(&resolved, &payer)

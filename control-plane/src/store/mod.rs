@@ -266,6 +266,10 @@ pub struct UsageCounts {
     pub images: i64,
     /// Of those, served from cache.
     pub cache_hits: i64,
+    /// Requests that minted signed delivery URLs (a batch is one request).
+    pub url_requests: i64,
+    /// Minted URLs whose image has been delivered (first load succeeded).
+    pub urls_loaded: i64,
 }
 
 #[async_trait]
@@ -434,9 +438,9 @@ pub struct NewDeliveryUrl {
     pub expires_at: Millis,
 }
 
-/// Who mints a batch of URLs, and under which request.
+/// Who pays for a delivery or a batch of URLs, and under which request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Minter<'a> {
+pub struct Payer<'a> {
     pub account_id: &'a str,
     pub key_id: &'a str,
     pub request_id: &'a str,
@@ -475,7 +479,7 @@ pub trait DeliveryUrlStore: Send + Sync {
     /// write nothing. Returns the balance after.
     async fn mint_delivery_urls(
         &self,
-        minter: Minter<'_>,
+        payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
     ) -> Result<i64, StoreError>;
     /// The URL with this id, joined with its key's revocation state.

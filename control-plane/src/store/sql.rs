@@ -617,10 +617,22 @@ impl DeliveryStore for SqlStore {
         .fetch_one(&self.pool)
         .await
         .map_err(map_err)?;
+        let urls = sqlx::query(
+            "SELECT CAST(COUNT(DISTINCT request_id) AS BIGINT) AS requests, \
+               CAST(COALESCE(SUM(CASE WHEN uses > 0 AND failed_at IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS loaded \
+             FROM delivery_urls WHERE account_id = $1 AND created_at >= $2",
+        )
+        .bind(account_id)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(map_err)?;
         Ok(UsageCounts {
             requests: row.try_get("requests").map_err(map_err)?,
             images: row.try_get("images").map_err(map_err)?,
             cache_hits: row.try_get("cache_hits").map_err(map_err)?,
+            url_requests: urls.try_get("requests").map_err(map_err)?,
+            urls_loaded: urls.try_get("loaded").map_err(map_err)?,
         })
     }
 

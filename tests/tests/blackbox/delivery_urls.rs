@@ -165,6 +165,24 @@ async fn a_minted_url_is_billed_once_renders_on_first_load_and_later_loads_are_f
     }
     assert_eq!(counting.renders(), 1);
     assert_eq!(balance(&app, &key).await, 99, "loads are free");
+    // Usage counts the mint as one billed request and the URL's image as
+    // delivered once, however often it loads; credits spent is the mint's.
+    let account: Value = app
+        .get_with_key("/api/v1/account", &key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let usage = &account["data"]["usage_30d"];
+    assert_eq!(
+        (
+            &usage["requests"],
+            &usage["images"],
+            &usage["credits_spent"]
+        ),
+        (&json!(1), &json!(1), &json!(1)),
+        "{usage}"
+    );
 
     // If-None-Match, compared weakly: 304 with the ETag and no body.
     let r = app

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use control_plane::store::{
     AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, JobStatus,
-    JobStore, KeyStore, LedgerStore, Minter, NewDelivery, NewDeliveryUrl, NewEntry, NewKey,
-    PartnerStore, SqlStore, Store, StoreError, now_millis,
+    JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PartnerStore,
+    Payer, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -310,9 +310,18 @@ async fn deliveries(store: &SqlStore) {
 /// Group commit: one call (and the store's own queue, where it has one)
 /// charges several payers at once, each item with its own outcome.
 async fn charge_batches(store: &SqlStore) {
-    let rich = store.create_account("batch-rich@example.com", 10).await.unwrap();
-    let poor = store.create_account("batch-poor@example.com", 2).await.unwrap();
-    let revoked_owner = store.create_account("batch-rev@example.com", 10).await.unwrap();
+    let rich = store
+        .create_account("batch-rich@example.com", 10)
+        .await
+        .unwrap();
+    let poor = store
+        .create_account("batch-poor@example.com", 2)
+        .await
+        .unwrap();
+    let revoked_owner = store
+        .create_account("batch-rev@example.com", 10)
+        .await
+        .unwrap();
     let key = |account_id: &str, prefix: &str| NewKey {
         account_id: account_id.into(),
         name: "batch".into(),
@@ -321,7 +330,10 @@ async fn charge_batches(store: &SqlStore) {
         scopes: "images:read".into(),
         rate_limit_per_minute: 120,
     };
-    let live = store.create_key(key(&rich.id, "vis_batchliv")).await.unwrap();
+    let live = store
+        .create_key(key(&rich.id, "vis_batchliv"))
+        .await
+        .unwrap();
     let gone = store
         .create_key(key(&revoked_owner.id, "vis_batchrev"))
         .await
@@ -363,14 +375,25 @@ async fn charge_batches(store: &SqlStore) {
     assert!(matches!(outcomes[6], Err(StoreError::NotFound(_))));
     // Refused items wrote nothing; charged ones wrote a delivery and an entry.
     for refused in ["req-b5", "req-b6", "req-b7"] {
-        assert!(store.delivery_by_request_id(refused).await.unwrap().is_none());
+        assert!(
+            store
+                .delivery_by_request_id(refused)
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
     for charged in ["req-b1", "req-b2", "req-b3", "req-b4"] {
-        assert!(store.delivery_by_request_id(charged).await.unwrap().is_some());
+        assert!(
+            store
+                .delivery_by_request_id(charged)
+                .await
+                .unwrap()
+                .is_some()
+        );
     }
-    let balance = |id: String| async move {
-        store.account_by_id(&id).await.unwrap().unwrap().balance
-    };
+    let balance =
+        |id: String| async move { store.account_by_id(&id).await.unwrap().unwrap().balance };
     assert_eq!(balance(rich.id.clone()).await, 8);
     assert_eq!(balance(poor.id.clone()).await, 0);
     assert_eq!(balance(revoked_owner.id.clone()).await, 10);
@@ -431,7 +454,7 @@ async fn delivery_urls(store: &SqlStore) {
     let key = store
         .create_key(NewKey {
             account_id: acct.id.clone(),
-            name: "minter".into(),
+            name: "payer".into(),
             display_prefix: "vis_urls0000".into(),
             key_hash: "a".repeat(64),
             scopes: "images:read".into(),
@@ -439,14 +462,14 @@ async fn delivery_urls(store: &SqlStore) {
         })
         .await
         .unwrap();
-    let minter = Minter {
+    let payer = Payer {
         account_id: &acct.id,
         key_id: &key.id,
         request_id: "req-mint",
     };
     // A batch is one debit of one credit per URL, in one ledger entry.
     let after = store
-        .mint_delivery_urls(minter, &[new_url("u1", 0), new_url("u2", 2)])
+        .mint_delivery_urls(payer, &[new_url("u1", 0), new_url("u2", 2)])
         .await
         .unwrap();
     assert_eq!(after, 1);
@@ -462,7 +485,7 @@ async fn delivery_urls(store: &SqlStore) {
     );
     // Not enough credits: nothing written, required = the number of URLs.
     let err = store
-        .mint_delivery_urls(minter, &[new_url("u3", 0), new_url("u4", 0)])
+        .mint_delivery_urls(payer, &[new_url("u3", 0), new_url("u4", 0)])
         .await
         .unwrap_err();
     assert!(
@@ -512,7 +535,7 @@ async fn delivery_urls(store: &SqlStore) {
     assert_eq!(store.consume_delivery_url("nope").await.unwrap(), None);
     // Concurrent redemptions of a capped URL: exactly max_uses succeed.
     store
-        .mint_delivery_urls(minter, &[new_url("u5", 3)])
+        .mint_delivery_urls(payer, &[new_url("u5", 3)])
         .await
         .unwrap();
     let mut tasks = Vec::new();
@@ -550,7 +573,7 @@ async fn delivery_urls(store: &SqlStore) {
         .await
         .unwrap();
     store
-        .mint_delivery_urls(minter, &[new_url("u6", 0)])
+        .mint_delivery_urls(payer, &[new_url("u6", 0)])
         .await
         .unwrap();
     assert_eq!(
@@ -613,7 +636,7 @@ async fn delivery_urls(store: &SqlStore) {
     assert!(store.delivery_url("u1").await.unwrap().unwrap().key_revoked);
     assert_eq!(store.consume_delivery_url("u1").await.unwrap(), None);
     assert!(matches!(
-        store.mint_delivery_urls(minter, &[new_url("u7", 0)]).await,
+        store.mint_delivery_urls(payer, &[new_url("u7", 0)]).await,
         Err(StoreError::KeyRevoked)
     ));
     assert_eq!(
@@ -641,6 +664,10 @@ async fn delivery_urls(store: &SqlStore) {
             .unwrap(),
         "first"
     );
+    // Usage: every mint above was one request; u1, u2 and u5 delivered
+    // their image, u6's first load failed.
+    let usage = store.usage_since(&acct.id, 0).await.unwrap();
+    assert_eq!((usage.url_requests, usage.urls_loaded), (1, 3));
 }
 
 async fn jobs(store: &SqlStore) {

@@ -34,7 +34,7 @@ pub(super) const DELIVERIES_PREFIX: &str = "INSERT INTO deliveries (id, request_
 pub(super) const DELIVERIES_ROW: [&str; 12] = ["$"; 12];
 
 /// An account and the key it pays with.
-type Payer<'a> = (&'a str, Option<&'a str>);
+type PayingKey<'a> = (&'a str, Option<&'a str>);
 
 /// The database operations one charge batch needs, inside one write
 /// transaction owned by the implementor.
@@ -71,7 +71,7 @@ pub(super) async fn charge_batch<O: ChargeOps>(
     // Grouped by paying key: the charge re-checks, in this transaction, that
     // the key is live, so a revoked key is never billed even when the caller
     // authenticated it from a cache.
-    let mut groups: Vec<(Payer<'_>, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(PayingKey<'_>, Vec<usize>)> = Vec::new();
     for (i, d) in batch.iter().enumerate() {
         let payer = (d.account_id.as_str(), d.key_id.as_deref());
         match groups.iter_mut().find(|(p, _)| *p == payer) {

@@ -38,7 +38,7 @@ fn url_from(row: &AnyRow) -> Result<DeliveryUrlRecord, sqlx::Error> {
 impl DeliveryUrlStore for SqlStore {
     async fn mint_delivery_urls(
         &self,
-        minter: Minter<'_>,
+        payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
     ) -> Result<i64, StoreError> {
         let n = i64::try_from(urls.len()).unwrap_or(i64::MAX);
@@ -54,15 +54,15 @@ impl DeliveryUrlStore for SqlStore {
              RETURNING balance",
         )
         .bind(n)
-        .bind(minter.account_id)
-        .bind(minter.key_id)
+        .bind(payer.account_id)
+        .bind(payer.key_id)
         .fetch_optional(&mut *tx)
         .await
         .map_err(map_err)?;
         let Some(balance_after) = balance_after else {
             let revoked: Option<Option<i64>> =
                 sqlx::query_scalar("SELECT revoked_at FROM api_keys WHERE id = $1")
-                    .bind(minter.key_id)
+                    .bind(payer.key_id)
                     .fetch_optional(&mut *tx)
                     .await
                     .map_err(map_err)?;
@@ -71,7 +71,7 @@ impl DeliveryUrlStore for SqlStore {
             }
             let current: Option<i64> =
                 sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
-                    .bind(minter.account_id)
+                    .bind(payer.account_id)
                     .fetch_optional(&mut *tx)
                     .await
                     .map_err(map_err)?;
@@ -92,9 +92,9 @@ impl DeliveryUrlStore for SqlStore {
             kind: EntryKind::Charge,
             delta: -n,
             reason: &reason,
-            reference: Some(minter.request_id),
+            reference: Some(payer.request_id),
         };
-        insert_ledger(&mut tx, minter.account_id, &entry, balance_after).await?;
+        insert_ledger(&mut tx, payer.account_id, &entry, balance_after).await?;
         let now = now_millis();
         let mut insert = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
             "INSERT INTO delivery_urls (id, account_id, key_id, request_id, variant, shape, revision, \
@@ -107,9 +107,9 @@ impl DeliveryUrlStore for SqlStore {
         for u in urls {
             insert = insert
                 .bind(u.id.clone())
-                .bind(minter.account_id.to_owned())
-                .bind(minter.key_id.to_owned())
-                .bind(minter.request_id.to_owned())
+                .bind(payer.account_id.to_owned())
+                .bind(payer.key_id.to_owned())
+                .bind(payer.request_id.to_owned())
                 .bind(u.variant.clone())
                 .bind(u.shape.clone())
                 .bind(u.revision)
