@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the service the way README says (./infra/run.sh) on a scratch data
 # directory and a free port, then walks the operator path: create an account
-# and a key, call the account endpoint (200), revoke the key (401).
+# and a key, call the account endpoint (200), buy an image and a signed URL
+# and load it, revoke the key (401, and its URL 403).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
@@ -23,9 +24,20 @@ KEY=$("$CP" keys create --email smoke@example.com --name smoke | tail -n 1)
 KEY_ID=$("$CP" --json keys list --email smoke@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/account")
 [ "$code" = 200 ] || { echo "smoke: account with a fresh key gave $code"; exit 1; }
+# A billed image (a cold render on this machine's renderer), then a signed URL and its first load.
+Q="make=toyota&model=camry&year=2019&color=red&view=side&w=256"
+curl -fsS -D "$DATA/h1" -o "$DATA/img" -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/images/car?$Q&format=webp"
+grep -qi '^content-type: image/webp' "$DATA/h1" && grep -qi '^x-credits-charged: 1' "$DATA/h1" \
+  || { echo "smoke: the image endpoint did not bill one WebP"; cat "$DATA/h1"; exit 1; }
+URL=$(curl -fsS -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/images/car?$Q&response=url" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["url"])')
+code=$(curl -s -o "$DATA/url-img" -w '%{http_code} %{content_type}' "$URL")
+[ "$code" = "200 image/png" ] || { echo "smoke: first load of a signed URL gave $code"; exit 1; }
 "$CP" keys revoke "$KEY_ID" >/dev/null
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/account")
 [ "$code" = 401 ] || { echo "smoke: account with a revoked key gave $code"; exit 1; }
+code=$(curl -s -o /dev/null -w '%{http_code}' "$URL")
+[ "$code" = 403 ] || { echo "smoke: a revoked key's signed URL gave $code"; exit 1; }
 kill -TERM $SERVER; wait $SERVER || true
 grep -q "shutdown requested" "$DATA/server.log" || { echo "smoke: no graceful shutdown"; cat "$DATA/server.log"; exit 1; }
-echo "smoke: ok (options, key 200, revoked key 401, graceful shutdown)"
+echo "smoke: ok (options, key 200, billed image, signed URL load, revoked key 401 and its URL 403, graceful shutdown)"
