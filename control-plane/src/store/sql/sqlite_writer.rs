@@ -130,7 +130,13 @@ fn run(mut conn: Connection, jobs: mpsc::Receiver<Job>) {
             }
         }
         let (batch, replies): (Vec<NewDelivery>, Vec<ChargeReply>) = all.into_iter().unzip();
-        match write(&mut conn, &batch) {
+        // A panic here must not take the ledger down with it: the
+        // transaction rolls back as it unwinds, the batch fails like any
+        // other failed batch, and the thread goes on with the next one.
+        let written =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&mut conn, &batch)))
+                .unwrap_or_else(|_| Err(StoreError::Database("the ledger writer panicked".into())));
+        match written {
             Ok(outcomes) => {
                 for (done, outcome) in replies.into_iter().zip(outcomes) {
                     let _ = done.send(outcome);
