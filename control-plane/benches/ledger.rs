@@ -32,7 +32,10 @@ fn deliveries(account_id: &str, n: usize) -> Vec<NewDelivery> {
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("bench.db").display()
+    );
     let (store, account) = rt.block_on(async {
         let store = SqlStore::connect(&url).await.expect("connect");
         store.migrate().await.expect("migrate");
