@@ -5,6 +5,7 @@
 # whole path minus the ledger. wrk on loopback. Prints requests/s, p50/p99
 # latency, both ratios and the server's RSS.
 # Usage: infra/bench-http.sh [seconds] [connections]
+# With VIS_DATABASE_URL=postgres://… the server and its CLI use that database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh

@@ -102,6 +102,11 @@ async fn main() -> anyhow::Result<()> {
     let dir = std::path::PathBuf::from(dir);
     let mut config = Config::for_tests(&dir);
     config.render.workers = 1;
+    // The scale-out database instead of the embedded SQLite file (the
+    // operator CLI below reads the same variable).
+    if let Ok(url) = std::env::var("VIS_DATABASE_URL") {
+        config.database_url = control_plane::config::Secret::new(url);
+    }
     let app = App::build_with_backend(
         config.clone(),
         Some(control_plane::app::wgpu_backend(&config)?),
