@@ -67,7 +67,15 @@ pub async fn read_body<const LIMIT: usize>(
     }
     axum::body::to_bytes(req.into_body(), LIMIT)
         .await
-        .map_err(|_| too_large)
+        .map_err(|e| {
+            // Only an overrun is a 413; a body that breaks off (the client
+            // went away, a malformed chunk) is the request's fault, a 400.
+            if e.into_inner().is::<http_body_util::LengthLimitError>() {
+                too_large
+            } else {
+                ApiError::bad_request("body", "the request body could not be read in full")
+            }
+        })
 }
 
 /// A query string's parameters, each allowed name at most once; an unknown
@@ -149,6 +157,59 @@ fn strip_position(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body that sends `ok` bytes, then fails.
+    struct Broken {
+        ok: usize,
+    }
+
+    impl http_body::Body for Broken {
+        type Data = bytes::Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, std::io::Error>>>
+        {
+            let frame = if self.ok > 0 {
+                let n = std::mem::take(&mut self.ok);
+                Ok(http_body::Frame::data(bytes::Bytes::from(vec![b'x'; n])))
+            } else {
+                Err(std::io::Error::other("connection reset"))
+            };
+            std::task::Poll::Ready(Some(frame))
+        }
+    }
+
+    fn request(body: axum::body::Body) -> Request {
+        Request::builder()
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn only_an_overrun_is_413_and_a_broken_body_is_400_naming_body() {
+        let over = read_body::<8>(request(axum::body::Body::from("0123456789")), true).await;
+        assert!(matches!(
+            over,
+            Err(ApiError::PayloadTooLarge { limit_bytes: 8 })
+        ));
+        // Too long without a Content-Length (a chunked body) is a 413 too.
+        let chunked = read_body::<8>(request(axum::body::Body::new(Broken { ok: 9 })), true).await;
+        assert!(
+            matches!(chunked, Err(ApiError::PayloadTooLarge { .. })),
+            "{chunked:?}"
+        );
+        let broken = read_body::<64>(request(axum::body::Body::new(Broken { ok: 3 })), true).await;
+        match broken {
+            Err(ApiError::BadRequest { param, .. }) => assert_eq!(param, "body"),
+            other => panic!("{other:?}"),
+        }
+        let fine = read_body::<64>(request(axum::body::Body::from("{}")), true).await;
+        assert_eq!(fine.unwrap().as_ref(), b"{}");
+    }
 
     #[derive(Debug, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
