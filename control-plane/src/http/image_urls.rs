@@ -7,11 +7,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use vis_protocol::{Color, Format, SizePreset, View};
 
 use super::auth::{Auth, ImagesRead, Principal};
 use super::extract::{parse_json, read_body};
-use super::images::{YEAR_MAX, YEAR_MIN, lookup_error, parse_enum};
+use super::images::{FieldNames, ImageItem, lookup_error, validate};
 use super::{context, rate};
 use crate::app::AppState;
 use crate::delivery::signed::{Minted, MintedUrl};
@@ -20,24 +19,6 @@ use crate::error::ApiError;
 use crate::limits;
 use crate::metrics::Metrics;
 use crate::store::{Millis, StoreError};
-
-/// One image (spec ImageRequest; additional properties rejected). Every
-/// field is optional here so that a missing one gets the same message as on
-/// GET /api/v1/images/car; integers are wide so that range errors are ours.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ImageItem {
-    pub make: Option<String>,
-    pub brand: Option<String>,
-    pub model: Option<String>,
-    pub year: Option<i64>,
-    pub view: Option<String>,
-    pub color: Option<String>,
-    pub width: Option<i64>,
-    pub height: Option<i64>,
-    pub size: Option<String>,
-    pub format: Option<String>,
-}
 
 /// The batch form (spec BatchImageUrlRequest; additional properties rejected).
 #[derive(Debug, Clone, Deserialize)]
@@ -155,80 +136,16 @@ fn index_in(param: &str) -> Option<usize> {
 }
 
 /// The same rules as the query of GET /api/v1/images/car; `prefix` goes in
-/// front of parameter names (`images[2].`).
+/// front of field names (`images[2].`).
 fn validate_item(item: ImageItem, prefix: &str) -> Result<ImageParams, ApiError> {
-    let bad =
-        |name: &str, message: String| ApiError::bad_request(format!("{prefix}{name}"), message);
-    let text = |name: &str, value: Option<String>| -> Result<Option<String>, ApiError> {
-        match value {
-            None => Ok(None),
-            Some(v) if v.trim().is_empty() => Err(bad(name, "must not be empty".into())),
-            Some(v) if v.trim().chars().count() > 100 => {
-                Err(bad(name, "must be at most 100 characters".into()))
-            }
-            Some(v) => Ok(Some(v.trim().to_owned())),
-        }
-    };
-    let make = match (text("make", item.make)?, text("brand", item.brand)?) {
-        (Some(_), Some(_)) => return Err(bad("brand", "send make or brand, not both".into())),
-        (Some(m), None) | (None, Some(m)) => m,
-        (None, None) => {
-            return Err(bad(
-                "make",
-                "required (name or slug; brand is an alias)".into(),
-            ));
-        }
-    };
-    let model = text("model", item.model)?.ok_or_else(|| bad("model", "required".into()))?;
-    let year = item.year.ok_or_else(|| bad("year", "required".into()))?;
-    let year = u16::try_from(year)
-        .ok()
-        .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
-        .ok_or_else(|| {
-            bad(
-                "year",
-                format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
-            )
-        })?;
-    let named = |name: &str, e: ApiError| match e {
-        ApiError::BadRequest { message, .. } => bad(name, message),
-        other => other,
-    };
-    let view: View = parse_enum(item.view.as_deref(), "view")
-        .map_err(|e| named("view", e))?
-        .unwrap_or_default();
-    let color: Color = parse_enum(item.color.as_deref(), "color")
-        .map_err(|e| named("color", e))?
-        .unwrap_or_default();
-    let format: Format = parse_enum(item.format.as_deref(), "format")
-        .map_err(|e| named("format", e))?
-        .unwrap_or_default();
-    let size: Option<SizePreset> =
-        parse_enum(item.size.as_deref(), "size").map_err(|e| named("size", e))?;
-    let dim = |name: &str, v: Option<i64>| -> Result<Option<u32>, ApiError> {
-        v.map(|n| {
-            u32::try_from(n)
-                .ok()
-                .filter(|n| (1..=1024).contains(n))
-                .ok_or_else(|| bad(name, "must be an integer from 1 to 1024".into()))
-        })
-        .transpose()
-    };
-    let (mut width, height) = (dim("width", item.width)?, dim("height", item.height)?);
-    // `size` is shorthand for width, ignored when width or height is given.
-    if width.is_none() && height.is_none() {
-        width = size.map(SizePreset::px);
-    }
-    Ok(ImageParams {
-        make,
-        model,
-        year,
-        view,
-        color,
-        width,
-        height,
-        format,
-    })
+    validate(
+        item,
+        FieldNames {
+            prefix,
+            width: "width",
+            height: "height",
+        },
+    )
 }
 
 /// VehicleParams (spec §2): normalized slugs; width and height are the
@@ -391,6 +308,7 @@ async fn create(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vis_protocol::{Color, Format, View};
 
     fn err_of(json: &str) -> (String, Option<usize>) {
         match parse_body(json.as_bytes()).unwrap_err() {

@@ -5,6 +5,7 @@
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use vis_catalog::LookupError;
 use vis_protocol::{Color, Format, SizePreset, View};
 
@@ -32,97 +33,141 @@ pub enum ResponseForm {
     Url,
 }
 
-/// Parses and validates the query string; errors name the parameter.
-pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
-    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
-    let get = |name: &str| query.get(name);
-    let make = match (get("make"), get("brand")) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::bad_request(
-                "brand",
-                "send make or brand, not both",
-            ));
-        }
-        (Some(m), None) => ("make", m),
-        (None, Some(b)) => ("brand", b),
-        (None, None) => {
-            return Err(ApiError::bad_request(
-                "make",
-                "required (name or slug; brand is an alias)",
-            ));
-        }
+/// One image's fields as a client sends them: the body of spec ImageRequest
+/// (additional properties rejected), or the query of this endpoint. Every
+/// field is optional here so that a missing one gets our message; integers
+/// are wide so that range errors are ours too.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageItem {
+    pub make: Option<String>,
+    pub brand: Option<String>,
+    pub model: Option<String>,
+    pub year: Option<i64>,
+    pub view: Option<String>,
+    pub color: Option<String>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub size: Option<String>,
+    pub format: Option<String>,
+}
+
+/// How a form names the fields in its errors: a prefix for every name
+/// (`images[2].`), and its words for the box (`w`/`h` in a query string).
+#[derive(Debug, Clone, Copy)]
+pub struct FieldNames<'a> {
+    pub prefix: &'a str,
+    pub width: &'a str,
+    pub height: &'a str,
+}
+
+impl FieldNames<'_> {
+    /// The query string of this endpoint.
+    pub const QUERY: FieldNames<'static> = FieldNames {
+        prefix: "",
+        width: "w",
+        height: "h",
     };
-    let text = |name: &'static str, value: &str| -> Result<String, ApiError> {
+}
+
+/// The rules of one image (spec §2 ImageRequest, §4 and §8), the same for
+/// the query string and for JSON bodies; errors name the field.
+pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, ApiError> {
+    let name = |field: &str| format!("{}{field}", names.prefix);
+    let bad = |field: &str, message: &str| ApiError::bad_request(name(field), message);
+    let text = |field: &str, value: String| -> Result<String, ApiError> {
         let v = value.trim();
         if v.is_empty() {
-            return Err(ApiError::bad_request(name, "must not be empty"));
+            return Err(bad(field, "must not be empty"));
         }
         if v.chars().count() > 100 {
-            return Err(ApiError::bad_request(
-                name,
-                "must be at most 100 characters",
-            ));
+            return Err(bad(field, "must be at most 100 characters"));
         }
         Ok(v.to_owned())
     };
-    let make_value = text(make.0, make.1)?;
-    let model = text(
-        "model",
-        get("model").ok_or_else(|| ApiError::bad_request("model", "required"))?,
-    )?;
-    let year_raw = get("year").ok_or_else(|| ApiError::bad_request("year", "required"))?;
-    let year: u16 = year_raw
-        .trim()
-        .parse()
+    let make = match (item.make, item.brand) {
+        (Some(_), Some(_)) => return Err(bad("brand", "send make or brand, not both")),
+        (Some(m), None) => text("make", m)?,
+        (None, Some(b)) => text("brand", b)?,
+        (None, None) => return Err(bad("make", "required (name or slug; brand is an alias)")),
+    };
+    let model = text("model", item.model.ok_or_else(|| bad("model", "required"))?)?;
+    let year = item.year.ok_or_else(|| bad("year", "required"))?;
+    let year = u16::try_from(year)
         .ok()
         .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
         .ok_or_else(|| {
-            ApiError::bad_request(
+            bad(
                 "year",
-                format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+                &format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
             )
         })?;
-    let view: View = parse_enum(get("view"), "view")?.unwrap_or_default();
-    let color: Color = parse_enum(get("color"), "color")?.unwrap_or_default();
-    let format: Format = parse_enum(get("format"), "format")?.unwrap_or_default();
-    let size: Option<SizePreset> = parse_enum(get("size"), "size")?;
-    let dim = |name: &'static str| -> Result<Option<u32>, ApiError> {
-        get(name)
-            .map(|v| {
-                v.trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| (1..=1024).contains(n))
-                    .ok_or_else(|| ApiError::bad_request(name, "must be an integer from 1 to 1024"))
-            })
-            .transpose()
+    let view: View = parse_enum(item.view.as_deref(), &name("view"))?.unwrap_or_default();
+    let color: Color = parse_enum(item.color.as_deref(), &name("color"))?.unwrap_or_default();
+    let format: Format = parse_enum(item.format.as_deref(), &name("format"))?.unwrap_or_default();
+    let size: Option<SizePreset> = parse_enum(item.size.as_deref(), &name("size"))?;
+    let dim = |field: &str, v: Option<i64>| -> Result<Option<u32>, ApiError> {
+        v.map(|n| {
+            u32::try_from(n)
+                .ok()
+                .filter(|n| (1..=1024).contains(n))
+                .ok_or_else(|| bad(field, "must be an integer from 1 to 1024"))
+        })
+        .transpose()
     };
-    let (mut width, height) = (dim("w")?, dim("h")?);
-    // `size` is shorthand for w, ignored when w or h is given.
+    let (mut width, height) = (
+        dim(names.width, item.width)?,
+        dim(names.height, item.height)?,
+    );
+    // `size` is shorthand for the width, ignored when a width or height is given.
     if width.is_none() && height.is_none() {
         width = size.map(SizePreset::px);
     }
-    let response = match get("response").map(str::trim) {
+    Ok(ImageParams {
+        make,
+        model,
+        year,
+        view,
+        color,
+        width,
+        height,
+        format,
+    })
+}
+
+/// Parses and validates the query string; errors name the parameter.
+pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
+    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+    let get = |name: &str| query.get(name).map(str::to_owned);
+    // Something that is not an integer is outside every range, so the
+    // range check names it with the same message.
+    let int = |name: &str| {
+        query
+            .get(name)
+            .map(|v| v.trim().parse::<i64>().unwrap_or(i64::MIN))
+    };
+    let item = ImageItem {
+        make: get("make"),
+        brand: get("brand"),
+        model: get("model"),
+        year: int("year"),
+        view: get("view"),
+        color: get("color"),
+        width: int("w"),
+        height: int("h"),
+        size: get("size"),
+        format: get("format"),
+    };
+    let params = validate(item, FieldNames::QUERY)?;
+    let response = match query.get("response").map(str::trim) {
         None | Some("image") => ResponseForm::Image,
         Some("url") => ResponseForm::Url,
         Some(_) => return Err(ApiError::bad_request("response", "must be image or url")),
     };
-    Ok((
-        ImageParams {
-            make: make_value,
-            model,
-            year,
-            view,
-            color,
-            width,
-            height,
-            format,
-        },
-        response,
-    ))
+    Ok((params, response))
 }
 
-pub(super) fn parse_enum<T>(raw: Option<&str>, name: &'static str) -> Result<Option<T>, ApiError>
+pub(super) fn parse_enum<T>(raw: Option<&str>, name: &str) -> Result<Option<T>, ApiError>
 where
     T: std::str::FromStr<Err = vis_protocol::ParseError>,
 {
