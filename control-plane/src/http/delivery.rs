@@ -35,7 +35,7 @@ pub async fn head(State(state): State<AppState>, Path(token): Path<String>) -> R
     match open(&state, &token, now).await {
         Ok(opened) => {
             let mut r = StatusCode::OK.into_response();
-            representation_headers(&mut r, &opened, now);
+            representation_headers(&mut r, &opened, &opened.resolved.etag(), now);
             r
         }
         Err(e) => e.into_response(),
@@ -62,11 +62,12 @@ async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Res
     let inm = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
-    if inm.is_some_and(|v| delivery::etag_matches(v, &opened.resolved.etag())) {
+    let etag = opened.resolved.etag();
+    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
         state.metrics.not_modified.inc();
         let mut r = StatusCode::NOT_MODIFIED.into_response();
         let h = r.headers_mut();
-        h.insert(header::ETAG, value(&opened.resolved.etag()));
+        h.insert(header::ETAG, value(&etag));
         h.insert(header::CACHE_CONTROL, cache_control(&opened, now));
         return Ok(r);
     }
@@ -86,7 +87,7 @@ async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Res
     };
     state.metrics.delivery_url_loads.inc();
     let mut r = (StatusCode::OK, output.bytes).into_response();
-    representation_headers(&mut r, &opened, now);
+    representation_headers(&mut r, &opened, &etag, now);
     let h = r.headers_mut();
     h.insert("x-image-source", HeaderValue::from_static(source.as_str()));
     h.insert("x-image-width", HeaderValue::from(output.width));
@@ -95,13 +96,13 @@ async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Res
 }
 
 /// Content-Type, ETag and Cache-Control, shared by GET and HEAD.
-fn representation_headers(r: &mut Response, opened: &Opened, now: Millis) {
+fn representation_headers(r: &mut Response, opened: &Opened, etag: &str, now: Millis) {
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(opened.resolved.format.mime()),
     );
-    h.insert(header::ETAG, value(&opened.resolved.etag()));
+    h.insert(header::ETAG, value(etag));
     h.insert(header::CACHE_CONTROL, cache_control(opened, now));
     h.insert("x-image-width", HeaderValue::from(opened.resolved.width));
     h.insert("x-image-height", HeaderValue::from(opened.resolved.height));

@@ -392,11 +392,9 @@ async fn charge_batches(store: &SqlStore) {
                 .is_some()
         );
     }
-    let balance =
-        |id: String| async move { store.account_by_id(&id).await.unwrap().unwrap().balance };
-    assert_eq!(balance(rich.id.clone()).await, 8);
-    assert_eq!(balance(poor.id.clone()).await, 0);
-    assert_eq!(balance(revoked_owner.id.clone()).await, 10);
+    assert_eq!(balance_of(store, &rich.id).await, 8);
+    assert_eq!(balance_of(store, &poor.id).await, 0);
+    assert_eq!(balance_of(store, &revoked_owner.id).await, 10);
     let entries = store.entries(&rich.id, 10).await.unwrap();
     assert_eq!(
         entries
@@ -429,8 +427,17 @@ async fn charge_batches(store: &SqlStore) {
             }
         }
         assert_eq!((charged, refused), (8, 2));
-        assert_eq!(balance(rich.id.clone()).await, 0);
+        assert_eq!(balance_of(store, &rich.id).await, 0);
     }
+}
+
+async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {
+    store
+        .account_by_id(account_id)
+        .await
+        .unwrap()
+        .expect("account exists")
+        .balance
 }
 
 fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
@@ -576,15 +583,7 @@ async fn delivery_urls(store: &SqlStore) {
         .mint_delivery_urls(payer, &[new_url("u6", 0)])
         .await
         .unwrap();
-    assert_eq!(
-        store
-            .account_by_id(&acct.id)
-            .await
-            .unwrap()
-            .unwrap()
-            .balance,
-        0
-    );
+    assert_eq!(balance_of(store, &acct.id).await, 0);
     assert_eq!(
         store
             .fail_delivery_url("u6", "first load failed")
@@ -616,15 +615,7 @@ async fn delivery_urls(store: &SqlStore) {
         ),
         (EntryKind::Refund, 1, Some("u6"))
     );
-    assert_eq!(
-        store
-            .account_by_id(&acct.id)
-            .await
-            .unwrap()
-            .unwrap()
-            .balance,
-        1
-    );
+    assert_eq!(balance_of(store, &acct.id).await, 1);
     assert_eq!(
         ledger.iter().map(|e| e.delta).sum::<i64>(),
         1,
@@ -639,15 +630,7 @@ async fn delivery_urls(store: &SqlStore) {
         store.mint_delivery_urls(payer, &[new_url("u7", 0)]).await,
         Err(StoreError::KeyRevoked)
     ));
-    assert_eq!(
-        store
-            .account_by_id(&acct.id)
-            .await
-            .unwrap()
-            .unwrap()
-            .balance,
-        1
-    );
+    assert_eq!(balance_of(store, &acct.id).await, 1);
 
     // Settings inserted only when absent: every replica reads the first.
     assert_eq!(
