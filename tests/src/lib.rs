@@ -209,6 +209,30 @@ pub async fn problem(response: reqwest::Response, status: u16) -> serde_json::Va
     body
 }
 
+/// Sends `n` requests at once (each built by `request`) and returns their
+/// statuses, in no particular order.
+pub async fn concurrent_statuses(
+    n: usize,
+    request: impl Fn() -> reqwest::RequestBuilder,
+) -> Vec<u16> {
+    let tasks: Vec<_> = (0..n)
+        .map(|_| {
+            let sent = request().send();
+            tokio::spawn(async move { sent.await.unwrap().status().as_u16() })
+        })
+        .collect();
+    let mut statuses = Vec::with_capacity(n);
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    statuses
+}
+
+/// How many of `statuses` are `code`.
+pub fn count(statuses: &[u16], code: u16) -> usize {
+    statuses.iter().filter(|s| **s == code).count()
+}
+
 /// The real wgpu renderer (lavapipe without a GPU), created once per test
 /// binary: every image test draws real pixels.
 pub fn real_renderer() -> Arc<dyn RenderBackend> {

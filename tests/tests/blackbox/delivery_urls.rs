@@ -10,7 +10,7 @@ use std::time::Duration;
 use control_plane::http::image_urls::rfc3339;
 use control_plane::store::{DeliveryUrlStore, SqlStore};
 use serde_json::{Value, json};
-use vis_tests::{Counting, Failing, TestApp, problem, real_renderer};
+use vis_tests::{Counting, Failing, TestApp, concurrent_statuses, count, problem, real_renderer};
 
 const CAMRY: &str =
     "/api/v1/images/car?make=toyota&model=camry&year=2019&color=red&view=side&w=256";
@@ -624,27 +624,9 @@ async fn concurrent_loads_of_a_capped_url_redeem_exactly_max_uses() {
     let url = mint(&app, &key, &json!({"images": [camry()], "max_uses": 3}))
         .await
         .remove(0);
-    let mut tasks = Vec::new();
-    for _ in 0..12 {
-        let (client, url) = (app.client.clone(), url.clone());
-        tasks.push(tokio::spawn(async move {
-            client.get(url).send().await.unwrap().status().as_u16()
-        }));
-    }
-    let mut statuses = Vec::new();
-    for t in tasks {
-        statuses.push(t.await.unwrap());
-    }
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
-        3,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 410).count(),
-        9,
-        "{statuses:?}"
-    );
+    let statuses = concurrent_statuses(12, || app.client.get(&url)).await;
+    assert_eq!(count(&statuses, 200), 3, "{statuses:?}");
+    assert_eq!(count(&statuses, 410), 9, "{statuses:?}");
 }
 
 #[tokio::test]

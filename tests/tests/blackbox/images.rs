@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use control_plane::store::{DeliveryStore, SqlStore};
-use vis_tests::{Counting, Failing, Gated, TestApp, problem, real_renderer};
+use vis_tests::{
+    Counting, Failing, Gated, TestApp, concurrent_statuses, count, problem, real_renderer,
+};
 
 const CAMRY: &str =
     "/api/v1/images/car?make=toyota&model=camry&year=2019&color=red&view=side&w=256";
@@ -323,36 +325,10 @@ async fn concurrent_requests_against_a_small_balance_deliver_exactly_the_balance
     .await
     .unwrap();
     assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
-    let mut tasks = Vec::new();
-    for _ in 0..30 {
-        let client = app.client.clone();
-        let url = app.url(CAMRY);
-        let key = key.clone();
-        tasks.push(tokio::spawn(async move {
-            client
-                .get(url)
-                .bearer_auth(key)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        }));
-    }
-    let mut statuses = Vec::new();
-    for t in tasks {
-        statuses.push(t.await.unwrap());
-    }
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
-        5,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 402).count(),
-        25,
-        "{statuses:?}"
-    );
+    let statuses =
+        concurrent_statuses(30, || app.client.get(app.url(CAMRY)).bearer_auth(&key)).await;
+    assert_eq!(count(&statuses, 200), 5, "{statuses:?}");
+    assert_eq!(count(&statuses, 402), 25, "{statuses:?}");
     let v = app.account_json("c@example.com").await;
     assert_eq!(v["credits"], 0);
     let ledger = v["ledger"].as_array().unwrap();
