@@ -1,9 +1,12 @@
-//! The sqlx implementation of every store trait, for SQLite and PostgreSQL.
+//! The implementation of every store trait, for SQLite and PostgreSQL.
 //!
 //! SQL here is portable: `$n` placeholders, `RETURNING`, integer timestamps and
-//! flags. The one dialect branch is how a write transaction starts: SQLite
-//! takes its write lock up front (`BEGIN IMMEDIATE`) so two writers never
-//! deadlock on a read-then-write upgrade.
+//! flags. Two dialect branches: how a write transaction starts (SQLite takes
+//! its write lock up front, `BEGIN IMMEDIATE`, so two writers never deadlock
+//! on a read-then-write upgrade), and who writes delivery charges on a SQLite
+//! file (`sql/sqlite_writer.rs`, a thread with its own rusqlite connection,
+//! running the same algorithm and statements as the sqlx path in
+//! `sql/charges.rs`). Everything else goes through sqlx.
 
 use std::str::FromStr;
 use std::time::Duration;
