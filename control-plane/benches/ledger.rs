@@ -10,21 +10,17 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 
 fn deliveries(account_id: &str, n: usize) -> Vec<NewDelivery> {
     (0..n)
-        .map(|_| {
-            let id = time_ordered_id();
-            NewDelivery {
-                id: id.to_string(),
-                request_id: format!("req_{}", id.simple()),
-                account_id: account_id.to_owned(),
-                key_id: None,
-                variant: "toyota/camry/2019/red/side".into(),
-                revision: 1,
-                width: 512,
-                height: 341,
-                format: "webp".into(),
-                source: "cache",
-                credits: 1,
-            }
+        .map(|_| NewDelivery {
+            request_id: format!("req_{}", time_ordered_id().simple()),
+            account_id: account_id.to_owned(),
+            key_id: None,
+            variant: "toyota/camry/2019/red/side".into(),
+            revision: 1,
+            width: 512,
+            height: 341,
+            format: "webp".into(),
+            source: "cache",
+            credits: 1,
         })
         .collect()
 }

@@ -12,9 +12,11 @@
 
 use std::sync::Arc;
 
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc};
 
-use crate::store::{ChargeQueue, ChargeReply, NewDelivery, Store, StoreError};
+use crate::store::{
+    ChargeQueue, ChargeReply, NewDelivery, Store, StoreError, reply_channel, send_all,
+};
 
 /// Charges per transaction at most.
 const MAX_BATCH: usize = 256;
@@ -57,7 +59,7 @@ impl ChargeBatcher {
     /// Charges one delivery; returns the balance after, as
     /// `DeliveryStore::charge_delivery` does.
     pub async fn charge(&self, delivery: NewDelivery) -> Result<i64, StoreError> {
-        let (done, outcome) = oneshot::channel();
+        let (done, outcome) = reply_channel();
         match &self.route {
             Route::Queue(queue) => queue.submit(delivery, done)?,
             Route::Collector(tx) => tx
@@ -65,9 +67,13 @@ impl ChargeBatcher {
                 .await
                 .map_err(|_| StoreError::Unavailable("the ledger writer has stopped".into()))?,
         }
+        let dropped = || StoreError::Unavailable("the ledger writer dropped a charge".into());
         outcome
+            .wait()
             .await
-            .map_err(|_| StoreError::Unavailable("the ledger writer dropped a charge".into()))?
+            .map_err(|_| dropped())?
+            .pop()
+            .ok_or_else(dropped)?
     }
 }
 
@@ -110,18 +116,23 @@ async fn write(store: &dyn Store, requests: Vec<Request>) {
     let (items, replies): (Vec<NewDelivery>, Vec<_>) = requests.into_iter().unzip();
     let size = items.len();
     match store.charge_deliveries(items).await {
-        Ok(outcomes) => {
-            for (done, outcome) in replies.into_iter().zip(outcomes) {
-                let _ = done.send(outcome);
-            }
-        }
+        Ok(outcomes) => send_all(
+            replies
+                .into_iter()
+                .zip(outcomes)
+                .map(|(r, o)| (r, vec![o]))
+                .collect(),
+        ),
         Err(e) => {
             // Nothing of this batch was written: every caller fails, and
             // nobody is charged for an image it does not receive.
             tracing::error!(error = %e, batch.size = size, "a charge batch failed");
-            for done in replies {
-                let _ = done.send(Err(e.duplicate()));
-            }
+            send_all(
+                replies
+                    .into_iter()
+                    .map(|r| (r, vec![Err(e.duplicate())]))
+                    .collect(),
+            );
         }
     }
 }

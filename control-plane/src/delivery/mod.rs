@@ -239,7 +239,6 @@ impl Deliverer {
             }
         };
         let delivery = NewDelivery {
-            id: crate::store::time_ordered_id().to_string(),
             request_id: payer.request_id.to_owned(),
             account_id: payer.account_id.to_owned(),
             key_id: Some(payer.key_id.to_owned()),

@@ -3,10 +3,12 @@
 //! PostgreSQL (scale-out), with portable SQL and two migration folders that
 //! share version numbers.
 
+mod outcomes;
 mod sql;
 
 use async_trait::async_trait;
 
+pub use outcomes::{ChargeReply, Outcome, PendingOutcome, reply_channel, send_all};
 pub use sql::{Dialect, SqlStore, execute_raw};
 
 /// Milliseconds since the Unix epoch.
@@ -228,10 +230,10 @@ pub trait PartnerStore: Send + Sync {
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError>;
 }
 
-/// One billed delivery, written with its charge.
+/// One billed image delivery. Its charge is one ledger row that records
+/// what it paid for (kind `charge`, reference = the request id).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewDelivery {
-    pub id: String,
     pub request_id: String,
     pub account_id: String,
     pub key_id: Option<String>,
@@ -246,9 +248,11 @@ pub struct NewDelivery {
     pub credits: i64,
 }
 
+/// A billed image delivery as the ledger records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryRecord {
-    pub id: String,
+    /// Its charge's ledger entry id.
+    pub id: i64,
     pub request_id: String,
     pub account_id: String,
     pub variant: String,
@@ -274,8 +278,9 @@ pub struct UsageCounts {
 
 #[async_trait]
 pub trait DeliveryStore: Send + Sync {
-    /// Debits `credits` and records the delivery and its ledger entry in one
-    /// transaction; InsufficientCredits writes nothing. Returns the balance after.
+    /// Debits `credits` and writes the charge's ledger entry, which is the
+    /// delivery record, in one transaction; InsufficientCredits writes
+    /// nothing. Returns the balance after.
     async fn charge_delivery(&self, delivery: &NewDelivery) -> Result<i64, StoreError>;
     /// Group commit: charges every delivery in one transaction. Each item
     /// gets its own outcome (an InsufficientCredits item writes nothing);
@@ -284,11 +289,13 @@ pub trait DeliveryStore: Send + Sync {
         &self,
         deliveries: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError>;
-    /// Refunds a delivery's charge once (ledger refund + refunded_at, one
-    /// transaction). Returns the balance after, or None if already refunded.
+    /// Refunds a delivery's charge (by its ledger entry id) once: a refund
+    /// entry that names the charge, and the balance, in one transaction.
+    /// Returns the balance after, or None if it was refunded already
+    /// (NotFound when no delivery charge has that id).
     async fn refund_delivery(
         &self,
-        delivery_id: &str,
+        charge_id: i64,
         reason: &str,
     ) -> Result<Option<i64>, StoreError>;
     async fn usage_since(&self, account_id: &str, since: Millis)
@@ -304,10 +311,6 @@ pub trait DeliveryStore: Send + Sync {
         None
     }
 }
-
-/// Where one charge's outcome goes: the balance after, as
-/// [`DeliveryStore::charge_delivery`] returns it.
-pub type ChargeReply = tokio::sync::oneshot::Sender<Result<i64, StoreError>>;
 
 /// Takes charges one by one and commits whatever has queued together, each
 /// caller getting its own outcome; nothing is written for an item whose

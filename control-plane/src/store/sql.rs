@@ -98,6 +98,19 @@ impl SqlStore {
             .map_err(|e| StoreError::Migration(e.to_string()))
     }
 
+    /// Applies pending migrations up to and including `version` (upgrade
+    /// tests start a database at an older schema with this).
+    pub async fn migrate_to(&self, version: i64) -> Result<(), StoreError> {
+        let migrator = match self.dialect {
+            Dialect::Sqlite => &SQLITE_MIGRATIONS,
+            Dialect::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator
+            .run_to(version, &self.pool)
+            .await
+            .map_err(|e| StoreError::Migration(e.to_string()))
+    }
+
     pub fn pool(&self) -> &AnyPool {
         &self.pool
     }
@@ -577,29 +590,43 @@ impl DeliveryStore for SqlStore {
 
     async fn refund_delivery(
         &self,
-        delivery_id: &str,
+        charge_id: i64,
         reason: &str,
     ) -> Result<Option<i64>, StoreError> {
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
-            "UPDATE deliveries SET refunded_at = $1 WHERE id = $2 AND refunded_at IS NULL RETURNING account_id, credits",
+            "SELECT account_id, delta FROM ledger WHERE id = $1 AND kind = 'charge' AND variant IS NOT NULL",
         )
-        .bind(now_millis())
-        .bind(delivery_id)
+        .bind(charge_id)
         .fetch_optional(&mut *tx)
         .await
         .map_err(map_err)?;
-        let Some(row) = row else { return Ok(None) };
-        let account_id: String = row.try_get("account_id").map_err(map_err)?;
-        let credits: i64 = row.try_get("credits").map_err(map_err)?;
-        let balance_after = move_balance(&mut tx, &account_id, credits).await?;
-        let entry = NewEntry {
-            kind: EntryKind::Refund,
-            delta: credits,
-            reason,
-            reference: Some(delivery_id),
+        let Some(row) = row else {
+            return Err(StoreError::NotFound("delivery"));
         };
-        insert_ledger(&mut tx, &account_id, &entry, balance_after).await?;
+        let account_id: String = row.try_get("account_id").map_err(map_err)?;
+        let credits = -row.try_get::<i64, _>("delta").map_err(map_err)?;
+        let balance_after = move_balance(&mut tx, &account_id, credits).await?;
+        // `ledger_refund_of` is unique: a second refund of the same charge
+        // fails here, on either database, and rolls the balance back.
+        let refunded = sqlx::query(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, refund_of) \
+             VALUES ($1, 'refund', $2, $3, $4, NULL, $5, $6)",
+        )
+        .bind(&account_id)
+        .bind(credits)
+        .bind(balance_after)
+        .bind(reason)
+        .bind(now_millis())
+        .bind(charge_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err);
+        match refunded {
+            Ok(_) => {}
+            Err(StoreError::Conflict(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        }
         tx.commit().await.map_err(map_err)?;
         Ok(Some(balance_after))
     }
@@ -609,11 +636,14 @@ impl DeliveryStore for SqlStore {
         account_id: &str,
         since: Millis,
     ) -> Result<UsageCounts, StoreError> {
+        // Image delivery charges are the ledger rows with a variant; a
+        // refund names the charge it refunds (at most one, by a unique index).
         let row = sqlx::query(
             "SELECT CAST(COUNT(*) AS BIGINT) AS requests, \
-               CAST(COALESCE(SUM(CASE WHEN refunded_at IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
-               CAST(COALESCE(SUM(CASE WHEN refunded_at IS NULL AND source = 'cache' THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
-             FROM deliveries WHERE account_id = $1 AND created_at >= $2",
+               CAST(COALESCE(SUM(CASE WHEN r.id IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
+               CAST(COALESCE(SUM(CASE WHEN r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
+             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+             WHERE c.account_id = $1 AND c.created_at >= $2 AND c.variant IS NOT NULL",
         )
         .bind(account_id)
         .bind(since)
@@ -644,8 +674,10 @@ impl DeliveryStore for SqlStore {
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, request_id, account_id, variant, revision, refunded_at, created_at FROM deliveries \
-             WHERE request_id = $1 ORDER BY created_at DESC LIMIT 1",
+            "SELECT c.id, c.reference, c.account_id, c.variant, c.revision, r.created_at AS refunded_at, c.created_at \
+             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+             WHERE c.reference = $1 AND c.kind = 'charge' AND c.variant IS NOT NULL \
+             ORDER BY c.id DESC LIMIT 1",
         )
         .bind(request_id)
         .fetch_optional(&self.pool)
@@ -655,7 +687,7 @@ impl DeliveryStore for SqlStore {
         let get = |row: &AnyRow| -> Result<DeliveryRecord, sqlx::Error> {
             Ok(DeliveryRecord {
                 id: row.try_get("id")?,
-                request_id: row.try_get("request_id")?,
+                request_id: row.try_get("reference")?,
                 account_id: row.try_get("account_id")?,
                 variant: row.try_get("variant")?,
                 revision: row.try_get("revision")?,

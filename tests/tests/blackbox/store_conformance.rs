@@ -221,10 +221,10 @@ async fn suite(store: SqlStore) {
     store.close().await;
 }
 
-fn delivery(id: &str, account_id: &str, source: &'static str) -> NewDelivery {
+/// A delivery billed by request `req-<tag>`.
+fn delivery(tag: &str, account_id: &str, source: &'static str) -> NewDelivery {
     NewDelivery {
-        id: id.into(),
-        request_id: format!("req-{id}"),
+        request_id: format!("req-{tag}"),
         account_id: account_id.into(),
         key_id: None,
         variant: "toyota/camry/2019/red/side".into(),
@@ -272,15 +272,31 @@ async fn deliveries(store: &SqlStore) {
             .unwrap()
             .is_none()
     );
+    let d1 = store
+        .delivery_by_request_id("req-d1")
+        .await
+        .unwrap()
+        .expect("the charge is the delivery record");
+    assert_eq!(d1.refunded_at, None);
     assert_eq!(
-        store.refund_delivery("d1", "render failed").await.unwrap(),
+        store.refund_delivery(d1.id, "render failed").await.unwrap(),
         Some(1)
     );
     assert_eq!(
-        store.refund_delivery("d1", "render failed").await.unwrap(),
+        store.refund_delivery(d1.id, "render failed").await.unwrap(),
         None,
         "refunds happen once"
     );
+    assert!(matches!(
+        store.refund_delivery(d1.id + 1000, "no such charge").await,
+        Err(StoreError::NotFound(_))
+    ));
+    let refunded = store
+        .delivery_by_request_id("req-d1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(refunded.refunded_at.is_some());
     let usage = store.usage_since(&acct.id, 0).await.unwrap();
     assert_eq!((usage.requests, usage.images, usage.cache_hits), (2, 1, 1));
     let found = store
@@ -289,8 +305,12 @@ async fn deliveries(store: &SqlStore) {
         .unwrap()
         .unwrap();
     assert_eq!(
-        (found.id.as_str(), found.variant.as_str()),
-        ("d2", "toyota/camry/2019/red/side")
+        (
+            found.request_id.as_str(),
+            found.variant.as_str(),
+            found.revision
+        ),
+        ("req-d2", "toyota/camry/2019/red/side", 1)
     );
     let ledger = store.entries(&acct.id, 10).await.unwrap();
     let kinds: Vec<_> = ledger.iter().map(|e| e.kind).collect();
@@ -303,7 +323,17 @@ async fn deliveries(store: &SqlStore) {
             EntryKind::Grant
         ]
     );
-    assert_eq!(ledger[0].reference.as_deref(), Some("d1"));
+    // Each charge is its delivery's record: the same entry, referencing the
+    // request it billed.
+    assert_eq!(
+        (ledger[1].id, ledger[1].reference.as_deref()),
+        (found.id, Some("req-d2"))
+    );
+    assert_eq!(
+        (ledger[2].id, ledger[2].reference.as_deref()),
+        (d1.id, Some("req-d1"))
+    );
+    assert_eq!((ledger[0].delta, ledger[0].balance_after), (1, 1));
     assert_eq!(ledger.iter().map(|e| e.delta).sum::<i64>(), 1);
 }
 
@@ -411,16 +441,19 @@ async fn charge_batches(store: &SqlStore) {
     if let Some(queue) = store.charge_queue() {
         let mut waiting = Vec::new();
         for i in 0..10 {
-            let (done, outcome) = tokio::sync::oneshot::channel();
+            let (done, outcome) = control_plane::store::reply_channel();
             queue
                 .submit(item(&format!("q{i}"), &rich.id, Some(&live.id)), done)
                 .unwrap();
-            waiting.push(outcome);
+            // Each waits in a task of its own, as requests do.
+            waiting.push(tokio::spawn(outcome.wait()));
         }
         let mut charged = 0;
         let mut refused = 0;
         for outcome in waiting {
-            match outcome.await.unwrap() {
+            let mut outcomes = outcome.await.unwrap().unwrap();
+            assert_eq!(outcomes.len(), 1);
+            match outcomes.pop().unwrap() {
                 Ok(_) => charged += 1,
                 Err(StoreError::InsufficientCredits { .. }) => refused += 1,
                 Err(e) => panic!("unexpected {e:?}"),
@@ -749,11 +782,93 @@ async fn budget(store: &SqlStore) {
     );
 }
 
+/// Migration 4 folds the `deliveries` table into the ledger: a database
+/// with old-shape deliveries, one refunded, keeps every entry, and each
+/// delivery becomes its charge row (refund included).
+async fn upgrade_to_delivery_charges(store: SqlStore) {
+    store.migrate_to(20261122000003).await.unwrap();
+    let acct = store.create_account("old@example.com", 5).await.unwrap();
+    let id = &acct.id;
+    for sql in [
+        // Two deliveries charged the old way, the first refunded; and a
+        // signed URL's refund, whose reference is not a delivery.
+        format!(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ('{id}', 'charge', -1, 4, 'image delivery', 'dlv-1', 1000)"
+        ),
+        format!(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ('{id}', 'charge', -1, 3, 'image delivery', 'dlv-2', 2000)"
+        ),
+        format!(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ('{id}', 'refund', 1, 4, 'render failed', 'dlv-1', 3000)"
+        ),
+        format!(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ('{id}', 'refund', 1, 5, 'url failed', 'url-1', 4000)"
+        ),
+        format!(
+            "INSERT INTO deliveries (id, request_id, account_id, key_id, variant, revision, width, height, format, source, credits, refunded_at, created_at) VALUES ('dlv-1', 'req-old-1', '{id}', NULL, 'toyota/camry/2019/red/side', 1, 512, 341, 'webp', 'generated', 1, 3000, 1000)"
+        ),
+        format!(
+            "INSERT INTO deliveries (id, request_id, account_id, key_id, variant, revision, width, height, format, source, credits, refunded_at, created_at) VALUES ('dlv-2', 'req-old-2', '{id}', NULL, 'toyota/camry/2019/red/front', 1, 512, 341, 'png', 'cache', 1, NULL, 2000)"
+        ),
+        format!("UPDATE accounts SET balance = 5 WHERE id = '{id}'"),
+    ] {
+        sqlx_exec(&store, &sql).await;
+    }
+    store.migrate().await.unwrap();
+
+    let entries = store.entries(id, 10).await.unwrap();
+    assert_eq!(entries.len(), 5, "every entry survives: {entries:?}");
+    let refunded = store
+        .delivery_by_request_id("req-old-1")
+        .await
+        .unwrap()
+        .expect("the first delivery");
+    assert_eq!(refunded.refunded_at, Some(3000));
+    assert_eq!(refunded.created_at, 1000);
+    let kept = store
+        .delivery_by_request_id("req-old-2")
+        .await
+        .unwrap()
+        .expect("the second delivery");
+    assert_eq!(
+        (kept.variant.as_str(), kept.refunded_at),
+        ("toyota/camry/2019/red/front", None)
+    );
+    let usage = store.usage_since(id, 0).await.unwrap();
+    assert_eq!((usage.requests, usage.images, usage.cache_hits), (2, 1, 1));
+    // The old refund still counts: no second refund of the first delivery.
+    assert_eq!(
+        store.refund_delivery(refunded.id, "again").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.refund_delivery(kept.id, "late").await.unwrap(),
+        Some(6)
+    );
+    // New charges continue the ledger after the old ids.
+    assert_eq!(
+        store
+            .charge_delivery(&delivery("new", id, "cache"))
+            .await
+            .unwrap(),
+        5
+    );
+    let newest = store
+        .delivery_by_request_id("req-new")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(newest.id > entries[0].id);
+    store.close().await;
+}
+
 #[tokio::test]
 async fn store_conformance_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
     suite(SqlStore::connect(&url).await.unwrap()).await;
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
+    upgrade_to_delivery_charges(SqlStore::connect(&url).await.unwrap()).await;
 }
 
 #[tokio::test]
@@ -777,6 +892,12 @@ async fn store_conformance_postgres() {
     let store = SqlStore::connect(&format!("{base}/{name}")).await.unwrap();
     suite(store).await;
     sqlx_exec(&admin, &format!("DROP DATABASE {name}")).await;
+    sqlx_exec(&admin, &format!("CREATE DATABASE {name}_old")).await;
+    let old = SqlStore::connect(&format!("{base}/{name}_old"))
+        .await
+        .unwrap();
+    upgrade_to_delivery_charges(old).await;
+    sqlx_exec(&admin, &format!("DROP DATABASE {name}_old")).await;
 }
 
 async fn sqlx_exec(store: &SqlStore, sql: &str) {

@@ -3,7 +3,7 @@
 //! [`charge_batch`] decides, for a batch of deliveries, which are charged and
 //! at what balance, with a constant number of statements in the common case:
 //! one conditional debit per paying key (which also re-checks that the key is
-//! live), then the ledger entries and delivery records. It talks to the
+//! live), then one ledger row per charge, which is also the delivery record. It talks to the
 //! database through [`ChargeOps`], implemented twice:
 //!
 //! - [`SqlxCharges`], a sqlx transaction: PostgreSQL, and SQLite databases
@@ -27,11 +27,27 @@ pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE i
 pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
 /// An unconditional debit, for a prefix the caller knows the balance covers.
 pub(super) const DEBIT: &str = "UPDATE accounts SET balance = balance - $1 WHERE id = $2";
-pub(super) const LEDGER_PREFIX: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ";
-/// One ledger row: account, delta, balance after, reference, time.
-pub(super) const LEDGER_ROW: [&str; 7] = ["$", "'charge'", "$", "$", "'image delivery'", "$", "$"];
-pub(super) const DELIVERIES_PREFIX: &str = "INSERT INTO deliveries (id, request_id, account_id, key_id, variant, revision, width, height, format, source, credits, created_at) VALUES ";
-pub(super) const DELIVERIES_ROW: [&str; 12] = ["$"; 12];
+/// A delivery charge is one ledger row that records what it paid for.
+pub(super) const CHARGE_PREFIX: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
+     key_id, variant, revision, width, height, format, source) VALUES ";
+/// One charge row: account, delta, balance after, request id, time, then
+/// the key and what was delivered.
+pub(super) const CHARGE_ROW: [&str; 14] = [
+    "$",
+    "'charge'",
+    "$",
+    "$",
+    "'image delivery'",
+    "$",
+    "$",
+    "$",
+    "$",
+    "$",
+    "$",
+    "$",
+    "$",
+    "$",
+];
 
 /// An account and the key it pays with.
 type PayingKey<'a> = (&'a str, Option<&'a str>);
@@ -50,8 +66,8 @@ pub(super) trait ChargeOps {
     async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError>;
     async fn balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError>;
     async fn debit(&mut self, account_id: &str, credits: i64) -> Result<(), StoreError>;
-    /// Writes a ledger entry and a delivery record per charged item
-    /// (the delivery and the balance after it).
+    /// Writes the charge row of each charged item (the delivery and the
+    /// balance after it).
     async fn record(
         &mut self,
         charged: &[(&NewDelivery, i64)],
@@ -204,41 +220,27 @@ impl ChargeOps for SqlxCharges<'_> {
         charged: &[(&NewDelivery, i64)],
         now: Millis,
     ) -> Result<(), StoreError> {
-        let mut ledger = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
-            LEDGER_PREFIX,
-            &LEDGER_ROW,
+        let mut rows = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
+            CHARGE_PREFIX,
+            &CHARGE_ROW,
             charged.len(),
         )));
         for &(d, balance_after) in charged {
-            ledger = ledger
+            rows = rows
                 .bind(d.account_id.clone())
                 .bind(-d.credits)
                 .bind(balance_after)
-                .bind(d.id.clone())
-                .bind(now);
-        }
-        ledger.execute(&mut **self.tx).await.map_err(map_err)?;
-        let mut deliveries = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
-            DELIVERIES_PREFIX,
-            &DELIVERIES_ROW,
-            charged.len(),
-        )));
-        for &(d, _) in charged {
-            deliveries = deliveries
-                .bind(d.id.clone())
                 .bind(d.request_id.clone())
-                .bind(d.account_id.clone())
+                .bind(now)
                 .bind(d.key_id.clone())
                 .bind(d.variant.clone())
                 .bind(d.revision)
                 .bind(d.width)
                 .bind(d.height)
                 .bind(d.format.clone())
-                .bind(d.source)
-                .bind(d.credits)
-                .bind(now);
+                .bind(d.source);
         }
-        deliveries.execute(&mut **self.tx).await.map_err(map_err)?;
+        rows.execute(&mut **self.tx).await.map_err(map_err)?;
         Ok(())
     }
 }
