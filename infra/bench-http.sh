@@ -4,7 +4,7 @@
 # tests/src/bin/bench-server.rs): the bare bytes, and the image endpoint's
 # whole path minus the ledger. wrk on loopback. Prints requests/s, p50/p99
 # latency, both ratios and the server's RSS.
-# Usage: infra/bench-http.sh [seconds] [connections]
+# Usage: infra/bench-http.sh [seconds] [connections] [rounds]
 # With VIS_DATABASE_URL=postgres://… the server and its CLI use that database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,7 @@ ensure_rust
 ensure_packages wrk mesa-vulkan-drivers
 SECS=${1:-10}
 CONNS=${2:-32}
+ROUNDS=${3:-3}
 cargo build --release --quiet -p vis-tests --bin bench-server
 DATA=$(mktemp -d /tmp/vis-bench.XXXXXX)
 "$CARGO_TARGET_DIR/release/bench-server" "$DATA" >"$DATA/out" 2>"$DATA/err" &
@@ -38,12 +39,20 @@ run() { # name url [header]
   echo "$rps"
 }
 AUTH="Authorization: Bearer $KEY"
-# Warm every path briefly, then measure each.
+# Warm every path briefly, then measure them in turn, ROUNDS times: this VM
+# drifts by ±10% from one minute to the next, and interleaving puts every
+# route through the same drift. Ratios are of the medians.
 wrk -t1 -c4 -d1s "$BASE/bench/unbilled?$Q" >/dev/null
 wrk -t1 -c4 -d1s -H "$AUTH" "$BASE/bench/unbilled-keyed?$Q" >/dev/null
 wrk -t1 -c4 -d1s -H "$AUTH" "$BASE/api/v1/images/car?$Q" >/dev/null
-BARE=$(run bare "$BASE/bench/unbilled?$Q")
-KEYED=$(run no-ledger "$BASE/bench/unbilled-keyed?$Q" "$AUTH")
-BILLED=$(run billed "$BASE/api/v1/images/car?$Q" "$AUTH")
+BARES=(); KEYEDS=(); BILLEDS=()
+for _ in $(seq 1 "$ROUNDS"); do
+  BARES+=("$(run bare "$BASE/bench/unbilled?$Q")")
+  KEYEDS+=("$(run no-ledger "$BASE/bench/unbilled-keyed?$Q" "$AUTH")")
+  BILLEDS+=("$(run billed "$BASE/api/v1/images/car?$Q" "$AUTH")")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+BARE=$(median "${BARES[@]}"); KEYED=$(median "${KEYEDS[@]}"); BILLED=$(median "${BILLEDS[@]}")
+echo "medians of $ROUNDS at $CONNS connections: bare $BARE  no-ledger $KEYED  billed $BILLED req/s"
 echo "billed/no-ledger: $(python3 -c "print(f'{$BILLED/$KEYED:.2f}')")  billed/bare: $(python3 -c "print(f'{$BILLED/$BARE:.2f}')")"
 echo "server RSS after: $(rss) KiB (peak $(hwm) KiB)"

@@ -23,6 +23,11 @@ pub(super) const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1
      WHERE id = $2 AND balance >= $1 \
      AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
      RETURNING balance";
+/// [`DEBIT_GROUP`] without RETURNING: the SQLite writer reads the balance
+/// after it in the same transaction.
+pub(super) const DEBIT_GROUP_SQLITE: &str = "UPDATE accounts SET balance = balance - $1 \
+     WHERE id = $2 AND balance >= $1 \
+     AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL))";
 pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
 pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
 /// An unconditional debit, for a prefix the caller knows the balance covers.
