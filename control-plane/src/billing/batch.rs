@@ -14,11 +14,9 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
-use crate::store::{
-    ChargeQueue, ChargeReply, NewDelivery, Store, StoreError, reply_channel, send_all,
-};
+use crate::store::{ChargeQueue, ChargeReply, NewDelivery, Store, StoreError};
 
 /// Charges per transaction at most.
 const MAX_BATCH: usize = 256;
@@ -59,7 +57,7 @@ impl ChargeBatcher {
     /// Charges one delivery; returns the balance after, as
     /// `DeliveryStore::charge_delivery` does.
     pub async fn charge(&self, delivery: NewDelivery) -> Result<i64, StoreError> {
-        let (done, outcome) = reply_channel();
+        let (done, outcome) = oneshot::channel();
         match &self.route {
             Route::Queue(queue) => queue.submit(delivery, done)?,
             Route::Collector(tx) => tx
@@ -67,13 +65,9 @@ impl ChargeBatcher {
                 .await
                 .map_err(|_| StoreError::Unavailable("the ledger writer has stopped".into()))?,
         }
-        let dropped = || StoreError::Unavailable("the ledger writer dropped a charge".into());
         outcome
-            .wait()
             .await
-            .map_err(|_| dropped())?
-            .pop()
-            .ok_or_else(dropped)?
+            .map_err(|_| StoreError::Unavailable("the ledger writer dropped a charge".into()))?
     }
 }
 
@@ -101,23 +95,18 @@ async fn write(store: &dyn Store, requests: Vec<Request>) {
     let (items, replies): (Vec<NewDelivery>, Vec<_>) = requests.into_iter().unzip();
     let size = items.len();
     match store.charge_deliveries(items).await {
-        Ok(outcomes) => send_all(
-            replies
-                .into_iter()
-                .zip(outcomes)
-                .map(|(r, o)| (r, vec![o]))
-                .collect(),
-        ),
+        Ok(outcomes) => {
+            for (done, outcome) in replies.into_iter().zip(outcomes) {
+                let _ = done.send(outcome);
+            }
+        }
         Err(e) => {
             // Nothing of this batch was written: every caller fails, and
             // nobody is charged for an image it does not receive.
             tracing::error!(error = %e, batch.size = size, "a charge batch failed");
-            send_all(
-                replies
-                    .into_iter()
-                    .map(|r| (r, vec![Err(e.duplicate())]))
-                    .collect(),
-            );
+            for done in replies {
+                let _ = done.send(Err(e.duplicate()));
+            }
         }
     }
 }

@@ -3,12 +3,10 @@
 //! PostgreSQL (scale-out), with portable SQL and two migration folders that
 //! share version numbers.
 
-mod outcomes;
 mod sql;
 
 use async_trait::async_trait;
 
-pub use outcomes::{ChargeReply, Outcome, PendingOutcome, reply_channel, send_all};
 pub use sql::{Dialect, SqlStore, execute_raw};
 
 /// Milliseconds since the Unix epoch.
@@ -311,6 +309,10 @@ pub trait DeliveryStore: Send + Sync {
         None
     }
 }
+
+/// Where one charge's outcome goes: the balance after, as
+/// [`DeliveryStore::charge_delivery`] returns it.
+pub type ChargeReply = tokio::sync::oneshot::Sender<Result<i64, StoreError>>;
 
 /// Takes charges one by one and commits whatever has queued together, each
 /// caller getting its own outcome; nothing is written for an item whose

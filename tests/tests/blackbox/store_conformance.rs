@@ -441,19 +441,16 @@ async fn charge_batches(store: &SqlStore) {
     if let Some(queue) = store.charge_queue() {
         let mut waiting = Vec::new();
         for i in 0..10 {
-            let (done, outcome) = control_plane::store::reply_channel();
+            let (done, outcome) = tokio::sync::oneshot::channel();
             queue
                 .submit(item(&format!("q{i}"), &rich.id, Some(&live.id)), done)
                 .unwrap();
-            // Each waits in a task of its own, as requests do.
-            waiting.push(tokio::spawn(outcome.wait()));
+            waiting.push(outcome);
         }
         let mut charged = 0;
         let mut refused = 0;
         for outcome in waiting {
-            let mut outcomes = outcome.await.unwrap().unwrap();
-            assert_eq!(outcomes.len(), 1);
-            match outcomes.pop().unwrap() {
+            match outcome.await.unwrap() {
                 Ok(_) => charged += 1,
                 Err(StoreError::InsufficientCredits { .. }) => refused += 1,
                 Err(e) => panic!("unexpected {e:?}"),

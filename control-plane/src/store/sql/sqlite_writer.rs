@@ -17,18 +17,19 @@
 use std::sync::mpsc;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tokio::sync::oneshot;
 
 use super::charges::{
     BALANCE, CHARGE_PREFIX, CHARGE_ROW, ChargeOps, DEBIT, DEBIT_GROUP_SQLITE, KEY_REVOKED_AT,
     charge_batch,
 };
 use super::*;
-use crate::store::{ChargeQueue, ChargeReply, reply_channel, send_all};
+use crate::store::{ChargeQueue, ChargeReply};
 
 type Outcomes = Result<Vec<Result<i64, StoreError>>, StoreError>;
-/// Charges that must commit together (one caller's batch), and where their
-/// outcomes go, one per charge in order.
-type Job = (Vec<NewDelivery>, ChargeReply);
+/// Charges that must commit together (one caller's batch), each with the
+/// sender of its own outcome.
+type Job = Vec<(NewDelivery, ChargeReply)>;
 
 /// Handle to the writer thread. The thread ends when the last handle drops.
 #[derive(Debug)]
@@ -81,9 +82,21 @@ impl SqliteWriter {
 
     /// Charges a batch in one transaction on the writer thread.
     pub(super) async fn charge_all(&self, batch: Vec<NewDelivery>) -> Outcomes {
-        let (done, outcomes) = reply_channel();
-        self.send((batch, done))?;
-        outcomes.wait().await.map_err(|_| stopped_mid_batch())
+        let mut outcomes = Vec::with_capacity(batch.len());
+        let job: Job = batch
+            .into_iter()
+            .map(|d| {
+                let (done, outcome) = oneshot::channel();
+                outcomes.push(outcome);
+                (d, done)
+            })
+            .collect();
+        self.send(job)?;
+        let mut out = Vec::with_capacity(outcomes.len());
+        for outcome in outcomes {
+            out.push(outcome.await.map_err(|_| stopped_mid_batch())?);
+        }
+        Ok(out)
     }
 
     fn send(&self, job: Job) -> Result<(), StoreError> {
@@ -95,7 +108,7 @@ impl SqliteWriter {
 
 impl ChargeQueue for SqliteWriter {
     fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError> {
-        self.send((vec![delivery], reply))
+        self.send(vec![(delivery, reply)])
     }
 }
 
@@ -107,44 +120,37 @@ fn stopped_mid_batch() -> StoreError {
 const MAX_MERGED: usize = 1024;
 
 fn run(mut conn: Connection, jobs: mpsc::Receiver<Job>) {
-    while let Ok((mut batch, reply)) = jobs.recv() {
+    while let Ok(mut all) = jobs.recv() {
         // Everything that queued while the last transaction committed
         // shares this one; a job is never split across two.
-        let mut replies = vec![(reply, batch.len())];
-        while batch.len() < MAX_MERGED {
+        while all.len() < MAX_MERGED {
             match jobs.try_recv() {
-                Ok((more, reply)) => {
-                    replies.push((reply, more.len()));
-                    batch.extend(more);
-                }
+                Ok(job) => all.extend(job),
                 Err(_) => break,
             }
         }
+        let (batch, replies): (Vec<NewDelivery>, Vec<ChargeReply>) = all.into_iter().unzip();
         // A panic here must not take the ledger down with it: the
         // transaction rolls back as it unwinds, the batch fails like any
         // other failed batch, and the thread goes on with the next one.
         let written =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&mut conn, &batch)))
                 .unwrap_or_else(|_| Err(StoreError::Database("the ledger writer panicked".into())));
-        // One wake-up for the whole batch (store/outcomes.rs).
-        send_all(match written {
+        match written {
             Ok(outcomes) => {
-                let mut outcomes = outcomes.into_iter();
-                replies
-                    .into_iter()
-                    .map(|(reply, n)| (reply, outcomes.by_ref().take(n).collect()))
-                    .collect()
+                for (done, outcome) in replies.into_iter().zip(outcomes) {
+                    let _ = done.send(outcome);
+                }
             }
             Err(e) => {
                 // Nothing was written: every caller fails, and nobody is
                 // charged for an image it does not receive.
                 tracing::error!(error = %e, batch.size = batch.len(), "a charge batch failed");
-                replies
-                    .into_iter()
-                    .map(|(reply, n)| (reply, (0..n).map(|_| Err(e.duplicate())).collect()))
-                    .collect()
+                for done in replies {
+                    let _ = done.send(Err(e.duplicate()));
+                }
             }
-        });
+        }
     }
 }
 
