@@ -8,7 +8,7 @@
 //! One batch is written at a time: while it commits, the next one gathers
 //! everything that arrives. Measured on PostgreSQL with one busy account
 //! (docs/benchmarks.md), four batches in flight were slower than one (8.8k
-//! against 12-13.7k charges/s at 32 connections, 17.5k against 20.7k at 128):
+//! against 10.6-13.7k charges/s at 32 connections, 17.5k against 20.7k at 128):
 //! they queue on the account's row lock, each waits for its own fsync, and
 //! each is smaller.
 
