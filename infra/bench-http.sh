@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # HTTP load benchmark of GET /api/v1/images/car on cache hits, billed, against
-# the same bytes from two unbilled routes of the same server (see
-# tests/src/bin/bench-server.rs): the bare bytes, and the image endpoint's
-# whole path minus the ledger. wrk on loopback. Prints requests/s, p50/p99
-# latency, both ratios and the server's RSS.
+# the same bytes from three unbilled routes of the same server: the bare
+# bytes and the image endpoint's whole path minus the ledger (both in
+# tests/src/bin/bench-server.rs), and a signed delivery URL (the product's
+# own unbilled path). wrk on loopback. Prints requests/s, p50/p99 latency,
+# the ratios of the medians and the server's RSS.
 # Usage: infra/bench-http.sh [seconds] [connections] [rounds]
 # With VIS_DATABASE_URL=postgres://… the server and its CLI use that database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
 ensure_rust
-ensure_packages wrk mesa-vulkan-drivers
+ensure_packages wrk curl mesa-vulkan-drivers
 SECS=${1:-10}
 CONNS=${2:-32}
 ROUNDS=${3:-3}
@@ -45,14 +46,21 @@ AUTH="Authorization: Bearer $KEY"
 wrk -t1 -c4 -d1s "$BASE/bench/unbilled?$Q" >/dev/null
 wrk -t1 -c4 -d1s -H "$AUTH" "$BASE/bench/unbilled-keyed?$Q" >/dev/null
 wrk -t1 -c4 -d1s -H "$AUTH" "$BASE/api/v1/images/car?$Q" >/dev/null
-BARES=(); KEYEDS=(); BILLEDS=()
+# The product's own unbilled path for the same bytes: a signed delivery URL
+# (billed once, when minted; its loads are free and read the URL's row).
+SIGNED=$(curl -fsS -H "$AUTH" "$BASE/api/v1/images/car?$Q&response=url" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["url"])')
+wrk -t1 -c4 -d1s "$SIGNED" >/dev/null
+BARES=(); KEYEDS=(); BILLEDS=(); SIGNEDS=()
 for _ in $(seq 1 "$ROUNDS"); do
   BARES+=("$(run bare "$BASE/bench/unbilled?$Q")")
   KEYEDS+=("$(run no-ledger "$BASE/bench/unbilled-keyed?$Q" "$AUTH")")
   BILLEDS+=("$(run billed "$BASE/api/v1/images/car?$Q" "$AUTH")")
+  SIGNEDS+=("$(run signed-url "$SIGNED")")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-BARE=$(median "${BARES[@]}"); KEYED=$(median "${KEYEDS[@]}"); BILLED=$(median "${BILLEDS[@]}")
-echo "medians of $ROUNDS at $CONNS connections: bare $BARE  no-ledger $KEYED  billed $BILLED req/s"
-echo "billed/no-ledger: $(python3 -c "print(f'{$BILLED/$KEYED:.2f}')")  billed/bare: $(python3 -c "print(f'{$BILLED/$BARE:.2f}')")"
+BARE=$(median "${BARES[@]}"); KEYED=$(median "${KEYEDS[@]}"); BILLED=$(median "${BILLEDS[@]}"); SIGNEDM=$(median "${SIGNEDS[@]}")
+echo "medians of $ROUNDS at $CONNS connections: bare $BARE  no-ledger $KEYED  billed $BILLED  signed-url $SIGNEDM req/s"
+ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+echo "billed/no-ledger: $(ratio "$BILLED" "$KEYED")  billed/bare: $(ratio "$BILLED" "$BARE")  billed/signed-url: $(ratio "$BILLED" "$SIGNEDM")"
 echo "server RSS after: $(rss) KiB (peak $(hwm) KiB)"
