@@ -33,6 +33,8 @@ pub struct SqlStore {
     dialect: Dialect,
     /// SQLite files: the thread that writes delivery charges.
     ledger: Option<std::sync::Arc<sqlite_writer::SqliteWriter>>,
+    /// SQLite files: hot reads on the calling thread.
+    reads: Option<std::sync::Arc<sqlite_reads::SqliteReads>>,
 }
 
 impl SqlStore {
@@ -70,19 +72,24 @@ impl SqlStore {
         // In-memory databases are private to a connection: the writer
         // thread could not see this one, so charges stay on the pool.
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        let ledger = if dialect == Dialect::Sqlite && !in_memory {
+        let (ledger, reads) = if dialect == Dialect::Sqlite && !in_memory {
             let file = sqlx::sqlite::SqliteConnectOptions::from_str(url)
                 .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-            Some(std::sync::Arc::new(sqlite_writer::SqliteWriter::start(
-                file.get_filename(),
-            )?))
+            let path = file.get_filename();
+            (
+                Some(std::sync::Arc::new(sqlite_writer::SqliteWriter::start(
+                    path,
+                )?)),
+                Some(std::sync::Arc::new(sqlite_reads::SqliteReads::new(path))),
+            )
         } else {
-            None
+            (None, None)
         };
         Ok(SqlStore {
             pool,
             dialect,
             ledger,
+            reads,
         })
     }
 
@@ -960,5 +967,6 @@ mod tests {
 }
 
 mod charges;
+mod sqlite_reads;
 mod sqlite_writer;
 mod urls;

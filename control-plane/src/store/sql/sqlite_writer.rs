@@ -274,7 +274,7 @@ impl ChargeOps for RusqliteCharges<'_> {
     }
 }
 
-fn sqlite_err(e: rusqlite::Error) -> StoreError {
+pub(super) fn sqlite_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode;
     match e.sqlite_error_code() {
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {

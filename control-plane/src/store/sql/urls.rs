@@ -11,6 +11,15 @@ macro_rules! url_cols {
     };
 }
 
+/// A URL and whether its minting key is still live: the one read of a
+/// load (on SQLite files, on the calling thread: `sqlite_reads.rs`).
+const URL_BY_ID: &str = concat!(
+    "SELECT ",
+    url_cols!(),
+    ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
+     FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id WHERE u.id = $1"
+);
+
 fn url_from(row: &AnyRow) -> Result<DeliveryUrlRecord, sqlx::Error> {
     Ok(DeliveryUrlRecord {
         id: row.try_get("id")?,
@@ -128,16 +137,35 @@ impl DeliveryUrlStore for SqlStore {
     }
 
     async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
-        let row = sqlx::query(concat!(
-            "SELECT ",
-            url_cols!(),
-            ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
-             FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id WHERE u.id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)?;
+        if let Some(reads) = &self.reads {
+            return reads.row(URL_BY_ID, [id], |row| {
+                Ok(DeliveryUrlRecord {
+                    id: row.get("id")?,
+                    account_id: row.get("account_id")?,
+                    key_id: row.get("key_id")?,
+                    request_id: row.get("request_id")?,
+                    variant: row.get("variant")?,
+                    shape: row.get("shape")?,
+                    revision: row.get("revision")?,
+                    box_width: row.get("box_width")?,
+                    box_height: row.get("box_height")?,
+                    width: row.get("width")?,
+                    height: row.get("height")?,
+                    format: row.get("format")?,
+                    max_uses: row.get("max_uses")?,
+                    uses: row.get("uses")?,
+                    expires_at: row.get("expires_at")?,
+                    failed_at: row.get("failed_at")?,
+                    created_at: row.get("created_at")?,
+                    key_revoked: row.get::<_, i64>("key_revoked")? != 0,
+                })
+            });
+        }
+        let row = sqlx::query(URL_BY_ID)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
         row.as_ref().map(url_from).transpose().map_err(map_err)
     }
 
