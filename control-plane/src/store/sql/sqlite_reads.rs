@@ -71,10 +71,6 @@ impl SqliteReads {
         params: impl rusqlite::Params,
         map: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Option<T>, StoreError> {
-        self.with(|conn| {
-            conn.prepare_cached(sql)?
-                .query_row(params, map)
-                .optional()
-        })
+        self.with(|conn| conn.prepare_cached(sql)?.query_row(params, map).optional())
     }
 }
