@@ -13,21 +13,26 @@
 //!   sqlx's worker thread, and on a busy machine those round trips, not
 //!   SQLite, were what a batch cost (see docs/benchmarks.md).
 //!
-//! The statement texts are shared by both, so the two cannot drift.
+//! The statement texts are shared by both (the SQLite writer's debit is the
+//! same text without RETURNING), so the two cannot drift.
 
 use super::*;
 
+/// The conditional group debit, in one place for both forms below.
+macro_rules! debit_group {
+    () => {
+        "UPDATE accounts SET balance = balance - $1 \
+         WHERE id = $2 AND balance >= $1 \
+         AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL))"
+    };
+}
 /// Debits a whole group when the key (if any) is live and the balance covers
 /// it; returns the balance after. `$1` credits, `$2` account, `$3` key id.
-pub(super) const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
-     WHERE id = $2 AND balance >= $1 \
-     AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
-     RETURNING balance";
-/// [`DEBIT_GROUP`] without RETURNING: the SQLite writer reads the balance
+pub(super) const DEBIT_GROUP: &str = concat!(debit_group!(), " RETURNING balance");
+/// [`DEBIT_GROUP`] without RETURNING (which SQLite runs through an
+/// ephemeral B-tree per statement): the SQLite writer reads the balance
 /// after it in the same transaction.
-pub(super) const DEBIT_GROUP_SQLITE: &str = "UPDATE accounts SET balance = balance - $1 \
-     WHERE id = $2 AND balance >= $1 \
-     AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL))";
+pub(super) const DEBIT_GROUP_SQLITE: &str = debit_group!();
 pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
 pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
 /// An unconditional debit, for a prefix the caller knows the balance covers.

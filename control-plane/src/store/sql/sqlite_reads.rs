@@ -33,24 +33,6 @@ impl SqliteReads {
         }
     }
 
-    /// Runs `read` on an idle connection, or a new one.
-    pub(super) fn with<T>(
-        &self,
-        read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
-    ) -> Result<T, StoreError> {
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let conn = match idle {
-            Some(conn) => conn,
-            None => self.open()?,
-        };
-        let out = read(&conn).map_err(sqlite_err);
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.len() < MAX_IDLE {
-            idle.push(conn);
-        }
-        out
-    }
-
     fn open(&self) -> Result<Connection, StoreError> {
         let conn = Connection::open_with_flags(
             &self.path,
@@ -64,13 +46,26 @@ impl SqliteReads {
         Ok(conn)
     }
 
-    /// One query's single row, or None.
+    /// One query's single row, or None, on an idle connection or a new one.
     pub(super) fn row<T>(
         &self,
         sql: &str,
         params: impl rusqlite::Params,
         map: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Option<T>, StoreError> {
-        self.with(|conn| conn.prepare_cached(sql)?.query_row(params, map).optional())
+        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => self.open()?,
+        };
+        let out = conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.query_row(params, map).optional())
+            .map_err(sqlite_err);
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < MAX_IDLE {
+            idle.push(conn);
+        }
+        out
     }
 }

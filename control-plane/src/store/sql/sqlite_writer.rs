@@ -8,7 +8,8 @@
 //! scheduled. Here a batch costs one wake-up, its statements are prepared
 //! once and cached, and the connection's page cache stays warm because no
 //! other work shares it. The rules are the same: [`charge_batch`] decides,
-//! with the same statement texts as the sqlx path.
+//! with the same statement texts as the sqlx path (the debit without
+//! RETURNING).
 //!
 //! SQLite allows one writer at a time; this connection and the sqlx pool
 //! take turns through `BEGIN IMMEDIATE` and the busy timeout, exactly as two
@@ -202,10 +203,8 @@ impl ChargeOps for RusqliteCharges<'_> {
         key_id: Option<&str>,
         credits: i64,
     ) -> Result<Option<i64>, StoreError> {
-        // SQLite runs RETURNING through an ephemeral table (a B-tree
-        // opened and freed per statement); on this connection, which no
-        // other writer interleaves with inside the transaction, the same
-        // UPDATE without it and a read of the row cost less.
+        // The same UPDATE without RETURNING, then a read of the row: this
+        // transaction holds the write lock, so nothing changes in between.
         let debited = self
             .tx
             .prepare_cached(DEBIT_GROUP_SQLITE)
@@ -249,10 +248,9 @@ impl ChargeOps for RusqliteCharges<'_> {
         // One cached single-row statement: SQLite runs a prepared
         // insert in microseconds, and its text never changes with the batch
         // size, so it is parsed once per connection.
-        let mut rows = self
-            .tx
-            .prepare_cached(&multi_row_insert(CHARGE_PREFIX, &CHARGE_ROW, 1))
-            .map_err(sqlite_err)?;
+        static ONE_ROW: std::sync::LazyLock<String> =
+            std::sync::LazyLock::new(|| multi_row_insert(CHARGE_PREFIX, &CHARGE_ROW, 1));
+        let mut rows = self.tx.prepare_cached(&ONE_ROW).map_err(sqlite_err)?;
         for &(d, balance_after) in charged {
             rows.execute(params![
                 d.account_id,
