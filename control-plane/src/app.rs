@@ -165,9 +165,15 @@ impl App {
             }
         };
         let store: Arc<dyn Store> = Arc::new(store);
+        let charges = crate::billing::batch::ChargeBatcher::start(
+            Arc::clone(&store),
+            config.billing.held_charges,
+        )
+        .await?;
         let urls = Arc::new(SignedUrls::new(
             TokenKey::new(secret.as_bytes()),
             Arc::clone(&store),
+            charges.clone(),
             ttl,
         ));
         let metrics = Arc::new(Metrics::default());
@@ -196,7 +202,7 @@ impl App {
         });
         let deliverer = Deliverer {
             store: Arc::clone(&store),
-            charges: crate::billing::batch::ChargeBatcher::start(Arc::clone(&store)),
+            charges,
             objects: Arc::clone(&objects),
             dispatcher,
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
@@ -250,6 +256,7 @@ impl App {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        let charges = self.state.deliverer.charges.clone();
         let router = http::router(self.state, self.extra_routes);
         let workers = self.workers;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -275,6 +282,8 @@ impl App {
         if let Some(workers) = workers {
             workers.shutdown().await;
         }
+        // Every held charge into the ledger, every hold given back.
+        charges.shutdown().await;
         served
     }
 

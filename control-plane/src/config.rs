@@ -50,6 +50,23 @@ pub struct Config {
     pub shutdown_grace_secs: u64,
     pub render: RenderConfig,
     pub delivery: DeliveryConfig,
+    pub billing: BillingConfig,
+}
+
+/// How image deliveries are charged (`[billing]`, docs/ledger.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BillingConfig {
+    /// Charge deliveries against credit holds with a journal beside the
+    /// database, settled into the ledger in batches (SQLite files only;
+    /// elsewhere every charge is a group-committed transaction).
+    pub held_charges: bool,
+}
+
+impl Default for BillingConfig {
+    fn default() -> Self {
+        BillingConfig { held_charges: true }
+    }
 }
 
 /// Signed delivery URLs (`[delivery]`).
@@ -151,6 +168,7 @@ pub struct FileConfig {
     pub shutdown_grace_secs: Option<u64>,
     pub render: Option<RenderConfig>,
     pub delivery: Option<DeliveryConfig>,
+    pub billing: Option<BillingConfig>,
 }
 
 /// Values from flags or `VIS_*` variables (clap fills these; flags win).
@@ -278,6 +296,7 @@ impl Config {
             shutdown_grace_secs: file.shutdown_grace_secs.unwrap_or(30),
             render: file.render.unwrap_or_default(),
             delivery,
+            billing: file.billing.unwrap_or_default(),
         })
     }
 

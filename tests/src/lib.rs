@@ -21,6 +21,8 @@ pub struct TestApp {
     pub config: Config,
     pub client: reqwest::Client,
     _dir: tempfile::TempDir,
+    /// The server's image charges (held charges are settled on demand).
+    charges: control_plane::billing::batch::ChargeBatcher,
     stop: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
@@ -70,6 +72,7 @@ impl TestApp {
     fn spawn_app(app: App, config: Config, dir: tempfile::TempDir) -> TestApp {
         let addr = app.local_addr();
         let base_url = app.base_url().to_owned();
+        let charges = app.state().deliverer.charges.clone();
         let (stop, stopped) = oneshot::channel::<()>();
         let server = tokio::spawn(app.run_until(async move {
             let _ = stopped.await;
@@ -83,6 +86,7 @@ impl TestApp {
                 .build()
                 .expect("client"),
             _dir: dir,
+            charges,
             stop: Some(stop),
             server: Some(server),
         }
@@ -158,8 +162,16 @@ impl TestApp {
         v["key"].as_str().expect("key in output").to_owned()
     }
 
-    /// The account as `accounts show --json` prints it (credits, ledger, …).
+    /// Moves this server's held charges into the ledger now, as its
+    /// settler does every 20 ms (docs/ledger.md).
+    pub async fn settle(&self) {
+        self.charges.settle_now().await.expect("settle");
+    }
+
+    /// The account as `accounts show --json` prints it (credits, ledger, …)
+    /// once this server's held charges are settled.
     pub async fn account_json(&self, email: &str) -> serde_json::Value {
+        self.settle().await;
         let out = self
             .cli(&["--json", "accounts", "show", "--email", email])
             .await

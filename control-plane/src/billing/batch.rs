@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::holds::HeldLedger;
 use crate::store::{ChargeQueue, ChargeReply, NewDelivery, Store, StoreError};
 
 /// Charges per transaction at most.
@@ -32,6 +33,9 @@ pub struct ChargeBatcher {
 
 #[derive(Debug, Clone)]
 enum Route {
+    /// Charged against this server's credit holds, journalled on the
+    /// request's thread, settled in batches (`holds.rs`).
+    Held(Arc<HeldLedger>),
     /// The store group-commits by itself (SQLite's writer thread): each
     /// charge goes straight to it, with no task in between.
     Queue(Arc<dyn ChargeQueue>),
@@ -40,18 +44,24 @@ enum Route {
 }
 
 impl ChargeBatcher {
-    /// Uses the store's own queue, or starts the collector task.
-    pub fn start(store: Arc<dyn Store>) -> ChargeBatcher {
+    /// Held charges when `held` and the store keeps journals; else the
+    /// store's own queue, or the collector task.
+    pub async fn start(store: Arc<dyn Store>, held: bool) -> Result<ChargeBatcher, StoreError> {
+        if held && let Some(ledger) = HeldLedger::start(Arc::clone(&store)).await? {
+            return Ok(ChargeBatcher {
+                route: Route::Held(ledger),
+            });
+        }
         if let Some(queue) = store.charge_queue() {
-            return ChargeBatcher {
+            return Ok(ChargeBatcher {
                 route: Route::Queue(queue),
-            };
+            });
         }
         let (tx, rx) = mpsc::channel::<Request>(4 * MAX_BATCH);
         tokio::spawn(collect(store, rx));
-        ChargeBatcher {
+        Ok(ChargeBatcher {
             route: Route::Collector(tx),
-        }
+        })
     }
 
     /// Charges one delivery; returns the balance after, as
@@ -59,6 +69,7 @@ impl ChargeBatcher {
     pub async fn charge(&self, delivery: NewDelivery) -> Result<i64, StoreError> {
         let (done, outcome) = oneshot::channel();
         match &self.route {
+            Route::Held(ledger) => return ledger.charge(delivery).await,
             Route::Queue(queue) => queue.submit(delivery, done)?,
             Route::Collector(tx) => tx
                 .send((delivery, done))
@@ -68,6 +79,43 @@ impl ChargeBatcher {
         outcome
             .await
             .map_err(|_| StoreError::Unavailable("the ledger writer dropped a charge".into()))?
+    }
+
+    /// The held-charge ledger, when charges go through one.
+    pub fn held(&self) -> Option<&Arc<HeldLedger>> {
+        match &self.route {
+            Route::Held(ledger) => Some(ledger),
+            _ => None,
+        }
+    }
+
+    /// Credits charged on the account and not yet in its stored balance.
+    pub fn unsettled(&self, account_id: &str) -> i64 {
+        self.held().map_or(0, |l| l.unsettled(account_id))
+    }
+
+    /// Gives back what this server holds on the account, so that another
+    /// kind of debit can spend it; whether anything was given back.
+    pub async fn release(&self, account_id: &str) -> Result<bool, StoreError> {
+        match self.held() {
+            Some(ledger) => ledger.release(account_id).await,
+            None => Ok(false),
+        }
+    }
+
+    /// Moves held charges into the ledger now (before reading the ledger).
+    pub async fn settle_now(&self) -> Result<(), StoreError> {
+        match self.held() {
+            Some(ledger) => ledger.settle_now().await,
+            None => Ok(()),
+        }
+    }
+
+    /// Settles held charges and gives holds back (at shutdown).
+    pub async fn shutdown(&self) {
+        if let Some(ledger) = self.held() {
+            ledger.shutdown().await;
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 //! the ledger itself lives behind `store::LedgerStore`.
 
 pub mod batch;
+pub mod holds;
+pub mod journal;
 
 use serde::Serialize;
 

@@ -20,6 +20,7 @@ use vis_protocol::{BodyShape, Format, VariantKey};
 
 use super::tokens::TokenKey;
 use super::{Deliverer, DeliveryError, Resolved};
+use crate::billing::batch::ChargeBatcher;
 use crate::renders::cache::Derived;
 use crate::renders::{DispatchError, SourceKind};
 use crate::store::{DeliveryUrlRecord, Millis, NewDeliveryUrl, Payer, Store, StoreError};
@@ -121,12 +122,24 @@ pub struct Minted {
 pub struct SignedUrls {
     key: TokenKey,
     store: Arc<dyn Store>,
+    /// Image charges: this server may hold credits a mint needs.
+    charges: ChargeBatcher,
     pub ttl: TtlBounds,
 }
 
 impl SignedUrls {
-    pub fn new(key: TokenKey, store: Arc<dyn Store>, ttl: TtlBounds) -> SignedUrls {
-        SignedUrls { key, store, ttl }
+    pub fn new(
+        key: TokenKey,
+        store: Arc<dyn Store>,
+        charges: ChargeBatcher,
+        ttl: TtlBounds,
+    ) -> SignedUrls {
+        SignedUrls {
+            key,
+            store,
+            charges,
+            ttl,
+        }
     }
 
     /// Mints one URL per item, billed as one debit of their number.
@@ -173,10 +186,19 @@ impl SignedUrls {
                 expires_at,
             })
             .collect();
-        let balance_after = self.store.mint_delivery_urls(payer, &rows).await?;
+        let balance_after = match self.store.mint_delivery_urls(payer, &rows).await {
+            // Credits this server holds for image charges are the account's
+            // too: give them back and try once more.
+            Err(StoreError::InsufficientCredits { .. })
+                if self.charges.release(payer.account_id).await? =>
+            {
+                self.store.mint_delivery_urls(payer, &rows).await?
+            }
+            minted => minted?,
+        };
         Ok(Minted {
             urls,
-            balance_after,
+            balance_after: balance_after - self.charges.unsettled(payer.account_id),
         })
     }
 

@@ -311,7 +311,7 @@ async fn serve(
             .store
             .account_by_id(&principal.key.account_id)
             .await?
-            .map(|a| a.balance)
+            .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
             .unwrap_or(0);
         let mut r = StatusCode::NOT_MODIFIED.into_response();
         let h = r.headers_mut();

@@ -321,6 +321,76 @@ pub trait ChargeQueue: Send + Sync + std::fmt::Debug {
     fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError>;
 }
 
+/// An image delivery charged against a hold and written to its server's
+/// journal, on its way into the ledger (`billing::holds`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldCharge {
+    /// Its sequence number in its server's journal.
+    pub seq: i64,
+    pub created_at: Millis,
+    pub delivery: NewDelivery,
+}
+
+/// Credit holds (`billing::holds`, docs/ledger.md): a server reserves part
+/// of an account's balance, charges deliveries against it in memory with a
+/// journal as the durability point, and settles them into the ledger in
+/// batches. `accounts.held` is what all servers hold; every other debit may
+/// spend only `balance - held`.
+#[async_trait]
+pub trait HoldStore: Send + Sync {
+    /// Reserves up to `want` credits that no server holds for `owner`, in
+    /// one transaction. Returns the credits granted (0 when none are free)
+    /// and the balance.
+    async fn take_hold(
+        &self,
+        owner: &str,
+        account_id: &str,
+        want: i64,
+    ) -> Result<(i64, i64), StoreError>;
+    /// Gives back `credits` of `owner`'s hold on the account, unspent.
+    /// Returns the balance.
+    async fn release_hold(
+        &self,
+        owner: &str,
+        account_id: &str,
+        credits: i64,
+    ) -> Result<i64, StoreError>;
+    /// Writes charges spent from `owner`'s holds as ledger rows (each a
+    /// delivery charge as `charge_deliveries` writes it, with its own time),
+    /// takes them off the balance and the holds, and records `through_seq`
+    /// as `owner`'s journal mark, all in one transaction. Returns each
+    /// account's balance after.
+    async fn settle_held(
+        &self,
+        owner: &str,
+        charges: &[HeldCharge],
+        through_seq: i64,
+    ) -> Result<Vec<(String, i64)>, StoreError>;
+    /// The last journal sequence number of `owner` already in the ledger
+    /// (0 when none).
+    async fn journal_mark(&self, owner: &str) -> Result<i64, StoreError>;
+    /// Servers that hold credits or have a journal mark.
+    async fn hold_owners(&self) -> Result<Vec<String>, StoreError>;
+    /// Ends `owner`: gives back everything it holds and forgets its mark,
+    /// in one transaction. For a server that has stopped, after its
+    /// journal has been settled.
+    async fn retire_owner(&self, owner: &str) -> Result<(), StoreError>;
+    /// Where servers sharing this database keep their charge journals, when
+    /// they share a disk: beside a SQLite file. None turns held charges off
+    /// (PostgreSQL, in-memory SQLite), and charges go through
+    /// `charge_deliveries`.
+    fn journal_dir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    /// Whether the key exists and is not revoked, read on the calling
+    /// thread (asked only when [`HoldStore::journal_dir`] is Some).
+    fn key_live_now(&self, _key_id: &str) -> Result<bool, StoreError> {
+        Err(StoreError::Unavailable(
+            "no calling-thread reads here".into(),
+        ))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobStatus {
     Queued,
@@ -513,6 +583,7 @@ pub trait Store:
     + JobStore
     + BudgetStore
     + DeliveryUrlStore
+    + HoldStore
     + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.

@@ -35,6 +35,8 @@ pub struct SqlStore {
     ledger: Option<std::sync::Arc<sqlite_writer::SqliteWriter>>,
     /// SQLite files: hot reads on the calling thread.
     reads: Option<std::sync::Arc<sqlite_reads::SqliteReads>>,
+    /// SQLite files: the file.
+    file: Option<std::path::PathBuf>,
 }
 
 impl SqlStore {
@@ -72,7 +74,7 @@ impl SqlStore {
         // In-memory databases are private to a connection: the writer
         // thread could not see this one, so charges stay on the pool.
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        let (ledger, reads) = if dialect == Dialect::Sqlite && !in_memory {
+        let (ledger, reads, file) = if dialect == Dialect::Sqlite && !in_memory {
             let file = sqlx::sqlite::SqliteConnectOptions::from_str(url)
                 .map_err(|e| StoreError::Unavailable(redact(&e)))?;
             let path = file.get_filename();
@@ -81,15 +83,17 @@ impl SqlStore {
                     path,
                 )?)),
                 Some(std::sync::Arc::new(sqlite_reads::SqliteReads::new(path))),
+                Some(path.to_owned()),
             )
         } else {
-            (None, None)
+            (None, None, None)
         };
         Ok(SqlStore {
             pool,
             dialect,
             ledger,
             reads,
+            file,
         })
     }
 
@@ -253,14 +257,15 @@ macro_rules! entry_cols {
     };
 }
 
-/// Moves an account's balance by `delta` inside `tx`; refuses to go below 0.
+/// Moves an account's balance by `delta` inside `tx`; refuses to go below
+/// what running servers hold (`held`, never below 0).
 async fn move_balance(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     account_id: &str,
     delta: i64,
 ) -> Result<i64, StoreError> {
     let balance: Option<i64> = sqlx::query_scalar(
-        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance",
+        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= held RETURNING balance",
     )
     .bind(delta)
     .bind(account_id)
@@ -967,6 +972,7 @@ mod tests {
 }
 
 mod charges;
+mod holds;
 mod sqlite_reads;
 mod sqlite_writer;
 mod urls;

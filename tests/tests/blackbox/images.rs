@@ -350,6 +350,10 @@ async fn a_hundred_concurrent_requests_for_a_new_variant_share_one_render() {
         let (client, url, key) = (app.client.clone(), url.clone(), key.clone());
         tasks.push(tokio::spawn(async move {
             let r = client.get(url).bearer_auth(key).send().await.unwrap();
+            let status = r.status().as_u16();
+            if status != 200 {
+                panic!("status {status}: {}", r.text().await.unwrap());
+            }
             (
                 r.status().as_u16(),
                 r.headers()["etag"].to_str().unwrap().to_owned(),
@@ -516,6 +520,8 @@ async fn a_second_replica_joins_the_render_in_progress_instead_of_rendering_or_r
     assert_eq!(on_a.await.unwrap(), 200);
     assert_eq!(on_b.await.unwrap(), (200, "generated".to_owned()));
     assert_eq!(counting.renders(), 1, "one render for both replicas");
+    // B's charge reaches the shared ledger when B settles (every 20 ms).
+    b.settle().await;
     assert_eq!(balance(&a, &key).await, 98);
 }
 

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use control_plane::store::{
-    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, JobStatus,
-    JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PartnerStore,
-    Payer, SqlStore, Store, StoreError, now_millis,
+    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, HeldCharge,
+    HoldStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry,
+    NewKey, PartnerStore, Payer, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -215,6 +215,7 @@ async fn suite(store: SqlStore) {
 
     deliveries(&store).await;
     charge_batches(&store).await;
+    holds(&store).await;
     delivery_urls(&store).await;
     jobs(&store).await;
     budget(&store).await;
@@ -459,6 +460,154 @@ async fn charge_batches(store: &SqlStore) {
         assert_eq!((charged, refused), (8, 2));
         assert_eq!(balance_of(store, &rich.id).await, 0);
     }
+}
+
+/// Credit holds: servers reserve credits, other debits spend only what no
+/// server holds, and held charges settle into the ledger with a journal
+/// mark, all or nothing.
+async fn holds(store: &SqlStore) {
+    let acct = store
+        .create_account("holds@example.com", 50)
+        .await
+        .unwrap()
+        .id;
+    assert_eq!(store.take_hold("s1", &acct, 30).await.unwrap(), (30, 50));
+    assert_eq!(
+        store.take_hold("s2", &acct, 30).await.unwrap(),
+        (20, 50),
+        "only what is free"
+    );
+    assert_eq!(store.take_hold("s3", &acct, 5).await.unwrap(), (0, 50));
+    assert!(matches!(
+        store.take_hold("s1", "no-such-account", 1).await,
+        Err(StoreError::NotFound(_))
+    ));
+
+    // Every other debit spends only `balance - held`.
+    assert!(matches!(
+        store
+            .charge_delivery(&delivery("held-1", &acct, "cache"))
+            .await,
+        Err(StoreError::InsufficientCredits {
+            balance: 50,
+            required: 1
+        })
+    ));
+    let adjust = NewEntry {
+        kind: EntryKind::Adjustment,
+        delta: -1,
+        reason: "correction",
+        reference: None,
+    };
+    assert!(matches!(
+        store.append_entry(&acct, adjust.clone()).await,
+        Err(StoreError::InsufficientCredits { .. })
+    ));
+    let grant = NewEntry {
+        kind: EntryKind::Grant,
+        delta: 2,
+        reason: "top-up",
+        reference: None,
+    };
+    store.append_entry(&acct, grant).await.unwrap();
+    let batch = vec![
+        delivery("held-2", &acct, "cache"),
+        delivery("held-3", &acct, "cache"),
+        delivery("held-4", &acct, "cache"),
+    ];
+    let outcomes = store.charge_deliveries(batch).await.unwrap();
+    assert!(matches!(outcomes[0], Ok(51)));
+    assert!(matches!(outcomes[1], Ok(50)));
+    assert!(matches!(
+        outcomes[2],
+        Err(StoreError::InsufficientCredits {
+            balance: 50,
+            required: 1
+        })
+    ));
+
+    // Settling: one ledger row per charge, in journal order, with its own
+    // time; the balance and the hold shrink; the mark moves.
+    let held = |seq: i64, tag: &str| HeldCharge {
+        seq,
+        created_at: 1_000 + seq,
+        delivery: NewDelivery {
+            key_id: None,
+            ..delivery(tag, &acct, "generated")
+        },
+    };
+    let charges = vec![held(1, "j1"), held(2, "j2"), held(3, "j3")];
+    assert_eq!(
+        store.settle_held("s1", &charges, 3).await.unwrap(),
+        vec![(acct.clone(), 47)]
+    );
+    assert_eq!(balance_of(store, &acct).await, 47);
+    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
+    let entries = store.entries(&acct, 3).await.unwrap();
+    let rows: Vec<_> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.kind,
+                e.delta,
+                e.balance_after,
+                e.reference.as_deref(),
+                e.created_at,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (EntryKind::Charge, -1, 47, Some("req-j3"), 1_003),
+            (EntryKind::Charge, -1, 48, Some("req-j2"), 1_002),
+            (EntryKind::Charge, -1, 49, Some("req-j1"), 1_001),
+        ]
+    );
+    let record = store
+        .delivery_by_request_id("req-j2")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.account_id, acct);
+
+    // More than the hold: nothing is written, the mark stays.
+    let too_many: Vec<HeldCharge> = (4..=31).map(|n| held(n, &format!("x{n}"))).collect();
+    assert!(store.settle_held("s1", &too_many, 31).await.is_err());
+    assert_eq!(balance_of(store, &acct).await, 47);
+    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
+    assert!(
+        store
+            .delivery_by_request_id("req-x4")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // A mark never moves back.
+    store.settle_held("s1", &[], 2).await.unwrap();
+    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
+
+    // Giving back: s1 holds 27 unspent, and no more.
+    assert_eq!(store.release_hold("s1", &acct, 27).await.unwrap(), 47);
+    assert!(store.release_hold("s1", &acct, 1).await.is_err());
+    assert_eq!(store.take_hold("s3", &acct, 100).await.unwrap(), (27, 47));
+    assert_eq!(
+        store.hold_owners().await.unwrap(),
+        vec!["s1".to_owned(), "s2".to_owned(), "s3".to_owned()]
+    );
+    // Retiring a server gives back all it holds and forgets its mark.
+    for owner in ["s1", "s2", "s3"] {
+        store.retire_owner(owner).await.unwrap();
+    }
+    assert!(store.hold_owners().await.unwrap().is_empty());
+    assert_eq!(store.journal_mark("s1").await.unwrap(), 0);
+    assert_eq!(
+        store.take_hold("s4", &acct, 100).await.unwrap(),
+        (47, 47),
+        "all free again"
+    );
+    store.retire_owner("s4").await.unwrap();
+    store.append_entry(&acct, adjust).await.unwrap();
 }
 
 async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {

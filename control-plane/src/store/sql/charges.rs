@@ -22,19 +22,20 @@ use super::*;
 macro_rules! debit_group {
     () => {
         "UPDATE accounts SET balance = balance - $1 \
-         WHERE id = $2 AND balance >= $1 \
+         WHERE id = $2 AND balance - held >= $1 \
          AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL))"
     };
 }
-/// Debits a whole group when the key (if any) is live and the balance covers
-/// it; returns the balance after. `$1` credits, `$2` account, `$3` key id.
+/// Debits a whole group when the key (if any) is live and the credits no
+/// server holds (`balance - held`) cover it; returns the balance after. `$1` credits, `$2` account, `$3` key id.
 pub(super) const DEBIT_GROUP: &str = concat!(debit_group!(), " RETURNING balance");
 /// [`DEBIT_GROUP`] without RETURNING (which SQLite runs through an
 /// ephemeral B-tree per statement): the SQLite writer reads the balance
 /// after it in the same transaction.
 pub(super) const DEBIT_GROUP_SQLITE: &str = debit_group!();
 pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
-pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
+/// The balance and what running servers hold of it.
+pub(super) const BALANCE: &str = "SELECT balance, held FROM accounts WHERE id = $1";
 /// An unconditional debit, for a prefix the caller knows the balance covers.
 pub(super) const DEBIT: &str = "UPDATE accounts SET balance = balance - $1 WHERE id = $2";
 /// A delivery charge is one ledger row that records what it paid for.
@@ -74,7 +75,8 @@ pub(super) trait ChargeOps {
     ) -> Result<Option<i64>, StoreError>;
     /// Whether the key exists and is not revoked.
     async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError>;
-    async fn balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError>;
+    /// [`BALANCE`]: the balance and the credits held of it.
+    async fn balance(&mut self, account_id: &str) -> Result<Option<(i64, i64)>, StoreError>;
     async fn debit(&mut self, account_id: &str, credits: i64) -> Result<(), StoreError>;
     /// Writes the charge row of each charged item (the delivery and the
     /// balance after it).
@@ -122,7 +124,7 @@ pub(super) async fn charge_batch<O: ChargeOps>(
         let (granted, balance_after) = match after_all {
             Some(after) => (idxs.len(), after),
             None => {
-                let Some(current) = ops.balance(account_id).await? else {
+                let Some((current, held)) = ops.balance(account_id).await? else {
                     for &i in idxs {
                         outcomes[i] = Some(Err(StoreError::NotFound("account")));
                     }
@@ -131,7 +133,7 @@ pub(super) async fn charge_batch<O: ChargeOps>(
                 let mut spent = 0;
                 let mut n = 0;
                 for &i in idxs {
-                    if spent + batch[i].credits > current {
+                    if spent + batch[i].credits > current - held {
                         break;
                     }
                     spent += batch[i].credits;
@@ -207,8 +209,8 @@ impl ChargeOps for SqlxCharges<'_> {
         Ok(matches!(revoked, Some(None)))
     }
 
-    async fn balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
-        sqlx::query_scalar(BALANCE)
+    async fn balance(&mut self, account_id: &str) -> Result<Option<(i64, i64)>, StoreError> {
+        sqlx::query_as(BALANCE)
             .bind(account_id)
             .fetch_optional(&mut **self.tx)
             .await

@@ -213,7 +213,7 @@ impl ChargeOps for RusqliteCharges<'_> {
         if debited == 0 {
             return Ok(None);
         }
-        self.balance(account_id).await
+        Ok(self.balance(account_id).await?.map(|(balance, _)| balance))
     }
 
     async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError> {
@@ -225,10 +225,13 @@ impl ChargeOps for RusqliteCharges<'_> {
         Ok(matches!(revoked, Some(None)))
     }
 
-    async fn balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
+    async fn balance(&mut self, account_id: &str) -> Result<Option<(i64, i64)>, StoreError> {
         self.tx
             .prepare_cached(BALANCE)
-            .and_then(|mut s| s.query_row(params![account_id], |r| r.get(0)).optional())
+            .and_then(|mut s| {
+                s.query_row(params![account_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
             .map_err(sqlite_err)
     }
 

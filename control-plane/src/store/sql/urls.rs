@@ -58,7 +58,7 @@ impl DeliveryUrlStore for SqlStore {
         // One conditional debit decides both "the key is live" and "the
         // balance covers every URL" (the same shape as a delivery charge).
         let balance_after: Option<i64> = sqlx::query_scalar(
-            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 \
+            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance - held >= $1 \
              AND EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL) \
              RETURNING balance",
         )

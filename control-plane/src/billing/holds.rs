@@ -1,0 +1,430 @@
+//! Held charges: image deliveries billed in memory against credits this
+//! server holds, with the journal as the durability point, and settled into
+//! the ledger in batches (docs/ledger.md).
+//!
+//! Why: on a SQLite file every other design makes the request wait for a
+//! commit on another thread, and on two busy cores that wait, not SQL, was
+//! what a billed image cost (docs/benchmarks.md). Here a charge is decided
+//! and made durable on the request's own thread:
+//!
+//! 1. The key is checked live with a read on the calling thread, so a
+//!    revocation by any process stops billing at once.
+//! 2. The credit comes out of this server's hold on the account (a
+//!    counter under a lock). When the hold is short, one request per
+//!    account takes more from the database (`HoldStore::take_hold`) while
+//!    the others wait; when nothing is free, the answer is 402.
+//! 3. The charge is appended to the journal before the response. If that
+//!    write fails, the credit goes back and nothing is delivered.
+//!
+//! The settler task moves journalled charges into the ledger every
+//! [`SETTLE_EVERY`] (one transaction, each charge its own ledger row with
+//! its request id), gives back holds an account stopped using, and settles
+//! the journals of servers that died. At shutdown it settles everything and
+//! gives every hold back. After a crash, the next server to start on the
+//! database settles the dead server's journal: no charge is lost, none is
+//! written twice (the journal mark is written in each settle's transaction).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::billing::journal::{self, Journal};
+use crate::store::{HeldCharge, NewDelivery, Store, StoreError, now_millis};
+
+/// How often journalled charges move into the ledger.
+pub const SETTLE_EVERY: Duration = Duration::from_millis(20);
+/// Charges waiting that wake the settler early.
+const SETTLE_AT: usize = 4096;
+/// A hold not charged against for this long is given back.
+const IDLE_RELEASE: Duration = Duration::from_secs(1);
+/// How often the settler looks for journals of dead servers.
+const RECOVER_EVERY: Duration = Duration::from_secs(30);
+/// Smallest and largest hold taken at once. A hold that runs out soon
+/// after it was taken is followed by one twice its size.
+const MIN_HOLD: i64 = 16;
+const MAX_HOLD: i64 = 4096;
+const QUICK_REFILL: Duration = Duration::from_millis(250);
+/// Charges per settle transaction when replaying a dead server's journal.
+const REPLAY_BATCH: usize = 10_000;
+
+/// This server's holds, one per account it is charging.
+#[derive(Debug)]
+pub struct HeldLedger {
+    store: Arc<dyn Store>,
+    journal: Journal,
+    accounts: Mutex<HashMap<String, Arc<AccountHold>>>,
+    wake: tokio::sync::Notify,
+    settling: tokio::sync::Mutex<()>,
+    stop: tokio::sync::watch::Sender<bool>,
+    settler: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+#[derive(Debug, Default)]
+struct AccountHold {
+    state: Mutex<HoldState>,
+    /// One refill at a time per account; others wait and re-check.
+    refill: tokio::sync::Mutex<()>,
+}
+
+#[derive(Debug, Default)]
+struct HoldState {
+    /// Held credits not yet spent.
+    remaining: i64,
+    /// The account's balance at the database's last answer.
+    balance: i64,
+    /// Spent here and not yet settled (still in `balance`).
+    unsettled: i64,
+    /// Settles applied; a refill's balance is older than any settle that
+    /// lands while it is in flight.
+    settles: u64,
+    /// The size of the next hold.
+    chunk: i64,
+    last_refill: Option<Instant>,
+    last_charge: Option<Instant>,
+}
+
+impl HoldState {
+    fn spend(&mut self, credits: i64) -> Option<i64> {
+        if self.remaining < credits {
+            return None;
+        }
+        self.remaining -= credits;
+        self.unsettled += credits;
+        self.last_charge = Some(Instant::now());
+        Some(self.balance - self.unsettled)
+    }
+}
+
+impl AccountHold {
+    fn state(&self) -> std::sync::MutexGuard<'_, HoldState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl HeldLedger {
+    /// Opens this server's journal in the store's journal folder, settles
+    /// the journals of servers that died, and starts the settler. None
+    /// when the store keeps no journals (held charges are off).
+    pub async fn start(store: Arc<dyn Store>) -> Result<Option<Arc<HeldLedger>>, StoreError> {
+        let Some(dir) = store.journal_dir() else {
+            return Ok(None);
+        };
+        let owner = format!("s{}", crate::store::time_ordered_id().simple());
+        let journal = Journal::open(&dir, &owner).map_err(|e| {
+            StoreError::Unavailable(format!("charge journal in {}: {e}", dir.display()))
+        })?;
+        let (stop, _) = tokio::sync::watch::channel(false);
+        let ledger = Arc::new(HeldLedger {
+            store,
+            journal,
+            accounts: Mutex::new(HashMap::new()),
+            wake: tokio::sync::Notify::new(),
+            settling: tokio::sync::Mutex::new(()),
+            stop,
+            settler: Mutex::new(None),
+        });
+        ledger.recover().await?;
+        let task = tokio::spawn(Arc::clone(&ledger).settle_loop());
+        *ledger.settler.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        Ok(Some(ledger))
+    }
+
+    pub fn owner(&self) -> &str {
+        self.journal.owner()
+    }
+
+    fn hold(&self, account_id: &str) -> Arc<AccountHold> {
+        let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(h) = accounts.get(account_id) {
+            return Arc::clone(h);
+        }
+        let h = Arc::new(AccountHold::default());
+        h.state().chunk = MIN_HOLD;
+        accounts.insert(account_id.to_owned(), Arc::clone(&h));
+        h
+    }
+
+    /// Charges one delivery; returns the balance after, as
+    /// `DeliveryStore::charge_delivery` does.
+    pub async fn charge(&self, delivery: NewDelivery) -> Result<i64, StoreError> {
+        if let Some(key_id) = &delivery.key_id
+            && !self.store.key_live_now(key_id)?
+        {
+            return Err(StoreError::KeyRevoked);
+        }
+        let credits = delivery.credits;
+        let hold = self.hold(&delivery.account_id);
+        let spent = hold.state().spend(credits);
+        let balance_after = match spent {
+            Some(after) => after,
+            None => {
+                self.refill_and_spend(&hold, &delivery.account_id, credits)
+                    .await?
+            }
+        };
+        if let Err(e) = self.journal.append(delivery, now_millis()) {
+            let mut s = hold.state();
+            s.remaining += credits;
+            s.unsettled -= credits;
+            tracing::error!(error = %e, "could not write a charge to the journal; nothing delivered");
+            return Err(StoreError::Unavailable(
+                "the charge journal cannot be written".into(),
+            ));
+        }
+        if self.journal.pending_len() >= SETTLE_AT {
+            self.wake.notify_one();
+        }
+        Ok(balance_after)
+    }
+
+    async fn refill_and_spend(
+        &self,
+        hold: &AccountHold,
+        account_id: &str,
+        credits: i64,
+    ) -> Result<i64, StoreError> {
+        let _refilling = hold.refill.lock().await;
+        // Another request may have refilled while this one waited.
+        if let Some(after) = hold.state().spend(credits) {
+            return Ok(after);
+        }
+        let (want, settles) = {
+            let mut s = hold.state();
+            let quick = s.last_refill.is_some_and(|t| t.elapsed() < QUICK_REFILL);
+            s.chunk = if quick {
+                (s.chunk * 2).min(MAX_HOLD)
+            } else {
+                (s.chunk / 2).max(MIN_HOLD)
+            };
+            (s.chunk.max(credits), s.settles)
+        };
+        let (granted, balance) = self.store.take_hold(self.owner(), account_id, want).await?;
+        let mut s = hold.state();
+        s.remaining += granted;
+        s.last_refill = Some(Instant::now());
+        if s.settles == settles {
+            s.balance = balance;
+        }
+        s.spend(credits)
+            .ok_or_else(|| StoreError::InsufficientCredits {
+                balance: (s.balance - s.unsettled).max(0),
+                required: credits,
+            })
+    }
+
+    /// Credits charged here on the account and not yet in its balance.
+    pub fn unsettled(&self, account_id: &str) -> i64 {
+        let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        accounts.get(account_id).map_or(0, |h| h.state().unsettled)
+    }
+
+    /// Gives back what this server holds on the account, unspent, so that
+    /// another kind of debit (a URL mint) can spend it. Returns whether
+    /// anything was given back.
+    pub async fn release(&self, account_id: &str) -> Result<bool, StoreError> {
+        let hold = {
+            let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+            accounts.get(account_id).cloned()
+        };
+        let Some(hold) = hold else { return Ok(false) };
+        self.give_back(account_id, &hold).await
+    }
+
+    async fn give_back(&self, account_id: &str, hold: &AccountHold) -> Result<bool, StoreError> {
+        let _refilling = hold.refill.lock().await;
+        let credits = std::mem::take(&mut hold.state().remaining);
+        if credits == 0 {
+            return Ok(false);
+        }
+        match self
+            .store
+            .release_hold(self.owner(), account_id, credits)
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(e) => {
+                hold.state().remaining += credits;
+                Err(e)
+            }
+        }
+    }
+
+    /// Moves what the journal holds into the ledger now.
+    pub async fn settle_now(&self) -> Result<(), StoreError> {
+        // One settle at a time, so journal marks only move forward and a
+        // failed batch goes back in front of later charges.
+        let _one = self.settling.lock().await;
+        let (batch, last) = self.journal.take_pending();
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.settle(batch, last).await
+    }
+
+    async fn settle(&self, batch: Vec<HeldCharge>, last: i64) -> Result<(), StoreError> {
+        match self.store.settle_held(self.owner(), &batch, last).await {
+            Ok(balances) => {
+                let mut spent: HashMap<&str, i64> = HashMap::new();
+                for c in &batch {
+                    *spent.entry(c.delivery.account_id.as_str()).or_default() += c.delivery.credits;
+                }
+                for (account_id, balance) in &balances {
+                    let hold = self.hold(account_id);
+                    let mut s = hold.state();
+                    s.unsettled -= spent.get(account_id.as_str()).copied().unwrap_or(0);
+                    s.balance = *balance;
+                    s.settles += 1;
+                }
+                self.journal.settled(last);
+                Ok(())
+            }
+            Err(e) => {
+                // Nothing was written; the charges stay in the journal and
+                // go first in the next settle.
+                self.journal.put_back(batch);
+                Err(e)
+            }
+        }
+    }
+
+    async fn settle_loop(self: Arc<HeldLedger>) {
+        let mut stop = self.stop.subscribe();
+        let mut last_idle_check = Instant::now();
+        let mut last_recover = Instant::now();
+        loop {
+            tokio::select! {
+                _ = stop.changed() => break,
+                () = tokio::time::sleep(SETTLE_EVERY) => {}
+                () = self.wake.notified() => {}
+            }
+            if let Err(e) = self.settle_now().await {
+                tracing::warn!(error = %e, "settling held charges failed; retrying");
+            }
+            if last_idle_check.elapsed() >= IDLE_RELEASE {
+                last_idle_check = Instant::now();
+                self.release_idle().await;
+            }
+            if last_recover.elapsed() >= RECOVER_EVERY {
+                last_recover = Instant::now();
+                if let Err(e) = self.recover().await {
+                    tracing::warn!(error = %e, "settling a dead server's journal failed");
+                }
+            }
+        }
+    }
+
+    /// Gives back holds no charge has used for [`IDLE_RELEASE`], and
+    /// forgets accounts with nothing held or unsettled.
+    async fn release_idle(&self) {
+        let idle: Vec<(String, Arc<AccountHold>)> = {
+            let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+            accounts.retain(|_, h| {
+                let s = h.state();
+                s.remaining > 0
+                    || s.unsettled > 0
+                    || s.last_charge.is_some_and(|t| t.elapsed() < IDLE_RELEASE)
+            });
+            accounts
+                .iter()
+                .filter(|(_, h)| {
+                    let s = h.state();
+                    s.remaining > 0 && s.last_charge.is_none_or(|t| t.elapsed() >= IDLE_RELEASE)
+                })
+                .map(|(a, h)| (a.clone(), Arc::clone(h)))
+                .collect()
+        };
+        for (account_id, hold) in idle {
+            if let Err(e) = self.give_back(&account_id, &hold).await {
+                tracing::warn!(error = %e, "giving back an idle hold failed");
+            }
+        }
+    }
+
+    /// Settles the journals of servers that died, and gives back holds of
+    /// servers that left no journal.
+    async fn recover(&self) -> Result<(), StoreError> {
+        let dir = self
+            .store
+            .journal_dir()
+            .ok_or_else(|| StoreError::Unavailable("no journal folder".into()))?;
+        let mut owners = journal::owners(&dir, self.owner())
+            .map_err(|e| StoreError::Unavailable(format!("charge journals: {e}")))?;
+        for owner in self.store.hold_owners().await? {
+            if owner != self.owner() && !owners.contains(&owner) {
+                owners.push(owner);
+            }
+        }
+        for owner in owners {
+            let dead = match journal::claim(&dir, &owner) {
+                Ok(Some(dead)) => dead,
+                Ok(None) => continue,
+                Err(e) => {
+                    // Its holds stay held: better than losing its charges.
+                    tracing::error!(error = %e, "a dead server's charge journal cannot be read; move it aside after checking it");
+                    continue;
+                }
+            };
+            let mark = self.store.journal_mark(&owner).await?;
+            let records: Vec<HeldCharge> = dead
+                .records
+                .iter()
+                .filter(|c| c.seq > mark)
+                .cloned()
+                .collect();
+            let replayed = records.len();
+            for chunk in records.chunks(REPLAY_BATCH) {
+                let last = chunk.last().map_or(mark, |c| c.seq);
+                self.store.settle_held(&owner, chunk, last).await?;
+            }
+            dead.remove_segments()
+                .map_err(|e| StoreError::Unavailable(format!("charge journal: {e}")))?;
+            self.store.retire_owner(&owner).await?;
+            dead.finish();
+            tracing::info!(
+                charges = replayed,
+                "settled a stopped server's charge journal"
+            );
+        }
+        Ok(())
+    }
+
+    /// Settles everything and gives every hold back; the journal is
+    /// deleted when nothing is left in it. Called once, at shutdown.
+    pub async fn shutdown(&self) {
+        let _ = self.stop.send(true);
+        let task = self
+            .settler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+        let mut settled = false;
+        for attempt in 0..50 {
+            match self.settle_now().await {
+                Ok(()) => {
+                    settled = true;
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, attempt, "settling held charges at shutdown failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+        if !settled {
+            tracing::error!("held charges left in the journal; the next start settles them");
+            return;
+        }
+        // Segments first: a journal whose owner is gone from the database
+        // would be replayed from the start.
+        self.journal.remove_segments();
+        match self.store.retire_owner(self.owner()).await {
+            Ok(()) => self.journal.remove_lock(),
+            Err(e) => {
+                tracing::warn!(error = %e, "holds not given back at shutdown; the next start does it")
+            }
+        }
+    }
+}
