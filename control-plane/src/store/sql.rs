@@ -37,6 +37,8 @@ pub struct SqlStore {
     reads: Option<std::sync::Arc<sqlite_reads::SqliteReads>>,
     /// SQLite files: the file.
     file: Option<std::path::PathBuf>,
+    /// SQLite files: revocations announced to held charges.
+    revocations: Option<std::sync::Arc<revocations::Revocations>>,
 }
 
 impl SqlStore {
@@ -88,12 +90,16 @@ impl SqlStore {
         } else {
             (None, None, None)
         };
+        let revocations = file
+            .as_deref()
+            .map(|f| std::sync::Arc::new(revocations::Revocations::new(holds::journal_dir(f))));
         Ok(SqlStore {
             pool,
             dialect,
             ledger,
             reads,
             file,
+            revocations,
         })
     }
 
@@ -538,6 +544,9 @@ impl KeyStore for SqlStore {
                 .execute(&self.pool)
                 .await
                 .map_err(map_err)?;
+        if let Some(revocations) = &self.revocations {
+            revocations.announce();
+        }
         Ok(done.rows_affected() == 1)
     }
 }
@@ -973,6 +982,7 @@ mod tests {
 
 mod charges;
 mod holds;
+mod revocations;
 mod sqlite_reads;
 mod sqlite_writer;
 mod urls;

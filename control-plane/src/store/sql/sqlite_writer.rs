@@ -21,8 +21,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
 use super::charges::{
-    BALANCE, CHARGE_PREFIX, CHARGE_ROW, ChargeOps, DEBIT, DEBIT_GROUP_SQLITE, KEY_REVOKED_AT,
-    charge_batch,
+    BALANCE, CHARGE_ONE_ROW, ChargeOps, DEBIT, DEBIT_GROUP_SQLITE, KEY_REVOKED_AT, charge_batch,
 };
 use super::*;
 use crate::store::{ChargeQueue, ChargeReply};
@@ -30,7 +29,16 @@ use crate::store::{ChargeQueue, ChargeReply};
 type Outcomes = Result<Vec<Result<i64, StoreError>>, StoreError>;
 /// Charges that must commit together (one caller's batch), each with the
 /// sender of its own outcome.
-type Job = Vec<(NewDelivery, ChargeReply)>;
+type Charges = Vec<(NewDelivery, ChargeReply)>;
+
+/// What the writer thread is asked to do, in order.
+enum Job {
+    /// Charges, merged with whatever charges queued behind them.
+    Charges(Charges),
+    /// Any other write on this connection (credit holds, settles), run in
+    /// its own transaction by [`SqliteWriter::in_transaction`].
+    Run(Box<dyn FnOnce(&mut Connection) + Send>),
+}
 
 /// Handle to the writer thread. The thread ends when the last handle drops.
 #[derive(Debug)]
@@ -58,7 +66,7 @@ impl SqliteWriter {
         // 2000 with the checkpointer 29k, p99 9 ms; at 20000, 32-34k but
         // p99 18-30 ms and an 85 MB WAL (docs/benchmarks.md).
         conn.execute_batch(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 2000;",
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 2000; PRAGMA temp_store = MEMORY;",
         )
         .map_err(sqlite_err)?;
         let checkpoints = Connection::open(path).map_err(sqlite_err)?;
@@ -84,7 +92,7 @@ impl SqliteWriter {
     /// Charges a batch in one transaction on the writer thread.
     pub(super) async fn charge_all(&self, batch: Vec<NewDelivery>) -> Outcomes {
         let mut outcomes = Vec::with_capacity(batch.len());
-        let job: Job = batch
+        let job: Charges = batch
             .into_iter()
             .map(|d| {
                 let (done, outcome) = oneshot::channel();
@@ -92,7 +100,7 @@ impl SqliteWriter {
                 (d, done)
             })
             .collect();
-        self.send(job)?;
+        self.send(Job::Charges(job))?;
         let mut out = Vec::with_capacity(outcomes.len());
         for outcome in outcomes {
             out.push(outcome.await.map_err(|_| stopped_mid_batch())?);
@@ -105,11 +113,35 @@ impl SqliteWriter {
             .send(job)
             .map_err(|_| StoreError::Unavailable("the ledger writer has stopped".into()))
     }
+
+    /// Runs `f` in one immediate transaction on the writer thread, after
+    /// the writes queued before it; commits when it returns Ok, rolls back
+    /// otherwise (a panic included).
+    pub(super) async fn in_transaction<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (done, outcome) = oneshot::channel();
+        self.send(Job::Run(Box::new(move |conn: &mut Connection| {
+            let run = || {
+                let tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .map_err(sqlite_err)?;
+                let out = f(&tx)?;
+                tx.commit().map_err(sqlite_err)?;
+                Ok(out)
+            };
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+                .unwrap_or_else(|_| Err(StoreError::Database("the ledger writer panicked".into())));
+            let _ = done.send(out);
+        })))?;
+        outcome.await.map_err(|_| stopped_mid_batch())?
+    }
 }
 
 impl ChargeQueue for SqliteWriter {
     fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError> {
-        self.send(vec![(delivery, reply)])
+        self.send(Job::Charges(vec![(delivery, reply)]))
     }
 }
 
@@ -121,12 +153,32 @@ fn stopped_mid_batch() -> StoreError {
 const MAX_MERGED: usize = 1024;
 
 fn run(mut conn: Connection, jobs: mpsc::Receiver<Job>) {
-    while let Ok(mut all) = jobs.recv() {
-        // Everything that queued while the last transaction committed
-        // shares this one; a job is never split across two.
+    let mut next = None;
+    loop {
+        let job = match next.take() {
+            Some(job) => job,
+            None => match jobs.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+        };
+        let mut all = match job {
+            Job::Run(f) => {
+                f(&mut conn);
+                continue;
+            }
+            Job::Charges(all) => all,
+        };
+        // Every charge that queued while the last transaction committed
+        // shares this one; a job is never split across two, and other
+        // writes keep their place in the queue.
         while all.len() < MAX_MERGED {
             match jobs.try_recv() {
-                Ok(job) => all.extend(job),
+                Ok(Job::Charges(job)) => all.extend(job),
+                Ok(other) => {
+                    next = Some(other);
+                    break;
+                }
                 Err(_) => break,
             }
         }
@@ -181,7 +233,7 @@ fn write(conn: &mut Connection, batch: &[NewDelivery]) -> Outcomes {
 
 /// Drives a future whose every await is already complete (the
 /// [`RusqliteCharges`] methods are synchronous), on this thread.
-fn ready<F: std::future::Future>(future: F) -> F::Output {
+pub(super) fn ready<F: std::future::Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     loop {
@@ -251,9 +303,10 @@ impl ChargeOps for RusqliteCharges<'_> {
         // One cached single-row statement: SQLite runs a prepared
         // insert in microseconds, and its text never changes with the batch
         // size, so it is parsed once per connection.
-        static ONE_ROW: std::sync::LazyLock<String> =
-            std::sync::LazyLock::new(|| multi_row_insert(CHARGE_PREFIX, &CHARGE_ROW, 1));
-        let mut rows = self.tx.prepare_cached(&ONE_ROW).map_err(sqlite_err)?;
+        let mut rows = self
+            .tx
+            .prepare_cached(&CHARGE_ONE_ROW)
+            .map_err(sqlite_err)?;
         for &(d, balance_after) in charged {
             rows.execute(params![
                 d.account_id,
