@@ -165,11 +165,9 @@ impl App {
             }
         };
         let store: Arc<dyn Store> = Arc::new(store);
-        let charges = crate::billing::batch::ChargeBatcher::start(
-            Arc::clone(&store),
-            config.billing.held_charges,
-        )
-        .await?;
+        let charges =
+            crate::billing::batch::ChargeBatcher::start(Arc::clone(&store), &config.billing)
+                .await?;
         let urls = Arc::new(SignedUrls::new(
             TokenKey::new(secret.as_bytes()),
             Arc::clone(&store),

@@ -61,11 +61,17 @@ pub struct BillingConfig {
     /// database, settled into the ledger in batches (SQLite files only;
     /// elsewhere every charge is a group-committed transaction).
     pub held_charges: bool,
+    /// How often held charges move from the journal into the ledger,
+    /// milliseconds: how far the ledger, the CLI and other servers may lag.
+    pub settle_every_ms: u64,
 }
 
 impl Default for BillingConfig {
     fn default() -> Self {
-        BillingConfig { held_charges: true }
+        BillingConfig {
+            held_charges: true,
+            settle_every_ms: 20,
+        }
     }
 }
 
@@ -287,6 +293,13 @@ impl Config {
             delivery.secret = Some(Secret::new(secret));
         }
         delivery.validate()?;
+        let billing = file.billing.unwrap_or_default();
+        if billing.settle_every_ms == 0 {
+            return Err(ConfigError::Invalid {
+                field: "billing.settle_every_ms",
+                message: "must be at least 1".into(),
+            });
+        }
         Ok(Config {
             listen,
             base_url,
@@ -296,7 +309,7 @@ impl Config {
             shutdown_grace_secs: file.shutdown_grace_secs.unwrap_or(30),
             render: file.render.unwrap_or_default(),
             delivery,
-            billing: file.billing.unwrap_or_default(),
+            billing,
         })
     }
 

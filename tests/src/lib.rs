@@ -52,6 +52,16 @@ impl TestApp {
         let mut config = Config::for_tests(dir.path());
         config.render.workers = 2;
         tweak(&mut config);
+        Self::spawn_rendering_with(backend, config, dir).await
+    }
+
+    /// Starts on existing data (`dir`) with an in-process render node of
+    /// `config.render.workers` workers.
+    pub async fn spawn_rendering_with(
+        backend: Arc<dyn RenderBackend>,
+        config: Config,
+        dir: tempfile::TempDir,
+    ) -> TestApp {
         let app = App::build_with_backend(config.clone(), Some(backend))
             .await
             .expect("app builds");

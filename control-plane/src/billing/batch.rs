@@ -17,6 +17,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::holds::HeldLedger;
+use crate::config::BillingConfig;
 use crate::store::{ChargeQueue, ChargeReply, NewDelivery, Store, StoreError};
 
 /// Charges per transaction at most.
@@ -44,10 +45,16 @@ enum Route {
 }
 
 impl ChargeBatcher {
-    /// Held charges when `held` and the store keeps journals; else the
+    /// Held charges when configured and the store keeps journals; else the
     /// store's own queue, or the collector task.
-    pub async fn start(store: Arc<dyn Store>, held: bool) -> Result<ChargeBatcher, StoreError> {
-        if held && let Some(ledger) = HeldLedger::start(Arc::clone(&store)).await? {
+    pub async fn start(
+        store: Arc<dyn Store>,
+        config: &BillingConfig,
+    ) -> Result<ChargeBatcher, StoreError> {
+        let settle_every = std::time::Duration::from_millis(config.settle_every_ms);
+        if config.held_charges
+            && let Some(ledger) = HeldLedger::start(Arc::clone(&store), settle_every).await?
+        {
             return Ok(ChargeBatcher {
                 route: Route::Held(ledger),
             });

@@ -17,7 +17,7 @@
 //!    write fails, the credit goes back and nothing is delivered.
 //!
 //! The settler task moves journalled charges into the ledger every
-//! [`SETTLE_EVERY`] (one transaction, each charge its own ledger row with
+//! `billing.settle_every_ms` (20 ms by default; one transaction, each charge its own ledger row with
 //! its request id), gives back holds an account stopped using, and settles
 //! the journals of servers that died. At shutdown it settles everything and
 //! gives every hold back. After a crash, the next server to start on the
@@ -31,8 +31,6 @@ use std::time::{Duration, Instant};
 use crate::billing::journal::{self, Journal};
 use crate::store::{HeldCharge, NewDelivery, Store, StoreError, now_millis};
 
-/// How often journalled charges move into the ledger.
-pub const SETTLE_EVERY: Duration = Duration::from_millis(20);
 /// Charges waiting that wake the settler early.
 const SETTLE_AT: usize = 4096;
 /// A hold not charged against for this long is given back.
@@ -55,6 +53,7 @@ pub struct HeldLedger {
     accounts: Mutex<HashMap<String, Arc<AccountHold>>>,
     wake: tokio::sync::Notify,
     settling: tokio::sync::Mutex<()>,
+    settle_every: Duration,
     stop: tokio::sync::watch::Sender<bool>,
     settler: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
@@ -105,7 +104,10 @@ impl HeldLedger {
     /// Opens this server's journal in the store's journal folder, settles
     /// the journals of servers that died, and starts the settler. None
     /// when the store keeps no journals (held charges are off).
-    pub async fn start(store: Arc<dyn Store>) -> Result<Option<Arc<HeldLedger>>, StoreError> {
+    pub async fn start(
+        store: Arc<dyn Store>,
+        settle_every: Duration,
+    ) -> Result<Option<Arc<HeldLedger>>, StoreError> {
         let Some(dir) = store.journal_dir() else {
             return Ok(None);
         };
@@ -120,6 +122,7 @@ impl HeldLedger {
             accounts: Mutex::new(HashMap::new()),
             wake: tokio::sync::Notify::new(),
             settling: tokio::sync::Mutex::new(()),
+            settle_every,
             stop,
             settler: Mutex::new(None),
         });
@@ -294,7 +297,7 @@ impl HeldLedger {
         loop {
             tokio::select! {
                 _ = stop.changed() => break,
-                () = tokio::time::sleep(SETTLE_EVERY) => {}
+                () = tokio::time::sleep(self.settle_every) => {}
                 () = self.wake.notified() => {}
             }
             if let Err(e) = self.settle_now().await {
