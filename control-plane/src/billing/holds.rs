@@ -54,6 +54,8 @@ pub struct HeldLedger {
     wake: tokio::sync::Notify,
     settling: tokio::sync::Mutex<()>,
     settle_every: Duration,
+    /// Settles that failed since the last one that went through.
+    failing: std::sync::atomic::AtomicU64,
     stop: tokio::sync::watch::Sender<bool>,
     settler: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
@@ -111,8 +113,18 @@ impl HeldLedger {
         let Some(dir) = store.journal_dir() else {
             return Ok(None);
         };
-        let owner = format!("s{}", crate::store::time_ordered_id().simple());
-        let journal = Journal::open(&dir, &owner).map_err(|e| {
+        // A fresh id per start. A server starting while another claims
+        // dead journals can lose the race for its own brand-new lock (the
+        // claimer sees an unlocked file for an instant): it takes another id.
+        let mut opened = Err(std::io::Error::other("no attempt"));
+        for _ in 0..3 {
+            let owner = format!("s{}", crate::store::time_ordered_id().simple());
+            opened = Journal::open(&dir, &owner);
+            if opened.is_ok() {
+                break;
+            }
+        }
+        let journal = opened.map_err(|e| {
             StoreError::Unavailable(format!("charge journal in {}: {e}", dir.display()))
         })?;
         let (stop, _) = tokio::sync::watch::channel(false);
@@ -123,6 +135,7 @@ impl HeldLedger {
             wake: tokio::sync::Notify::new(),
             settling: tokio::sync::Mutex::new(()),
             settle_every,
+            failing: std::sync::atomic::AtomicU64::new(0),
             stop,
             settler: Mutex::new(None),
         });
@@ -215,6 +228,15 @@ impl HeldLedger {
             })
     }
 
+    /// Charges in the journal not yet taken into the ledger, and settles
+    /// failed in a row (for `GET /metrics`).
+    pub fn backlog(&self) -> (usize, u64) {
+        (
+            self.journal.pending_len(),
+            self.failing.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+
     /// Credits charged here on the account and not yet in its balance.
     pub fn unsettled(&self, account_id: &str) -> i64 {
         let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
@@ -265,10 +287,16 @@ impl HeldLedger {
     }
 
     async fn settle(&self, batch: Vec<HeldCharge>, last: i64) -> Result<(), StoreError> {
-        match self.store.settle_held(self.owner(), &batch, last).await {
+        // Shared with the writer thread, not copied.
+        let batch: Arc<[HeldCharge]> = batch.into();
+        match self
+            .store
+            .settle_held(self.owner(), Arc::clone(&batch), last)
+            .await
+        {
             Ok(balances) => {
                 let mut spent: HashMap<&str, i64> = HashMap::new();
-                for c in &batch {
+                for c in batch.iter() {
                     *spent.entry(c.delivery.account_id.as_str()).or_default() += c.delivery.credits;
                 }
                 for (account_id, balance) in &balances {
@@ -279,12 +307,15 @@ impl HeldLedger {
                     s.settles += 1;
                 }
                 self.journal.settled(last);
+                self.failing.store(0, std::sync::atomic::Ordering::Relaxed);
                 Ok(())
             }
             Err(e) => {
                 // Nothing was written; the charges stay in the journal and
                 // go first in the next settle.
-                self.journal.put_back(batch);
+                self.journal.put_back(batch.to_vec());
+                self.failing
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Err(e)
             }
         }
@@ -377,7 +408,7 @@ impl HeldLedger {
             let replayed = records.len();
             for chunk in records.chunks(REPLAY_BATCH) {
                 let last = chunk.last().map_or(mark, |c| c.seq);
-                self.store.settle_held(&owner, chunk, last).await?;
+                self.store.settle_held(&owner, chunk.into(), last).await?;
             }
             dead.remove_segments()
                 .map_err(|e| StoreError::Unavailable(format!("charge journal: {e}")))?;

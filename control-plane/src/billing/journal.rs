@@ -18,7 +18,7 @@
 //!   is in the ledger.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{IoSlice, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -32,7 +32,6 @@ pub const SEGMENT_BYTES: u64 = 64 * 1024 * 1024;
 /// One record as written (borrowed from the charge).
 #[derive(Serialize)]
 struct LineOut<'a> {
-    seq: i64,
     at: Millis,
     account: &'a str,
     key: Option<&'a str>,
@@ -63,9 +62,10 @@ struct LineIn {
     request: String,
 }
 
-fn encode(seq: i64, at: Millis, d: &NewDelivery) -> Vec<u8> {
+/// A record without its sequence number, which is written in front of it
+/// under the lock: `{"seq":N,` + this.
+fn encode_body(at: Millis, d: &NewDelivery) -> Vec<u8> {
     let mut line = serde_json::to_vec(&LineOut {
-        seq,
         at,
         account: &d.account_id,
         key: d.key_id.as_deref(),
@@ -79,8 +79,13 @@ fn encode(seq: i64, at: Millis, d: &NewDelivery) -> Vec<u8> {
         request: &d.request_id,
     })
     .expect("a journal record always serialises");
+    line[0] = b',';
     line.push(b'\n');
     line
+}
+
+fn seq_prefix(seq: i64) -> String {
+    format!("{{\"seq\":{seq}")
 }
 
 fn decode(line: &str) -> Result<HeldCharge, String> {
@@ -184,22 +189,31 @@ impl Journal {
     /// Writes one charge; when this returns Ok, the charge is durable.
     /// On an error nothing of it is kept.
     pub fn append(&self, delivery: NewDelivery, at: Millis) -> std::io::Result<i64> {
+        let body = encode_body(at, &delivery);
         let mut a = self.active();
         if a.broken {
             return Err(std::io::Error::other("the charge journal is closed"));
         }
         let seq = a.seq + 1;
-        let line = encode(seq, at, &delivery);
-        if let Err(e) = a.file.write_all(&line) {
+        let prefix = seq_prefix(seq);
+        let len = prefix.len() + body.len();
+        // One write for the whole line: appended at once, or not at all.
+        let written = a
+            .file
+            .write_vectored(&[IoSlice::new(prefix.as_bytes()), IoSlice::new(&body)]);
+        if !matches!(written, Ok(n) if n == len) {
             // A partial line must not stay in front of the next record.
             let size = a.size;
             if a.file.set_len(size).is_err() {
                 a.broken = true;
             }
-            return Err(e);
+            return Err(match written {
+                Err(e) => e,
+                Ok(n) => std::io::Error::other(format!("short journal write: {n} of {len} bytes")),
+            });
         }
         a.seq = seq;
-        a.size += line.len() as u64;
+        a.size += len as u64;
         a.pending.push(HeldCharge {
             seq,
             created_at: at,

@@ -14,7 +14,22 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
     let dispatcher = &state.deliverer.dispatcher;
     let budget = dispatcher.daily_budget().await?;
     let used = state.store.budget_used(&utc_day()).await?;
+    let (unsettled, failing) = state
+        .deliverer
+        .charges
+        .held()
+        .map_or((0, 0), |l| l.backlog());
     let gauges = [
+        (
+            "vis_ledger_unsettled_charges",
+            "Held charges in this server's journal, not yet in the ledger.",
+            unsettled as f64,
+        ),
+        (
+            "vis_ledger_settles_failing",
+            "Settles of held charges failed in a row (0 when the last went through).",
+            failing as f64,
+        ),
         (
             "vis_render_queue_depth",
             "Render jobs queued or running.",

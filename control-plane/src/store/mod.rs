@@ -363,7 +363,7 @@ pub trait HoldStore: Send + Sync {
     async fn settle_held(
         &self,
         owner: &str,
-        charges: &[HeldCharge],
+        charges: std::sync::Arc<[HeldCharge]>,
         through_seq: i64,
     ) -> Result<Vec<(String, i64)>, StoreError>;
     /// The last journal sequence number of `owner` already in the ledger

@@ -538,7 +538,7 @@ async fn holds(store: &SqlStore) {
     };
     let charges = vec![held(1, "j1"), held(2, "j2"), held(3, "j3")];
     assert_eq!(
-        store.settle_held("s1", &charges, 3).await.unwrap(),
+        store.settle_held("s1", charges.into(), 3).await.unwrap(),
         vec![(acct.clone(), 47)]
     );
     assert_eq!(balance_of(store, &acct).await, 47);
@@ -573,7 +573,7 @@ async fn holds(store: &SqlStore) {
 
     // More than the hold: nothing is written, the mark stays.
     let too_many: Vec<HeldCharge> = (4..=31).map(|n| held(n, &format!("x{n}"))).collect();
-    assert!(store.settle_held("s1", &too_many, 31).await.is_err());
+    assert!(store.settle_held("s1", too_many.into(), 31).await.is_err());
     assert_eq!(balance_of(store, &acct).await, 47);
     assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
     assert!(
@@ -584,7 +584,7 @@ async fn holds(store: &SqlStore) {
             .is_none()
     );
     // A mark never moves back.
-    store.settle_held("s1", &[], 2).await.unwrap();
+    store.settle_held("s1", Vec::new().into(), 2).await.unwrap();
     assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
 
     // Giving back: s1 holds 27 unspent, and no more.
@@ -608,6 +608,37 @@ async fn holds(store: &SqlStore) {
     );
     store.retire_owner("s4").await.unwrap();
     store.append_entry(&acct, adjust).await.unwrap();
+
+    // A settle bigger than one multi-row statement keeps journal order.
+    let big = store
+        .create_account("big@example.com", 100)
+        .await
+        .unwrap()
+        .id;
+    assert_eq!(store.take_hold("s5", &big, 100).await.unwrap(), (100, 100));
+    let many: Vec<HeldCharge> = (1..=70)
+        .map(|n| HeldCharge {
+            seq: n,
+            created_at: 2_000 + n,
+            delivery: delivery(&format!("big{n}"), &big, "cache"),
+        })
+        .collect();
+    assert_eq!(
+        store.settle_held("s5", many.into(), 70).await.unwrap(),
+        vec![(big.clone(), 30)]
+    );
+    let charges: Vec<(i64, String)> = store
+        .entries(&big, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EntryKind::Charge)
+        .map(|e| (e.balance_after, e.reference.unwrap()))
+        .rev()
+        .collect();
+    let expected: Vec<(i64, String)> = (1..=70).map(|n| (100 - n, format!("req-big{n}"))).collect();
+    assert_eq!(charges, expected);
+    store.retire_owner("s5").await.unwrap();
 }
 
 async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {

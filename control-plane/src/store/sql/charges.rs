@@ -60,12 +60,6 @@ pub(super) const CHARGE_ROW: [&str; 14] = [
     "$",
 ];
 
-/// [`CHARGE_ROW`] as a single-row insert, for rusqlite, which runs a cached
-/// one-row statement in microseconds; its text never changes with the
-/// batch size, so it is parsed once per connection.
-pub(super) static CHARGE_ONE_ROW: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| multi_row_insert(CHARGE_PREFIX, &CHARGE_ROW, 1));
-
 /// An account and the key it pays with.
 type PayingKey<'a> = (&'a str, Option<&'a str>);
 

@@ -295,30 +295,11 @@ impl HoldOps for RusqliteHolds<'_> {
     }
 
     async fn insert_charges(&mut self, rows: &[(&HeldCharge, i64)]) -> Result<(), StoreError> {
-        let mut insert = self
-            .tx
-            .prepare_cached(&super::charges::CHARGE_ONE_ROW)
-            .map_err(super::sqlite_writer::sqlite_err)?;
-        for &(c, balance_after) in rows {
-            let d = &c.delivery;
-            insert
-                .execute(rusqlite::params![
-                    d.account_id,
-                    -d.credits,
-                    balance_after,
-                    d.request_id,
-                    c.created_at,
-                    d.key_id,
-                    d.variant,
-                    d.revision,
-                    d.width,
-                    d.height,
-                    d.format,
-                    d.source,
-                ])
-                .map_err(super::sqlite_writer::sqlite_err)?;
-        }
-        Ok(())
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|&(c, balance_after)| (&c.delivery, c.created_at, balance_after))
+            .collect();
+        super::sqlite_writer::insert_charge_rows(self.tx, &rows)
     }
 }
 
@@ -372,12 +353,11 @@ impl HoldStore for SqlStore {
     async fn settle_held(
         &self,
         owner: &str,
-        charges: &[HeldCharge],
+        charges: std::sync::Arc<[HeldCharge]>,
         through_seq: i64,
     ) -> Result<Vec<(String, i64)>, StoreError> {
         if let Some(writer) = &self.ledger {
             let owner = owner.to_owned();
-            let charges = charges.to_vec();
             return writer
                 .in_transaction(move |tx| {
                     ready(settle(
@@ -390,7 +370,7 @@ impl HoldStore for SqlStore {
                 .await;
         }
         let mut tx = self.begin_write().await?;
-        let out = settle(&mut SqlxHolds { tx: &mut tx }, owner, charges, through_seq).await?;
+        let out = settle(&mut SqlxHolds { tx: &mut tx }, owner, &charges, through_seq).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(out)
     }
