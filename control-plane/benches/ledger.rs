@@ -1,11 +1,22 @@
-//! Group-committed delivery charges on a SQLite file: one transaction of
-//! 1, 8, 32 or 128 charges through the store (the ledger writer thread), the
-//! way the image endpoint's charges reach it.
+//! Delivery charges on a SQLite file:
+//! - `ledger/charge_batch`: one group-committed transaction of 1, 8, 32 or
+//!   128 charges through the store (the ledger writer thread), the way
+//!   charges reach it with held charges off;
+//! - `ledger/held_charge`: one held charge as a request makes it (key
+//!   check, hold, journal line), the settler running beside it;
+//! - `ledger/settle`: moving 1,000 journalled charges into the ledger in one
+//!   transaction on the writer thread.
 //! Run: `cargo bench -p control-plane --bench ledger`; results in docs/benchmarks.md.
 
 use std::hint::black_box;
 
-use control_plane::store::{AccountStore, DeliveryStore, NewDelivery, SqlStore, time_ordered_id};
+use std::sync::Arc;
+
+use control_plane::billing::holds::HeldLedger;
+use control_plane::store::{
+    AccountStore, DeliveryStore, HeldCharge, HoldStore, KeyStore, NewDelivery, NewKey, SqlStore,
+    Store, time_ordered_id,
+};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 fn deliveries(account_id: &str, n: usize) -> Vec<NewDelivery> {
@@ -59,6 +70,74 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    let store: Arc<dyn Store> = Arc::new(store);
+    let key = rt
+        .block_on(store.create_key(NewKey {
+            account_id: account.id.clone(),
+            name: "bench".into(),
+            display_prefix: "vis_bench".into(),
+            key_hash: "b".repeat(64),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 120,
+        }))
+        .expect("key");
+    let ledger = rt
+        .block_on(HeldLedger::start(
+            Arc::clone(&store),
+            std::time::Duration::from_millis(20),
+        ))
+        .expect("held ledger")
+        .expect("a SQLite file keeps journals");
+    let mut group = c.benchmark_group("ledger/held_charge");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("one", |b| {
+        b.iter_batched(
+            || {
+                let mut d = deliveries(&account.id, 1).remove(0);
+                d.key_id = Some(key.id.clone());
+                d
+            },
+            |d| black_box(rt.block_on(ledger.charge(d)).expect("charged")),
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    group.finish();
+    rt.block_on(ledger.shutdown());
+
+    let owner = "bench-settle";
+    let mut group = c.benchmark_group("ledger/settle");
+    group.throughput(Throughput::Elements(1000));
+    let mut seq = 0;
+    group.bench_function("1000", |b| {
+        b.iter_batched(
+            || {
+                rt.block_on(store.take_hold(owner, &account.id, 1000))
+                    .expect("hold");
+                deliveries(&account.id, 1000)
+                    .into_iter()
+                    .map(|delivery| {
+                        seq += 1;
+                        HeldCharge {
+                            seq,
+                            created_at: 0,
+                            delivery,
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            },
+            |charges| {
+                let last = charges.last().map_or(0, |c| c.seq);
+                black_box(
+                    rt.block_on(store.settle_held(owner, charges.into(), last))
+                        .expect("settled"),
+                )
+            },
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    group.finish();
+    rt.block_on(store.retire_owner(owner)).expect("retire");
 }
 
 criterion_group!(benches, bench);
