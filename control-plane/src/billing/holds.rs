@@ -434,6 +434,9 @@ impl HeldLedger {
         if let Some(task) = task {
             let _ = task.await;
         }
+        // Requests still running past the grace period may not add charges
+        // after the last settle: theirs fail (503) and deliver nothing.
+        self.journal.close();
         let mut settled = false;
         for attempt in 0..50 {
             match self.settle_now().await {

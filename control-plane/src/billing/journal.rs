@@ -265,6 +265,12 @@ impl Journal {
         }
     }
 
+    /// Takes no more records (shutdown): a charge after this fails, and
+    /// its request gets no image.
+    pub fn close(&self) {
+        self.active().broken = true;
+    }
+
     /// Charges taken whose settle failed: they go first in the next one.
     pub fn put_back(&self, mut batch: Vec<HeldCharge>) {
         let mut a = self.active();
