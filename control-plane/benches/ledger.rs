@@ -6,6 +6,7 @@
 //!   check, hold, journal line), the settler running beside it;
 //! - `ledger/settle`: moving 1,000 journalled charges into the ledger in one
 //!   transaction on the writer thread.
+//!
 //! Run: `cargo bench -p control-plane --bench ledger`; results in docs/benchmarks.md.
 
 use std::hint::black_box;
@@ -14,8 +15,7 @@ use std::sync::Arc;
 
 use control_plane::billing::holds::HeldLedger;
 use control_plane::store::{
-    AccountStore, DeliveryStore, HeldCharge, HoldStore, KeyStore, NewDelivery, NewKey, SqlStore,
-    Store, time_ordered_id,
+    AccountStore, DeliveryStore, HeldCharge, NewDelivery, NewKey, SqlStore, Store, time_ordered_id,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 

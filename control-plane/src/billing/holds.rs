@@ -80,6 +80,9 @@ struct HoldState {
     settles: u64,
     /// The size of the next hold.
     chunk: i64,
+    /// Refills done, and whether the last one found nothing free.
+    refills: u64,
+    last_refill_empty: bool,
     last_refill: Option<Instant>,
     last_charge: Option<Instant>,
 }
@@ -199,10 +202,22 @@ impl HeldLedger {
         account_id: &str,
         credits: i64,
     ) -> Result<i64, StoreError> {
+        let refills = hold.state().refills;
         let _refilling = hold.refill.lock().await;
-        // Another request may have refilled while this one waited.
-        if let Some(after) = hold.state().spend(credits) {
-            return Ok(after);
+        {
+            let mut s = hold.state();
+            // Another request may have refilled while this one waited.
+            if let Some(after) = s.spend(credits) {
+                return Ok(after);
+            }
+            // Or found nothing free: a burst from an empty account costs
+            // the database one refill, not one per request.
+            if s.refills != refills && s.last_refill_empty {
+                return Err(StoreError::InsufficientCredits {
+                    balance: (s.balance - s.unsettled).max(0),
+                    required: credits,
+                });
+            }
         }
         let (want, settles) = {
             let mut s = hold.state();
@@ -218,6 +233,8 @@ impl HeldLedger {
         let mut s = hold.state();
         s.remaining += granted;
         s.last_refill = Some(Instant::now());
+        s.refills += 1;
+        s.last_refill_empty = granted == 0;
         if s.settles == settles {
             s.balance = balance;
         }
