@@ -503,6 +503,19 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_write_keeps_nothing_and_nothing_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // A full disk: every write to the segment fails with ENOSPC.
+        std::os::unix::fs::symlink("/dev/full", segment_path(dir.path(), "a", 1)).unwrap();
+        let journal = Journal::open(dir.path(), "a").unwrap();
+        assert!(journal.append(delivery(1), 1).is_err());
+        assert_eq!(journal.pending_len(), 0, "a failed charge is never settled");
+        assert!(journal.append(delivery(2), 2).is_err());
+        // No sequence number was used up.
+        assert_eq!(journal.take_pending(), (Vec::new(), 0));
+    }
+
+    #[test]
     fn settled_segments_are_deleted() {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::open(dir.path(), "a").unwrap();
