@@ -75,6 +75,9 @@ pub struct Account {
     pub id: String,
     pub email: String,
     pub balance: i64,
+    /// Of the balance, what running servers hold for image charges
+    /// (docs/ledger.md); no other debit may spend it.
+    pub held: i64,
     pub auto_reload: bool,
     pub has_payment_method: bool,
     pub created_at: Millis,

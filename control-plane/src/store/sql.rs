@@ -179,6 +179,7 @@ fn account_from(row: &AnyRow) -> Result<Account, sqlx::Error> {
         id: row.try_get("id")?,
         email: row.try_get("email")?,
         balance: row.try_get("balance")?,
+        held: row.try_get("held")?,
         auto_reload: flag(row, "auto_reload")?,
         has_payment_method: flag(row, "has_payment_method")?,
         created_at: row.try_get("created_at")?,
@@ -244,7 +245,7 @@ fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
 // run-time-built SQL).
 macro_rules! account_cols {
     () => {
-        "id, email, balance, auto_reload, has_payment_method, created_at"
+        "id, email, balance, held, auto_reload, has_payment_method, created_at"
     };
 }
 macro_rules! key_cols {

@@ -225,3 +225,52 @@ async fn with_held_charges_off_a_small_balance_still_delivers_exactly_the_balanc
         "no journal when held charges are off"
     );
 }
+
+#[tokio::test]
+async fn operators_see_held_credits_and_get_them_back_when_an_account_goes_idle() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let key = app.key_for("h@example.com", 20, &[]).await;
+    assert_eq!(app.get_with_key(CAMRY, &key).await.status(), 200);
+    let v = app.account_json("h@example.com").await;
+    assert_eq!(v["credits"], 19);
+    let held = v["held"].as_i64().unwrap();
+    assert!(held > 0 && held <= 19, "{v}");
+    // An adjustment may not take what a running server holds, and says so.
+    let refused = app
+        .cli(&[
+            "credits",
+            "adjust",
+            "--email",
+            "h@example.com",
+            "--delta",
+            "-10",
+            "--reason",
+            "fix",
+        ])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("held by running servers"), "{refused}");
+    // A second without charges and the hold comes back.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while app.account_json("h@example.com").await["held"] != 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the idle hold never came back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    app.cli(&[
+        "credits",
+        "adjust",
+        "--email",
+        "h@example.com",
+        "--delta",
+        "-10",
+        "--reason",
+        "fix",
+    ])
+    .await
+    .unwrap();
+    assert_eq!(app.account_json("h@example.com").await["credits"], 9);
+}
