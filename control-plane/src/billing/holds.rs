@@ -7,8 +7,9 @@
 //! what a billed image cost (docs/benchmarks.md). Here a charge is decided
 //! and made durable on the request's own thread:
 //!
-//! 1. The key is checked live with a read on the calling thread, so a
-//!    revocation by any process stops billing at once.
+//! 1. The key is checked live on the calling thread: its row is read again
+//!    whenever any process has announced a revocation since the last read
+//!    (`store/sql/revocations.rs`), so a revocation stops billing at once.
 //! 2. The credit comes out of this server's hold on the account (a
 //!    counter under a lock). When the hold is short, one request per
 //!    account takes more from the database (`HoldStore::take_hold`) while
@@ -17,9 +18,9 @@
 //!    write fails, the credit goes back and nothing is delivered.
 //!
 //! The settler task moves journalled charges into the ledger every
-//! `billing.settle_every_ms` (20 ms by default; one transaction, each charge its own ledger row with
-//! its request id), gives back holds an account stopped using, and settles
-//! the journals of servers that died. At shutdown it settles everything and
+//! `billing.settle_every_ms` (20 ms by default; one transaction, each
+//! charge its own ledger row with its request id), gives back holds an
+//! account stopped using, and settles the journals of servers that died. At shutdown it settles everything and
 //! gives every hold back. After a crash, the next server to start on the
 //! database settles the dead server's journal: no charge is lost, none is
 //! written twice (the journal mark is written in each settle's transaction).
@@ -369,9 +370,13 @@ impl HeldLedger {
     async fn release_idle(&self) {
         let idle: Vec<(String, Arc<AccountHold>)> = {
             let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+            // An entry a request is using (it cloned the Arc under this
+            // lock) stays: a refill on a forgotten entry would hold credits
+            // nobody gives back.
             accounts.retain(|_, h| {
                 let s = h.state();
-                s.remaining > 0
+                Arc::strong_count(h) > 1
+                    || s.remaining > 0
                     || s.unsettled > 0
                     || s.last_charge.is_some_and(|t| t.elapsed() < IDLE_RELEASE)
             });

@@ -964,9 +964,16 @@ async fn budget(store: &SqlStore) {
 /// delivery becomes its charge row (refund included).
 async fn upgrade_to_delivery_charges(store: SqlStore) {
     store.migrate_to(20261122000003).await.unwrap();
-    let acct = store.create_account("old@example.com", 5).await.unwrap();
-    let id = &acct.id;
+    // Written in that version's shape (today's store reads columns it
+    // did not have yet).
+    let id = "acct-old";
     for sql in [
+        format!(
+            "INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) VALUES ('{id}', 'old@example.com', 5, 0, 0, 500)"
+        ),
+        format!(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at) VALUES ('{id}', 'grant', 5, 5, 'opening balance', NULL, 500)"
+        ),
         // Two deliveries charged the old way, the first refunded; and a
         // signed URL's refund, whose reference is not a delivery.
         format!(
