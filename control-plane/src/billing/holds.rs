@@ -487,3 +487,60 @@ impl HeldLedger {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{AccountStore, SqlStore};
+
+    #[tokio::test]
+    async fn a_charge_the_journal_refuses_is_given_back_and_never_settled() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
+        let store = SqlStore::connect(&url).await.unwrap();
+        store.migrate().await.unwrap();
+        let account = store.create_account("j@example.com", 10).await.unwrap();
+        let store: Arc<dyn Store> = Arc::new(store);
+        let ledger = HeldLedger::start(Arc::clone(&store), Duration::from_secs(3600))
+            .await
+            .unwrap()
+            .expect("a SQLite file keeps journals");
+        let delivery = |n: u32| NewDelivery {
+            request_id: format!("req-{n}"),
+            account_id: account.id.clone(),
+            key_id: None,
+            variant: "toyota/camry/2019/red/side".into(),
+            revision: 1,
+            width: 256,
+            height: 171,
+            format: "webp".into(),
+            source: "cache",
+            credits: 1,
+        };
+        assert_eq!(ledger.charge(delivery(1)).await.unwrap(), 9);
+        // The disk refuses from now on (a closed journal fails as a full
+        // disk does): the request fails and its credit goes back.
+        ledger.journal.close();
+        assert!(matches!(
+            ledger.charge(delivery(2)).await,
+            Err(StoreError::Unavailable(_))
+        ));
+        assert_eq!(ledger.unsettled(&account.id), 1, "only the first charge");
+        let hold = ledger.hold(&account.id);
+        let remaining = hold.state().remaining;
+        drop(hold);
+        ledger.settle_now().await.unwrap();
+        let after = store.account_by_id(&account.id).await.unwrap().unwrap();
+        assert_eq!(
+            after.balance, 9,
+            "one charge settled, the refused one never"
+        );
+        assert_eq!(
+            after.held, remaining,
+            "the refused credit is still held, unspent"
+        );
+        ledger.shutdown().await;
+        let after = store.account_by_id(&account.id).await.unwrap().unwrap();
+        assert_eq!((after.balance, after.held), (9, 0));
+    }
+}
