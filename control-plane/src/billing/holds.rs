@@ -182,16 +182,19 @@ impl HeldLedger {
                     .await?
             }
         };
-        if let Err(e) = self.journal.append(delivery, now_millis()) {
-            let mut s = hold.state();
-            s.remaining += credits;
-            s.unsettled -= credits;
-            tracing::error!(error = %e, "could not write a charge to the journal; nothing delivered");
-            return Err(StoreError::Unavailable(
-                "the charge journal cannot be written".into(),
-            ));
-        }
-        if self.journal.pending_len() >= SETTLE_AT {
+        let waiting = match self.journal.append(delivery, now_millis()) {
+            Ok((_, waiting)) => waiting,
+            Err(e) => {
+                let mut s = hold.state();
+                s.remaining += credits;
+                s.unsettled -= credits;
+                tracing::error!(error = %e, "could not write a charge to the journal; nothing delivered");
+                return Err(StoreError::Unavailable(
+                    "the charge journal cannot be written".into(),
+                ));
+            }
+        };
+        if waiting >= SETTLE_AT {
             self.wake.notify_one();
         }
         Ok(balance_after)

@@ -187,8 +187,10 @@ impl Journal {
     }
 
     /// Writes one charge; when this returns Ok, the charge is durable.
-    /// On an error nothing of it is kept.
-    pub fn append(&self, delivery: NewDelivery, at: Millis) -> std::io::Result<i64> {
+    /// On an error nothing of it is kept. Returns its sequence number and
+    /// how many written charges now wait to be taken (one lock, for the
+    /// caller that wakes the settler).
+    pub fn append(&self, delivery: NewDelivery, at: Millis) -> std::io::Result<(i64, usize)> {
         let body = encode_body(at, &delivery);
         let mut a = self.active();
         if a.broken {
@@ -232,7 +234,7 @@ impl Journal {
                 Err(e) => tracing::warn!(error = %e, "could not start a new journal segment"),
             }
         }
-        Ok(seq)
+        Ok((seq, a.pending.len()))
     }
 
     /// Charges written since the last call, in order, and the last
@@ -463,7 +465,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::open(dir.path(), "a").unwrap();
         for n in 1..=3 {
-            assert_eq!(journal.append(delivery(n), 1000 + n).unwrap(), n);
+            assert_eq!(
+                journal.append(delivery(n), 1000 + n).unwrap(),
+                (n, n as usize)
+            );
         }
         assert!(
             claim(dir.path(), "a").unwrap().is_none(),

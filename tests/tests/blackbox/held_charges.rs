@@ -236,20 +236,17 @@ async fn operators_see_held_credits_and_get_them_back_when_an_account_goes_idle(
     let held = v["held"].as_i64().unwrap();
     assert!(held > 0 && held <= 19, "{v}");
     // An adjustment may not take what a running server holds, and says so.
-    let refused = app
-        .cli(&[
-            "credits",
-            "adjust",
-            "--email",
-            "h@example.com",
-            "--delta",
-            "-10",
-            "--reason",
-            "fix",
-        ])
-        .await
-        .unwrap_err()
-        .to_string();
+    let take_ten = [
+        "credits",
+        "adjust",
+        "--email",
+        "h@example.com",
+        "--delta",
+        "-10",
+        "--reason",
+        "fix",
+    ];
+    let refused = app.cli(&take_ten).await.unwrap_err().to_string();
     assert!(refused.contains("held by running servers"), "{refused}");
     // A second without charges and the hold comes back.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -260,17 +257,6 @@ async fn operators_see_held_credits_and_get_them_back_when_an_account_goes_idle(
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    app.cli(&[
-        "credits",
-        "adjust",
-        "--email",
-        "h@example.com",
-        "--delta",
-        "-10",
-        "--reason",
-        "fix",
-    ])
-    .await
-    .unwrap();
+    app.cli(&take_ten).await.unwrap();
     assert_eq!(app.account_json("h@example.com").await["credits"], 9);
 }

@@ -232,18 +232,38 @@ impl ChargeOps for SqlxCharges<'_> {
         charged: &[(&NewDelivery, i64)],
         now: Millis,
     ) -> Result<(), StoreError> {
-        let mut rows = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
+        let rows: Vec<ChargeRow<'_>> = charged.iter().map(|&(d, b)| (d, now, b)).collect();
+        insert_charge_rows(self.tx, &rows).await
+    }
+}
+
+/// One delivery charge row: the delivery, its time, the balance after it.
+pub(super) type ChargeRow<'a> = (&'a NewDelivery, Millis, i64);
+
+/// Charge rows per sqlx INSERT: 12 bound values each keeps a statement well
+/// under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
+const ROWS_PER_INSERT: usize = 1000;
+
+/// Writes delivery charge rows ([`CHARGE_ROW`]) in order on a sqlx
+/// transaction, in multi-row statements (the SQLite writer's rusqlite
+/// counterpart is `sqlite_writer::insert_charge_rows`).
+pub(super) async fn insert_charge_rows(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    rows: &[ChargeRow<'_>],
+) -> Result<(), StoreError> {
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
             CHARGE_PREFIX,
             &CHARGE_ROW,
-            charged.len(),
+            chunk.len(),
         )));
-        for &(d, balance_after) in charged {
-            rows = rows
+        for &(d, at, balance_after) in chunk {
+            q = q
                 .bind(d.account_id.clone())
                 .bind(-d.credits)
                 .bind(balance_after)
                 .bind(d.request_id.clone())
-                .bind(now)
+                .bind(at)
                 .bind(d.key_id.clone())
                 .bind(d.variant.clone())
                 .bind(d.revision)
@@ -252,7 +272,7 @@ impl ChargeOps for SqlxCharges<'_> {
                 .bind(d.format.clone())
                 .bind(d.source);
         }
-        rows.execute(&mut **self.tx).await.map_err(map_err)?;
-        Ok(())
+        q.execute(&mut **tx).await.map_err(map_err)?;
     }
+    Ok(())
 }

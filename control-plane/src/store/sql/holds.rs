@@ -13,7 +13,7 @@
 //! `holds` would not be re-read), and on SQLite `BEGIN IMMEDIATE` serialises
 //! all writers anyway.
 
-use super::charges::{CHARGE_PREFIX, CHARGE_ROW};
+use super::charges::{ChargeRow, insert_charge_rows};
 use super::sqlite_writer::ready;
 use super::*;
 
@@ -23,10 +23,6 @@ pub(super) fn journal_dir(file: &std::path::Path) -> std::path::PathBuf {
     name.push(".charges");
     file.with_file_name(name)
 }
-
-/// Charge rows per INSERT statement on sqlx: 12 bound values each keeps a
-/// statement well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
-const ROWS_PER_INSERT: usize = 1000;
 
 /// Locks the account row (an UPDATE that changes nothing), then reads it:
 /// nothing changes it until commit.
@@ -67,8 +63,8 @@ pub(super) trait HoldOps {
         sql: &'static str,
         args: &[Arg<'_>],
     ) -> Result<Option<Vec<i64>>, StoreError>;
-    /// Writes one delivery charge row per item, with its balance after.
-    async fn insert_charges(&mut self, rows: &[(&HeldCharge, i64)]) -> Result<(), StoreError>;
+    /// Writes delivery charge rows, in order.
+    async fn insert_charges(&mut self, rows: &[ChargeRow<'_>]) -> Result<(), StoreError>;
 }
 
 /// Charge rows grouped by account, in journal order within each.
@@ -166,11 +162,11 @@ pub(super) async fn settle<O: HoldOps>(
         shrink_hold(ops, owner, account_id, spent).await?;
         // Each row's balance after, in journal order.
         let mut running = balance + spent;
-        let rows: Vec<(&HeldCharge, i64)> = items
+        let rows: Vec<ChargeRow<'_>> = items
             .iter()
             .map(|c| {
                 running -= c.delivery.credits;
-                (*c, running)
+                (&c.delivery, c.created_at, running)
             })
             .collect();
         ops.insert_charges(&rows).await?;
@@ -222,32 +218,8 @@ impl HoldOps for SqlxHolds<'_> {
             .map_err(map_err)
     }
 
-    async fn insert_charges(&mut self, rows: &[(&HeldCharge, i64)]) -> Result<(), StoreError> {
-        for chunk in rows.chunks(ROWS_PER_INSERT) {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
-                CHARGE_PREFIX,
-                &CHARGE_ROW,
-                chunk.len(),
-            )));
-            for &(c, balance_after) in chunk {
-                let d = &c.delivery;
-                q = q
-                    .bind(d.account_id.clone())
-                    .bind(-d.credits)
-                    .bind(balance_after)
-                    .bind(d.request_id.clone())
-                    .bind(c.created_at)
-                    .bind(d.key_id.clone())
-                    .bind(d.variant.clone())
-                    .bind(d.revision)
-                    .bind(d.width)
-                    .bind(d.height)
-                    .bind(d.format.clone())
-                    .bind(d.source);
-            }
-            q.execute(&mut **self.tx).await.map_err(map_err)?;
-        }
-        Ok(())
+    async fn insert_charges(&mut self, rows: &[ChargeRow<'_>]) -> Result<(), StoreError> {
+        insert_charge_rows(self.tx, rows).await
     }
 }
 
@@ -294,12 +266,8 @@ impl HoldOps for RusqliteHolds<'_> {
             .map_err(super::sqlite_writer::sqlite_err)
     }
 
-    async fn insert_charges(&mut self, rows: &[(&HeldCharge, i64)]) -> Result<(), StoreError> {
-        let rows: Vec<_> = rows
-            .iter()
-            .map(|&(c, balance_after)| (&c.delivery, c.created_at, balance_after))
-            .collect();
-        super::sqlite_writer::insert_charge_rows(self.tx, &rows)
+    async fn insert_charges(&mut self, rows: &[ChargeRow<'_>]) -> Result<(), StoreError> {
+        super::sqlite_writer::insert_charge_rows(self.tx, rows)
     }
 }
 

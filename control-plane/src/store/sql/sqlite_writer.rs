@@ -21,8 +21,8 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
 use super::charges::{
-    BALANCE, CHARGE_PREFIX, CHARGE_ROW, ChargeOps, DEBIT, DEBIT_GROUP_SQLITE, KEY_REVOKED_AT,
-    charge_batch,
+    BALANCE, CHARGE_PREFIX, CHARGE_ROW, ChargeOps, ChargeRow, DEBIT, DEBIT_GROUP_SQLITE,
+    KEY_REVOKED_AT, charge_batch,
 };
 use super::*;
 use crate::store::{ChargeQueue, ChargeReply};
@@ -305,9 +305,6 @@ impl ChargeOps for RusqliteCharges<'_> {
         insert_charge_rows(self.tx, &rows)
     }
 }
-
-/// One delivery charge row: the delivery, its time, the balance after it.
-pub(super) type ChargeRow<'a> = (&'a NewDelivery, Millis, i64);
 
 /// Rows per cached multi-row insert.
 const ROWS_PER_INSERT: usize = 64;
