@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::config::{Config, ObjectStoreConfig};
+use crate::config::{Config, HttpConfig, ObjectStoreConfig};
 use crate::delivery::Deliverer;
 use crate::delivery::signed::{self, SignedUrls, TtlBounds};
 use crate::delivery::tokens::{self, TokenKey};
@@ -92,6 +92,9 @@ pub fn open_objects(config: &Config) -> Result<Arc<dyn ObjectStore>, StartError>
 
 pub struct App {
     listener: TcpListener,
+    /// The operators' listener for `GET /metrics`, when configured apart.
+    metrics_listener: Option<TcpListener>,
+    http: HttpConfig,
     state: AppState,
     grace: Duration,
     extra_routes: Option<axum::Router<AppState>>,
@@ -135,6 +138,14 @@ impl App {
                     addr: config.listen,
                     source,
                 })?;
+        let metrics_listener = match config.metrics_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| StartError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
         // Port 0 means "pick one": the base URL then follows the bound port.
         let base_url = if config.listen.port() == 0 {
             let addr = listener.local_addr().map_err(|source| StartError::Bind {
@@ -220,6 +231,8 @@ impl App {
         }));
         Ok(App {
             listener,
+            metrics_listener,
+            http: config.http.clone(),
             state,
             grace: Duration::from_secs(config.shutdown_grace_secs),
             extra_routes: None,
@@ -240,6 +253,13 @@ impl App {
             .expect("bound listener has an address")
     }
 
+    /// Where `GET /metrics` is served apart, if configured.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+    }
+
     pub fn base_url(&self) -> &str {
         &self.state.base_url
     }
@@ -255,22 +275,35 @@ impl App {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let charges = self.state.deliverer.charges.clone();
-        let router = http::router(self.state, self.extra_routes);
+        let limits = http::server::Limits::new(&self.http, Arc::clone(&self.state.base_url));
+        let body_timeout = Duration::from_secs(self.http.body_read_timeout_secs);
+        let separate_metrics = self.metrics_listener.is_some();
+        if let Some(listener) = self.metrics_listener {
+            let router = http::metrics_router(self.state.clone());
+            let limits = limits.clone();
+            // Lives as long as the process: scrapes need no graceful drain.
+            tokio::spawn(async move {
+                http::server::serve(listener, router, limits, std::future::pending()).await;
+            });
+        }
+        let router = http::router(
+            self.state,
+            self.extra_routes,
+            http::RouterOptions {
+                body_timeout,
+                metrics: !separate_metrics,
+            },
+        );
         let workers = self.workers;
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let grace = self.grace;
-        let server = axum::serve(self.listener, router).with_graceful_shutdown(async move {
+        let graceful = http::server::serve(self.listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutdown requested; finishing in-flight requests");
-            let _ = tx.send(());
-        });
-        let server = tokio::spawn(async move { server.await });
+        })
+        .await;
         let served = tokio::select! {
-            done = server => done.map_err(std::io::Error::other)?,
-            () = async {
-                let _ = rx.await;
-                tokio::time::sleep(grace).await;
-            } => {
+            () = graceful.shutdown() => Ok(()),
+            () = tokio::time::sleep(grace) => {
                 tracing::warn!(grace_secs = grace.as_secs(), "grace period over; dropping remaining connections");
                 Ok(())
             }

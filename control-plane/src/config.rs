@@ -51,6 +51,62 @@ pub struct Config {
     pub render: RenderConfig,
     pub delivery: DeliveryConfig,
     pub billing: BillingConfig,
+    pub http: HttpConfig,
+    /// A second address serving only `GET /metrics`; when set, the main
+    /// listener no longer serves it (operators keep it off the internet).
+    pub metrics_listen: Option<SocketAddr>,
+}
+
+/// Connections and their clocks (`[http]`, docs/OPERATIONS.md "Connections").
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// A request head must arrive in full within this long of its first
+    /// byte (or of the connection opening), seconds.
+    pub header_read_timeout_secs: u64,
+    /// A request body may pause this long between bytes before the request
+    /// is answered 408, seconds.
+    pub body_read_timeout_secs: u64,
+    /// A kept-alive connection waiting for its next request is closed after
+    /// this long, seconds.
+    pub idle_timeout_secs: u64,
+    /// Open connections per listener; past it a new connection gets a 503
+    /// problem and is closed.
+    pub max_connections: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 30,
+            idle_timeout_secs: 60,
+            max_connections: 4096,
+        }
+    }
+}
+
+impl HttpConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let fields = [
+            (
+                "http.header_read_timeout_secs",
+                self.header_read_timeout_secs,
+            ),
+            ("http.body_read_timeout_secs", self.body_read_timeout_secs),
+            ("http.idle_timeout_secs", self.idle_timeout_secs),
+            ("http.max_connections", self.max_connections as u64),
+        ];
+        for (field, value) in fields {
+            if value == 0 {
+                return Err(ConfigError::Invalid {
+                    field,
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How image deliveries are charged (`[billing]`, docs/ledger.md).
@@ -175,6 +231,8 @@ pub struct FileConfig {
     pub render: Option<RenderConfig>,
     pub delivery: Option<DeliveryConfig>,
     pub billing: Option<BillingConfig>,
+    pub http: Option<HttpConfig>,
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// Values from flags or `VIS_*` variables (clap fills these; flags win).
@@ -210,6 +268,9 @@ pub struct Overrides {
         hide_env_values = true
     )]
     pub delivery_secret: Option<String>,
+    /// Serve `GET /metrics` on this address only (default: on the main listener).
+    #[arg(long, env = "VIS_METRICS_LISTEN", global = true)]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -300,6 +361,8 @@ impl Config {
                 message: "must be at least 1".into(),
             });
         }
+        let http = file.http.unwrap_or_default();
+        http.validate()?;
         Ok(Config {
             listen,
             base_url,
@@ -310,6 +373,8 @@ impl Config {
             render: file.render.unwrap_or_default(),
             delivery,
             billing,
+            http,
+            metrics_listen: o.metrics_listen.or(file.metrics_listen),
         })
     }
 

@@ -32,6 +32,9 @@ pub enum ApiError {
     Gone(String),
     #[error("request body is larger than this endpoint's limit of {limit_bytes} bytes")]
     PayloadTooLarge { limit_bytes: usize },
+    /// 408: the request body stalled past the body-read timeout.
+    #[error("the request body was not received in time; send it without pausing")]
+    RequestTimeout,
     #[error("rate limit exceeded")]
     TooManyRequests { retry_after_secs: u64 },
     /// 500: the cause is logged, never shown.
@@ -93,6 +96,7 @@ impl ApiError {
             ApiError::Gone(_) => StatusCode::GONE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,

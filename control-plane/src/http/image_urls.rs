@@ -29,6 +29,38 @@ pub struct BatchBody {
     pub max_uses: Option<i64>,
 }
 
+/// The batch form's fields, then an image's (errors look a nested field up
+/// by its last name).
+const BATCH_RULES: [(&str, &str); 13] = {
+    let item = super::images::IMAGE_RULES;
+    [
+        (
+            "images",
+            "an array of 1 to 50 image objects (make, model, year, …)",
+        ),
+        ("ttl_seconds", "an integer from 60 to 604800"),
+        (
+            "max_uses",
+            "an integer from 0 to 1000 (0 = unlimited until expiry)",
+        ),
+        item[0],
+        item[1],
+        item[2],
+        item[3],
+        item[4],
+        item[5],
+        item[6],
+        item[7],
+        item[8],
+        item[9],
+    ]
+};
+
+impl super::extract::Described for BatchBody {
+    const SHAPE: &'static str = "a JSON object: one image (make, model, year, …) or a batch {\"images\": [...], \"ttl_seconds\", \"max_uses\"}";
+    const RULES: &'static [(&'static str, &'static str)] = &BATCH_RULES;
+}
+
 /// A validated request: the images, the requested lifetime and use cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlRequest {

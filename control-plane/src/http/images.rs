@@ -52,6 +52,37 @@ pub struct ImageItem {
     pub format: Option<String>,
 }
 
+/// The rules of an image's fields in the API's words (spec §2 ImageRequest).
+pub const IMAGE_RULES: [(&str, &str); 10] = [
+    (
+        "make",
+        "a make's name or slug, 1 to 100 characters (brand is an alias; send one)",
+    ),
+    (
+        "brand",
+        "a make's name or slug, 1 to 100 characters (an alias of make; send one)",
+    ),
+    ("model", "a model's name or slug, 1 to 100 characters"),
+    ("year", "an integer from 1990 to 2027"),
+    (
+        "view",
+        "one of front, front-3-4, side, side-right, rear, rear-3-4 (or an alias such as hero, profile, back)",
+    ),
+    (
+        "color",
+        "one of white, black, gray, silver, blue, red, green, brown, beige, tan, orange, yellow, gold, burgundy, purple",
+    ),
+    ("width", "an integer from 1 to 1024"),
+    ("height", "an integer from 1 to 1024"),
+    ("size", "one of thumb, small, medium, large"),
+    ("format", "one of png, webp, jpg (jpeg is an alias)"),
+];
+
+impl super::extract::Described for ImageItem {
+    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view, color, width, height, size, format";
+    const RULES: &'static [(&'static str, &'static str)] = &IMAGE_RULES;
+}
+
 /// How a form names the fields in its errors: a prefix for every name
 /// (`images[2].`), and its words for the box (`w`/`h` in a query string).
 #[derive(Debug, Clone, Copy)]
@@ -144,7 +175,7 @@ pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), Api
     let int = |name: &str| {
         query
             .get(name)
-            .map(|v| v.trim().parse::<i64>().unwrap_or(i64::MIN))
+            .map(|v| super::extract::plain_int(v).unwrap_or(i64::MIN))
     };
     let item = ImageItem {
         make: get("make"),
@@ -257,20 +288,55 @@ pub async fn get_car(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    keyed(&state, &principal, &key_hash, || {
+        serve(&state, &principal, query.as_deref(), &headers)
+    })
+    .await
+}
+
+/// HEAD /api/v1/images/car: validated exactly like the GET (key, scope,
+/// parameters, catalog, rate limit) and answered with the headers the GET
+/// would give, but free: nothing is charged, rendered or minted.
+pub async fn head_car(
+    State(state): State<AppState>,
+    CachedAuth(principal, key_hash, ..): CachedAuth<ImagesRead>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    keyed(&state, &principal, &key_hash, || {
+        head(&state, &principal, query.as_deref(), &headers)
+    })
+    .await
+}
+
+/// The frame of every keyed request on this route: the rate limit first,
+/// then the handler, then (unless a charge already did) a check that the
+/// possibly cached key is still live; RateLimit-* on every answer.
+async fn keyed<F, Fut>(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    key_hash: &str,
+    handler: F,
+) -> Response
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<Response, ApiError>>,
+{
+    let (decision, admitted) = rate::check_key(state, principal);
     let result = match admitted {
-        Ok(()) => serve(&state, &principal, query.as_deref(), &headers).await,
+        Ok(()) => handler().await,
         Err(refused) => Err(refused),
     };
     // A billed 200 was confirmed by its charge transaction; anything else
     // first confirms that the (possibly cached) key is still live.
-    let billed = matches!(&result, Ok(r) if r.status() == StatusCode::OK);
+    let billed = matches!(&result, Ok(r) if r.status() == StatusCode::OK
+        && r.headers().get("x-credits-charged").is_some_and(|v| v != "0"));
     let result = match result {
         Err(ApiError::Unauthorized(m)) => {
-            state.keys.forget(&key_hash);
+            state.keys.forget(key_hash);
             Err(ApiError::Unauthorized(m))
         }
-        other if !billed => match confirm(&state, &principal, &key_hash).await {
+        other if !billed => match confirm(state, principal, key_hash).await {
             Ok(()) => other,
             Err(e) => Err(e),
         },
@@ -280,6 +346,102 @@ pub async fn get_car(
         result.unwrap_or_else(IntoResponse::into_response),
         &decision,
     )
+}
+
+/// The unbilled balance a 304 or a HEAD reports.
+async fn balance_of(state: &AppState, principal: &super::auth::Principal) -> Result<i64, ApiError> {
+    Ok(state
+        .store
+        .account_by_id(&principal.key.account_id)
+        .await?
+        .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
+        .unwrap_or(0))
+}
+
+async fn head(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let (params, mut form) = parse_query(query)?;
+    if wants_json(headers) {
+        form = ResponseForm::Url;
+    }
+    let resolved = delivery::resolve(
+        state.catalog,
+        &params,
+        state.deliverer.dispatcher.config().revision,
+    )
+    .map_err(lookup_error)?;
+    let balance = balance_of(state, principal).await?;
+    let mut r = StatusCode::OK.into_response();
+    if form == ResponseForm::Url {
+        let h = r.headers_mut();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        image_urls::billing_headers(&mut r, 0, balance);
+        return Ok(r);
+    }
+    let etag = resolved.etag();
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
+    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+        return Ok(not_modified(&etag, balance));
+    }
+    let source = if state.deliverer.is_cached(&resolved).await {
+        crate::renders::SourceKind::Cache
+    } else {
+        crate::renders::SourceKind::Generated
+    };
+    image_headers(state, &resolved, &mut r, 0, balance, source);
+    Ok(r)
+}
+
+fn not_modified(etag: &str, balance: i64) -> Response {
+    let mut r = StatusCode::NOT_MODIFIED.into_response();
+    let h = r.headers_mut();
+    h.insert(header::ETAG, header_value(etag));
+    h.insert("x-credits-charged", HeaderValue::from(0));
+    h.insert("x-credits-remaining", HeaderValue::from(balance));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    r
+}
+
+/// The headers of an image answer (spec §4), shared by GET and HEAD.
+fn image_headers(
+    state: &AppState,
+    resolved: &delivery::Resolved,
+    r: &mut Response,
+    charged: i64,
+    balance: i64,
+    source: crate::renders::SourceKind,
+) {
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(resolved.format.mime()),
+    );
+    h.insert(header::ETAG, header_value(&resolved.etag()));
+    h.insert(
+        header::CONTENT_LOCATION,
+        header_value(&format!("{}{}", state.base_url, resolved.canonical_path())),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    h.insert("x-credits-charged", HeaderValue::from(charged));
+    h.insert("x-credits-remaining", HeaderValue::from(balance));
+    h.insert("x-image-source", HeaderValue::from_static(source.as_str()));
+    h.insert("x-image-width", HeaderValue::from(resolved.width));
+    h.insert("x-image-height", HeaderValue::from(resolved.height));
 }
 
 async fn serve(
@@ -307,22 +469,7 @@ async fn serve(
         .and_then(|v| v.to_str().ok());
     if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
         state.metrics.not_modified.inc();
-        let balance = state
-            .store
-            .account_by_id(&principal.key.account_id)
-            .await?
-            .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
-            .unwrap_or(0);
-        let mut r = StatusCode::NOT_MODIFIED.into_response();
-        let h = r.headers_mut();
-        h.insert(header::ETAG, header_value(&etag));
-        h.insert("x-credits-charged", HeaderValue::from(0));
-        h.insert("x-credits-remaining", HeaderValue::from(balance));
-        h.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("private, no-store"),
-        );
-        return Ok(r);
+        return Ok(not_modified(&etag, balance_of(state, principal).await?));
     }
     let ctx = context::current();
     let payer = principal.payer(&ctx.request_id);
@@ -333,34 +480,19 @@ async fn serve(
         .map_err(|e| delivery_error(e, &state.metrics))?;
     let out = delivered.output;
     let mut r = (StatusCode::OK, out.bytes).into_response();
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(out.format.mime()),
+    image_headers(
+        state,
+        &resolved,
+        &mut r,
+        delivered.credits_charged,
+        delivered.balance_after,
+        delivered.source,
     );
-    h.insert(header::ETAG, header_value(&etag));
-    h.insert(
-        header::CONTENT_LOCATION,
-        header_value(&format!("{}{}", state.base_url, resolved.canonical_path())),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
-    );
-    h.insert(
-        "x-credits-charged",
-        HeaderValue::from(delivered.credits_charged),
-    );
-    h.insert(
-        "x-credits-remaining",
-        HeaderValue::from(delivered.balance_after),
-    );
-    h.insert(
-        "x-image-source",
-        HeaderValue::from_static(delivered.source.as_str()),
-    );
-    h.insert("x-image-width", HeaderValue::from(out.width));
-    h.insert("x-image-height", HeaderValue::from(out.height));
+    // The derived output's own size is the truth (equal to the resolved one).
+    r.headers_mut()
+        .insert("x-image-width", HeaderValue::from(out.width));
+    r.headers_mut()
+        .insert("x-image-height", HeaderValue::from(out.height));
     Ok(r)
 }
 

@@ -15,6 +15,7 @@ pub mod middleware;
 pub mod options;
 pub mod rate;
 pub mod resolve;
+pub mod server;
 pub mod vehicles;
 
 use std::time::Duration;
@@ -24,6 +25,7 @@ use axum::http::{HeaderName, Method, header};
 use axum::routing::{MethodRouter, get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{Any, CorsLayer};
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -50,7 +52,11 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
         ("/api/v1/vehicles", Access::Public, get(vehicles::get)),
         ("/api/v1/images/resolve", Access::Keyed, post(resolve::post)),
         ("/api/v1/account", Access::Keyed, get(account::get)),
-        ("/api/v1/images/car", Access::Keyed, get(images::get_car)),
+        (
+            "/api/v1/images/car",
+            Access::Keyed,
+            get(images::get_car).head(images::head_car),
+        ),
         ("/api/v1/image-urls", Access::Keyed, post(image_urls::post)),
         (
             "/api/v1/delivery/{token}",
@@ -91,17 +97,51 @@ fn cors() -> CorsLayer {
         .max_age(Duration::from_secs(86_400))
 }
 
-pub fn router(state: AppState, extra: Option<Router<AppState>>) -> Router {
+/// How [`router`] builds the public router.
+#[derive(Debug, Clone, Copy)]
+pub struct RouterOptions {
+    /// A request body that pauses longer than this between bytes is a 408.
+    pub body_timeout: Duration,
+    /// Whether `/metrics` is served here (false when `metrics_listen` is set).
+    pub metrics: bool,
+}
+
+impl Default for RouterOptions {
+    fn default() -> Self {
+        RouterOptions {
+            body_timeout: Duration::from_secs(30),
+            metrics: true,
+        }
+    }
+}
+
+pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterOptions) -> Router {
     let mut router = extra.unwrap_or_default();
     for (path, access, method_router) in route_table() {
+        if path == "/metrics" && !options.metrics {
+            continue;
+        }
         let method_router = match access {
             Access::Public => method_router.layer(cors()),
             Access::Keyed => method_router,
         };
         router = router.route(path, method_router);
     }
+    with_middleware(router.fallback(not_found), state)
+        .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
+}
+
+/// The operators' router of a separate `metrics_listen` address.
+pub fn metrics_router(state: AppState) -> Router {
+    let router = Router::new()
+        .route("/metrics", get(metrics::get))
+        .fallback(not_found);
+    with_middleware(router, state)
+}
+
+/// Request ids, the problem safety net and panic capture, for every router.
+fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
-        .fallback(not_found)
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -33,6 +33,20 @@ pub struct ResolveBody {
     pub model: Option<String>,
 }
 
+impl super::extract::Described for ResolveBody {
+    const SHAPE: &'static str =
+        "a JSON object with query (required, 1 to 200 characters) and optionally year, make, model";
+    const RULES: &'static [(&'static str, &'static str)] = &[
+        (
+            "query",
+            "a string of 1 to 200 characters describing the vehicle",
+        ),
+        ("year", "an integer from 1990 to 2027"),
+        ("make", "a string of at most 60 characters"),
+        ("model", "a string of at most 60 characters"),
+    ];
+}
+
 /// Validated input: blank `make`/`model` count as absent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Validated {

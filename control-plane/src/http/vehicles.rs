@@ -72,9 +72,8 @@ pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
 
     let year = get("year")
         .map(|v| {
-            v.trim()
-                .parse::<u16>()
-                .ok()
+            super::extract::plain_int(v)
+                .and_then(|y| u16::try_from(y).ok())
                 .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
                 .ok_or_else(|| {
                     ApiError::bad_request(
@@ -86,16 +85,17 @@ pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
         .transpose()?;
     let make_id = get("makeId")
         .map(|v| {
-            v.trim().parse::<u64>().map_err(|_| {
-                ApiError::bad_request("makeId", "must be a non-negative integer (a make's id)")
-            })
+            super::extract::plain_int(v)
+                .and_then(|n| u64::try_from(n).ok())
+                .ok_or_else(|| {
+                    ApiError::bad_request("makeId", "must be a non-negative integer (a make's id)")
+                })
         })
         .transpose()?;
     let limit = get("limit")
         .map(|v| {
-            v.trim()
-                .parse::<usize>()
-                .ok()
+            super::extract::plain_int(v)
+                .and_then(|n| usize::try_from(n).ok())
                 .filter(|n| (1..=LIMIT_MAX).contains(n))
                 .ok_or_else(|| {
                     ApiError::bad_request(
