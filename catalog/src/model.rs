@@ -5,6 +5,7 @@ use vis_protocol::BodyShape;
 
 /// A make (spec `CatalogMake`). `id` is the source's make id of the canonical spelling; some
 /// source ids exceed `u32`, so it is a `u64` (JSON integers carry it exactly below 2^53).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Make {
     pub id: u64,
@@ -13,6 +14,7 @@ pub struct Make {
 }
 
 /// A model of one make (spec `CatalogModel` when serialised: name, slug, vehicle_type).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Model {
     pub name: String,
@@ -94,6 +96,7 @@ pub struct Source {
 }
 
 /// How a search hit matched, best first (spec: exact, prefix, token, contains, fuzzy).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchKind {
@@ -117,6 +120,7 @@ impl MatchKind {
 }
 
 /// `make` or `model` (spec `CatalogSearchHit.kind`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HitKind {
@@ -125,6 +129,7 @@ pub enum HitKind {
 }
 
 /// One search result (spec `CatalogSearchHit`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchHit {
     pub kind: HitKind,

@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::config::{Config, HttpConfig, ObjectStoreConfig};
@@ -40,7 +39,7 @@ pub struct Shared {
     pub objects: Arc<dyn ObjectStore>,
     pub base_url: Arc<str>,
     /// The options document's `data`, built once.
-    pub options: Arc<Value>,
+    pub options: Arc<http::options::OptionsDocument>,
     pub catalog: &'static vis_catalog::Catalog,
     pub limiter: Arc<RateLimiter>,
     /// Keys seen recently (see `http::auth::CachedAuth`).

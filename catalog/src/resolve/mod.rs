@@ -23,6 +23,7 @@ pub struct ResolveInput<'a> {
 }
 
 /// Exact request parameters (spec `params`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResolvedParams {
     pub make: String,
@@ -38,12 +39,14 @@ pub struct ResolvedParams {
     pub format: Option<Format>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Display {
     pub make_name: String,
     pub model_name: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Candidate {
     pub make_name: String,
@@ -54,6 +57,7 @@ pub struct Candidate {
     pub match_kind: MatchKind,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
@@ -63,6 +67,7 @@ pub enum Confidence {
 }
 
 /// What the parser recognised in the text; `None` (JSON null) when absent.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Extracted {
     pub year: Option<u16>,
@@ -74,6 +79,7 @@ pub struct Extracted {
 }
 
 /// The response `data` (without `request_id`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Resolution {
     pub params: ResolvedParams,

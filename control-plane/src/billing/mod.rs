@@ -14,7 +14,8 @@ pub const CREDITS_PER_IMAGE: i64 = 1;
 /// Credits granted to every new account.
 pub const FREE_CREDITS: i64 = 100;
 
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+/// A credit pack (spec §2 Pack).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 pub struct Pack {
     pub credits: i64,
     pub cents: i64,
@@ -50,7 +51,8 @@ pub fn credits_value_usd(credits: i64) -> f64 {
     credits as f64 / CREDITS_PER_DOLLAR as f64
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// An account's use of the service over a period (spec §2 Account usage_30d).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Usage {
     pub requests: i64,
     pub images: i64,

@@ -5,8 +5,10 @@
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use vis_protocol::{Color, Format, View};
 
 use super::auth::{Auth, ImagesRead, Principal};
 use super::extract::{parse_json, read_body};
@@ -182,23 +184,73 @@ fn validate_item(item: ImageItem, prefix: &str) -> Result<ImageParams, ApiError>
 
 /// VehicleParams (spec §2): normalized slugs; width and height are the
 /// requested box, when one was given.
-pub fn vehicle_json(r: &Resolved) -> Value {
-    let v = &r.variant;
-    let mut out = json!({
-        "make": v.make.to_string(),
-        "model": v.model.to_string(),
-        "year": v.year,
-        "view": v.view,
-        "color": v.color,
-        "format": r.format,
-    });
-    if let Some(w) = r.box_w {
-        out["width"] = w.into();
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VehicleParams {
+    /// Make slug.
+    pub make: String,
+    /// Model slug.
+    pub model: String,
+    pub year: u16,
+    pub view: View,
+    pub color: Color,
+    pub format: Format,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+}
+
+impl VehicleParams {
+    pub fn of(r: &Resolved) -> VehicleParams {
+        let v = &r.variant;
+        VehicleParams {
+            make: v.make.to_string(),
+            model: v.model.to_string(),
+            year: v.year,
+            view: v.view,
+            color: v.color,
+            format: r.format,
+            width: r.box_w,
+            height: r.box_h,
+        }
     }
-    if let Some(h) = r.box_h {
-        out["height"] = h.into();
-    }
-    out
+}
+
+/// One signed delivery URL (spec §2 DeliveryUrl).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeliveryUrl {
+    #[schema(format = "uuid")]
+    pub id: String,
+    /// Loads the image with no key; free until `expires_at`.
+    #[schema(format = "uri")]
+    pub url: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// 0 = unlimited loads until expiry.
+    pub max_uses: u32,
+    pub vehicle: VehicleParams,
+}
+
+/// The 201 of POST /api/v1/image-urls (spec §2 ImageUrlsResponse).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImageUrlsResponse {
+    /// One URL per requested image, in order.
+    pub data: Vec<DeliveryUrl>,
+    pub billing: UrlsBilling,
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UrlsBilling {
+    /// Always `creation`: URLs are billed once, when minted.
+    #[schema(value_type = String, example = "creation", pattern = "^creation$")]
+    pub charged_on: &'static str,
+    /// The number of URLs created.
+    pub credits_charged: usize,
+    pub credits_remaining: i64,
+    /// Always 1.
+    #[schema(minimum = 1, maximum = 1)]
+    pub credits_per_url: u32,
 }
 
 /// RFC 3339 in UTC, whole seconds.
@@ -308,30 +360,28 @@ async fn create(
         request.max_uses,
     )
     .await?;
-    let data: Vec<Value> = minted
+    let data: Vec<DeliveryUrl> = minted
         .urls
         .iter()
-        .map(|u| {
-            json!({
-                "id": u.id,
-                "url": url_of(state, u),
-                "expires_at": rfc3339(u.expires_at),
-                "max_uses": u.max_uses,
-                "vehicle": vehicle_json(&u.resolved),
-            })
+        .map(|u| DeliveryUrl {
+            id: u.id.to_string(),
+            url: url_of(state, u),
+            expires_at: rfc3339(u.expires_at),
+            max_uses: u.max_uses,
+            vehicle: VehicleParams::of(&u.resolved),
         })
         .collect();
     let n = minted.urls.len();
-    let body = json!({
-        "data": data,
-        "billing": {
-            "charged_on": "creation",
-            "credits_charged": n,
-            "credits_remaining": minted.balance_after,
-            "credits_per_url": 1,
+    let body = ImageUrlsResponse {
+        data,
+        billing: UrlsBilling {
+            charged_on: "creation",
+            credits_charged: n,
+            credits_remaining: minted.balance_after,
+            credits_per_url: 1,
         },
-        "request_id": context::current().request_id,
-    });
+        request_id: context::current().request_id,
+    };
     let mut r = (StatusCode::CREATED, axum::Json(body)).into_response();
     billing_headers(&mut r, n, minted.balance_after);
     Ok(r)

@@ -5,7 +5,8 @@
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use vis_catalog::LookupError;
 use vis_protocol::{Color, Format, SizePreset, View};
 
@@ -496,6 +497,37 @@ async fn serve(
     Ok(r)
 }
 
+/// The JSON form of GET /api/v1/images/car (spec §2 ImageUrlResponse).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImageUrlResponse {
+    pub data: ImageUrlData,
+    pub billing: UrlBilling,
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImageUrlData {
+    /// Loads the image with no key; the image renders on its first load.
+    #[schema(format = "uri")]
+    pub url: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// Always 0 here (unlimited loads until expiry).
+    pub max_uses: u32,
+    pub vehicle: image_urls::VehicleParams,
+    /// The image's width in pixels.
+    pub width: u32,
+    /// The image's height in pixels.
+    pub height: u32,
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UrlBilling {
+    pub credits_charged: usize,
+    pub credits_remaining: i64,
+}
+
 /// The JSON form (spec ImageUrlResponse): one signed delivery URL, minted
 /// and billed now with the deployment's default lifetime and no use cap; the
 /// image renders on the URL's first load.
@@ -509,22 +541,22 @@ async fn url_form(
     let Some(u) = minted.urls.first() else {
         return Err(ApiError::internal("minting returned no URL"));
     };
-    let body = serde_json::json!({
-        "data": {
-            "url": image_urls::url_of(state, u),
-            "expires_at": image_urls::rfc3339(u.expires_at),
-            "max_uses": u.max_uses,
-            "vehicle": image_urls::vehicle_json(&resolved),
-            "width": resolved.width,
-            "height": resolved.height,
-            "format": resolved.format,
+    let body = ImageUrlResponse {
+        data: ImageUrlData {
+            url: image_urls::url_of(state, u),
+            expires_at: image_urls::rfc3339(u.expires_at),
+            max_uses: u.max_uses,
+            vehicle: image_urls::VehicleParams::of(&resolved),
+            width: resolved.width,
+            height: resolved.height,
+            format: resolved.format,
         },
-        "billing": {
-            "credits_charged": minted.urls.len(),
-            "credits_remaining": minted.balance_after,
+        billing: UrlBilling {
+            credits_charged: minted.urls.len(),
+            credits_remaining: minted.balance_after,
         },
-        "request_id": context::current().request_id,
-    });
+        request_id: context::current().request_id,
+    };
     let mut r = (StatusCode::OK, axum::Json(body)).into_response();
     image_urls::billing_headers(&mut r, minted.urls.len(), minted.balance_after);
     Ok(r)

@@ -4,7 +4,6 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 use vis_catalog::{ResolveError, ResolveInput, resolve};
 
 use super::auth::{AccountRead, Auth};
@@ -45,6 +44,13 @@ impl super::extract::Described for ResolveBody {
         ("make", "a string of at most 60 characters"),
         ("model", "a string of at most 60 characters"),
     ];
+}
+
+/// POST /api/v1/images/resolve (spec §2 ResolveResponse).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct ResolveResponse {
+    pub data: vis_catalog::Resolution,
+    pub request_id: String,
 }
 
 /// Validated input: blank `make`/`model` count as absent.
@@ -101,7 +107,7 @@ fn not_found(e: ResolveError) -> ApiError {
     if makes.is_empty() {
         err
     } else {
-        err.with_field("makes", json!(makes))
+        err.with_field("makes", serde_json::to_value(makes).unwrap_or_default())
     }
 }
 
@@ -126,10 +132,11 @@ pub async fn post(
             },
         )
         .map_err(not_found)?;
-        Ok(
-            axum::Json(json!({ "data": resolution, "request_id": context::current().request_id }))
-                .into_response(),
-        )
+        Ok(axum::Json(ResolveResponse {
+            data: resolution,
+            request_id: context::current().request_id,
+        })
+        .into_response())
     });
     rate::with_headers(
         result.unwrap_or_else(IntoResponse::into_response),
