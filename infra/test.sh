@@ -25,3 +25,6 @@ export VIS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT for the conformance suite" >&2
 
 cargo test --workspace --no-fail-fast "$@"
+
+# The running server against its own interface description (all checks).
+./infra/schemathesis.sh

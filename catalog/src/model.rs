@@ -6,6 +6,7 @@ use vis_protocol::BodyShape;
 /// A make (spec `CatalogMake`). `id` is the source's make id of the canonical spelling; some
 /// source ids exceed `u32`, so it is a `u64` (JSON integers carry it exactly below 2^53).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CatalogMake))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Make {
     pub id: u64,
@@ -15,6 +16,7 @@ pub struct Make {
 
 /// A model of one make (spec `CatalogModel` when serialised: name, slug, vehicle_type).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CatalogModel))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Model {
     pub name: String,
@@ -130,6 +132,7 @@ pub enum HitKind {
 
 /// One search result (spec `CatalogSearchHit`).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CatalogSearchHit))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchHit {
     pub kind: HitKind,

@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 
-use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::{PartialSchema, ToSchema};
 
 use crate::{BodyShape, Color, Format, SizePreset, View};
@@ -22,10 +22,7 @@ macro_rules! enum_schema {
     ($ty:ty, $name:literal, $description:literal) => {
         impl PartialSchema for $ty {
             fn schema() -> RefOr<Schema> {
-                string_enum(
-                    <$ty>::ALL.iter().map(|v| v.id()).collect(),
-                    $description,
-                )
+                string_enum(<$ty>::ALL.iter().map(|v| v.id()).collect(), $description)
             }
         }
         impl ToSchema for $ty {

@@ -80,6 +80,7 @@ pub struct Extracted {
 
 /// The response `data` (without `request_id`).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ResolveData))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Resolution {
     pub params: ResolvedParams,

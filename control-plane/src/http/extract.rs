@@ -302,6 +302,23 @@ pub fn plain_text(param: &str, value: &str) -> Result<(), ApiError> {
     }
 }
 
+/// A JSON integer field: JSON Schema counts `2019.0` as the integer 2019,
+/// so a number with no fractional part is accepted; anything else fails
+/// (and the body's rules name the field). `null` is absent.
+pub fn de_int<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    use serde::Deserialize;
+    use serde::de::Error;
+    let value = Option::<serde_json::Number>::deserialize(d)?;
+    let Some(n) = value else { return Ok(None) };
+    if let Some(i) = n.as_i64() {
+        return Ok(Some(i));
+    }
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(f as i64)),
+        _ => Err(D::Error::custom("not an integer")),
+    }
+}
+
 /// A query-string integer: plain decimal digits, optionally after a minus
 /// sign, without leading zeros, signs, spaces or exponents; else `None`
 /// (the caller's range message then names the parameter).

@@ -27,7 +27,9 @@ use crate::store::{Millis, StoreError};
 #[serde(deny_unknown_fields)]
 pub struct BatchBody {
     pub images: Vec<ImageItem>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub ttl_seconds: Option<i64>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub max_uses: Option<i64>,
 }
 

@@ -44,10 +44,13 @@ pub struct ImageItem {
     pub make: Option<String>,
     pub brand: Option<String>,
     pub model: Option<String>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub year: Option<i64>,
     pub view: Option<String>,
     pub color: Option<String>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub width: Option<i64>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub height: Option<i64>,
     pub size: Option<String>,
     pub format: Option<String>,

@@ -12,6 +12,7 @@ pub mod image_urls;
 pub mod images;
 pub mod metrics;
 pub mod middleware;
+pub mod openapi;
 pub mod options;
 pub mod rate;
 pub mod resolve;

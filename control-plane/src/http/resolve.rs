@@ -24,8 +24,8 @@ pub const NAME_MAX_CHARS: usize = 60;
 #[serde(deny_unknown_fields)]
 pub struct ResolveBody {
     pub query: String,
-    #[serde(default)]
-    pub year: Option<u16>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
+    pub year: Option<i64>,
     #[serde(default)]
     pub make: Option<String>,
     #[serde(default)]
@@ -73,14 +73,20 @@ pub fn validate(body: ResolveBody) -> Result<Validated, ApiError> {
             format!("must be at most {QUERY_MAX_CHARS} characters"),
         ));
     }
-    if let Some(year) = body.year
-        && !(YEAR_MIN..=YEAR_MAX).contains(&year)
-    {
-        return Err(ApiError::bad_request(
-            "year",
-            format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
-        ));
-    }
+    let year = body
+        .year
+        .map(|y| {
+            u16::try_from(y)
+                .ok()
+                .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "year",
+                        format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+                    )
+                })
+        })
+        .transpose()?;
     let name = |field: &'static str, value: Option<String>| -> Result<Option<String>, ApiError> {
         match value {
             Some(v) if v.chars().count() > NAME_MAX_CHARS => Err(ApiError::bad_request(
@@ -93,7 +99,7 @@ pub fn validate(body: ResolveBody) -> Result<Validated, ApiError> {
     };
     Ok(Validated {
         query: body.query,
-        year: body.year,
+        year,
         make: name("make", body.make)?,
         model: name("model", body.model)?,
     })
@@ -172,7 +178,7 @@ mod tests {
         assert!(validate(body(&"é".repeat(200))).is_ok());
         for (year, ok) in [(1989, false), (1990, true), (2027, true), (2028, false)] {
             let b = ResolveBody {
-                year: Some(year),
+                year: Some(i64::from(year)),
                 ..body("camry")
             };
             assert_eq!(validate(b).is_ok(), ok, "{year}");

@@ -35,6 +35,8 @@ pub const Q_MAX_CHARS: usize = 200;
 /// Search result count bounds (spec §8).
 pub const LIMIT_MAX: usize = 25;
 pub const LIMIT_DEFAULT: usize = 10;
+/// Largest make id: ids are exact in JSON (2^53 - 1).
+pub const MAKE_ID_MAX: u64 = (1 << 53) - 1;
 /// Longest make or model slug accepted.
 pub const SLUG_MAX_CHARS: usize = 100;
 
@@ -88,8 +90,12 @@ pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
         .map(|v| {
             super::extract::plain_int(v)
                 .and_then(|n| u64::try_from(n).ok())
+                .filter(|n| *n <= MAKE_ID_MAX)
                 .ok_or_else(|| {
-                    ApiError::bad_request("makeId", "must be a non-negative integer (a make's id)")
+                    ApiError::bad_request(
+                        "makeId",
+                        "must be an integer from 0 to 9007199254740991 (a make's id)",
+                    )
                 })
         })
         .transpose()?;

@@ -1,0 +1,621 @@
+//! The interface description (OpenAPI 3.1, info.version 2.0.0), generated
+//! from the code: every response body's schema is derived from the typed
+//! struct the handler serialises (`utoipa::ToSchema`), and the parameters
+//! and request bodies are written here from the same constants the parsers
+//! use. `docs/openapi.json` is this document, written by
+//! `VIS_WRITE_OPENAPI=1 cargo test -p control-plane openapi` and checked
+//! by the same test; the route-table test checks that every route is in it.
+//!
+//! Request schemas say exactly what the server accepts, so that a
+//! schema-driven tester (schemathesis in CI) can hold the server to it:
+//! `make` and `brand` are mutually exclusive (`oneOf`), the parameter
+//! combinations of `/api/v1/vehicles` are its six shapes, text parameters
+//! carry a pattern that excludes control, invisible and combining
+//! characters (written for Latin text; other scripts are accepted unless
+//! they carry such characters), and optional JSON fields may be `null`.
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+use utoipa::OpenApi;
+use utoipa::openapi::OpenApi as Document;
+
+use super::images::{YEAR_MAX, YEAR_MIN};
+use crate::limits;
+
+/// Text the API accepts: at least one visible character; no control,
+/// format or combining characters (JSON Schema pattern).
+pub const TEXT_PATTERN: &str = "^[ -~\u{a0}-\u{ac}\u{ae}-\u{24f}]*[!-~\u{a1}-\u{ac}\u{ae}-\u{24f}][ -~\u{a0}-\u{ac}\u{ae}-\u{24f}]*$";
+/// Like [`TEXT_PATTERN`] but blank is allowed (resolve's optional names).
+pub const TEXT_OR_BLANK_PATTERN: &str = "^[ -~\u{a0}-\u{ac}\u{ae}-\u{24f}]*$";
+/// X-Request-Id a client may choose (spec §2).
+pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Vehicle Image Service API",
+        version = "2.0.0",
+        description = "Studio-style renders of vehicles by make, model, year, colour and view, metered in credits. Every failure is an application/problem+json document.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    components(schemas(
+        crate::error::Problem,
+        super::health::Health,
+        super::options::OptionsResponse,
+        super::vehicles::VehiclesResponse,
+        super::resolve::ResolveResponse,
+        super::account::AccountResponse,
+        super::images::ImageUrlResponse,
+        super::image_urls::ImageUrlsResponse,
+        vis_protocol::View,
+        vis_protocol::Color,
+        vis_protocol::Format,
+        vis_protocol::SizePreset,
+    ))
+)]
+struct Derived;
+
+/// The whole document, built once: utoipa's derived components, then the
+/// paths and request schemas (kept as JSON: they use JSON Schema 2020-12
+/// keywords that utoipa's typed model does not carry).
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(build)
+}
+
+/// The document as served and committed (pretty JSON, trailing newline).
+pub fn document_json() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(document()).expect("the document serialises");
+        text.push('\n');
+        text
+    })
+}
+
+fn build() -> Value {
+    let derived: Document = Derived::openapi();
+    let mut value = serde_json::to_value(&derived).expect("the document serialises");
+    value["servers"] = json!([{ "url": "/" }]);
+    value["tags"] = json!([
+        { "name": "images", "description": "Images and free-text resolution (billed per image)." },
+        { "name": "delivery", "description": "Signed delivery URLs (billed once, when minted)." },
+        { "name": "catalog", "description": "The vehicle catalog and the options document (free)." },
+        { "name": "account", "description": "Balance, pricing and usage (free)." },
+        { "name": "operations", "description": "Health, readiness, metrics and documentation." },
+    ]);
+    let components = &mut value["components"];
+    components["securitySchemes"] = json!({
+        "bearer": { "type": "http", "scheme": "bearer", "description": "API key (vis_…)" },
+        "apiKeyHeader": { "type": "apiKey", "in": "header", "name": "x-api-key" },
+    });
+    components["responses"] = json!({
+        "Problem": {
+            "description": "A problem document (RFC 9457).",
+            "headers": { "X-Request-Id": { "schema": { "type": "string" } } },
+            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+        },
+    });
+    let schemas = components["schemas"]
+        .as_object_mut()
+        .expect("derived schemas");
+    schemas.insert("ImageRequest".into(), image_request());
+    schemas.insert("BatchImageUrlRequest".into(), batch_request());
+    schemas.insert("ResolveRequest".into(), resolve_request());
+    value["paths"] = paths();
+    value
+}
+
+fn problem() -> Value {
+    json!({ "$ref": "#/components/responses/Problem" })
+}
+
+/// Error responses by status, all problem documents.
+fn problems(statuses: &[u16]) -> serde_json::Map<String, Value> {
+    statuses
+        .iter()
+        .map(|s| (s.to_string(), problem()))
+        .collect()
+}
+
+fn keyed() -> Value {
+    json!([{ "bearer": [] }, { "apiKeyHeader": [] }])
+}
+
+fn int_header(description: &str) -> Value {
+    json!({ "schema": { "type": "integer" }, "description": description })
+}
+
+fn rate_headers() -> serde_json::Map<String, Value> {
+    let mut h = serde_json::Map::new();
+    h.insert(
+        "RateLimit-Limit".into(),
+        int_header("Requests per 60 s window for this key."),
+    );
+    h.insert(
+        "RateLimit-Remaining".into(),
+        int_header("Requests left in the window."),
+    );
+    h.insert(
+        "RateLimit-Reset".into(),
+        int_header("Seconds until the window resets."),
+    );
+    h
+}
+
+fn with(mut base: serde_json::Map<String, Value>, extra: Value) -> Value {
+    if let Value::Object(extra) = extra {
+        base.extend(extra);
+    }
+    Value::Object(base)
+}
+
+fn json_content(schema: &str) -> Value {
+    json!({ "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } })
+}
+
+fn text(max: usize) -> Value {
+    json!({ "type": "string", "minLength": 1, "maxLength": max, "pattern": TEXT_PATTERN })
+}
+
+fn int(min: i64, max: i64) -> Value {
+    json!({ "type": "integer", "minimum": min, "maximum": max })
+}
+
+fn accepted(schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) -> Value {
+    serde_json::to_value(schema).expect("schema serialises")
+}
+
+fn nullable(mut schema: Value) -> Value {
+    if let Some(t) = schema.get("type").and_then(Value::as_str) {
+        schema["type"] = json!([t, "null"]);
+    } else if schema.get("enum").is_some() {
+        let mut values = schema["enum"].as_array().cloned().unwrap_or_default();
+        values.push(Value::Null);
+        schema["enum"] = Value::Array(values);
+        schema["type"] = json!(["string", "null"]);
+    }
+    schema
+}
+
+/// The fields of one image, as query parameters (`w`, `h`) or as JSON
+/// (`width`, `height`), with the rules of `images::validate`.
+fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
+    let maybe_null = |v: Value| if json_body { nullable(v) } else { v };
+    let (w, h) = if json_body {
+        ("width", "height")
+    } else {
+        ("w", "h")
+    };
+    let mut f = serde_json::Map::new();
+    f.insert(
+        "make".into(),
+        with_description(text(100), "Make name or slug (or send brand, not both)."),
+    );
+    f.insert(
+        "brand".into(),
+        with_description(text(100), "Alias of make; send one of them."),
+    );
+    f.insert(
+        "model".into(),
+        with_description(text(100), "Model name, slug or unique prefix."),
+    );
+    f.insert(
+        "year".into(),
+        with_description(
+            int(YEAR_MIN.into(), YEAR_MAX.into()),
+            "Model year (next year's models are accepted).",
+        ),
+    );
+    f.insert(
+        "view".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::View::accepted_schema()),
+            "Default front-3-4; aliases accepted.",
+        )),
+    );
+    f.insert(
+        "color".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::Color::accepted_schema()),
+            "Default silver.",
+        )),
+    );
+    f.insert(
+        w.into(),
+        maybe_null(with_description(
+            int(1, 1024),
+            "Fit inside this width; never enlarged.",
+        )),
+    );
+    f.insert(
+        h.into(),
+        maybe_null(with_description(
+            int(1, 1024),
+            "Fit inside this height; never enlarged.",
+        )),
+    );
+    f.insert(
+        "size".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::SizePreset::accepted_schema()),
+            "Shorthand for the width; ignored when a width or height is given.",
+        )),
+    );
+    f.insert(
+        "format".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::Format::accepted_schema()),
+            "Default png; jpeg is an alias of jpg.",
+        )),
+    );
+    f
+}
+
+fn with_description(mut schema: Value, description: &str) -> Value {
+    schema["description"] = json!(description);
+    schema
+}
+
+/// `make` or `brand`, exactly one (a JSON `null` counts as absent).
+fn make_or_brand() -> Value {
+    json!([
+        { "required": ["make"], "properties": { "make": { "type": "string" } } },
+        { "required": ["brand"], "properties": { "brand": { "type": "string" } } },
+    ])
+}
+
+/// spec §2 ImageRequest (additional properties rejected).
+fn image_request() -> Value {
+    json!({
+        "description": "One image. Send make or brand (not both), model and year.",
+        "allOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["model", "year"],
+                "properties": Value::Object(image_fields(true)),
+            },
+            { "oneOf": make_or_brand() },
+        ],
+    })
+}
+
+/// spec §2 BatchImageUrlRequest (additional properties rejected).
+fn batch_request() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["images"],
+        "properties": {
+            "images": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": limits::MAX_BATCH_URLS,
+                "items": { "$ref": "#/components/schemas/ImageRequest" },
+            },
+            "ttl_seconds": nullable(with_description(
+                int(limits::DELIVERY_TTL_MIN_SECS as i64, limits::DELIVERY_TTL_MAX_SECS as i64),
+                "URL lifetime, seconds; default 3600; clamped to the deployment's bounds.",
+            )),
+            "max_uses": nullable(with_description(
+                int(0, limits::MAX_USES.into()),
+                "Loads allowed; 0 (default) means unlimited until expiry.",
+            )),
+        },
+    })
+}
+
+/// spec §2 ResolveRequest (additional properties rejected).
+fn resolve_request() -> Value {
+    let name = |what: &str| {
+        json!({
+            "type": ["string", "null"],
+            "maxLength": super::resolve::NAME_MAX_CHARS,
+            "pattern": TEXT_OR_BLANK_PATTERN,
+            "description": what,
+        })
+    };
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["query"],
+        "properties": {
+            "query": with_description(text(super::resolve::QUERY_MAX_CHARS), "Free text, e.g. \"navy 2019 camry from behind, 512px webp\"."),
+            "year": nullable(with_description(int(YEAR_MIN.into(), YEAR_MAX.into()), "Overrides any year in the text.")),
+            "make": name("Narrows the search to this make; blank is absent."),
+            "model": name("The model, searched instead of the text; blank is absent."),
+        },
+    })
+}
+
+/// The query of GET /api/v1/images/car as one exploded object, so that the
+/// make/brand rule can be stated.
+fn image_query() -> Value {
+    let mut fields = image_fields(false);
+    fields.insert(
+        "response".into(),
+        json!({ "type": "string", "enum": ["image", "url"], "description": "image (default), or url for a signed delivery URL as JSON (charged now)." }),
+    );
+    json!({
+        "name": "image",
+        "in": "query",
+        "required": true,
+        "style": "form",
+        "explode": true,
+        "description": "The image's parameters, each its own query parameter. Send make or brand (not both). Unknown parameters are a 400 naming them.",
+        "schema": {
+            "allOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["model", "year"],
+                    "properties": Value::Object(fields),
+                },
+                { "oneOf": make_or_brand() },
+            ],
+        },
+    })
+}
+
+/// The six shapes of GET /api/v1/vehicles' query (spec §4).
+fn vehicles_query() -> Value {
+    let year = int(YEAR_MIN.into(), YEAR_MAX.into());
+    let slug = text(super::vehicles::SLUG_MAX_CHARS);
+    let shape = |title: &str, required: &[&str], properties: Value| {
+        json!({
+            "title": title,
+            "type": "object",
+            "additionalProperties": false,
+            "required": required,
+            "properties": properties,
+        })
+    };
+    json!({
+        "name": "selector",
+        "in": "query",
+        "required": false,
+        "style": "form",
+        "explode": true,
+        "description": "Which list: none → years; year → makes; year + makeId → models; q (+ year, limit) → search; make (+ year) → models of a make; make + model → years of a model. Other combinations are a 400 naming the parameter that does not fit.",
+        "schema": {
+            "oneOf": [
+                { "title": "years", "type": "object", "maxProperties": 0 },
+                shape("makes for a year", &["year"], json!({ "year": year })),
+                shape("models for a make id and year", &["year", "makeId"], json!({ "year": year, "makeId": { "type": "integer", "minimum": 0, "maximum": super::vehicles::MAKE_ID_MAX } })),
+                shape("search", &["q"], json!({ "q": text(super::vehicles::Q_MAX_CHARS), "year": year, "limit": int(1, super::vehicles::LIMIT_MAX as i64) })),
+                shape("models for a make slug", &["make"], json!({ "make": slug, "year": year })),
+                shape("years for a make and model slug", &["make", "model"], json!({ "make": slug, "model": slug })),
+            ],
+        },
+    })
+}
+
+fn if_none_match(what: &str) -> Value {
+    json!({ "name": "If-None-Match", "in": "header", "required": false, "schema": { "type": "string" }, "description": what })
+}
+
+fn image_headers() -> serde_json::Map<String, Value> {
+    let mut h = rate_headers();
+    for (name, value) in [
+        (
+            "ETag",
+            json!({ "schema": { "type": "string" }, "description": "Strong validator of this exact output (variant, size, format, render revision)." }),
+        ),
+        (
+            "Content-Location",
+            json!({ "schema": { "type": "string" }, "description": "Canonical URL of the image, in make spelling." }),
+        ),
+        (
+            "Cache-Control",
+            json!({ "schema": { "type": "string" }, "description": "private, no-store" }),
+        ),
+        (
+            "X-Credits-Charged",
+            int_header("1 for a delivered image (0 on HEAD)."),
+        ),
+        (
+            "X-Credits-Remaining",
+            int_header("Balance after the request."),
+        ),
+        (
+            "X-Image-Source",
+            json!({ "schema": { "type": "string", "enum": ["cache", "generated"] }, "description": "cache or generated (cold render); both cost the same." }),
+        ),
+        ("X-Image-Width", int_header("Width in pixels.")),
+        ("X-Image-Height", int_header("Height in pixels.")),
+    ] {
+        h.insert(name.into(), value);
+    }
+    h
+}
+
+fn image_content() -> Value {
+    let binary =
+        json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+    json!({
+        "image/png": binary,
+        "image/webp": binary,
+        "image/jpeg": binary,
+        "application/json": { "schema": { "$ref": "#/components/schemas/ImageUrlResponse" } },
+    })
+}
+
+fn html_page(summary: &str) -> Value {
+    json!({ "get": {
+        "summary": summary, "tags": ["operations"],
+        "responses": { "200": { "description": "An HTML page.", "content": { "text/html": { "schema": { "type": "string" } } } } },
+    } })
+}
+
+fn paths() -> Value {
+    let image_car = |method: &str| {
+        let head = method == "head";
+        json!({
+            "summary": if head { "Validate an image request without paying for it" } else { "One image by make, model, year, view, colour, size and format" },
+            "operationId": if head { "headImage" } else { "getImage" },
+            "tags": ["images"],
+            "description": if head {
+                "Scope images:read. Free: validated exactly like the GET (key, scope, parameters, catalog, rate limit) and answered with the headers the GET would give, without charging, rendering or minting."
+            } else {
+                "Scope images:read. 1 credit for a 200 (image bytes; or with response=url, or Accept: application/json and no image type, a signed delivery URL as JSON, charged now, the image rendering on the URL's first load); 0 for a 304. A cold render can take up to two minutes; allow three."
+            },
+            "security": keyed(),
+            "parameters": [
+                image_query(),
+                if_none_match("Compared weakly (W/ on either side still matches); a match is a free 304."),
+                { "name": "X-Request-Id", "in": "header", "required": false, "schema": { "type": "string", "pattern": REQUEST_ID_PATTERN }, "description": "Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id." },
+            ],
+            "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
+                "200": { "description": "The image, or (response=url) an ImageUrlResponse.", "headers": Value::Object(image_headers()), "content": image_content() },
+                "304": { "description": "Not modified; nothing charged.", "headers": with(rate_headers(), json!({ "ETag": { "schema": { "type": "string" } } })) },
+            })),
+        })
+    };
+    let delivery = |method: &str| {
+        let head = method == "head";
+        let ok_headers = json!({
+            "ETag": { "schema": { "type": "string" } },
+            "Cache-Control": { "schema": { "type": "string" }, "description": "Unlimited URLs: public, max-age=min(300, seconds left), s-maxage=min(3600, seconds left). Use-capped URLs: private, no-store." },
+            "X-Image-Width": { "schema": { "type": "integer" } },
+            "X-Image-Height": { "schema": { "type": "integer" } },
+        });
+        let binary = json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+        json!({
+            "summary": if head { "Validate a signed delivery URL" } else { "Load a signed delivery URL" },
+            "operationId": if head { "headDelivery" } else { "getDelivery" },
+            "tags": ["delivery"],
+            "description": if head {
+                "Public. Validates without rendering or consuming a use; the Content-Type is the image type the GET will serve."
+            } else {
+                "Public and free (paid at creation). The first load renders the image if needed; later loads come from cache. A use of a use-capped URL is redeemed only when bytes are served. A render failure on the first load consumes the URL and refunds its credit (502; later loads 410)."
+            },
+            "parameters": [
+                { "name": "token", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "description": "The opaque signed token of a delivery URL." },
+                if_none_match("Compared weakly; a match is a 304 and redeems no use."),
+            ],
+            "responses": with(problems(if head { &[403, 410, 503] } else { &[403, 410, 502, 503] }), json!({
+                "200": { "description": "The image.", "headers": ok_headers, "content": { "image/png": binary, "image/webp": binary, "image/jpeg": binary } },
+                "304": { "description": "Not modified; no use redeemed.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+            })),
+        })
+    };
+    json!({
+        "/healthz": { "get": {
+            "summary": "Liveness", "operationId": "healthz", "tags": ["operations"],
+            "responses": { "200": { "description": "The process is alive.", "content": json_content("Health") } },
+        } },
+        "/readyz": { "get": {
+            "summary": "Readiness: the database and the object store answer", "operationId": "readyz", "tags": ["operations"],
+            "responses": with(problems(&[503]), json!({ "200": { "description": "Ready.", "content": json_content("Health") } })),
+        } },
+        "/docs": html_page("Documentation index"),
+        "/docs/errors": html_page("Every error status, what it means and what to do"),
+        "/api/v1/openapi.json": { "get": {
+            "summary": "This document", "operationId": "openapi", "tags": ["operations"],
+            "responses": { "200": { "description": "The OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } } },
+        } },
+        "/metrics": { "get": {
+            "summary": "Operator metrics (Prometheus text format)", "operationId": "metrics", "tags": ["operations"],
+            "description": "Served here unless the deployment sets metrics_listen, which moves it to a separate address.",
+            "responses": { "200": { "description": "Prometheus exposition text.", "content": { "text/plain": { "schema": { "type": "string" } } } } },
+        } },
+        "/api/v1/images/options": { "get": {
+            "summary": "Views, colours, sizes, formats, pricing, catalog and limits", "operationId": "options", "tags": ["catalog"],
+            "description": "Public and free; cacheable for one hour.",
+            "responses": { "200": { "description": "The options document.", "headers": { "Cache-Control": { "schema": { "type": "string" }, "description": "public, max-age=3600" } }, "content": json_content("OptionsResponse") } },
+        } },
+        "/api/v1/vehicles": { "get": {
+            "summary": "Browse and search the catalog", "operationId": "vehicles", "tags": ["catalog"],
+            "description": "Public and free; cacheable for a day. The parameters select one of six data shapes.",
+            "parameters": [vehicles_query(), if_none_match("Compared weakly; a match is a 304.")],
+            "responses": with(problems(&[400, 404]), json!({
+                "200": { "description": "One of six data shapes.", "headers": { "ETag": { "schema": { "type": "string" } }, "Cache-Control": { "schema": { "type": "string" }, "description": "public, max-age=86400" } }, "content": json_content("VehiclesResponse") },
+                "304": { "description": "Not modified.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+            })),
+        } },
+        "/api/v1/images/resolve": { "post": {
+            "summary": "Free text to exact image parameters", "operationId": "resolve", "tags": ["images"],
+            "description": "Scope account:read. Free; rate limited per key like the image endpoint. Deterministic, no model calls: extracts year, colour (with synonyms), view phrases, size and format, then searches the catalog for the remaining words. Use image_path directly when confidence is high; show candidates to a human when it is medium or low. Body at most 4 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ResolveRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
+                "200": { "description": "The resolution.", "headers": Value::Object(rate_headers()), "content": json_content("ResolveResponse") },
+            })),
+        } },
+        "/api/v1/account": { "get": {
+            "summary": "Balance, pricing, 30-day usage and the calling key", "operationId": "account", "tags": ["account"],
+            "description": "Scope account:read. Free.",
+            "security": keyed(),
+            "responses": with(problems(&[401, 403, 429]), json!({
+                "200": { "description": "The account.", "content": json_content("AccountResponse") },
+            })),
+        } },
+        "/api/v1/images/car": { "get": image_car("get"), "head": image_car("head") },
+        "/api/v1/image-urls": { "post": {
+            "summary": "Mint signed delivery URLs (1 to 50), billed once at creation", "operationId": "createImageUrls", "tags": ["delivery"],
+            "description": "Scope images:read. 1 credit per URL, one debit for the batch. Every image is validated and found in the catalog before anything is charged; a failing item's 400 or 404 carries its index. Body at most 64 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "oneOf": [
+                { "$ref": "#/components/schemas/ImageRequest" },
+                { "$ref": "#/components/schemas/BatchImageUrlRequest" },
+            ] } } } },
+            "responses": with(problems(&[400, 401, 402, 403, 404, 413, 429, 503]), json!({
+                "201": { "description": "The URLs.", "headers": with(rate_headers(), json!({ "X-Credits-Charged": int_header("URLs created."), "X-Credits-Remaining": int_header("Balance after the debit.") })), "content": json_content("ImageUrlsResponse") },
+            })),
+        } },
+        "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `docs/openapi.json` is the generated document; run with
+    /// `VIS_WRITE_OPENAPI=1` to rewrite it after changing the API.
+    #[test]
+    fn docs_openapi_json_is_the_generated_document() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json");
+        let generated = document_json();
+        if std::env::var_os("VIS_WRITE_OPENAPI").is_some() {
+            std::fs::write(path, generated).expect("write docs/openapi.json");
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "docs/openapi.json is stale: run VIS_WRITE_OPENAPI=1 cargo test -p control-plane openapi"
+        );
+    }
+
+    #[test]
+    fn the_document_is_openapi_3_1_with_every_schema_it_refers_to() {
+        let doc: Value = serde_json::from_str(document_json()).unwrap();
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["version"], "2.0.0");
+        let text = document_json();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        for (i, _) in text.match_indices("#/components/schemas/") {
+            let rest = &text[i + "#/components/schemas/".len()..];
+            let name = &rest[..rest.find('"').unwrap()];
+            assert!(schemas.contains_key(name), "missing schema {name}");
+        }
+        for name in [
+            "Problem",
+            "OptionsResponse",
+            "VehiclesResponse",
+            "ResolveResponse",
+            "AccountResponse",
+            "ImageUrlResponse",
+            "ImageUrlsResponse",
+            "ImageRequest",
+            "BatchImageUrlRequest",
+            "ResolveRequest",
+            "CatalogMake",
+            "View",
+        ] {
+            assert!(schemas.contains_key(name), "{name}");
+        }
+    }
+}
