@@ -120,16 +120,6 @@ pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Reso
     })
 }
 
-/// If-None-Match compared weakly (spec §4): `W/` on either side still matches.
-pub fn etag_matches(if_none_match: &str, etag: &str) -> bool {
-    let strip = |t: &str| t.trim().trim_start_matches("W/").to_owned();
-    let ours = strip(etag);
-    if_none_match.split(',').any(|t| {
-        let t = t.trim();
-        t == "*" || strip(t) == ours
-    })
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum DeliveryError {
     #[error("insufficient credits")]
@@ -281,21 +271,5 @@ impl Deliverer {
             credits_charged: CREDITS_PER_IMAGE,
             balance_after,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weak_comparison_of_etags() {
-        let tag = "\"r1-abc\"";
-        assert!(etag_matches("\"r1-abc\"", tag));
-        assert!(etag_matches("W/\"r1-abc\"", tag));
-        assert!(etag_matches("\"x\", W/\"r1-abc\"", tag));
-        assert!(etag_matches("*", tag));
-        assert!(!etag_matches("\"r2-abc\"", tag));
-        assert!(etag_matches("\"r1-abc\"", "W/\"r1-abc\""));
     }
 }

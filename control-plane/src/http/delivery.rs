@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::images::delivery_error;
 use crate::app::AppState;
+use crate::delivery::DeliveryError;
 use crate::delivery::signed::{LoadError, OpenError, Opened, Refused};
-use crate::delivery::{self, DeliveryError};
 use crate::error::ApiError;
 use crate::renders::DispatchError;
 use crate::store::{Millis, now_millis};
@@ -63,7 +63,7 @@ async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Res
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
     let etag = opened.resolved.etag();
-    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
         state.metrics.not_modified.inc();
         let mut r = StatusCode::NOT_MODIFIED.into_response();
         let h = r.headers_mut();

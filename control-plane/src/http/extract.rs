@@ -302,6 +302,24 @@ pub fn plain_text(param: &str, value: &str) -> Result<(), ApiError> {
     }
 }
 
+/// Whether an If-None-Match header value matches `etag` under the weak
+/// comparison (spec §4: `W/` on either side still matches; `*` matches
+/// anything). Parsed by the `headers` crate; an unparsable value matches
+/// nothing.
+pub fn if_none_match(value: &str, etag: &str) -> bool {
+    use headers::Header;
+    let (Ok(value), Ok(tag)) = (
+        axum::http::HeaderValue::from_str(value),
+        etag.parse::<headers::ETag>(),
+    ) else {
+        return false;
+    };
+    match headers::IfNoneMatch::decode(&mut std::iter::once(&value)) {
+        Ok(inm) => !inm.precondition_passes(&tag),
+        Err(_) => false,
+    }
+}
+
 /// A JSON integer field: JSON Schema counts `2019.0` as the integer 2019,
 /// so a number with no fractional part is accepted; anything else fails
 /// (and the body's rules name the field). `null` is absent.
@@ -471,6 +489,18 @@ mod tests {
         assert!(plain_text("q", "Mercedes-Benz C 300 4MATIC").is_ok());
         assert!(plain_text("q", "ok\u{7f}").is_err());
         assert!(plain_text("q", "\u{202e}evil").is_err());
+    }
+
+    #[test]
+    fn weak_comparison_of_etags() {
+        let tag = "\"r1-abc\"";
+        assert!(if_none_match("\"r1-abc\"", tag));
+        assert!(if_none_match("W/\"r1-abc\"", tag));
+        assert!(if_none_match("\"x\", W/\"r1-abc\"", tag));
+        assert!(if_none_match("*", tag));
+        assert!(!if_none_match("\"r2-abc\"", tag));
+        assert!(if_none_match("\"r1-abc\"", "W/\"r1-abc\""));
+        assert!(!if_none_match("not an etag", tag));
     }
 
     #[test]

@@ -346,10 +346,15 @@ where
         },
         other => other,
     };
-    rate::with_headers(
+    let mut response = rate::with_headers(
         result.unwrap_or_else(IntoResponse::into_response),
         &decision,
-    )
+    );
+    // The Accept header chooses between the image and its JSON form.
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
 }
 
 /// The unbilled balance a 304 or a HEAD reports.
@@ -378,6 +383,9 @@ async fn head(
         state.deliverer.dispatcher.config().revision,
     )
     .map_err(lookup_error)?;
+    // Journalled charges into the ledger first, so that the balance read
+    // below is not caught between a settle's commit and its bookkeeping.
+    state.deliverer.charges.settle_now().await?;
     let balance = balance_of(state, principal).await?;
     let mut r = StatusCode::OK.into_response();
     if form == ResponseForm::Url {
@@ -393,7 +401,7 @@ async fn head(
     let inm = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
-    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
         return Ok(not_modified(&etag, balance));
     }
     let source = if state.deliverer.is_cached(&resolved).await {
@@ -471,7 +479,7 @@ async fn serve(
     let inm = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
-    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
         state.metrics.not_modified.inc();
         return Ok(not_modified(&etag, balance_of(state, principal).await?));
     }

@@ -24,7 +24,6 @@ use vis_catalog::{Catalog, LookupError, Make, Model, SearchHit};
 use super::context;
 use super::images::{YEAR_MAX, YEAR_MIN};
 use crate::app::AppState;
-use crate::delivery::etag_matches;
 use crate::error::ApiError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it.
@@ -362,7 +361,7 @@ pub async fn get(
     let inm = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
-    if inm.is_some_and(|v| etag_matches(v, &tag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &tag)) {
         return Ok((StatusCode::NOT_MODIFIED, cache_headers).into_response());
     }
     let body = VehiclesResponse {

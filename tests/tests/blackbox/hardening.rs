@@ -202,6 +202,7 @@ async fn head_on_the_image_endpoint_is_free_and_mints_nothing() {
                 "cache-control",
                 "x-image-width",
                 "x-image-height",
+                "vary",
             ] {
                 assert_eq!(r.headers()[name], get_headers[name], "{name}");
             }
@@ -375,4 +376,37 @@ async fn metrics_can_be_served_on_a_separate_listener_only() {
     problem(r, 404).await;
     let _ = stop.send(());
     server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_client_request_id_that_breaks_the_rule_is_a_400_naming_it() {
+    let app = TestApp::spawn().await;
+    let key = app.key_for("rid@example.com", 5, &[]).await;
+    let r = app
+        .client
+        .get(app.url("/api/v1/images/car?make=toyota&model=camry&year=2019"))
+        .bearer_auth(&key)
+        .header("x-request-id", "has spaces")
+        .send()
+        .await
+        .unwrap();
+    let body = problem(r, 400).await;
+    assert_eq!(body["param"], "X-Request-Id");
+    assert_ne!(body["request_id"], "has spaces");
+    app.settle().await;
+    assert_eq!(app.account_json("rid@example.com").await["credits"], 5);
+}
+
+#[tokio::test]
+async fn the_image_answer_varies_on_accept() {
+    let app = TestApp::spawn().await;
+    let key = app.key_for("vary@example.com", 5, &[]).await;
+    let r = app
+        .get_with_key(
+            "/api/v1/images/car?make=toyota&model=camry&year=2019&response=url",
+            &key,
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["vary"], "Accept");
 }
