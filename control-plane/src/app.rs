@@ -48,6 +48,8 @@ pub struct Shared {
     pub deliverer: Deliverer,
     /// Signed delivery URLs: minting and loading.
     pub urls: Arc<SignedUrls>,
+    /// The telemetry sink's queue (`POST /api/v1/events`).
+    pub events: Arc<crate::events::EventSink>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -216,7 +218,12 @@ impl App {
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
             metrics: Arc::clone(&metrics),
         };
+        let events = Arc::new(crate::events::EventSink::start(
+            Arc::clone(&store),
+            config.events.queue_batches,
+        ));
         let state = AppState(Arc::new(Shared {
+            events,
             store,
             objects,
             base_url: Arc::from(base_url),
@@ -274,6 +281,7 @@ impl App {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let charges = self.state.deliverer.charges.clone();
+        let events = Arc::clone(&self.state.events);
         let limits = http::server::Limits::new(&self.http, Arc::clone(&self.state.base_url));
         let body_timeout = Duration::from_secs(self.http.body_read_timeout_secs);
         let separate_metrics = self.metrics_listener.is_some();
@@ -312,6 +320,8 @@ impl App {
         if let Some(workers) = workers {
             workers.shutdown().await;
         }
+        // Accepted events into the database.
+        events.shutdown(Duration::from_secs(5)).await;
         // Every held charge into the ledger, every hold given back.
         charges.shutdown().await;
         served

@@ -13,7 +13,9 @@ use crate::config::{Config, Overrides};
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
-use crate::store::{AccountStore, BudgetStore, JobStore, KeyStore, LedgerStore, PartnerStore};
+use crate::store::{
+    AccountStore, BudgetStore, EventStore, JobStore, KeyStore, LedgerStore, PartnerStore,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -52,6 +54,19 @@ pub enum Command {
     /// The daily generation budget (cold renders per UTC day).
     #[command(subcommand)]
     Budget(BudgetCmd),
+    /// Telemetry events (POST /api/v1/events).
+    #[command(subcommand)]
+    Events(EventsCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EventsCmd {
+    /// Count events by UTC day and name.
+    Stats {
+        /// First day to count, YYYY-MM-DD (UTC); default: 30 days ago.
+        #[arg(long)]
+        since: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -483,6 +498,41 @@ async fn operate(
                     jobs.running,
                     jobs.failed
                 ),
+            ));
+        }
+        Command::Events(EventsCmd::Stats { since }) => {
+            let since = match since {
+                Some(day) => {
+                    let valid = time::Date::parse(
+                        &day,
+                        time::macros::format_description!("[year]-[month]-[day]"),
+                    )
+                    .is_ok();
+                    if !valid {
+                        return Err(CliError::Usage(
+                            "--since: must be a date, YYYY-MM-DD".into(),
+                        ));
+                    }
+                    day
+                }
+                None => crate::store::utc_day_of(
+                    crate::store::now_millis() - crate::billing::THIRTY_DAYS_MS,
+                ),
+            };
+            let counts = store.event_counts(&since).await?;
+            let total: i64 = counts.iter().map(|c| c.count).sum();
+            let rows: Vec<_> = counts
+                .iter()
+                .map(|c| json!({ "day": c.day, "event": c.name, "count": c.count }))
+                .collect();
+            let mut text = format!("events since {since}: {total}\n");
+            for c in &counts {
+                text.push_str(&format!("{}  {:<24} {}\n", c.day, c.name, c.count));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "since": since, "total": total, "counts": rows }),
+                text.trim_end(),
             ));
         }
         Command::Serve | Command::Migrate => unreachable!("handled by run"),

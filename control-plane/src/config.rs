@@ -52,9 +52,26 @@ pub struct Config {
     pub delivery: DeliveryConfig,
     pub billing: BillingConfig,
     pub http: HttpConfig,
+    pub events: EventsConfig,
     /// A second address serving only `GET /metrics`; when set, the main
     /// listener no longer serves it (operators keep it off the internet).
     pub metrics_listen: Option<SocketAddr>,
+}
+
+/// The telemetry sink (`[events]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EventsConfig {
+    /// Accepted batches waiting to be written; past it a batch gets 503.
+    pub queue_batches: usize,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            queue_batches: 1024,
+        }
+    }
 }
 
 /// Connections and their clocks (`[http]`, docs/OPERATIONS.md "Connections").
@@ -232,6 +249,7 @@ pub struct FileConfig {
     pub delivery: Option<DeliveryConfig>,
     pub billing: Option<BillingConfig>,
     pub http: Option<HttpConfig>,
+    pub events: Option<EventsConfig>,
     pub metrics_listen: Option<SocketAddr>,
 }
 
@@ -374,6 +392,7 @@ impl Config {
             delivery,
             billing,
             http,
+            events: file.events.unwrap_or_default(),
             metrics_listen: o.metrics_listen.or(file.metrics_listen),
         })
     }

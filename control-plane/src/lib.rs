@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod delivery;
 pub mod error;
+pub mod events;
 pub mod http;
 pub mod limits;
 pub mod metrics;

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod context;
 pub mod delivery;
 pub mod docs;
+pub mod events;
 pub mod extract;
 pub mod health;
 pub mod image_urls;
@@ -64,6 +65,7 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
             Access::Public,
             get(delivery::get).head(delivery::head),
         ),
+        ("/api/v1/events", Access::Public, post(events::post)),
         ("/metrics", Access::Public, get(metrics::get)),
     ]
 }

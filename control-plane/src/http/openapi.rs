@@ -48,6 +48,7 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         super::account::AccountResponse,
         super::images::ImageUrlResponse,
         super::image_urls::ImageUrlsResponse,
+        super::events::EventsAccepted,
         vis_protocol::View,
         vis_protocol::Color,
         vis_protocol::Format,
@@ -103,6 +104,8 @@ fn build() -> Value {
     schemas.insert("ImageRequest".into(), image_request());
     schemas.insert("BatchImageUrlRequest".into(), batch_request());
     schemas.insert("ResolveRequest".into(), resolve_request());
+    schemas.insert("EventsRequest".into(), events_request());
+    schemas.insert("EventValue".into(), event_value());
     value["paths"] = paths();
     value
 }
@@ -327,6 +330,52 @@ fn resolve_request() -> Value {
             "make": name("Narrows the search to this make; blank is absent."),
             "model": name("The model, searched instead of the text; blank is absent."),
         },
+    })
+}
+
+/// spec §6 EventsRequest (additional properties rejected).
+fn events_request() -> Value {
+    use super::events as ev;
+    let bounded = |max: usize, what: &str| json!({ "type": ["string", "null"], "maxLength": max, "pattern": TEXT_OR_BLANK_PATTERN, "description": what });
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["events"],
+        "properties": {
+            "events": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": ev::MAX_EVENTS,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["event"],
+                    "properties": {
+                        "event": { "type": "string", "pattern": ev::NAME_PATTERN, "description": "Funnel event name, snake_case (page_view, cli_install, cli_login, mcp_session, docs_view, …)." },
+                        "source": { "type": ["string", "null"], "enum": [ev::SOURCES[0], ev::SOURCES[1], ev::SOURCES[2], ev::SOURCES[3], ev::SOURCES[4], ev::SOURCES[5], null] },
+                        "anonymous_id": bounded(ev::ID_MAX_CHARS, "A client-chosen id of the visitor."),
+                        "session_id": bounded(ev::ID_MAX_CHARS, "A client-chosen id of the session."),
+                        "properties": { "type": ["object", "null"], "additionalProperties": { "$ref": "#/components/schemas/EventValue" }, "description": "Free object." },
+                        "url": bounded(ev::URL_MAX_CHARS, "The page or resource the event happened on."),
+                        "referrer": bounded(ev::URL_MAX_CHARS, "Where the visitor came from."),
+                        "utm": { "type": ["object", "null"], "maxProperties": ev::UTM_MAX_KEYS, "additionalProperties": { "type": "string", "maxLength": ev::UTM_VALUE_MAX_CHARS, "pattern": TEXT_OR_BLANK_PATTERN }, "description": "Campaign parameters (utm_source, utm_medium, …)." },
+                    },
+                },
+            },
+        },
+    })
+}
+
+/// A value inside an event's free `properties` (text without control,
+/// invisible or combining characters, like every string of the API).
+fn event_value() -> Value {
+    json!({
+        "anyOf": [
+            { "type": ["number", "boolean", "null"] },
+            { "type": "string", "pattern": TEXT_OR_BLANK_PATTERN },
+            { "type": "array", "items": { "$ref": "#/components/schemas/EventValue" } },
+            { "type": "object", "additionalProperties": { "$ref": "#/components/schemas/EventValue" } },
+        ],
     })
 }
 
@@ -566,6 +615,14 @@ fn paths() -> Value {
             })),
         } },
         "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },
+        "/api/v1/events": { "post": {
+            "summary": "The telemetry sink", "operationId": "events", "tags": ["operations"],
+            "description": "Public (CORS), never billed, never tied to an account. 120 batches per minute per IP; body at most 32 KiB; 1 to 20 events. Answers 202 at once; events are written after the answer, in batches. A full queue is a 503 (nothing of the batch kept).",
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventsRequest" } } } },
+            "responses": with(problems(&[400, 413, 429, 503]), json!({
+                "202": { "description": "Accepted.", "headers": Value::Object(rate_headers()), "content": json_content("EventsAccepted") },
+            })),
+        } },
     })
 }
 

@@ -27,6 +27,28 @@ pub fn check_key(state: &AppState, principal: &Principal) -> (Decision, Result<(
     (decision, Err(refused))
 }
 
+/// Counts one request from `ip` against a public endpoint's per-IP limit
+/// (`scope` keeps each endpoint's window apart). The peer address is the
+/// one the connection came from.
+pub fn check_ip(
+    state: &AppState,
+    scope: &str,
+    ip: &str,
+    per_minute: u64,
+) -> (Decision, Result<(), ApiError>) {
+    let decision = state
+        .limiter
+        .check(&format!("ip:{scope}:{ip}"), per_minute, now_secs());
+    if decision.allowed {
+        return (decision, Ok(()));
+    }
+    state.metrics.rate_limited.inc();
+    let refused = ApiError::TooManyRequests {
+        retry_after_secs: decision.reset_secs,
+    };
+    (decision, Err(refused))
+}
+
 /// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
 pub fn headers(d: &Decision) -> [(HeaderName, HeaderValue); 3] {
     [

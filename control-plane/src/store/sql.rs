@@ -982,6 +982,8 @@ mod tests {
 }
 
 mod charges;
+mod events;
+pub use events::utc_day_of;
 mod holds;
 mod revocations;
 mod sqlite_reads;

@@ -5,6 +5,7 @@ mod cli;
 mod delivery_urls;
 mod docs;
 mod errors;
+mod events;
 mod hardening;
 mod held_charges;
 mod images;

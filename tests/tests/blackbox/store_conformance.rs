@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use control_plane::store::{
-    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, HeldCharge,
-    HoldStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry,
-    NewKey, PartnerStore, Payer, SqlStore, Store, StoreError, now_millis,
+    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, EventStore,
+    HeldCharge, HoldStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl,
+    NewEntry, NewKey, PartnerStore, Payer, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -219,7 +219,50 @@ async fn suite(store: SqlStore) {
     delivery_urls(&store).await;
     jobs(&store).await;
     budget(&store).await;
+    events(&store).await;
     store.close().await;
+}
+
+/// The telemetry sink's table: a batch is written whole; counts by day and
+/// name from a day on.
+async fn events(store: &SqlStore) {
+    let day_ms = 1_795_305_600_000; // 2026-11-22T00:00:00Z
+    let event = |name: &str, at: i64| control_plane::store::NewEvent {
+        received_at: at,
+        name: name.into(),
+        source: Some("web".into()),
+        anonymous_id: Some("anon-1".into()),
+        session_id: None,
+        url: Some("https://example.com/".into()),
+        referrer: None,
+        properties: Some(r#"{"path":"/"}"#.into()),
+        utm: None,
+    };
+    store.insert_events(&[]).await.unwrap();
+    store
+        .insert_events(&[
+            event("page_view", day_ms - 1),
+            event("page_view", day_ms),
+            event("page_view", day_ms + 5),
+            event("cli_login", day_ms + 10),
+        ])
+        .await
+        .unwrap();
+    let counts = store.event_counts("2026-11-21").await.unwrap();
+    let got: Vec<(String, String, i64)> = counts
+        .into_iter()
+        .map(|c| (c.day, c.name, c.count))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("2026-11-21".into(), "page_view".into(), 1),
+            ("2026-11-22".into(), "cli_login".into(), 1),
+            ("2026-11-22".into(), "page_view".into(), 2),
+        ]
+    );
+    assert_eq!(store.event_counts("2026-11-22").await.unwrap().len(), 2);
+    assert!(store.event_counts("2026-11-23").await.unwrap().is_empty());
 }
 
 /// A delivery billed by request `req-<tag>`.
