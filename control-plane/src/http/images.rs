@@ -271,19 +271,32 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
 
 /// Whether the client asked for JSON and for no image type (spec §4). A
 /// wildcard (`*/*`, `image/*`) accepts images, so axios' default
-/// `application/json, text/plain, */*` still gets the image.
+/// `application/json, text/plain, */*` still gets the image; a media range
+/// with `q=0` is one the client refuses. Media ranges are parsed by the
+/// `mime` crate; the rule itself is the spec's, not content negotiation.
 fn wants_json(headers: &HeaderMap) -> bool {
     let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let types: Vec<&str> = accept
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",");
+    let acceptable: Vec<mime::Mime> = accept
         .split(',')
-        .map(|t| t.split(';').next().unwrap_or("").trim())
+        .filter_map(|range| range.trim().parse::<mime::Mime>().ok())
+        .filter(|m| {
+            m.get_param("q")
+                .and_then(|q| q.as_str().parse::<f32>().ok())
+                .is_none_or(|q| q > 0.0)
+        })
         .collect();
-    types.contains(&"application/json")
-        && !types.iter().any(|t| t.starts_with("image/") || *t == "*/*")
+    let json = acceptable
+        .iter()
+        .any(|m| m.type_() == mime::APPLICATION && m.subtype() == mime::JSON);
+    let image = acceptable
+        .iter()
+        .any(|m| m.type_() == mime::IMAGE || m.type_() == mime::STAR);
+    json && !image
 }
 
 pub async fn get_car(
@@ -627,6 +640,11 @@ mod tests {
         assert!(!h("image/*"));
         assert!(!h("*/*"));
         assert!(!wants_json(&HeaderMap::new()));
+        // A refused image type (q=0) is no image type.
+        assert!(h("application/json, image/*;q=0"));
+        assert!(!h("application/json, image/webp;q=0.5"));
+        assert!(!h("application/json;q=0, image/png"));
+        assert!(h("Application/JSON"));
     }
 
     #[test]
