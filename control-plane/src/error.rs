@@ -32,6 +32,10 @@ pub enum ApiError {
     MethodNotAllowed,
     #[error("{0}")]
     Gone(String),
+    /// 409: the request conflicts with an earlier one (an Idempotency-Key
+    /// reused with another body).
+    #[error("{0}")]
+    Conflict(String),
     #[error("request body is larger than this endpoint's limit of {limit_bytes} bytes")]
     PayloadTooLarge { limit_bytes: usize },
     /// 408: the request body stalled past the body-read timeout.
@@ -96,6 +100,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Gone(_) => StatusCode::GONE,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -137,6 +142,7 @@ pub fn title_for(status: StatusCode) -> &'static str {
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
         408 => "Request Timeout",
+        409 => "Conflict",
         410 => "Gone",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",

@@ -23,7 +23,9 @@ use super::{Deliverer, DeliveryError, Resolved};
 use crate::billing::batch::ChargeBatcher;
 use crate::renders::cache::Derived;
 use crate::renders::{DispatchError, SourceKind};
-use crate::store::{DeliveryUrlRecord, Millis, NewDeliveryUrl, Payer, Store, StoreError};
+use crate::store::{
+    DeliveryUrlRecord, IdempotencyClaim, Millis, NewDeliveryUrl, Payer, Store, StoreError,
+};
 
 /// The settings row that holds the generated delivery secret.
 pub const SECRET_SETTING: &str = "delivery_url_secret";
@@ -117,6 +119,16 @@ pub struct Minted {
     pub balance_after: i64,
 }
 
+/// A mint that an Idempotency-Key already made, rebuilt for a retry.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub minted: Minted,
+    /// The request id of the mint that charged (the first answer's).
+    pub request_id: String,
+    /// A hash of the body the key was first used with.
+    pub fingerprint: String,
+}
+
 /// Mints, opens and loads signed delivery URLs.
 #[derive(Debug, Clone)]
 pub struct SignedUrls {
@@ -151,6 +163,7 @@ impl SignedUrls {
         items: &[Resolved],
         ttl_secs: Option<u64>,
         max_uses: u32,
+        idempotency: Option<IdempotencyClaim<'_>>,
     ) -> Result<Minted, StoreError> {
         let ttl = i64::try_from(self.ttl.clamp(ttl_secs)).unwrap_or(i64::MAX);
         // Whole seconds, so `expires_at` prints exactly as stored.
@@ -186,13 +199,19 @@ impl SignedUrls {
                 expires_at,
             })
             .collect();
-        let balance_after = match self.store.mint_delivery_urls(payer, &rows).await {
+        let balance_after = match self
+            .store
+            .mint_delivery_urls(payer, &rows, idempotency)
+            .await
+        {
             // Credits this server holds for image charges are the account's
             // too: give them back and try once more.
             Err(StoreError::InsufficientCredits { .. })
                 if self.charges.release(payer.account_id).await? =>
             {
-                self.store.mint_delivery_urls(payer, &rows).await?
+                self.store
+                    .mint_delivery_urls(payer, &rows, idempotency)
+                    .await?
             }
             minted => minted?,
         };
@@ -200,6 +219,47 @@ impl SignedUrls {
             urls,
             balance_after: balance_after - self.charges.unsettled(payer.account_id),
         })
+    }
+
+    /// The mint an Idempotency-Key of `account_id` already made (under
+    /// 24 h old), rebuilt as it was answered: the same URLs, lifetimes and
+    /// balance after.
+    pub async fn replay(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<Replayed>, StoreError> {
+        let Some(record) = self.store.idempotent_mint(account_id, key).await? else {
+            return Ok(None);
+        };
+        let mut urls = Vec::with_capacity(record.url_ids.len());
+        for id in &record.url_ids {
+            let row = self
+                .store
+                .delivery_url(id)
+                .await?
+                .ok_or(StoreError::NotFound("delivery URL of an idempotent mint"))?;
+            let revision = u32::try_from(row.revision).unwrap_or(0);
+            let resolved = resolved_of(&row, revision)
+                .ok_or(StoreError::Database("unreadable delivery URL".into()))?;
+            let uuid = uuid::Uuid::parse_str(id)
+                .map_err(|_| StoreError::Database("unreadable delivery URL id".into()))?;
+            urls.push(MintedUrl {
+                id: id.clone(),
+                token: self.key.sign(uuid),
+                expires_at: row.expires_at,
+                max_uses: u32::try_from(row.max_uses).unwrap_or(0),
+                resolved,
+            });
+        }
+        Ok(Some(Replayed {
+            minted: Minted {
+                urls,
+                balance_after: record.balance_after,
+            },
+            request_id: record.request_id,
+            fingerprint: record.fingerprint,
+        }))
     }
 
     /// Checks a token: HMAC first (no database work for a forgery), then

@@ -20,7 +20,7 @@ use crate::delivery::{self, ImageParams, Resolved};
 use crate::error::ApiError;
 use crate::limits;
 use crate::metrics::Metrics;
-use crate::store::{Millis, StoreError};
+use crate::store::{IdempotencyClaim, Millis, StoreError};
 
 /// The batch form (spec BatchImageUrlRequest; additional properties rejected).
 #[derive(Debug, Clone, Deserialize)]
@@ -277,6 +277,9 @@ pub fn mint_error(e: StoreError, metrics: &Metrics) -> ApiError {
             metrics.insufficient_credits.inc();
             ApiError::PaymentRequired { balance, required }
         }
+        StoreError::Conflict("idempotency key") => {
+            ApiError::Conflict("This Idempotency-Key is being used by another request.".into())
+        }
         other => other.into(),
     }
 }
@@ -288,12 +291,13 @@ pub async fn mint(
     resolved: &[Resolved],
     ttl_seconds: Option<u64>,
     max_uses: u32,
+    idempotency: Option<IdempotencyClaim<'_>>,
 ) -> Result<Minted, ApiError> {
     let ctx = context::current();
     let payer = principal.payer(&ctx.request_id);
     let minted = state
         .urls
-        .mint(payer, resolved, ttl_seconds, max_uses)
+        .mint(payer, resolved, ttl_seconds, max_uses, idempotency)
         .await
         .map_err(|e| mint_error(e, &state.metrics))?;
     for _ in &minted.urls {
@@ -335,6 +339,7 @@ async fn create(
     principal: &Principal,
     req: Request,
 ) -> Result<Response, ApiError> {
+    let idempotency_key = idempotency_key(req.headers())?;
     let bytes = read_body::<{ limits::BODY_IMAGE_URLS }>(req, true).await?;
     let request = parse_body(&bytes)?;
     let revision = state.deliverer.dispatcher.config().revision;
@@ -354,14 +359,102 @@ async fn create(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let minted = mint(
-        state,
-        principal,
-        &resolved,
-        request.ttl_seconds,
-        request.max_uses,
-    )
-    .await?;
+    let Some(key) = idempotency_key else {
+        let minted = mint(
+            state,
+            principal,
+            &resolved,
+            request.ttl_seconds,
+            request.max_uses,
+            None,
+        )
+        .await?;
+        return Ok(created(state, &minted, context::current().request_id));
+    };
+    // The same key with the same body within 24 h answers what the first
+    // request did and charges nothing; with another body it is a 409.
+    let fingerprint = fingerprint(&bytes);
+    let account = principal.key.account_id.as_str();
+    for _ in 0..2 {
+        if let Some(replayed) = state.urls.replay(account, &key).await? {
+            if replayed.fingerprint != fingerprint {
+                return Err(ApiError::Conflict(
+                    "This Idempotency-Key was used with another request body in the last 24 hours. Use a new key for a new request.".into(),
+                )
+                .with_field("param", "Idempotency-Key"));
+            }
+            let balance = state
+                .store
+                .account_by_id(account)
+                .await?
+                .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
+                .unwrap_or(0);
+            let mut r = created(state, &replayed.minted, replayed.request_id);
+            billing_headers(&mut r, 0, balance);
+            r.headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            return Ok(r);
+        }
+        let claim = IdempotencyClaim {
+            key: &key,
+            fingerprint: &fingerprint,
+        };
+        match mint(
+            state,
+            principal,
+            &resolved,
+            request.ttl_seconds,
+            request.max_uses,
+            Some(claim),
+        )
+        .await
+        {
+            Ok(minted) => return Ok(created(state, &minted, context::current().request_id)),
+            // A concurrent request with the same key won: replay it.
+            Err(ApiError::Conflict(_)) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(ApiError::Unavailable {
+        message: "Another request with this Idempotency-Key is being answered; retry shortly."
+            .into(),
+        retry_after_secs: Some(1),
+    })
+}
+
+/// The longest Idempotency-Key (Stripe's limit).
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// The optional Idempotency-Key header: 1 to 255 visible ASCII characters.
+fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let ok = value
+        .to_str()
+        .ok()
+        .filter(|v| (1..=IDEMPOTENCY_KEY_MAX).contains(&v.len()))
+        .filter(|v| v.bytes().all(|b| b.is_ascii_graphic()));
+    match ok {
+        Some(v) => Ok(Some(v.to_owned())),
+        None => Err(ApiError::bad_request(
+            "Idempotency-Key",
+            "must be 1 to 255 visible ASCII characters (a UUID is a good choice)",
+        )),
+    }
+}
+
+/// A hash of the request body, independent of key order and spacing.
+fn fingerprint(body: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let canonical = serde_json::from_slice::<Value>(body)
+        .map(|v| v.to_string().into_bytes())
+        .unwrap_or_else(|_| body.to_vec());
+    hex::encode(Sha256::digest(&canonical))
+}
+
+/// The 201 of a mint (first or replayed).
+fn created(state: &AppState, minted: &Minted, request_id: String) -> Response {
     let data: Vec<DeliveryUrl> = minted
         .urls
         .iter()
@@ -382,11 +475,11 @@ async fn create(
             credits_remaining: minted.balance_after,
             credits_per_url: 1,
         },
-        request_id: context::current().request_id,
+        request_id,
     };
     let mut r = (StatusCode::CREATED, axum::Json(body)).into_response();
     billing_headers(&mut r, n, minted.balance_after);
-    Ok(r)
+    r
 }
 
 #[cfg(test)]

@@ -560,8 +560,15 @@ async fn url_form(
     principal: &super::auth::Principal,
     resolved: delivery::Resolved,
 ) -> Result<Response, ApiError> {
-    let minted =
-        image_urls::mint(state, principal, std::slice::from_ref(&resolved), None, 0).await?;
+    let minted = image_urls::mint(
+        state,
+        principal,
+        std::slice::from_ref(&resolved),
+        None,
+        0,
+        None,
+    )
+    .await?;
     let Some(u) = minted.urls.first() else {
         return Err(ApiError::internal("minting returned no URL"));
     };

@@ -606,12 +606,15 @@ fn paths() -> Value {
             "summary": "Mint signed delivery URLs (1 to 50), billed once at creation", "operationId": "createImageUrls", "tags": ["delivery"],
             "description": "Scope images:read. 1 credit per URL, one debit for the batch. Every image is validated and found in the catalog before anything is charged; a failing item's 400 or 404 carries its index. Body at most 64 KiB.",
             "security": keyed(),
+            "parameters": [
+                { "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" }, "description": "Makes a retry safe: the same key with the same body within 24 hours answers the first 201 again (header Idempotent-Replayed: true) and charges nothing; with another body it is a 409. Reuse the key when retrying; use a new key for a new request." },
+            ],
             "requestBody": { "required": true, "content": { "application/json": { "schema": { "oneOf": [
                 { "$ref": "#/components/schemas/ImageRequest" },
                 { "$ref": "#/components/schemas/BatchImageUrlRequest" },
             ] } } } },
-            "responses": with(problems(&[400, 401, 402, 403, 404, 413, 429, 503]), json!({
-                "201": { "description": "The URLs.", "headers": with(rate_headers(), json!({ "X-Credits-Charged": int_header("URLs created."), "X-Credits-Remaining": int_header("Balance after the debit.") })), "content": json_content("ImageUrlsResponse") },
+            "responses": with(problems(&[400, 401, 402, 403, 404, 409, 413, 429, 503]), json!({
+                "201": { "description": "The URLs (or, for a retried Idempotency-Key, the first answer again).", "headers": with(rate_headers(), json!({ "X-Credits-Charged": int_header("Credits charged by this request: the URLs created, 0 on a replay."), "X-Credits-Remaining": int_header("Balance after the request."), "Idempotent-Replayed": { "schema": { "type": "string", "enum": ["true"] }, "description": "Present on a replayed answer." } })), "content": json_content("ImageUrlsResponse") },
             })),
         } },
         "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },

@@ -559,7 +559,14 @@ pub trait DeliveryUrlStore: Send + Sync {
         &self,
         payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
+        idempotency: Option<IdempotencyClaim<'_>>,
     ) -> Result<i64, StoreError>;
+    /// The live (under 24 h old) record of an idempotency key's mint.
+    async fn idempotent_mint(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentMint>, StoreError>;
     /// The URL with this id, joined with its key's revocation state.
     async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError>;
     /// Redeems one use atomically: `Some(uses after)`, or None when the URL
@@ -573,6 +580,29 @@ pub trait DeliveryUrlStore: Send + Sync {
     /// The setting `name`, inserting `value` first when it is absent; every
     /// replica sharing the database reads the same value.
     async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError>;
+}
+
+/// How long an idempotency key is remembered (Stripe's 24 hours).
+pub const IDEMPOTENCY_TTL_MS: Millis = 24 * 60 * 60 * 1000;
+
+/// An Idempotency-Key to record with a mint, in the mint's transaction. A
+/// live record of the same key makes the mint fail with
+/// `StoreError::Conflict("idempotency key")` and charge nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct IdempotencyClaim<'a> {
+    pub key: &'a str,
+    pub fingerprint: &'a str,
+}
+
+/// What an idempotency key's first mint produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotentMint {
+    pub fingerprint: String,
+    pub request_id: String,
+    pub balance_after: i64,
+    /// The minted URLs' ids, in order.
+    pub url_ids: Vec<String>,
+    pub created_at: Millis,
 }
 
 /// One telemetry event as stored (spec §6); objects are JSON text.

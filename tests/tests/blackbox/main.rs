@@ -8,6 +8,7 @@ mod errors;
 mod events;
 mod hardening;
 mod held_charges;
+mod idempotency;
 mod images;
 mod options;
 mod resolve;

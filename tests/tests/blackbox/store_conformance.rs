@@ -220,7 +220,110 @@ async fn suite(store: SqlStore) {
     jobs(&store).await;
     budget(&store).await;
     events(&store).await;
+    idempotent_mints(&store).await;
     store.close().await;
+}
+
+/// An Idempotency-Key is recorded in its mint's transaction: a second mint
+/// with the key charges nothing and fails with a conflict; an insufficient
+/// balance records nothing, so the key can be used again.
+async fn idempotent_mints(store: &SqlStore) {
+    use control_plane::store::IdempotencyClaim;
+    let acct = store.create_account("idem@example.com", 3).await.unwrap();
+    let key = store
+        .create_key(NewKey {
+            account_id: acct.id.clone(),
+            name: "idem".into(),
+            display_prefix: "vis_idem".into(),
+            key_hash: "e".repeat(64),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 120,
+        })
+        .await
+        .unwrap();
+    let payer = |request_id| Payer {
+        account_id: &acct.id,
+        key_id: &key.id,
+        request_id,
+    };
+    let claim = IdempotencyClaim {
+        key: "order-1",
+        fingerprint: "f1",
+    };
+    assert!(
+        store
+            .idempotent_mint(&acct.id, "order-1")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let after = store
+        .mint_delivery_urls(
+            payer("req-i1"),
+            &[new_url("i1", 0), new_url("i2", 0)],
+            Some(claim),
+        )
+        .await
+        .unwrap();
+    assert_eq!(after, 1);
+    let record = store
+        .idempotent_mint(&acct.id, "order-1")
+        .await
+        .unwrap()
+        .expect("recorded with the mint");
+    assert_eq!(
+        (
+            record.fingerprint.as_str(),
+            record.request_id.as_str(),
+            record.balance_after
+        ),
+        ("f1", "req-i1", 1)
+    );
+    assert_eq!(record.url_ids, vec!["i1".to_owned(), "i2".to_owned()]);
+    // The same key again: a conflict, nothing charged, no URL written.
+    let err = store
+        .mint_delivery_urls(payer("req-i2"), &[new_url("i3", 0)], Some(claim))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::Conflict("idempotency key")),
+        "{err:?}"
+    );
+    assert_eq!(balance_of(store, &acct.id).await, 1);
+    assert!(store.delivery_url("i3").await.unwrap().is_none());
+    // Too few credits: nothing recorded under the new key.
+    let other = IdempotencyClaim {
+        key: "order-2",
+        fingerprint: "f2",
+    };
+    let err = store
+        .mint_delivery_urls(
+            payer("req-i3"),
+            &[new_url("i4", 0), new_url("i5", 0)],
+            Some(other),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::InsufficientCredits { .. }),
+        "{err:?}"
+    );
+    assert!(
+        store
+            .idempotent_mint(&acct.id, "order-2")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Keys belong to an account: another account's "order-1" is its own.
+    let b = store.create_account("idem-b@example.com", 0).await.unwrap();
+    assert!(
+        store
+            .idempotent_mint(&b.id, "order-1")
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 /// The telemetry sink's table: a batch is written whole; counts by day and
@@ -729,7 +832,7 @@ async fn delivery_urls(store: &SqlStore) {
     };
     // A batch is one debit of one credit per URL, in one ledger entry.
     let after = store
-        .mint_delivery_urls(payer, &[new_url("u1", 0), new_url("u2", 2)])
+        .mint_delivery_urls(payer, &[new_url("u1", 0), new_url("u2", 2)], None)
         .await
         .unwrap();
     assert_eq!(after, 1);
@@ -745,7 +848,7 @@ async fn delivery_urls(store: &SqlStore) {
     );
     // Not enough credits: nothing written, required = the number of URLs.
     let err = store
-        .mint_delivery_urls(payer, &[new_url("u3", 0), new_url("u4", 0)])
+        .mint_delivery_urls(payer, &[new_url("u3", 0), new_url("u4", 0)], None)
         .await
         .unwrap_err();
     assert!(
@@ -795,7 +898,7 @@ async fn delivery_urls(store: &SqlStore) {
     assert_eq!(store.consume_delivery_url("nope").await.unwrap(), None);
     // Concurrent redemptions of a capped URL: exactly max_uses succeed.
     store
-        .mint_delivery_urls(payer, &[new_url("u5", 3)])
+        .mint_delivery_urls(payer, &[new_url("u5", 3)], None)
         .await
         .unwrap();
     let mut tasks = Vec::new();
@@ -833,7 +936,7 @@ async fn delivery_urls(store: &SqlStore) {
         .await
         .unwrap();
     store
-        .mint_delivery_urls(payer, &[new_url("u6", 0)])
+        .mint_delivery_urls(payer, &[new_url("u6", 0)], None)
         .await
         .unwrap();
     assert_eq!(balance_of(store, &acct.id).await, 0);
@@ -880,7 +983,9 @@ async fn delivery_urls(store: &SqlStore) {
     assert!(store.delivery_url("u1").await.unwrap().unwrap().key_revoked);
     assert_eq!(store.consume_delivery_url("u1").await.unwrap(), None);
     assert!(matches!(
-        store.mint_delivery_urls(payer, &[new_url("u7", 0)]).await,
+        store
+            .mint_delivery_urls(payer, &[new_url("u7", 0)], None)
+            .await,
         Err(StoreError::KeyRevoked)
     ));
     assert_eq!(balance_of(store, &acct.id).await, 1);

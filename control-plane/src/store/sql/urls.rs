@@ -49,12 +49,43 @@ impl DeliveryUrlStore for SqlStore {
         &self,
         payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
+        idempotency: Option<IdempotencyClaim<'_>>,
     ) -> Result<i64, StoreError> {
         let n = i64::try_from(urls.len()).unwrap_or(i64::MAX);
         if n == 0 {
             return Err(StoreError::Database("nothing to mint".into()));
         }
         let mut tx = self.begin_write().await?;
+        // The key first: a concurrent mint with the same key waits here
+        // (PostgreSQL) or behind the write lock (SQLite), then finds it taken
+        // and charges nothing.
+        if let Some(claim) = idempotency {
+            let now = now_millis();
+            sqlx::query("DELETE FROM idempotency_keys WHERE account_id = $1 AND created_at < $2")
+                .bind(payer.account_id)
+                .bind(now - IDEMPOTENCY_TTL_MS)
+                .execute(&mut *tx)
+                .await
+                .map_err(map_err)?;
+            let ids: Vec<&str> = urls.iter().map(|u| u.id.as_str()).collect();
+            let inserted = sqlx::query(
+                "INSERT INTO idempotency_keys \
+                 (account_id, idem_key, fingerprint, request_id, balance_after, url_ids, created_at) \
+                 VALUES ($1, $2, $3, $4, 0, $5, $6) ON CONFLICT DO NOTHING",
+            )
+            .bind(payer.account_id)
+            .bind(claim.key)
+            .bind(claim.fingerprint)
+            .bind(payer.request_id)
+            .bind(ids.join(","))
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+            if inserted.rows_affected() == 0 {
+                return Err(StoreError::Conflict("idempotency key"));
+            }
+        }
         // One conditional debit decides both "the key is live" and "the
         // balance covers every URL" (the same shape as a delivery charge).
         let balance_after: Option<i64> = sqlx::query_scalar(
@@ -104,6 +135,17 @@ impl DeliveryUrlStore for SqlStore {
             reference: Some(payer.request_id),
         };
         insert_ledger(&mut tx, payer.account_id, &entry, balance_after).await?;
+        if let Some(claim) = idempotency {
+            sqlx::query(
+                "UPDATE idempotency_keys SET balance_after = $1 WHERE account_id = $2 AND idem_key = $3",
+            )
+            .bind(balance_after)
+            .bind(payer.account_id)
+            .bind(claim.key)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        }
         let now = now_millis();
         let mut insert = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
             "INSERT INTO delivery_urls (id, account_id, key_id, request_id, variant, shape, revision, \
@@ -134,6 +176,39 @@ impl DeliveryUrlStore for SqlStore {
         insert.execute(&mut *tx).await.map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;
         Ok(balance_after)
+    }
+
+    async fn idempotent_mint(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentMint>, StoreError> {
+        let row = sqlx::query(
+            "SELECT fingerprint, request_id, balance_after, url_ids, created_at FROM idempotency_keys \
+             WHERE account_id = $1 AND idem_key = $2 AND created_at >= $3",
+        )
+        .bind(account_id)
+        .bind(key)
+        .bind(now_millis() - IDEMPOTENCY_TTL_MS)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else { return Ok(None) };
+        let read = || -> Result<IdempotentMint, sqlx::Error> {
+            let ids: String = row.try_get("url_ids")?;
+            Ok(IdempotentMint {
+                fingerprint: row.try_get("fingerprint")?,
+                request_id: row.try_get("request_id")?,
+                balance_after: row.try_get("balance_after")?,
+                url_ids: ids
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+                created_at: row.try_get("created_at")?,
+            })
+        };
+        read().map(Some).map_err(map_err)
     }
 
     async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
