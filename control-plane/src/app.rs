@@ -130,6 +130,7 @@ impl App {
         config: Config,
         backend: Option<Arc<dyn RenderBackend>>,
     ) -> Result<App, StartError> {
+        crate::memory::tune_allocator();
         let store = open_store(&config).await?;
         let objects = open_objects(&config)?;
         let listener =

@@ -16,6 +16,7 @@ pub mod error;
 pub mod events;
 pub mod http;
 pub mod limits;
+pub mod memory;
 pub mod metrics;
 pub mod objects;
 pub mod ratelimit;
@@ -24,6 +25,7 @@ pub mod store;
 
 pub use app::{App, AppState};
 pub use config::Config;
+pub use vis_catalog::Catalog;
 
 /// What the options document says about the embedded catalog.
 pub fn catalog_summary() -> http::options::CatalogSummary {

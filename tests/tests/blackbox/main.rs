@@ -10,6 +10,7 @@ mod hardening;
 mod held_charges;
 mod idempotency;
 mod images;
+mod memory;
 mod options;
 mod resolve;
 mod store_conformance;
