@@ -3,7 +3,7 @@
 //! scrape time by the HTTP handler.
 
 use std::fmt::Write;
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug, Default)]
@@ -51,7 +51,7 @@ pub struct Metrics {
 
 impl Metrics {
     pub fn observe_render(&self, ms: f64) {
-        let mut h = self.render_ms.lock().unwrap_or_else(|p| p.into_inner());
+        let mut h = self.render_ms.lock();
         for (i, le) in BUCKETS_MS.iter().enumerate() {
             if ms <= *le {
                 h.counts[i] += 1;
@@ -63,7 +63,7 @@ impl Metrics {
 
     /// Mean render time so far, if any render finished.
     pub fn render_mean_ms(&self) -> Option<f64> {
-        let h = self.render_ms.lock().unwrap_or_else(|p| p.into_inner());
+        let h = self.render_ms.lock();
         (h.count > 0).then(|| h.sum_ms / h.count as f64)
     }
 
@@ -150,7 +150,7 @@ impl Metrics {
             );
         }
         {
-            let h = self.render_ms.lock().unwrap_or_else(|p| p.into_inner());
+            let h = self.render_ms.lock();
             let name = "vis_render_duration_ms";
             let _ = writeln!(
                 out,

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 const SHARDS: usize = 16;
 const MAX_SUBJECTS_PER_SHARD: usize = 65_536;
@@ -54,7 +54,7 @@ impl RateLimiter {
         let window = now_secs / WINDOW_SECS;
         let reset_secs = WINDOW_SECS - now_secs % WINDOW_SECS;
         let shard = &self.shards[(self.hasher.hash_one(subject) as usize) % SHARDS];
-        let mut shard = shard.lock().unwrap_or_else(|p| p.into_inner());
+        let mut shard = shard.lock();
         if shard.window != window {
             // A new window: every old counter is stale. Keep the allocation.
             shard.window = window;
@@ -96,7 +96,7 @@ impl RateLimiter {
     pub fn tracked(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).counts.len())
+            .map(|s| s.lock().counts.len())
             .sum()
     }
 }

@@ -26,7 +26,9 @@
 //! written twice (the journal mark is written in each settle's transaction).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::billing::journal::{self, Journal};
@@ -101,8 +103,8 @@ impl HoldState {
 }
 
 impl AccountHold {
-    fn state(&self) -> std::sync::MutexGuard<'_, HoldState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn state(&self) -> parking_lot::MutexGuard<'_, HoldState> {
+        self.state.lock()
     }
 }
 
@@ -145,7 +147,7 @@ impl HeldLedger {
         });
         ledger.recover().await?;
         let task = tokio::spawn(Arc::clone(&ledger).settle_loop());
-        *ledger.settler.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        *ledger.settler.lock() = Some(task);
         Ok(Some(ledger))
     }
 
@@ -154,7 +156,7 @@ impl HeldLedger {
     }
 
     fn hold(&self, account_id: &str) -> Arc<AccountHold> {
-        let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut accounts = self.accounts.lock();
         if let Some(h) = accounts.get(account_id) {
             return Arc::clone(h);
         }
@@ -260,7 +262,7 @@ impl HeldLedger {
 
     /// Credits charged here on the account and not yet in its balance.
     pub fn unsettled(&self, account_id: &str) -> i64 {
-        let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        let accounts = self.accounts.lock();
         accounts.get(account_id).map_or(0, |h| h.state().unsettled)
     }
 
@@ -269,7 +271,7 @@ impl HeldLedger {
     /// anything was given back.
     pub async fn release(&self, account_id: &str) -> Result<bool, StoreError> {
         let hold = {
-            let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+            let accounts = self.accounts.lock();
             accounts.get(account_id).cloned()
         };
         let Some(hold) = hold else { return Ok(false) };
@@ -381,7 +383,7 @@ impl HeldLedger {
     /// forgets accounts with nothing held or unsettled.
     async fn release_idle(&self) {
         let idle: Vec<(String, Arc<AccountHold>)> = {
-            let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+            let mut accounts = self.accounts.lock();
             // An entry a request is using (it cloned the Arc under this
             // lock) stays: a refill on a forgotten entry would hold credits
             // nobody gives back.
@@ -468,7 +470,6 @@ impl HeldLedger {
         let task = self
             .settler
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .take();
         if let Some(task) = task {
             let _ = task.await;

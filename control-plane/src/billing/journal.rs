@@ -20,7 +20,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{IoSlice, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -182,8 +182,8 @@ impl Journal {
         &self.owner
     }
 
-    fn active(&self) -> std::sync::MutexGuard<'_, Active> {
-        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    fn active(&self) -> parking_lot::MutexGuard<'_, Active> {
+        self.active.lock()
     }
 
     /// Writes one charge; when this returns Ok, the charge is durable.

@@ -12,7 +12,9 @@ pub mod cache;
 pub mod worker;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -155,14 +157,13 @@ impl Dispatcher {
         }
         let flight_key = key.to_string();
         let cell: Shared = {
-            let mut map = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = self.inflight.lock();
             map.entry(flight_key.clone()).or_default().clone()
         };
         let result = cell.get_or_init(|| self.generate(job, &key)).await.clone();
         // The first finisher clears the entry; later requests find the object.
         self.inflight
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .remove(&flight_key);
         result.map(|bytes| (bytes, SourceKind::Generated))
     }

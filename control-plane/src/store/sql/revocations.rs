@@ -12,31 +12,29 @@
 //! [`RECHECK`], so a revocation whose append failed still counts within a
 //! second.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::*;
 
 /// A live entry is re-read at least this often.
 const RECHECK: Duration = Duration::from_secs(1);
-/// Entries kept at most; the table starts over past it.
+/// Entries kept at most; past it the least used are evicted.
 const MAX_KEYS: usize = 10_000;
 
 #[derive(Debug)]
 pub(super) struct Revocations {
     file: PathBuf,
     /// Key id → (revocations length, time) at which it was read live.
-    live: Mutex<HashMap<String, (u64, Instant)>>,
+    live: quick_cache::sync::Cache<String, (u64, Instant)>,
 }
 
 impl Revocations {
     pub(super) fn new(dir: PathBuf) -> Revocations {
         Revocations {
             file: dir.join("revocations"),
-            live: Mutex::new(HashMap::new()),
+            live: quick_cache::sync::Cache::new(MAX_KEYS),
         }
     }
 
@@ -52,26 +50,20 @@ impl Revocations {
         read: impl FnOnce() -> Result<bool, StoreError>,
     ) -> Result<bool, StoreError> {
         let length = self.length();
+        if let Some((at, when)) = self.live.get(key_id)
+            && at == length
+            && when.elapsed() < RECHECK
         {
-            let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((at, when)) = live.get(key_id)
-                && *at == length
-                && when.elapsed() < RECHECK
-            {
-                return Ok(true);
-            }
+            return Ok(true);
         }
         let is_live = read()?;
-        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         if is_live {
-            if live.len() >= MAX_KEYS {
-                live.clear();
-            }
             // Stamped with the length seen before the read: a revocation
             // that lands during it makes this entry stale at once.
-            live.insert(key_id.to_owned(), (length, Instant::now()));
+            self.live
+                .insert(key_id.to_owned(), (length, Instant::now()));
         } else {
-            live.remove(key_id);
+            self.live.remove(key_id);
         }
         Ok(is_live)
     }

@@ -9,7 +9,7 @@
 //! waits for the writer, and each statement reads the newest committed
 //! state, so a revocation committed by any process is seen by the next load.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
@@ -53,7 +53,7 @@ impl SqliteReads {
         params: impl rusqlite::Params,
         map: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Option<T>, StoreError> {
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let idle = self.idle.lock().pop();
         let conn = match idle {
             Some(conn) => conn,
             None => self.open()?,
@@ -62,7 +62,7 @@ impl SqliteReads {
             .prepare_cached(sql)
             .and_then(|mut s| s.query_row(params, map).optional())
             .map_err(sqlite_err);
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        let mut idle = self.idle.lock();
         if idle.len() < MAX_IDLE {
             idle.push(conn);
         }
