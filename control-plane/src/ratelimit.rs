@@ -8,9 +8,9 @@
 //! Several control-plane replicas each count on their own (documented in
 //! docs/OPERATIONS.md): the effective limit is per replica.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-use parking_lot::Mutex;
 
 const SHARDS: usize = 16;
 const MAX_SUBJECTS_PER_SHARD: usize = 65_536;
@@ -94,10 +94,7 @@ impl RateLimiter {
 
     /// Subjects currently counted (for tests and metrics).
     pub fn tracked(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().counts.len())
-            .sum()
+        self.shards.iter().map(|s| s.lock().counts.len()).sum()
     }
 }
 

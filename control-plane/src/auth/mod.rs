@@ -256,9 +256,13 @@ mod cache_tests {
             // A key in use between every new one stays.
             assert_eq!(c.get("busy"), Some(0), "evicted at {i}");
         }
-        let kept = (900..1000).filter(|i| c.get(&format!("k{i}")).is_some()).count();
+        let kept = (900..1000)
+            .filter(|i| c.get(&format!("k{i}")).is_some())
+            .count();
         assert!(kept > 0, "recent keys are kept, not cleared with the rest");
-        let held = (0..1000).filter(|i| c.get(&format!("k{i}")).is_some()).count();
+        let held = (0..1000)
+            .filter(|i| c.get(&format!("k{i}")).is_some())
+            .count();
         assert!(held <= 110, "bounded: {held}");
     }
 }

@@ -467,10 +467,7 @@ impl HeldLedger {
     /// deleted when nothing is left in it. Called once, at shutdown.
     pub async fn shutdown(&self) {
         let _ = self.stop.send(true);
-        let task = self
-            .settler
-            .lock()
-            .take();
+        let task = self.settler.lock().take();
         if let Some(task) = task {
             let _ = task.await;
         }

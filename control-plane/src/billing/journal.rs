@@ -17,10 +17,10 @@
 //!   [`SEGMENT_BYTES`]; a closed segment is deleted once every record in it
 //!   is in the ledger.
 
+use parking_lot::Mutex;
 use std::fs::{File, OpenOptions};
 use std::io::{IoSlice, Write};
 use std::path::{Path, PathBuf};
-use parking_lot::Mutex;
 
 use serde::{Deserialize, Serialize};
 

@@ -264,7 +264,7 @@ impl Deliverer {
         match source {
             SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
             SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
-        }
+        };
         Ok(Delivered {
             output,
             source,

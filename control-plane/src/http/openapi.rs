@@ -566,9 +566,9 @@ fn paths() -> Value {
             "responses": { "200": { "description": "The OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } } },
         } },
         "/metrics": { "get": {
-            "summary": "Operator metrics (Prometheus text format)", "operationId": "metrics", "tags": ["operations"],
+            "summary": "Operator metrics (OpenMetrics text, which Prometheus scrapes)", "operationId": "metrics", "tags": ["operations"],
             "description": "Served here unless the deployment sets metrics_listen, which moves it to a separate address.",
-            "responses": { "200": { "description": "Prometheus exposition text.", "content": { "text/plain": { "schema": { "type": "string" } } } } },
+            "responses": { "200": { "description": "OpenMetrics exposition text.", "content": { "application/openmetrics-text": { "schema": { "type": "string" } } } } },
         } },
         "/api/v1/images/options": { "get": {
             "summary": "Views, colours, sizes, formats, pricing, catalog and limits", "operationId": "options", "tags": ["catalog"],

@@ -128,7 +128,11 @@ mod tests {
             // The home page's image: requested between every new output.
             assert!(cache.get(&key(0)).is_some(), "evicted at {w}");
         }
-        assert!(cache.bytes() >= 50_000, "the cache is used: {}", cache.bytes());
+        assert!(
+            cache.bytes() >= 50_000,
+            "the cache is used: {}",
+            cache.bytes()
+        );
         cache.insert(key(9999), derived(200_000)); // larger than the whole cache: not kept
         assert!(cache.get(&key(9999)).is_none());
         assert_eq!(

@@ -162,9 +162,7 @@ impl Dispatcher {
         };
         let result = cell.get_or_init(|| self.generate(job, &key)).await.clone();
         // The first finisher clears the entry; later requests find the object.
-        self.inflight
-            .lock()
-            .remove(&flight_key);
+        self.inflight.lock().remove(&flight_key);
         result.map(|bytes| (bytes, SourceKind::Generated))
     }
 
