@@ -23,6 +23,15 @@ fn identity_files_parse_and_match_the_embedded_copies() {
 }
 
 #[test]
+fn identity_covers_at_least_300_models() {
+    let lib = IdentityLibrary::embedded();
+    let n = lib.model_count();
+    let g = lib.generations().count();
+    eprintln!("identity: {n} models, {g} generations");
+    assert!(n >= 300, "only {n} curated models");
+}
+
+#[test]
 fn generations_of_a_model_do_not_overlap_and_stay_in_the_catalog_era() {
     let lib = IdentityLibrary::embedded();
     for (make, model) in lib.models() {
