@@ -61,7 +61,7 @@ fn generations_of_a_model_do_not_overlap_and_stay_in_the_catalog_era() {
 fn height_range(body: BodyShape) -> (u16, u16) {
     match body {
         BodyShape::Sedan => (1250, 1600),
-        BodyShape::Coupe | BodyShape::Convertible => (1050, 1450),
+        BodyShape::Coupe | BodyShape::Convertible => (1050, 1500),
         BodyShape::Hatchback => (1200, 1700),
         BodyShape::Wagon => (1350, 1750),
         BodyShape::Suv => (1550, 2100),
