@@ -235,6 +235,15 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         case 13u: {
             c = vec3<f32>(0.006);
         }
+        case 14u: {
+            // Contrast roof under the same clear coat as the paint.
+            let l = dot(scene.paint.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));
+            let base = select(vec3<f32>(0.75), vec3<f32>(0.012), l > 0.25);
+            let f = fresnel(nv, 0.045);
+            c = base * irr * (1.0 - f);
+            k1 = vec3<f32>(f);
+            r1 = 0.01;
+        }
         default: {
             c = vec3<f32>(1.0, 0.0, 1.0);
         }

@@ -92,6 +92,7 @@ vocabulary!(
     Roofline {
         Notchback = "notchback",
         Fastback = "fastback",
+        Dome = "dome",
         Hatch = "hatch",
         Wagon = "wagon",
         Boxy = "boxy",
@@ -484,6 +485,28 @@ impl IdentityLibrary {
         let gens = self.models.get(&(make.to_owned(), model.to_owned()))?;
         gens.iter()
             .min_by_key(|g| (g.distance(year), std::cmp::Reverse(g.from)))
+    }
+
+    /// The norms of a body style in a model year: curated front-engined
+    /// generations of that body on sale within a few years of it (the
+    /// window widens until it holds at least six), in file order.
+    pub fn era_norms(&self, body: BodyShape, year: u16) -> Vec<&Generation> {
+        let mut out = Vec::new();
+        for reach in [3u16, 6, 10, 40] {
+            out = self
+                .generations()
+                .filter(|g| {
+                    g.body == body
+                        && g.cues.engine == Engine::Front
+                        && g.from <= year + reach
+                        && g.to + reach >= year
+                })
+                .collect();
+            if out.len() >= 6 {
+                break;
+            }
+        }
+        out
     }
 
     /// Every generation of every model.
