@@ -285,7 +285,15 @@ impl Params {
     /// another (changing with a pseudo-generation every few years), each
     /// dimension nudged by up to 2.5%.
     fn from_norms(lib: &ModelLibrary, shape: BodyShape, seed: u64, year: u16) -> Option<Params> {
-        let pool = lib.identity().era_norms(shape, year);
+        // The pseudo-generation holding this year, and the year it began:
+        // everything below is fixed for the generation's years.
+        let phase = (unit(seed, 30) * f32::from(GENERATION_YEARS)) as u16;
+        let pseudo_gen = (year + phase) / GENERATION_YEARS;
+        let launch = (pseudo_gen * GENERATION_YEARS)
+            .saturating_sub(phase)
+            .max(1980);
+        let gseed = fnv1a(format!("{seed}/{pseudo_gen}").as_bytes());
+        let pool = lib.identity().era_norms(shape, launch);
         if pool.len() < 3 {
             return None;
         }
@@ -300,9 +308,6 @@ impl Params {
             height: f32::from(size.height_mm) / 1000.0 * nudge(34),
             wheelbase: f32::from(size.wheelbase_mm) / 1000.0 * nudge(35),
         };
-        let phase = (unit(seed, 30) * f32::from(GENERATION_YEARS)) as u16;
-        let pseudo_gen = (year + phase) / GENERATION_YEARS;
-        let gseed = fnv1a(format!("{seed}/{pseudo_gen}").as_bytes());
         let style = pick(gseed, 40);
         let face = pick(gseed, 41);
         let rims = pick(gseed, 42);
