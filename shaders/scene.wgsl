@@ -9,7 +9,8 @@ struct Scene {
     paint: vec4<f32>,
     // Ground rectangle of the shadow map: x0, z0, 1/width, 1/depth.
     shadow_rect: vec4<f32>,
-    // Shadow pass: height scale in x.
+    // Shadow pass: height scale in x, occlusion scale in y; z = 1 for a
+    // flat-lit colour check.
     misc: vec4<f32>,
 };
 
@@ -112,6 +113,13 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             * smoothstep(0.0, 0.08, 1.0 - uv.x) * smoothstep(0.0, 0.08, 1.0 - uv.y);
         let a = clamp(s * 0.88, 0.0, 0.88) * edge;
         return vec4<f32>(0.0, 0.0, 0.0, a);
+    }
+    if (scene.misc.z > 0.5 && i.material == 0u) {
+        // Flat-lit colour check: the paint in a uniform white studio of
+        // intensity 1 (diffuse irradiance 1 plus the clear coat's 4.5%
+        // reflection at normal incidence), which PBR Neutral maps back to
+        // the base colour.
+        return vec4<f32>(scene.paint.rgb * (1.0 - 0.045) + vec3<f32>(0.045), 1.0);
     }
     var n = normalize(i.normal);
     if (!front) {

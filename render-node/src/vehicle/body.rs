@@ -228,7 +228,7 @@ impl<'a> Lower<'a> {
         if !self.inside(a, y, z) {
             return a;
         }
-        for _ in 0..28 {
+        for _ in 0..20 {
             let m = (a + b) / 2.0;
             if self.inside(m, y, z) {
                 a = m;
@@ -243,7 +243,7 @@ impl<'a> Lower<'a> {
     pub fn surface_y(&self, x: f32, z: f32) -> f32 {
         let s = self.section(x);
         let (mut a, mut b) = ((s.bottom + s.top) / 2.0, s.top + 0.01);
-        for _ in 0..24 {
+        for _ in 0..18 {
             let m = (a + b) / 2.0;
             if self.inside(x, m, z) {
                 a = m;
