@@ -168,11 +168,16 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             k1 = vec3<f32>(0.035 + 0.965 * f);
         }
         case 2u: {
-            // Rubber, with tread grooves on the running surface.
+            // Rubber, with tread grooves on the running surface; the outer
+            // sidewall (uv.x >= 2) is satin, its rim protector a touch
+            // glossier, and it carries a fine moulded ring (no lettering).
+            let side = step(1.5, i.uv.x);
             let groove = step(0.8, fract(i.uv.y * 60.0)) * step(0.3, i.uv.x) * step(i.uv.x, 0.75);
-            c = vec3<f32>(0.025) * irr * (1.0 - groove * 0.6);
-            k1 = vec3<f32>(0.035);
-            r1 = 0.6;
+            let bead = side * (1.0 - step(2.1, i.uv.x));
+            let ring = side * step(2.5, i.uv.x) * (1.0 - step(2.7, i.uv.x));
+            c = vec3<f32>(0.025 + 0.01 * ring) * irr * (1.0 - groove * 0.6);
+            k1 = vec3<f32>(0.035 + 0.03 * side + 0.04 * bead);
+            r1 = 0.6 - 0.3 * side;
         }
         case 3u: {
             k1 = vec3<f32>(0.9, 0.92, 0.95);

@@ -137,8 +137,9 @@ pub fn vehicle_sheet(
     let header = 24;
     let (w, h) = (cell * cols as u32, cell * vehicles.len() as u32 + header);
     let mut out = vec![255u8; (w * h * 4) as usize];
+    let scale = if cell >= 160 { 2 } else { 1 };
     for (c, view) in View::ALL.iter().enumerate() {
-        draw_text(&mut out, w, c as u32 * cell + 8, 6, 2, view.id());
+        draw_text(&mut out, w, c as u32 * cell + 8, 6, scale, view.id());
     }
     const CYCLE: [Color; 8] = [
         Color::Red,

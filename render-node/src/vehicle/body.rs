@@ -656,6 +656,12 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
         .max(r * 0.5);
     let h = tyre_w / 2.0;
     let sh = 0.035_f32.min(r * 0.12);
+    // Tyre profile (radius, offset along the axis) from the inner bead over
+    // the tread to the outer sidewall, which bulges a little and carries a
+    // raised rim protector next to the rim. uv.x: the tread part keeps the
+    // old profile parameter (grooves in 0.3..0.75); sidewall quads get 2 +
+    // their fraction from the rim outwards (scene.wgsl shades them satin).
+    let side = |k: f32, bulge: f32| (rim * 1.06 + (r - sh - rim * 1.06) * k, h + bulge);
     let tyre = [
         (rim * 0.98, -h + 0.01),
         (r - sh, -h),
@@ -664,10 +670,41 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
         (r, h - sh),
         (r - sh * 0.3, h - sh * 0.4),
         (r - sh, h),
+        side(0.7, 0.012),
+        side(0.3, 0.014),
+        (rim * 1.06, h + 0.006),
         (rim * 1.02, h - 0.01),
         (rim * 0.98, h - 0.02),
     ];
-    mesh.lathe(center, axis, &tyre, 48, 1.0, |_| Material::Tyre);
+    let uv_x = |i: usize| match i {
+        0..=5 => (i as f32 + 0.5) / 8.0,
+        6 => 2.9,
+        7 => 2.6,
+        8 => 2.3,
+        9 => 2.05,
+        _ => 7.5 / 8.0,
+    };
+    let axis_t = axis.normalize();
+    let e1t = axis_t
+        .cross(if axis_t.y.abs() < 0.9 {
+            Vec3::Y
+        } else {
+            Vec3::X
+        })
+        .normalize();
+    let e2t = axis_t.cross(e1t);
+    let segs_t = 48;
+    mesh.grid(
+        tyre.len(),
+        segs_t,
+        true,
+        |i, j| {
+            let a = j as f32 / segs_t as f32 * TAU;
+            let (rr, hh) = tyre[i];
+            center + axis_t * hh + (e1t * a.cos() + e2t * a.sin()) * rr
+        },
+        |i, j| Some((Material::Tyre, [uv_x(i), (j as f32 + 0.5) / segs_t as f32])),
+    );
     // Rim face: uv.x is the radial fraction, uv.y the angle in spoke periods;
     // the style rides in uv.x's integer part.
     let n = 14;

@@ -584,7 +584,7 @@ impl Params {
             Roofline::Notchback => (deck_len.max(0.4 * scale), 26.0 + 10.0 * (1.0 - era)),
             Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
             Roofline::Dome => (deck_len.max(0.15), 20.0),
-            Roofline::Hatch => (0.05, 60.0 - 16.0 * era),
+            Roofline::Hatch => (0.05, 54.0 - 18.0 * era),
             Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
             Roofline::Boxy => (0.03, 82.0),
             Roofline::OneBox => (0.04, 66.0),
