@@ -448,8 +448,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let hw0 = lower.hw * (1.0 - 0.07) - 0.035;
     let fastback = p.cues.roofline == super::identity::Roofline::Fastback;
     let dome = p.cues.roofline == super::identity::Roofline::Dome;
-    let crown = 0.03 + 0.02 * p.era;
-    let rr = if p.boxy > 6.0 {
+    // A dome's roof is one arc: a high crown and wide rounded edges.
+    let crown = if dome { 0.09 } else { 0.03 + 0.02 * p.era };
+    let rr = if dome {
+        0.2
+    } else if p.boxy > 6.0 {
         0.06
     } else {
         0.09 + 0.03 * p.era
