@@ -41,6 +41,29 @@ fn benches(c: &mut Criterion) {
             })
         });
     }
+    // Curated vehicles (models/identity/): the most detailed bodies.
+    for (make, model, year) in [
+        ("bmw", "x5", 2020),
+        ("jeep", "wrangler", 2018),
+        ("ford", "f-150", 2019),
+        ("lamborghini", "aventador", 2019),
+    ] {
+        g.bench_function(BenchmarkId::new("cold_1024_png_curated", model), |b| {
+            b.iter(|| {
+                let img = renderer
+                    .render_subject(&Subject {
+                        make,
+                        model,
+                        year,
+                        shape: BodyShape::Sedan,
+                        color: Color::Red,
+                        view: View::Front34,
+                    })
+                    .unwrap();
+                black_box(encode_png(&img).unwrap())
+            })
+        });
+    }
     g.finish();
 
     let source = renderer

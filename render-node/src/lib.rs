@@ -131,6 +131,18 @@ impl Renderer {
     }
 
     pub fn render_subject(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        self.draw(s, false)
+    }
+
+    /// The subject with its paint flat-lit (a uniform white studio of
+    /// intensity 1: diffuse irradiance 1 and the clear coat's 4.5%
+    /// reflection) and everything else as usual: what the paint's colour
+    /// becomes through tone mapping and encoding, for colour checks.
+    pub fn render_flat_lit(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        self.draw(s, true)
+    }
+
+    fn draw(&self, s: &Subject<'_>, flat_lit: bool) -> Result<Rgba, RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
         let framing = vehicle::Framing::new(&mesh, params.spec.fill);
@@ -141,6 +153,7 @@ impl Renderer {
             eye,
             paint: [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b)],
             metallic: s.color.is_metallic(),
+            flat_lit,
         };
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
         Ok(Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?)
