@@ -913,7 +913,11 @@ fn random_text(rng: &mut Rng) -> String {
 fn no_input_panics_or_is_slow() {
     let cat = cat();
     let mut rng = Rng(0x5EED_CAFE_F00D_0001);
-    let bound = Duration::from_millis(200);
+    // A guard against pathological inputs (a blow-up is seconds, not
+    // milliseconds), not a speed goal: those are criterion benchmarks
+    // (docs/benchmarks.md), since a shared 2-core CI machine under load
+    // stretches any one call far past its typical sub-millisecond time.
+    let bound = Duration::from_secs(2);
     for i in 0..500 {
         let q = random_text(&mut rng);
         let year = match rng.below(3) {

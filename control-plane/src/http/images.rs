@@ -27,6 +27,20 @@ pub const YEAR_MIN: u16 = 1990;
 /// The image endpoint accepts next year's models (spec §8).
 pub const YEAR_MAX: u16 = 2027;
 
+/// A model year a request may name: `Some(year)` in range, else the 400
+/// naming `year` (spec §8: 1990 to 2027).
+pub fn year_param(value: Option<i64>) -> Result<u16, ApiError> {
+    value
+        .and_then(|y| u16::try_from(y).ok())
+        .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "year",
+                format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+            )
+        })
+}
+
 /// How the client wants the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseForm {
@@ -380,12 +394,12 @@ async fn balance_of(state: &AppState, principal: &super::auth::Principal) -> Res
         .unwrap_or(0))
 }
 
-async fn head(
+/// The request's vehicle and the form it wants, for GET and HEAD alike.
+fn request(
     state: &AppState,
-    principal: &super::auth::Principal,
     query: Option<&str>,
     headers: &HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<(delivery::Resolved, ResponseForm), ApiError> {
     let (params, mut form) = parse_query(query)?;
     if wants_json(headers) {
         form = ResponseForm::Url;
@@ -396,6 +410,16 @@ async fn head(
         state.deliverer.dispatcher.config().revision,
     )
     .map_err(lookup_error)?;
+    Ok((resolved, form))
+}
+
+async fn head(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let (resolved, form) = request(state, query, headers)?;
     // Journalled charges into the ledger first, so that the balance read
     // below is not caught between a settle's commit and its bookkeeping.
     state.deliverer.charges.settle_now().await?;
@@ -475,16 +499,7 @@ async fn serve(
     query: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (params, mut form) = parse_query(query)?;
-    if wants_json(headers) {
-        form = ResponseForm::Url;
-    }
-    let resolved = delivery::resolve(
-        state.catalog,
-        &params,
-        state.deliverer.dispatcher.config().revision,
-    )
-    .map_err(lookup_error)?;
+    let (resolved, form) = request(state, query, headers)?;
     let etag = resolved.etag();
     if form == ResponseForm::Url {
         return url_form(state, principal, resolved).await;

@@ -14,9 +14,12 @@ use crate::ratelimit::{Decision, now_secs};
 /// the response with [`with_headers`].
 pub fn check_key(state: &AppState, principal: &Principal) -> (Decision, Result<(), ApiError>) {
     let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
-    let decision = state
-        .limiter
-        .check(&format!("key:{}", principal.key.id), limit, now_secs());
+    check(state, &format!("key:{}", principal.key.id), limit)
+}
+
+/// Counts one request by `subject` against `per_minute`; `Err` is the 429.
+fn check(state: &AppState, subject: &str, per_minute: u64) -> (Decision, Result<(), ApiError>) {
+    let decision = state.limiter.check(subject, per_minute, now_secs());
     if decision.allowed {
         return (decision, Ok(()));
     }
@@ -36,17 +39,7 @@ pub fn check_ip(
     ip: &str,
     per_minute: u64,
 ) -> (Decision, Result<(), ApiError>) {
-    let decision = state
-        .limiter
-        .check(&format!("ip:{scope}:{ip}"), per_minute, now_secs());
-    if decision.allowed {
-        return (decision, Ok(()));
-    }
-    state.metrics.rate_limited.inc();
-    let refused = ApiError::TooManyRequests {
-        retry_after_secs: decision.reset_secs,
-    };
-    (decision, Err(refused))
+    check(state, &format!("ip:{scope}:{ip}"), per_minute)
 }
 
 /// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.

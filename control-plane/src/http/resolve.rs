@@ -8,7 +8,7 @@ use vis_catalog::{ResolveError, ResolveInput, resolve};
 
 use super::auth::{AccountRead, Auth};
 use super::extract::ApiJson;
-use super::images::{YEAR_MAX, YEAR_MIN};
+
 use super::{context, rate};
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -75,17 +75,7 @@ pub fn validate(body: ResolveBody) -> Result<Validated, ApiError> {
     }
     let year = body
         .year
-        .map(|y| {
-            u16::try_from(y)
-                .ok()
-                .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "year",
-                        format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
-                    )
-                })
-        })
+        .map(|y| super::images::year_param(Some(y)))
         .transpose()?;
     let name = |field: &'static str, value: Option<String>| -> Result<Option<String>, ApiError> {
         match value {

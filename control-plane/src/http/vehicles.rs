@@ -22,7 +22,7 @@ use utoipa::ToSchema;
 use vis_catalog::{Catalog, LookupError, Make, Model, SearchHit};
 
 use super::context;
-use super::images::{YEAR_MAX, YEAR_MIN};
+
 use crate::app::AppState;
 use crate::error::ApiError;
 
@@ -73,17 +73,7 @@ pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
     let get = |name: &str| query.get(name);
 
     let year = get("year")
-        .map(|v| {
-            super::extract::plain_int(v)
-                .and_then(|y| u16::try_from(y).ok())
-                .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "year",
-                        format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
-                    )
-                })
-        })
+        .map(|v| super::images::year_param(super::extract::plain_int(v)))
         .transpose()?;
     let make_id = get("makeId")
         .map(|v| {
