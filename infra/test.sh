@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: the workspace's unit and black-box tests, the store
-# conformance suite on SQLite and on a throwaway PostgreSQL server this script
-# starts (and stops). Installs what is missing and says so.
+# Runs every test: the workspace's unit and black-box tests on SQLite, the
+# black-box suite again on a throwaway PostgreSQL server this script starts
+# (and stops), where the store conformance suite and the two-replica test
+# also run; then schemathesis. Installs what is missing and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
@@ -20,11 +21,15 @@ stop_pg() { as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/nul
 trap stop_pg EXIT
 as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
+  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
 export VIS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
-echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT for the conformance suite" >&2
+echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (fsync off: tests kill servers, never the database)" >&2
 
 cargo test --workspace --no-fail-fast "$@"
+
+# The whole black-box suite again, every app on a fresh PostgreSQL database.
+echo "infra: the black-box suite on PostgreSQL" >&2
+VIS_TEST_BACKEND=postgres cargo test -p vis-tests --test blackbox --no-fail-fast "$@"
 
 # The running server against its own interface description (all checks).
 ./infra/schemathesis.sh

@@ -18,7 +18,7 @@ use crate::ratelimit::RateLimiter;
 use crate::renders::cache::DerivedCache;
 use crate::renders::worker::{InProcessRenderer, WorkerPool};
 use crate::renders::{DispatchConfig, Dispatcher, RenderBackend};
-use crate::store::{DeliveryUrlStore, SqlStore, Store};
+use crate::store::{DeliveryUrlStore, RateStore, SqlStore, Store};
 
 /// Shared by every request: one pointer, so the clone each extractor makes
 /// costs a reference count, not one per field.
@@ -178,13 +178,11 @@ impl App {
             }
         };
         let store: Arc<dyn Store> = Arc::new(store);
-        let charges =
-            crate::billing::batch::ChargeBatcher::start(Arc::clone(&store), &config.billing)
-                .await?;
+        let ledger = crate::billing::Ledger::start(Arc::clone(&store), &config.billing);
         let urls = Arc::new(SignedUrls::new(
             TokenKey::new(secret.as_bytes()),
             Arc::clone(&store),
-            charges.clone(),
+            ledger.clone(),
             ttl,
         ));
         let metrics = Arc::new(Metrics::default());
@@ -213,7 +211,7 @@ impl App {
         });
         let deliverer = Deliverer {
             store: Arc::clone(&store),
-            charges,
+            ledger,
             objects: Arc::clone(&objects),
             dispatcher,
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
@@ -223,6 +221,16 @@ impl App {
             Arc::clone(&store),
             config.events.queue_batches,
         ));
+        let limiter = Arc::new(RateLimiter::new(Arc::clone(&store) as Arc<dyn RateStore>));
+        limiter.spawn_pruner();
+        let keys = Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000));
+        crate::revocations::spawn(
+            Arc::clone(&store) as Arc<dyn crate::store::RevocationStore>,
+            vec![
+                Arc::clone(&keys) as Arc<dyn crate::revocations::RevocationSink>,
+                Arc::clone(&urls) as Arc<dyn crate::revocations::RevocationSink>,
+            ],
+        );
         let state = AppState(Arc::new(Shared {
             events,
             store,
@@ -230,8 +238,8 @@ impl App {
             base_url: Arc::from(base_url),
             options: Arc::new(options),
             catalog: vis_catalog::Catalog::embedded(),
-            limiter: Arc::new(RateLimiter::default()),
-            keys: Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000)),
+            limiter,
+            keys,
             metrics,
             deliverer,
             urls,
@@ -281,7 +289,6 @@ impl App {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let charges = self.state.deliverer.charges.clone();
         let events = Arc::clone(&self.state.events);
         let limits = http::server::Limits::new(&self.http, Arc::clone(&self.state.base_url));
         let body_timeout = Duration::from_secs(self.http.body_read_timeout_secs);
@@ -323,8 +330,6 @@ impl App {
         }
         // Accepted events into the database.
         events.shutdown(Duration::from_secs(5)).await;
-        // Every held charge into the ledger, every hold given back.
-        charges.shutdown().await;
         served
     }
 

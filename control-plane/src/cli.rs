@@ -295,16 +295,15 @@ async fn operate(
                 let _ = writeln!(
                     out,
                     "{}",
-                    json!({ "id": account.id, "email": account.email, "credits": account.balance, "held": account.held, "keys": keys.len(), "ledger": entries })
+                    json!({ "id": account.id, "email": account.email, "credits": account.balance, "keys": keys.len(), "ledger": entries })
                 );
             } else {
                 let _ = writeln!(
                     out,
-                    "account  {}\nemail    {}\ncredits  {}\nheld     {} (by running servers for image charges)\nkeys     {}",
+                    "account  {}\nemail    {}\ncredits  {}\nkeys     {}",
                     account.id,
                     account.email,
                     account.balance,
-                    account.held,
                     keys.len()
                 );
                 let _ = writeln!(out, "recent ledger entries:");
@@ -345,12 +344,6 @@ async fn operate(
                 )
                 .await
                 .map_err(|e| match e {
-                    StoreError::InsufficientCredits { balance, .. } if account.held > 0 => {
-                        CliError::Usage(format!(
-                            "--delta: the balance is {balance}, of which about {} is held by running servers for image charges; it cannot go below what they hold (they give back what an account stops using within a second)",
-                            account.held
-                        ))
-                    }
                     StoreError::InsufficientCredits { balance, .. } => CliError::Usage(format!(
                         "--delta: the balance is {balance}; it cannot go below 0"
                     )),

@@ -130,21 +130,13 @@ impl HttpConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BillingConfig {
-    /// Charge deliveries against credit holds with a journal beside the
-    /// database, settled into the ledger in batches (SQLite files only;
-    /// elsewhere every charge is a group-committed transaction).
-    pub held_charges: bool,
-    /// How often held charges move from the journal into the ledger,
-    /// milliseconds: how far the ledger, the CLI and other servers may lag.
-    pub settle_every_ms: u64,
+    /// Image charges committed together in one transaction at most.
+    pub max_batch: usize,
 }
 
 impl Default for BillingConfig {
     fn default() -> Self {
-        BillingConfig {
-            held_charges: true,
-            settle_every_ms: 20,
-        }
+        BillingConfig { max_batch: 256 }
     }
 }
 
@@ -373,10 +365,10 @@ impl Config {
         }
         delivery.validate()?;
         let billing = file.billing.unwrap_or_default();
-        if billing.settle_every_ms == 0 {
+        if !(1..=10_000).contains(&billing.max_batch) {
             return Err(ConfigError::Invalid {
-                field: "billing.settle_every_ms",
-                message: "must be at least 1".into(),
+                field: "billing.max_batch",
+                message: "must be from 1 to 10000".into(),
             });
         }
         let http = file.http.unwrap_or_default();

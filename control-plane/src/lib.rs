@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod objects;
 pub mod ratelimit;
 pub mod renders;
+pub mod revocations;
 pub mod store;
 
 pub use app::{App, AppState};

@@ -229,6 +229,11 @@ impl<V: Clone> KeyCache<V> {
     pub fn forget(&self, hash: &str) {
         self.entries.remove(hash);
     }
+
+    /// Drops every entry whose value matches (a revoked key's).
+    pub fn forget_where(&self, matches: impl Fn(&V) -> bool) {
+        self.entries.retain(|_, (v, _)| !matches(v));
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
-//! Prices, packs and what an account has spent (spec §1). No HTTP, no SQL:
-//! the ledger itself lives behind `store::LedgerStore`.
+//! Prices, packs and what an account has spent (spec §1), and the ledger
+//! port every credit movement goes through (`ledger.rs`). No HTTP, no SQL.
 
-pub mod batch;
-pub mod holds;
-pub mod journal;
+pub mod ledger;
+
+pub use ledger::Ledger;
 
 use serde::Serialize;
 

@@ -145,7 +145,7 @@ pub struct Delivered {
 #[derive(Debug, Clone)]
 pub struct Deliverer {
     pub store: Arc<dyn Store>,
-    pub charges: crate::billing::batch::ChargeBatcher,
+    pub ledger: crate::billing::Ledger,
     pub objects: Arc<dyn ObjectStore>,
     pub dispatcher: Arc<Dispatcher>,
     pub derived: Arc<DerivedCache>,
@@ -254,7 +254,7 @@ impl Deliverer {
             source: source.as_str(),
             credits: CREDITS_PER_IMAGE,
         };
-        let balance_after = match self.charges.charge(delivery).await {
+        let balance_after = match self.ledger.charge(delivery).await {
             Ok(b) => b,
             Err(StoreError::InsufficientCredits { balance, required }) => {
                 return Err(DeliveryError::InsufficientCredits { balance, required });

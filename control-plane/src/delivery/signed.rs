@@ -5,9 +5,14 @@
 //! Order of work for one load, and why:
 //! 1. The token's HMAC is checked before anything else: a forged or
 //!    malformed token costs no database work.
-//! 2. One read gives the URL and its key's revocation state; revoked and
-//!    expired URLs are refused (403), spent and consumed ones too (410),
-//!    before any render is spent on them.
+//! 2. The URL's row, from this replica's URL cache or one read that also
+//!    gives its key's revocation state; revoked and expired URLs are refused
+//!    (403), spent and consumed ones too (410), before any render is spent
+//!    on them. The cache holds only rows that can no longer change but by a
+//!    revocation: unlimited URLs whose first load succeeded. The revocation
+//!    follower (`revocations.rs`) drops a revoked key's rows within a
+//!    second; expiry is checked on every load. Use-capped URLs always read
+//!    and redeem in the database, so their caps are exact across replicas.
 //! 3. The bytes come from [`Deliverer::output`] (cache, else render), which
 //!    never bills: the URL was paid for at creation.
 //! 4. Only with bytes in hand is a use redeemed, atomically. A render failure
@@ -15,12 +20,13 @@
 //!    spent budget or a full queue consumes nothing.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use vis_protocol::{BodyShape, Format, VariantKey};
 
 use super::tokens::TokenKey;
 use super::{Deliverer, DeliveryError, Resolved};
-use crate::billing::batch::ChargeBatcher;
+use crate::billing::Ledger;
 use crate::renders::cache::Derived;
 use crate::renders::{DispatchError, SourceKind};
 use crate::store::{
@@ -134,23 +140,27 @@ pub struct Replayed {
 pub struct SignedUrls {
     key: TokenKey,
     store: Arc<dyn Store>,
-    /// Image charges: this server may hold credits a mint needs.
-    charges: ChargeBatcher,
+    ledger: Ledger,
     pub ttl: TtlBounds,
+    /// Rows of unlimited URLs whose first load succeeded, by id.
+    loaded: Arc<quick_cache::sync::Cache<String, Arc<DeliveryUrlRecord>>>,
+    /// Revocations applied to `loaded`: a row read before one is not cached
+    /// after it.
+    revocations_seen: Arc<AtomicU64>,
 }
 
+/// Rows in a replica's URL cache at most.
+const URL_CACHE_ROWS: usize = 100_000;
+
 impl SignedUrls {
-    pub fn new(
-        key: TokenKey,
-        store: Arc<dyn Store>,
-        charges: ChargeBatcher,
-        ttl: TtlBounds,
-    ) -> SignedUrls {
+    pub fn new(key: TokenKey, store: Arc<dyn Store>, ledger: Ledger, ttl: TtlBounds) -> SignedUrls {
         SignedUrls {
             key,
             store,
-            charges,
+            ledger,
             ttl,
+            loaded: Arc::new(quick_cache::sync::Cache::new(URL_CACHE_ROWS)),
+            revocations_seen: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -199,25 +209,10 @@ impl SignedUrls {
                 expires_at,
             })
             .collect();
-        let balance_after = match self
-            .store
-            .mint_delivery_urls(payer, &rows, idempotency)
-            .await
-        {
-            // Credits this server holds for image charges are the account's
-            // too: give them back and try once more.
-            Err(StoreError::InsufficientCredits { .. })
-                if self.charges.release(payer.account_id).await? =>
-            {
-                self.store
-                    .mint_delivery_urls(payer, &rows, idempotency)
-                    .await?
-            }
-            minted => minted?,
-        };
+        let balance_after = self.ledger.mint(payer, &rows, idempotency).await?;
         Ok(Minted {
             urls,
-            balance_after: balance_after - self.charges.unsettled(payer.account_id),
+            balance_after,
         })
     }
 
@@ -270,12 +265,24 @@ impl SignedUrls {
         let id = self
             .key
             .verify(token)
-            .ok_or(OpenError::Refused(Refused::Invalid))?;
-        let record = self
-            .store
-            .delivery_url(&id.to_string())
-            .await?
-            .ok_or(OpenError::Refused(Refused::Invalid))?;
+            .ok_or(OpenError::Refused(Refused::Invalid))?
+            .to_string();
+        let record = match self.loaded.get(&id) {
+            Some(cached) => cached,
+            None => {
+                let seen = self.revocations_seen.load(Ordering::SeqCst);
+                let record = Arc::new(
+                    self.store
+                        .delivery_url(&id)
+                        .await?
+                        .ok_or(OpenError::Refused(Refused::Invalid))?,
+                );
+                if record.max_uses == 0 && record.uses > 0 && refusal(&record, now).is_none() {
+                    self.remember(record.clone(), seen);
+                }
+                record
+            }
+        };
         if let Some(refused) = refusal(&record, now) {
             return Err(OpenError::Refused(refused));
         }
@@ -285,7 +292,20 @@ impl SignedUrls {
                 record.id
             ))
         })?;
-        Ok(Opened { record, resolved })
+        Ok(Opened {
+            record: Arc::unwrap_or_clone(record),
+            resolved,
+        })
+    }
+
+    /// Caches a row read while `seen` revocations had been applied, unless
+    /// one was applied since (it may have been this row's key's).
+    fn remember(&self, record: Arc<DeliveryUrlRecord>, seen: u64) {
+        let id = record.id.clone();
+        self.loaded.insert(id.clone(), record);
+        if self.revocations_seen.load(Ordering::SeqCst) != seen {
+            self.loaded.remove(&id);
+        }
     }
 
     /// Loads the bytes of an opened URL and redeems a use for them.
@@ -299,7 +319,7 @@ impl SignedUrls {
             Ok(output) => output,
             Err(e) if is_render_failure(&e) && opened.record.uses == 0 => {
                 let reason = "refund: first load of a signed delivery URL failed";
-                match self.store.fail_delivery_url(id, reason).await {
+                match self.ledger.refund_failed_url(id, reason).await {
                     Ok(Some(_)) => {
                         return Err(LoadError::FirstLoadFailed {
                             refunded_here: true,
@@ -324,6 +344,7 @@ impl SignedUrls {
         // Unlimited URLs record only their first redemption: later loads stay
         // read-only, so cached delivery is never serialised on a write.
         if opened.capped() || opened.record.uses == 0 {
+            let seen = self.revocations_seen.load(Ordering::SeqCst);
             let redeemed = self
                 .store
                 .consume_delivery_url(id)
@@ -341,8 +362,25 @@ impl SignedUrls {
                     .unwrap_or(Refused::Exhausted);
                 return Err(LoadError::Refused(refused));
             }
+            if !opened.capped() {
+                let mut record = opened.record.clone();
+                record.uses = redeemed.unwrap_or(1);
+                self.remember(Arc::new(record), seen);
+            }
         }
         Ok(output)
+    }
+}
+
+/// A revoked key's URLs leave this replica's URL cache.
+impl crate::revocations::RevocationSink for SignedUrls {
+    fn revoked(&self, kind: crate::store::RevokedKind, subject_id: &str) {
+        if kind == crate::store::RevokedKind::Key {
+            // Counted first: a load that read its row before this and
+            // caches it after sees the count move and drops it again.
+            self.revocations_seen.fetch_add(1, Ordering::SeqCst);
+            self.loaded.retain(|_, r| r.key_id != subject_id);
+        }
     }
 }
 

@@ -69,9 +69,6 @@ pub async fn get(
     State(state): State<AppState>,
     Auth(principal, ..): Auth<AccountRead>,
 ) -> Result<Json<AccountResponse>, ApiError> {
-    // Charges this server holds in its journal go into the ledger first,
-    // so the balance and usage below include every image delivered.
-    state.deliverer.charges.settle_now().await?;
     let account = state
         .store
         .account_by_id(&principal.key.account_id)

@@ -186,3 +186,12 @@ impl<S: RequiredScope> FromRequestParts<AppState> for Auth<S> {
         Ok(Auth(principal, PhantomData))
     }
 }
+
+/// A revoked key leaves the key cache of every replica (`revocations.rs`).
+impl crate::revocations::RevocationSink for crate::auth::KeyCache<std::sync::Arc<Principal>> {
+    fn revoked(&self, kind: crate::store::RevokedKind, subject_id: &str) {
+        if kind == crate::store::RevokedKind::Key {
+            self.forget_where(|p| p.key.id == subject_id);
+        }
+    }
+}

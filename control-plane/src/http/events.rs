@@ -178,7 +178,8 @@ pub async fn post(State(state): State<AppState>, req: Request) -> Response {
         "events",
         ip.as_deref().unwrap_or("unknown"),
         BATCHES_PER_MINUTE,
-    );
+    )
+    .await;
     let result = match admitted {
         Ok(()) => accept(&state, req).await,
         Err(refused) => Err(refused),

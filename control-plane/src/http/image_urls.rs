@@ -323,7 +323,7 @@ pub async fn post(
     Auth(principal, ..): Auth<ImagesRead>,
     req: Request,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    let (decision, admitted) = rate::check_key(&state, &principal).await;
     let result = match admitted {
         Ok(()) => create(&state, &principal, req).await,
         Err(refused) => Err(refused),
@@ -383,12 +383,7 @@ async fn create(
                 )
                 .with_field("param", "Idempotency-Key"));
             }
-            let balance = state
-                .store
-                .account_by_id(account)
-                .await?
-                .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
-                .unwrap_or(0);
+            let balance = state.deliverer.ledger.balance(account).await?.unwrap_or(0);
             let mut r = created(state, &replayed.minted, replayed.request_id);
             billing_headers(&mut r, 0, balance);
             r.headers_mut()

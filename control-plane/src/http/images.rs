@@ -353,7 +353,7 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<Response, ApiError>>,
 {
-    let (decision, admitted) = rate::check_key(state, principal);
+    let (decision, admitted) = rate::check_key(state, principal).await;
     let result = match admitted {
         Ok(()) => handler().await,
         Err(refused) => Err(refused),
@@ -387,10 +387,10 @@ where
 /// The unbilled balance a 304 or a HEAD reports.
 async fn balance_of(state: &AppState, principal: &super::auth::Principal) -> Result<i64, ApiError> {
     Ok(state
-        .store
-        .account_by_id(&principal.key.account_id)
+        .deliverer
+        .ledger
+        .balance(&principal.key.account_id)
         .await?
-        .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
         .unwrap_or(0))
 }
 
@@ -420,9 +420,6 @@ async fn head(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let (resolved, form) = request(state, query, headers)?;
-    // Journalled charges into the ledger first, so that the balance read
-    // below is not caught between a settle's commit and its bookkeeping.
-    state.deliverer.charges.settle_now().await?;
     let balance = balance_of(state, principal).await?;
     let mut r = StatusCode::OK.into_response();
     if form == ResponseForm::Url {

@@ -14,21 +14,25 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
     let dispatcher = &state.deliverer.dispatcher;
     let budget = dispatcher.daily_budget().await?;
     let used = state.store.budget_used(&utc_day()).await?;
-    let (unsettled, failing) = state
-        .deliverer
-        .charges
-        .held()
-        .map_or((0, 0), |l| l.backlog());
+    let ledger = state.deliverer.ledger.stats();
+    let count = |c: &std::sync::atomic::AtomicU64| {
+        i64::try_from(c.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(i64::MAX)
+    };
     let gauges = [
         (
-            "vis_ledger_unsettled_charges",
-            "Held charges in this server's journal, not yet in the ledger.",
-            unsettled as i64,
+            "vis_ledger_charge_batches",
+            "Image charge batches this server committed (one transaction each).",
+            count(&ledger.batches),
         ),
         (
-            "vis_ledger_settles_failing",
-            "Settles of held charges failed in a row (0 when the last went through).",
-            failing as i64,
+            "vis_ledger_charges",
+            "Image charges this server committed.",
+            count(&ledger.charges),
+        ),
+        (
+            "vis_ledger_failed_batches",
+            "Image charge batches whose transaction failed (nothing of them was charged).",
+            count(&ledger.failed_batches),
         ),
         (
             "vis_render_queue_depth",

@@ -112,7 +112,7 @@ pub async fn post(
     Auth(principal, ..): Auth<AccountRead>,
     body: Result<ApiJson<ResolveBody, { limits::BODY_RESOLVE }>, ApiError>,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    let (decision, admitted) = rate::check_key(&state, &principal).await;
     if let Err(refused) = admitted {
         return rate::with_headers(refused.into_response(), &decision);
     }

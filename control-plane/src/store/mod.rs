@@ -75,9 +75,6 @@ pub struct Account {
     pub id: String,
     pub email: String,
     pub balance: i64,
-    /// Of the balance, what running servers hold for image charges
-    /// (docs/ledger.md); no other debit may spend it.
-    pub held: i64,
     pub auto_reload: bool,
     pub has_payment_method: bool,
     pub created_at: Millis,
@@ -305,93 +302,6 @@ pub trait DeliveryStore: Send + Sync {
         &self,
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError>;
-    /// A queue that group-commits charges by itself, when this store has
-    /// one (the SQLite writer thread); otherwise callers batch and call
-    /// [`DeliveryStore::charge_deliveries`].
-    fn charge_queue(&self) -> Option<std::sync::Arc<dyn ChargeQueue>> {
-        None
-    }
-}
-
-/// Where one charge's outcome goes: the balance after, as
-/// [`DeliveryStore::charge_delivery`] returns it.
-pub type ChargeReply = tokio::sync::oneshot::Sender<Result<i64, StoreError>>;
-
-/// Takes charges one by one and commits whatever has queued together, each
-/// caller getting its own outcome; nothing is written for an item whose
-/// outcome is an error.
-pub trait ChargeQueue: Send + Sync + std::fmt::Debug {
-    fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError>;
-}
-
-/// An image delivery charged against a hold and written to its server's
-/// journal, on its way into the ledger (`billing::holds`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeldCharge {
-    /// Its sequence number in its server's journal.
-    pub seq: i64,
-    pub created_at: Millis,
-    pub delivery: NewDelivery,
-}
-
-/// Credit holds (`billing::holds`, docs/ledger.md): a server reserves part
-/// of an account's balance, charges deliveries against it in memory with a
-/// journal as the durability point, and settles them into the ledger in
-/// batches. `accounts.held` is what all servers hold; every other debit may
-/// spend only `balance - held`.
-#[async_trait]
-pub trait HoldStore: Send + Sync {
-    /// Reserves up to `want` credits that no server holds for `owner`, in
-    /// one transaction. Returns the credits granted (0 when none are free)
-    /// and the balance.
-    async fn take_hold(
-        &self,
-        owner: &str,
-        account_id: &str,
-        want: i64,
-    ) -> Result<(i64, i64), StoreError>;
-    /// Gives back `credits` of `owner`'s hold on the account, unspent.
-    /// Returns the balance.
-    async fn release_hold(
-        &self,
-        owner: &str,
-        account_id: &str,
-        credits: i64,
-    ) -> Result<i64, StoreError>;
-    /// Writes charges spent from `owner`'s holds as ledger rows (each a
-    /// delivery charge as `charge_deliveries` writes it, with its own time),
-    /// takes them off the balance and the holds, and records `through_seq`
-    /// as `owner`'s journal mark, all in one transaction. Returns each
-    /// account's balance after.
-    async fn settle_held(
-        &self,
-        owner: &str,
-        charges: std::sync::Arc<[HeldCharge]>,
-        through_seq: i64,
-    ) -> Result<Vec<(String, i64)>, StoreError>;
-    /// The last journal sequence number of `owner` already in the ledger
-    /// (0 when none).
-    async fn journal_mark(&self, owner: &str) -> Result<i64, StoreError>;
-    /// Servers that hold credits or have a journal mark.
-    async fn hold_owners(&self) -> Result<Vec<String>, StoreError>;
-    /// Ends `owner`: gives back everything it holds and forgets its mark,
-    /// in one transaction. For a server that has stopped, after its
-    /// journal has been settled.
-    async fn retire_owner(&self, owner: &str) -> Result<(), StoreError>;
-    /// Where servers sharing this database keep their charge journals, when
-    /// they share a disk: beside a SQLite file. None turns held charges off
-    /// (PostgreSQL, in-memory SQLite), and charges go through
-    /// `charge_deliveries`.
-    fn journal_dir(&self) -> Option<std::path::PathBuf> {
-        None
-    }
-    /// Whether the key exists and is not revoked, read on the calling
-    /// thread (asked only when [`HoldStore::journal_dir`] is Some).
-    fn key_live_now(&self, _key_id: &str) -> Result<bool, StoreError> {
-        Err(StoreError::Unavailable(
-            "no calling-thread reads here".into(),
-        ))
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -637,6 +547,75 @@ pub trait EventStore: Send + Sync {
     async fn event_counts(&self, since_day: &str) -> Result<Vec<EventCount>, StoreError>;
 }
 
+/// What a revocation applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevokedKind {
+    Key,
+    Partner,
+}
+
+impl RevokedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RevokedKind::Key => "key",
+            RevokedKind::Partner => "partner",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<RevokedKind> {
+        [RevokedKind::Key, RevokedKind::Partner]
+            .into_iter()
+            .find(|k| k.as_str() == raw)
+    }
+}
+
+/// One entry of the revocation feed: every control plane sharing the
+/// database follows it to drop what it cached of a revoked key or partner
+/// (`auth::revocations`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revocation {
+    pub seq: i64,
+    pub kind: RevokedKind,
+    pub subject_id: String,
+    pub revoked_at: Millis,
+}
+
+/// The revocation feed. A revocation writes its feed entry in the same
+/// transaction as the revoked row.
+#[async_trait]
+pub trait RevocationStore: Send + Sync {
+    /// Entries with `seq > after`, and every entry revoked at or after
+    /// `since` (which a reader uses to catch entries whose transaction
+    /// committed after a later one's), oldest first, at most `limit`.
+    async fn revocations(
+        &self,
+        after: i64,
+        since: Millis,
+        limit: i64,
+    ) -> Result<Vec<Revocation>, StoreError>;
+    /// The newest entry's position (0 when the feed is empty).
+    async fn revocation_head(&self) -> Result<i64, StoreError>;
+}
+
+/// Rate-limit windows shared by every control plane on the database
+/// (`ratelimit.rs`): a replica takes a key's requests in blocks.
+#[async_trait]
+pub trait RateStore: Send + Sync + std::fmt::Debug {
+    /// Takes up to `want` of `subject`'s `limit` requests in the window
+    /// starting at `window_start` (ms), in one conditional write; returns
+    /// how many were granted (0 when the window is spent) and how many the
+    /// window has granted in all.
+    async fn take_rate_block(
+        &self,
+        subject: &str,
+        window_start: Millis,
+        want: i64,
+        limit: i64,
+    ) -> Result<(i64, i64), StoreError>;
+    /// Deletes windows that started before `before`; how many.
+    async fn prune_rate_windows(&self, before: Millis) -> Result<u64, StoreError>;
+}
+
 /// Everything the control plane keeps in its database.
 #[async_trait]
 pub trait Store:
@@ -648,7 +627,8 @@ pub trait Store:
     + JobStore
     + BudgetStore
     + DeliveryUrlStore
-    + HoldStore
+    + RevocationStore
+    + RateStore
     + EventStore
     + std::fmt::Debug
 {

@@ -1,12 +1,10 @@
 //! The implementation of every store trait, for SQLite and PostgreSQL.
 //!
 //! SQL here is portable: `$n` placeholders, `RETURNING`, integer timestamps and
-//! flags. Two dialect branches: how a write transaction starts (SQLite takes
-//! its write lock up front, `BEGIN IMMEDIATE`, so two writers never deadlock
-//! on a read-then-write upgrade), and who writes delivery charges on a SQLite
-//! file (`sql/sqlite_writer.rs`, a thread with its own rusqlite connection,
-//! running the same algorithm and statements as the sqlx path in
-//! `sql/charges.rs`). Everything else goes through sqlx.
+//! flags. One dialect branch outside the migrations: how a write transaction
+//! starts (SQLite takes its write lock up front, `BEGIN IMMEDIATE`, so two
+//! writers never deadlock on a read-then-write upgrade), and the job lease's
+//! `FOR UPDATE SKIP LOCKED`.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -17,6 +15,7 @@ use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Executor, Row};
 
 use super::*;
+use limits::announce_revocation;
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
@@ -31,14 +30,6 @@ pub enum Dialect {
 pub struct SqlStore {
     pool: AnyPool,
     dialect: Dialect,
-    /// SQLite files: the thread that writes delivery charges.
-    ledger: Option<std::sync::Arc<sqlite_writer::SqliteWriter>>,
-    /// SQLite files: hot reads on the calling thread.
-    reads: Option<std::sync::Arc<sqlite_reads::SqliteReads>>,
-    /// SQLite files: the file.
-    file: Option<std::path::PathBuf>,
-    /// SQLite files: revocations announced to held charges.
-    revocations: Option<std::sync::Arc<revocations::Revocations>>,
 }
 
 impl SqlStore {
@@ -73,34 +64,7 @@ impl SqlStore {
             .connect_with(options)
             .await
             .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-        // In-memory databases are private to a connection: the writer
-        // thread could not see this one, so charges stay on the pool.
-        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        let (ledger, reads, file) = if dialect == Dialect::Sqlite && !in_memory {
-            let file = sqlx::sqlite::SqliteConnectOptions::from_str(url)
-                .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-            let path = file.get_filename();
-            (
-                Some(std::sync::Arc::new(sqlite_writer::SqliteWriter::start(
-                    path,
-                )?)),
-                Some(std::sync::Arc::new(sqlite_reads::SqliteReads::new(path))),
-                Some(path.to_owned()),
-            )
-        } else {
-            (None, None, None)
-        };
-        let revocations = file
-            .as_deref()
-            .map(|f| std::sync::Arc::new(revocations::Revocations::new(holds::journal_dir(f))));
-        Ok(SqlStore {
-            pool,
-            dialect,
-            ledger,
-            reads,
-            file,
-            revocations,
-        })
+        Ok(SqlStore { pool, dialect })
     }
 
     /// Applies pending migrations of this dialect's folder.
@@ -179,7 +143,6 @@ fn account_from(row: &AnyRow) -> Result<Account, sqlx::Error> {
         id: row.try_get("id")?,
         email: row.try_get("email")?,
         balance: row.try_get("balance")?,
-        held: row.try_get("held")?,
         auto_reload: flag(row, "auto_reload")?,
         has_payment_method: flag(row, "has_payment_method")?,
         created_at: row.try_get("created_at")?,
@@ -245,7 +208,7 @@ fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
 // run-time-built SQL).
 macro_rules! account_cols {
     () => {
-        "id, email, balance, held, auto_reload, has_payment_method, created_at"
+        "id, email, balance, auto_reload, has_payment_method, created_at"
     };
 }
 macro_rules! key_cols {
@@ -264,15 +227,15 @@ macro_rules! entry_cols {
     };
 }
 
-/// Moves an account's balance by `delta` inside `tx`; refuses to go below
-/// what running servers hold (`held`, never below 0).
+/// Moves an account's balance by `delta` inside `tx` by a conditional
+/// write; refuses to go below 0.
 async fn move_balance(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     account_id: &str,
     delta: i64,
 ) -> Result<i64, StoreError> {
     let balance: Option<i64> = sqlx::query_scalar(
-        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= held RETURNING balance",
+        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance",
     )
     .bind(delta)
     .bind(account_id)
@@ -538,17 +501,21 @@ impl KeyStore for SqlStore {
     }
 
     async fn revoke_key(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let now = now_millis();
         let done =
             sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-                .bind(now_millis())
+                .bind(now)
                 .bind(id)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await
                 .map_err(map_err)?;
-        if let Some(revocations) = &self.revocations {
-            revocations.announce();
+        if done.rows_affected() == 0 {
+            return Ok(false);
         }
-        Ok(done.rows_affected() == 1)
+        announce_revocation(&mut tx, RevokedKind::Key, id, now).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(true)
     }
 }
 
@@ -583,12 +550,6 @@ impl PartnerStore for SqlStore {
 
 #[async_trait]
 impl DeliveryStore for SqlStore {
-    fn charge_queue(&self) -> Option<std::sync::Arc<dyn ChargeQueue>> {
-        self.ledger
-            .clone()
-            .map(|w| w as std::sync::Arc<dyn ChargeQueue>)
-    }
-
     async fn charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
         let mut outcomes = self.charge_deliveries(vec![d.clone()]).await?;
         outcomes
@@ -600,12 +561,8 @@ impl DeliveryStore for SqlStore {
         &self,
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
-        if let Some(writer) = &self.ledger {
-            return writer.charge_all(batch).await;
-        }
         let mut tx = self.begin_write().await?;
-        let outcomes =
-            charges::charge_batch(&mut charges::SqlxCharges { tx: &mut tx }, &batch).await?;
+        let outcomes = charges::charge_batch(&mut tx, &batch).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(outcomes)
     }
@@ -984,8 +941,5 @@ mod tests {
 mod charges;
 mod events;
 pub use events::utc_day_of;
-mod holds;
-mod revocations;
-mod sqlite_reads;
-mod sqlite_writer;
+mod limits;
 mod urls;

@@ -59,7 +59,7 @@ async fn unbilled_keyed(
     CachedAuth(principal, ..): CachedAuth<ImagesRead>,
     RawQuery(q): RawQuery,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    let (decision, admitted) = rate::check_key(&state, &principal).await;
     let result = match admitted {
         Ok(()) => cached_output(&state, q.as_deref()).await,
         Err(refused) => Err(refused),

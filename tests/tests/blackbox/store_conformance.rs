@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use control_plane::store::{
     AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, EventStore,
-    HeldCharge, HoldStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl,
-    NewEntry, NewKey, PartnerStore, Payer, SqlStore, Store, StoreError, now_millis,
+    JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey,
+    PartnerStore, Payer, RateStore, RevocationStore, RevokedKind, SqlStore, Store, StoreError,
+    now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -215,7 +216,7 @@ async fn suite(store: SqlStore) {
 
     deliveries(&store).await;
     charge_batches(&store).await;
-    holds(&store).await;
+    shared(&store).await;
     delivery_urls(&store).await;
     jobs(&store).await;
     budget(&store).await;
@@ -583,198 +584,53 @@ async fn charge_batches(store: &SqlStore) {
         "one entry per charge, newest first, each with its own balance"
     );
 
-    // Charges submitted one by one to the store's own queue commit together
-    // and never overdraw: 10 concurrent charges against 8 credits.
-    if let Some(queue) = store.charge_queue() {
-        let mut waiting = Vec::new();
-        for i in 0..10 {
-            let (done, outcome) = tokio::sync::oneshot::channel();
-            queue
-                .submit(item(&format!("q{i}"), &rich.id, Some(&live.id)), done)
-                .unwrap();
-            waiting.push(outcome);
-        }
-        let mut charged = 0;
-        let mut refused = 0;
-        for outcome in waiting {
-            match outcome.await.unwrap() {
-                Ok(_) => charged += 1,
-                Err(StoreError::InsufficientCredits { .. }) => refused += 1,
-                Err(e) => panic!("unexpected {e:?}"),
-            }
-        }
-        assert_eq!((charged, refused), (8, 2));
-        assert_eq!(balance_of(store, &rich.id).await, 0);
-    }
-}
-
-/// Credit holds: servers reserve credits, other debits spend only what no
-/// server holds, and held charges settle into the ledger with a journal
-/// mark, all or nothing.
-async fn holds(store: &SqlStore) {
-    let acct = store
-        .create_account("holds@example.com", 50)
-        .await
-        .unwrap()
-        .id;
-    assert_eq!(store.take_hold("s1", &acct, 30).await.unwrap(), (30, 50));
-    assert_eq!(
-        store.take_hold("s2", &acct, 30).await.unwrap(),
-        (20, 50),
-        "only what is free"
-    );
-    assert_eq!(store.take_hold("s3", &acct, 5).await.unwrap(), (0, 50));
-    assert!(matches!(
-        store.take_hold("s1", "no-such-account", 1).await,
-        Err(StoreError::NotFound(_))
-    ));
-
-    // Every other debit spends only `balance - held`.
-    assert!(matches!(
-        store
-            .charge_delivery(&delivery("held-1", &acct, "cache"))
-            .await,
-        Err(StoreError::InsufficientCredits {
-            balance: 50,
-            required: 1
-        })
-    ));
-    let adjust = NewEntry {
-        kind: EntryKind::Adjustment,
-        delta: -1,
-        reason: "correction",
-        reference: None,
-    };
-    assert!(matches!(
-        store.append_entry(&acct, adjust.clone()).await,
-        Err(StoreError::InsufficientCredits { .. })
-    ));
-    let grant = NewEntry {
-        kind: EntryKind::Grant,
-        delta: 2,
-        reason: "top-up",
-        reference: None,
-    };
-    store.append_entry(&acct, grant).await.unwrap();
-    let batch = vec![
-        delivery("held-2", &acct, "cache"),
-        delivery("held-3", &acct, "cache"),
-        delivery("held-4", &acct, "cache"),
-    ];
-    let outcomes = store.charge_deliveries(batch).await.unwrap();
-    assert!(matches!(outcomes[0], Ok(51)));
-    assert!(matches!(outcomes[1], Ok(50)));
-    assert!(matches!(
-        outcomes[2],
-        Err(StoreError::InsufficientCredits {
-            balance: 50,
-            required: 1
-        })
-    ));
-
-    // Settling: one ledger row per charge, in journal order, with its own
-    // time; the balance and the hold shrink; the mark moves.
-    let held = |seq: i64, tag: &str| HeldCharge {
-        seq,
-        created_at: 1_000 + seq,
-        delivery: NewDelivery {
-            key_id: None,
-            ..delivery(tag, &acct, "generated")
-        },
-    };
-    let charges = vec![held(1, "j1"), held(2, "j2"), held(3, "j3")];
-    assert_eq!(
-        store.settle_held("s1", charges.into(), 3).await.unwrap(),
-        vec![(acct.clone(), 47)]
-    );
-    assert_eq!(balance_of(store, &acct).await, 47);
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
-    let entries = store.entries(&acct, 3).await.unwrap();
-    let rows: Vec<_> = entries
-        .iter()
-        .map(|e| {
-            (
-                e.kind,
-                e.delta,
-                e.balance_after,
-                e.reference.as_deref(),
-                e.created_at,
-            )
+    // Concurrent transactions never overdraw: 10 charges at once, each its
+    // own batch, against 8 credits; the conditional debit decides.
+    let store_arc = std::sync::Arc::new(store.clone());
+    let racing: Vec<_> = (0..10)
+        .map(|i| {
+            let store = std::sync::Arc::clone(&store_arc);
+            let d = item(&format!("q{i}"), &rich.id, Some(&live.id));
+            tokio::spawn(async move { store.charge_deliveries(vec![d]).await.unwrap().remove(0) })
         })
         .collect();
-    assert_eq!(
-        rows,
-        vec![
-            (EntryKind::Charge, -1, 47, Some("req-j3"), 1_003),
-            (EntryKind::Charge, -1, 48, Some("req-j2"), 1_002),
-            (EntryKind::Charge, -1, 49, Some("req-j1"), 1_001),
-        ]
-    );
-    let record = store
-        .delivery_by_request_id("req-j2")
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(record.account_id, acct);
-
-    // More than the hold: nothing is written, the mark stays.
-    let too_many: Vec<HeldCharge> = (4..=31).map(|n| held(n, &format!("x{n}"))).collect();
-    assert!(store.settle_held("s1", too_many.into(), 31).await.is_err());
-    assert_eq!(balance_of(store, &acct).await, 47);
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
-    assert!(
-        store
-            .delivery_by_request_id("req-x4")
-            .await
-            .unwrap()
-            .is_none()
-    );
-    // A mark never moves back.
-    store.settle_held("s1", Vec::new().into(), 2).await.unwrap();
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
-
-    // Giving back: s1 holds 27 unspent, and no more.
-    assert_eq!(store.release_hold("s1", &acct, 27).await.unwrap(), 47);
-    assert!(store.release_hold("s1", &acct, 1).await.is_err());
-    assert_eq!(store.take_hold("s3", &acct, 100).await.unwrap(), (27, 47));
-    assert_eq!(
-        store.hold_owners().await.unwrap(),
-        vec!["s1".to_owned(), "s2".to_owned(), "s3".to_owned()]
-    );
-    // Retiring a server gives back all it holds and forgets its mark.
-    for owner in ["s1", "s2", "s3"] {
-        store.retire_owner(owner).await.unwrap();
+    let mut charged = 0;
+    let mut refused = 0;
+    for t in racing {
+        match t.await.unwrap() {
+            Ok(_) => charged += 1,
+            Err(StoreError::InsufficientCredits { .. }) => refused += 1,
+            Err(e) => panic!("unexpected {e:?}"),
+        }
     }
-    assert!(store.hold_owners().await.unwrap().is_empty());
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 0);
-    assert_eq!(
-        store.take_hold("s4", &acct, 100).await.unwrap(),
-        (47, 47),
-        "all free again"
-    );
-    store.retire_owner("s4").await.unwrap();
-    store.append_entry(&acct, adjust).await.unwrap();
+    assert_eq!((charged, refused), (8, 2));
+    assert_eq!(balance_of(store, &rich.id).await, 0);
 
-    // A settle bigger than one multi-row statement keeps journal order.
+    // A batch bigger than one multi-row statement keeps its order, and one
+    // that the balance covers only in part charges the longest prefix.
     let big = store
-        .create_account("big@example.com", 100)
+        .create_account("big@example.com", 1_500)
         .await
         .unwrap()
         .id;
-    assert_eq!(store.take_hold("s5", &big, 100).await.unwrap(), (100, 100));
-    let many: Vec<HeldCharge> = (1..=70)
-        .map(|n| HeldCharge {
-            seq: n,
-            created_at: 2_000 + n,
-            delivery: delivery(&format!("big{n}"), &big, "cache"),
+    let many: Vec<NewDelivery> = (1..=1_600)
+        .map(|n| NewDelivery {
+            key_id: None,
+            ..delivery(&format!("big{n}"), &big, "cache")
         })
         .collect();
-    assert_eq!(
-        store.settle_held("s5", many.into(), 70).await.unwrap(),
-        vec![(big.clone(), 30)]
-    );
+    let outcomes = store.charge_deliveries(many).await.unwrap();
+    assert_eq!(outcomes.iter().filter(|o| o.is_ok()).count(), 1_500);
+    assert!(matches!(outcomes[1_499], Ok(0)));
+    assert!(matches!(
+        outcomes[1_500],
+        Err(StoreError::InsufficientCredits {
+            balance: 0,
+            required: 1
+        })
+    ));
     let charges: Vec<(i64, String)> = store
-        .entries(&big, 100)
+        .entries(&big, 2_000)
         .await
         .unwrap()
         .into_iter()
@@ -782,9 +638,85 @@ async fn holds(store: &SqlStore) {
         .map(|e| (e.balance_after, e.reference.unwrap()))
         .rev()
         .collect();
-    let expected: Vec<(i64, String)> = (1..=70).map(|n| (100 - n, format!("req-big{n}"))).collect();
+    let expected: Vec<(i64, String)> = (1..=1_500)
+        .map(|n| (1_500 - n, format!("req-big{n}")))
+        .collect();
     assert_eq!(charges, expected);
-    store.retire_owner("s5").await.unwrap();
+}
+
+/// What replicas share besides the ledger: the revocation feed (written in
+/// the revocation's transaction) and rate-limit windows taken in blocks.
+async fn shared(store: &SqlStore) {
+    let acct = store
+        .create_account("shared@example.com", 5)
+        .await
+        .unwrap()
+        .id;
+    let key = store
+        .create_key(NewKey {
+            account_id: acct.clone(),
+            name: "feed".into(),
+            display_prefix: "vis_feed".into(),
+            key_hash: "feed-hash".into(),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 60,
+        })
+        .await
+        .unwrap();
+    let head = store.revocation_head().await.unwrap();
+    assert!(store.revoke_key(&key.id).await.unwrap());
+    assert!(!store.revoke_key(&key.id).await.unwrap(), "once");
+    let feed = store.revocations(head, i64::MAX, 100).await.unwrap();
+    assert_eq!(feed.len(), 1, "one entry per revocation");
+    assert_eq!(feed[0].kind, RevokedKind::Key);
+    assert_eq!(feed[0].subject_id, key.id);
+    assert!(feed[0].seq > head);
+    assert_eq!(store.revocation_head().await.unwrap(), feed[0].seq);
+    // Entries revoked since a time are returned even when their seq is old.
+    let recent = store
+        .revocations(feed[0].seq, feed[0].revoked_at, 100)
+        .await
+        .unwrap();
+    assert_eq!(recent, feed);
+    assert!(
+        store
+            .revocations(feed[0].seq, feed[0].revoked_at + 1, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Rate windows: blocks are granted while the window lasts, the last one
+    // only in part, then nothing; another window starts afresh.
+    let w = 60_000;
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap(), (4, 4));
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap(), (4, 8));
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap().0, 2);
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap().0, 0);
+    assert_eq!(
+        store.take_rate_block("k1", 2 * w, 20, 10).await.unwrap().0,
+        10
+    );
+    assert_eq!(store.take_rate_block("k2", w, 1, 10).await.unwrap().0, 1);
+    // Concurrent takers never exceed the limit together.
+    let store_arc = std::sync::Arc::new(store.clone());
+    let takers: Vec<_> = (0..20)
+        .map(|_| {
+            let store = std::sync::Arc::clone(&store_arc);
+            tokio::spawn(async move { store.take_rate_block("k3", w, 3, 25).await.unwrap().0 })
+        })
+        .collect();
+    let mut total = 0;
+    for t in takers {
+        total += t.await.unwrap();
+    }
+    assert_eq!(total, 25);
+    assert_eq!(store.prune_rate_windows(2 * w).await.unwrap(), 3);
+    assert_eq!(
+        store.take_rate_block("k1", w, 1, 10).await.unwrap().0,
+        1,
+        "pruned"
+    );
 }
 
 async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {

@@ -12,7 +12,7 @@ macro_rules! url_cols {
 }
 
 /// A URL and whether its minting key is still live: the one read of a
-/// load (on SQLite files, on the calling thread: `sqlite_reads.rs`).
+/// load that the replica's URL cache does not answer (`delivery::signed`).
 const URL_BY_ID: &str = concat!(
     "SELECT ",
     url_cols!(),
@@ -89,7 +89,7 @@ impl DeliveryUrlStore for SqlStore {
         // One conditional debit decides both "the key is live" and "the
         // balance covers every URL" (the same shape as a delivery charge).
         let balance_after: Option<i64> = sqlx::query_scalar(
-            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance - held >= $1 \
+            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 \
              AND EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL) \
              RETURNING balance",
         )
@@ -212,30 +212,6 @@ impl DeliveryUrlStore for SqlStore {
     }
 
     async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
-        if let Some(reads) = &self.reads {
-            return reads.row(URL_BY_ID, [id], |row| {
-                Ok(DeliveryUrlRecord {
-                    id: row.get("id")?,
-                    account_id: row.get("account_id")?,
-                    key_id: row.get("key_id")?,
-                    request_id: row.get("request_id")?,
-                    variant: row.get("variant")?,
-                    shape: row.get("shape")?,
-                    revision: row.get("revision")?,
-                    box_width: row.get("box_width")?,
-                    box_height: row.get("box_height")?,
-                    width: row.get("width")?,
-                    height: row.get("height")?,
-                    format: row.get("format")?,
-                    max_uses: row.get("max_uses")?,
-                    uses: row.get("uses")?,
-                    expires_at: row.get("expires_at")?,
-                    failed_at: row.get("failed_at")?,
-                    created_at: row.get("created_at")?,
-                    key_revoked: row.get::<_, i64>("key_revoked")? != 0,
-                })
-            });
-        }
         let row = sqlx::query(URL_BY_ID)
             .bind(id)
             .fetch_optional(&self.pool)
