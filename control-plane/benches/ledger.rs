@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use control_plane::billing::Ledger;
-use control_plane::config::BillingConfig;
+use control_plane::config::{BillingConfig, Secret};
 use control_plane::store::{
     AccountStore, DeliveryStore, KeyStore, NewDelivery, NewKey, SqlStore, Store, time_ordered_id,
 };
@@ -76,8 +76,13 @@ fn bench_db(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, url: &s
     group.finish();
 
     let store: Arc<dyn Store> = Arc::new(store);
-    let ledger =
-        rt.block_on(async { Ledger::start(Arc::clone(&store), &BillingConfig::default()) });
+    let ledger = rt
+        .block_on(Ledger::start(
+            Arc::clone(&store),
+            &Secret::new(url.to_owned()),
+            &BillingConfig::default(),
+        ))
+        .expect("ledger");
     let mut group = c.benchmark_group(format!("ledger/{name}/charge"));
     group.throughput(Throughput::Elements(1));
     group.bench_function("one", |b| {

@@ -178,7 +178,12 @@ impl App {
             }
         };
         let store: Arc<dyn Store> = Arc::new(store);
-        let ledger = crate::billing::Ledger::start(Arc::clone(&store), &config.billing);
+        let ledger = crate::billing::Ledger::start(
+            Arc::clone(&store),
+            &config.database_url,
+            &config.billing,
+        )
+        .await?;
         let urls = Arc::new(SignedUrls::new(
             TokenKey::new(secret.as_bytes()),
             Arc::clone(&store),

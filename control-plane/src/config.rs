@@ -132,11 +132,19 @@ impl HttpConfig {
 pub struct BillingConfig {
     /// Image charges committed together in one transaction at most.
     pub max_batch: usize,
+    /// Charge transactions in flight at once (0 means 1). More than one
+    /// helps only when many accounts are charged at once: batches of one
+    /// account queue on its row and each waits for its own commit
+    /// (docs/benchmarks.md, "One ledger").
+    pub batches_in_flight: usize,
 }
 
 impl Default for BillingConfig {
     fn default() -> Self {
-        BillingConfig { max_batch: 256 }
+        BillingConfig {
+            max_batch: 256,
+            batches_in_flight: 0,
+        }
     }
 }
 
@@ -369,6 +377,12 @@ impl Config {
             return Err(ConfigError::Invalid {
                 field: "billing.max_batch",
                 message: "must be from 1 to 10000".into(),
+            });
+        }
+        if billing.batches_in_flight > 4 {
+            return Err(ConfigError::Invalid {
+                field: "billing.batches_in_flight",
+                message: "must be from 0 (automatic) to 4".into(),
             });
         }
         let http = file.http.unwrap_or_default();

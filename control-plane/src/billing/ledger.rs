@@ -15,15 +15,21 @@
 //!   one algorithm and one SQL text for both databases). Under load many
 //!   charges share a commit; alone, a charge commits at once. An
 //!   InsufficientCredits outcome affects only its own item.
+//! - **The collector has a thread of its own**, with a one-thread runtime
+//!   and its own database connection. On a busy machine a task among the
+//!   request tasks waits its turn after every round trip of a batch; a
+//!   thread is woken by the kernel as soon as the database answers
+//!   (docs/benchmarks.md, "One ledger").
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::config::BillingConfig;
+use crate::config::{BillingConfig, Secret};
 use crate::store::{
-    IdempotencyClaim, LedgerEntry, NewDelivery, NewDeliveryUrl, NewEntry, Payer, Store, StoreError,
+    DeliveryStore, IdempotencyClaim, LedgerEntry, NewDelivery, NewDeliveryUrl, NewEntry, Payer,
+    SqlStore, Store, StoreError,
 };
 
 type Reply = oneshot::Sender<Result<i64, StoreError>>;
@@ -49,22 +55,66 @@ pub struct LedgerStats {
 }
 
 impl Ledger {
-    /// Starts the charge collector (on the current Tokio runtime).
-    pub fn start(store: Arc<dyn Store>, config: &BillingConfig) -> Ledger {
+    /// Starts the charge collector on its own thread, with its own
+    /// connection to `database_url` (the database `store` reads).
+    pub async fn start(
+        store: Arc<dyn Store>,
+        database_url: &Secret<String>,
+        config: &BillingConfig,
+    ) -> Result<Ledger, StoreError> {
         let max_batch = config.max_batch.max(1);
         let (tx, rx) = mpsc::channel::<Request>(4 * max_batch);
         let stats = Arc::new(LedgerStats::default());
-        tokio::spawn(collect(
-            Arc::clone(&store),
-            rx,
-            max_batch,
-            Arc::clone(&stats),
-        ));
-        Ledger {
+        let (opened, open) = oneshot::channel::<Result<(), StoreError>>();
+        let url = database_url.clone();
+        let config_in_flight = config.batches_in_flight;
+        let collector_stats = Arc::clone(&stats);
+        std::thread::Builder::new()
+            .name("vis-ledger".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = opened.send(Err(StoreError::Unavailable(e.to_string())));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    let writer = match SqlStore::connect_small(url.expose(), 4).await {
+                        Ok(w) => w,
+                        Err(e) => {
+                            let _ = opened.send(Err(e));
+                            return;
+                        }
+                    };
+                    let _ = opened.send(Ok(()));
+                    let in_flight = match (config_in_flight, ()) {
+                        (0, _) => 1,
+                        (n, _) => n,
+                    };
+                    let writer = Arc::new(writer);
+                    collect(
+                        Arc::clone(&writer),
+                        rx,
+                        max_batch,
+                        in_flight,
+                        collector_stats,
+                    )
+                    .await;
+                    writer.close().await;
+                });
+            })
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        open.await
+            .map_err(|_| StoreError::Unavailable("the ledger thread stopped".into()))??;
+        Ok(Ledger {
             store,
             charges: tx,
             stats,
-        }
+        })
     }
 
     /// Charges one image delivery; its ledger row is its delivery record.
@@ -139,16 +189,25 @@ impl Ledger {
 }
 
 async fn collect(
-    store: Arc<dyn Store>,
+    store: Arc<SqlStore>,
     mut rx: mpsc::Receiver<Request>,
     max_batch: usize,
+    in_flight: usize,
     stats: Arc<LedgerStats>,
 ) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(in_flight));
     let mut batch: Vec<Request> = Vec::with_capacity(max_batch);
-    while rx.recv_many(&mut batch, max_batch).await > 0 {
+    loop {
+        // A free slot first: while every slot is writing, charges gather
+        // in the channel and the next batch is bigger.
+        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+            return;
+        };
+        if rx.recv_many(&mut batch, max_batch).await == 0 {
+            break;
+        }
         // Let request tasks that are already runnable reach their charge
-        // first: a yield costs only their turn on this worker, and every
-        // charge that joins shares the commit.
+        // first: every charge that joins shares the commit.
         for _ in 0..LINGER_YIELDS {
             tokio::task::yield_now().await;
             while batch.len() < max_batch {
@@ -159,11 +218,20 @@ async fn collect(
             }
         }
         let requests = std::mem::replace(&mut batch, Vec::with_capacity(max_batch));
-        write(&*store, requests, &stats).await;
+        let store = Arc::clone(&store);
+        let stats = Arc::clone(&stats);
+        tokio::spawn(async move {
+            write(&store, requests, &stats).await;
+            drop(slot);
+        });
     }
+    // Every batch in flight finishes before the thread ends.
+    let _ = slots
+        .acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX))
+        .await;
 }
 
-async fn write(store: &dyn Store, requests: Vec<Request>, stats: &LedgerStats) {
+async fn write(store: &SqlStore, requests: Vec<Request>, stats: &LedgerStats) {
     let (items, replies): (Vec<NewDelivery>, Vec<_>) = requests.into_iter().unzip();
     let size = items.len();
     match store.charge_deliveries(items).await {

@@ -35,6 +35,16 @@ pub struct SqlStore {
 impl SqlStore {
     /// Connects without migrating. `url` is `sqlite://…` or `postgres://…`.
     pub async fn connect(url: &str) -> Result<SqlStore, StoreError> {
+        Self::connect_with(url, None).await
+    }
+
+    /// A store of at most `connections`, for one writer's own use (the
+    /// ledger's collector thread).
+    pub async fn connect_small(url: &str, connections: u32) -> Result<SqlStore, StoreError> {
+        Self::connect_with(url, Some(connections.max(1))).await
+    }
+
+    async fn connect_with(url: &str, max: Option<u32>) -> Result<SqlStore, StoreError> {
         sqlx::any::install_default_drivers();
         let dialect = if url.starts_with("sqlite:") {
             Dialect::Sqlite
@@ -43,10 +53,10 @@ impl SqlStore {
         };
         let options =
             AnyConnectOptions::from_str(url).map_err(|e| StoreError::Unavailable(redact(&e)))?;
-        let max = match dialect {
+        let max = max.unwrap_or(match dialect {
             Dialect::Sqlite => 8,
             Dialect::Postgres => 16,
-        };
+        });
         let pool = AnyPoolOptions::new()
             .max_connections(max)
             .acquire_timeout(Duration::from_secs(10))

@@ -21,27 +21,20 @@ const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
      RETURNING balance";
 const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
 const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
-/// A delivery charge is one ledger row that records what it paid for.
-const CHARGE_PREFIX: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
-     key_id, variant, revision, width, height, format, source) VALUES ";
-/// One charge row: account, delta, balance after, request id, time, then
-/// the key and what was delivered.
-const CHARGE_ROW: [&str; 14] = [
-    "$",
-    "'charge'",
-    "$",
-    "$",
-    "'image delivery'",
-    "$",
-    "$",
-    "$",
-    "$",
-    "$",
-    "$",
-    "$",
-    "$",
-    "$",
-];
+/// A batch's charge rows, in one statement with one bound value: a JSON
+/// object of the rows by their position (`{"0": {...}, "1": {...}}`), which
+/// both databases expand with `json_each` (`json($1)` is SQLite's json()
+/// and PostgreSQL's function-style cast of text to json). One prepared
+/// statement serves every
+/// batch size, and a row costs no bound values of its own. A delivery
+/// charge is one ledger row that records what it paid for.
+const INSERT_CHARGES: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
+     key_id, variant, revision, width, height, format, source) \
+     SELECT value ->> 'a', 'charge', CAST(value ->> 'd' AS BIGINT), CAST(value ->> 'b' AS BIGINT), \
+     'image delivery', value ->> 'r', CAST(value ->> 't' AS BIGINT), value ->> 'k', value ->> 'v', \
+     CAST(value ->> 'rv' AS BIGINT), CAST(value ->> 'w' AS BIGINT), CAST(value ->> 'h' AS BIGINT), \
+     value ->> 'f', value ->> 's' \
+     FROM json_each(json($1)) ORDER BY CAST(key AS BIGINT)";
 /// Guesses of how many charges of a group fit, before the group is refused.
 const PREFIX_ATTEMPTS: usize = 3;
 
@@ -178,35 +171,35 @@ async fn read_balance(tx: &mut Tx, account_id: &str) -> Result<Option<i64>, Stor
 /// One delivery charge row: the delivery, its time, the balance after it.
 type ChargeRow<'a> = (&'a NewDelivery, Millis, i64);
 
-/// Charge rows per INSERT: 12 bound values each keeps a statement well
-/// under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
-const ROWS_PER_INSERT: usize = 1000;
-
-/// Writes delivery charge rows ([`CHARGE_ROW`]) in order, in multi-row
-/// statements.
+/// Writes delivery charge rows in order ([`INSERT_CHARGES`]).
 async fn insert_charge_rows(tx: &mut Tx, rows: &[ChargeRow<'_>]) -> Result<(), StoreError> {
-    for chunk in rows.chunks(ROWS_PER_INSERT) {
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
-            CHARGE_PREFIX,
-            &CHARGE_ROW,
-            chunk.len(),
-        )));
-        for &(d, at, balance_after) in chunk {
-            q = q
-                .bind(d.account_id.clone())
-                .bind(-d.credits)
-                .bind(balance_after)
-                .bind(d.request_id.clone())
-                .bind(at)
-                .bind(d.key_id.clone())
-                .bind(d.variant.clone())
-                .bind(d.revision)
-                .bind(d.width)
-                .bind(d.height)
-                .bind(d.format.clone())
-                .bind(d.source);
-        }
-        q.execute(&mut **tx).await.map_err(map_err)?;
+    if rows.is_empty() {
+        return Ok(());
     }
+    let mut doc = serde_json::Map::with_capacity(rows.len());
+    for (i, &(d, at, balance_after)) in rows.iter().enumerate() {
+        doc.insert(
+            i.to_string(),
+            serde_json::json!({
+                "a": d.account_id,
+                "d": -d.credits,
+                "b": balance_after,
+                "r": d.request_id,
+                "t": at,
+                "k": d.key_id,
+                "v": d.variant,
+                "rv": d.revision,
+                "w": d.width,
+                "h": d.height,
+                "f": d.format,
+                "s": d.source,
+            }),
+        );
+    }
+    sqlx::query(INSERT_CHARGES)
+        .bind(serde_json::Value::Object(doc).to_string())
+        .execute(&mut **tx)
+        .await
+        .map_err(map_err)?;
     Ok(())
 }
