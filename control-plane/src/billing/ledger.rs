@@ -35,9 +35,6 @@ use crate::store::{
 type Reply = oneshot::Sender<Result<i64, StoreError>>;
 type Request = (NewDelivery, Reply);
 
-/// Scheduler turns a batch waits for more charges before it is written.
-const LINGER_YIELDS: usize = 2;
-
 /// The one way the service charges, debits, refunds and reads balances.
 #[derive(Debug, Clone)]
 pub struct Ledger {
@@ -91,10 +88,7 @@ impl Ledger {
                         }
                     };
                     let _ = opened.send(Ok(()));
-                    let in_flight = match (config_in_flight, ()) {
-                        (0, _) => 1,
-                        (n, _) => n,
-                    };
+                    let in_flight = config_in_flight.max(1);
                     let writer = Arc::new(writer);
                     collect(
                         Arc::clone(&writer),
@@ -206,17 +200,9 @@ async fn collect(
         if rx.recv_many(&mut batch, max_batch).await == 0 {
             break;
         }
-        // Let request tasks that are already runnable reach their charge
-        // first: every charge that joins shares the commit.
-        for _ in 0..LINGER_YIELDS {
-            tokio::task::yield_now().await;
-            while batch.len() < max_batch {
-                match rx.try_recv() {
-                    Ok(item) => batch.push(item),
-                    Err(_) => break,
-                }
-            }
-        }
+        // Whatever queued while this slot was busy joins the batch: under
+        // load many charges share one commit. (Waiting longer for more was
+        // measured and bought nothing: docs/benchmarks.md, "One ledger".)
         let requests = std::mem::replace(&mut batch, Vec::with_capacity(max_batch));
         let store = Arc::clone(&store);
         let stats = Arc::clone(&stats);

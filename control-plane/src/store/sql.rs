@@ -936,6 +936,21 @@ pub async fn execute_raw(store: &SqlStore, sql: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// Runs `statements` in one write transaction and drops it before its
+/// commit, as a crash would (the ledger's model test checks that nothing of
+/// it remains). Statements are trusted text.
+pub async fn abandon_write(store: &SqlStore, statements: &[String]) -> Result<(), StoreError> {
+    let mut tx = store.begin_write().await?;
+    for sql in statements {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.clone()))
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+    }
+    drop(tx);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -9,6 +9,7 @@ mod events;
 mod hardening;
 mod idempotency;
 mod images;
+mod ledger_model;
 mod memory;
 mod options;
 mod replicas;
