@@ -130,18 +130,12 @@ impl TestApp {
     /// Runs an operator command (`["keys", "create", "--email", …]`) against
     /// this app's configuration; returns its stdout.
     pub async fn cli(&self, args: &[&str]) -> Result<String, CliError> {
-        let data_dir = self.config.data_dir.display().to_string();
-        let database_url = self.config.database_url.expose().clone();
-        let mut argv = vec![
-            "control-plane",
-            "--data-dir",
-            &data_dir,
-            "--database-url",
-            &database_url,
-        ];
-        argv.extend_from_slice(args);
-        let cli = Cli::try_parse_from(argv).map_err(|e| CliError::Usage(e.to_string()))?;
-        control_plane::cli::run(cli).await
+        operator(
+            &self.config.data_dir,
+            self.config.database_url.expose(),
+            args,
+        )
+        .await
     }
 
     /// Creates an account and a key with `scopes`; returns (key id, key).
@@ -389,4 +383,40 @@ pub async fn fresh_postgres_database() -> String {
     admin.close().await;
     let (base, _) = admin_url.rsplit_once('/').expect("URL has a database");
     format!("{base}/{name}")
+}
+
+/// Runs an operator command (`["keys", "revoke", id]`) on the data in
+/// `data_dir` and the database at `database_url`; returns its stdout.
+pub async fn operator(
+    data_dir: &std::path::Path,
+    database_url: &str,
+    args: &[&str],
+) -> Result<String, CliError> {
+    let data_dir = data_dir.display().to_string();
+    let mut argv = vec![
+        "control-plane",
+        "--data-dir",
+        &data_dir,
+        "--database-url",
+        database_url,
+    ];
+    argv.extend_from_slice(args);
+    let cli = Cli::try_parse_from(argv).map_err(|e| CliError::Usage(e.to_string()))?;
+    control_plane::cli::run(cli).await
+}
+
+/// The PostgreSQL server of the tests that need one (`VIS_TEST_POSTGRES_URL`,
+/// which infra/test.sh sets). None when `VIS_TEST_SKIP_POSTGRES=1` skips
+/// them on purpose; without either, the test fails.
+pub fn postgres_url_or_skip(test: &str) -> Option<String> {
+    if let Ok(url) = std::env::var("VIS_TEST_POSTGRES_URL") {
+        return Some(url);
+    }
+    if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
+        eprintln!("{test}: skipped on purpose (VIS_TEST_SKIP_POSTGRES=1)");
+        return None;
+    }
+    panic!(
+        "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
+    );
 }

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::store_conformance::new_url;
 use control_plane::billing::Ledger;
 use control_plane::config::{BillingConfig, Secret};
 use control_plane::store::{
@@ -52,22 +53,6 @@ fn delivery(request_id: String, account: &str, key: &str) -> NewDelivery {
         format: "webp".into(),
         source: "cache",
         credits: 1,
-    }
-}
-
-fn url(id: String) -> NewDeliveryUrl {
-    NewDeliveryUrl {
-        id,
-        variant: "toyota/camry/2019/red/side".into(),
-        shape: "sedan".into(),
-        revision: 1,
-        box_width: Some(256),
-        box_height: None,
-        width: 256,
-        height: 171,
-        format: "webp".into(),
-        max_uses: 0,
-        expires_at: now_millis() + 3_600_000,
     }
 }
 
@@ -183,7 +168,8 @@ async fn run_model(url_of_db: &str, seed: u64, steps: usize) {
             // A signed-URL mint of 1–4 URLs: one debit of their number.
             2 => {
                 let n = 1 + rng.below(4) as usize;
-                let urls: Vec<NewDeliveryUrl> = (0..n).map(|_| url(next_id("url"))).collect();
+                let urls: Vec<NewDeliveryUrl> =
+                    (0..n).map(|_| new_url(&next_id("url"), 0)).collect();
                 let request_id = next_id("mint");
                 let payer = Payer {
                     account_id: &account,
@@ -312,14 +298,8 @@ async fn the_ledger_matches_its_model_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ledger_matches_its_model_on_postgresql() {
-    if std::env::var("VIS_TEST_POSTGRES_URL").is_err() {
-        if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
-            eprintln!("the_ledger_matches_its_model_on_postgresql: skipped on purpose");
-            return;
-        }
-        panic!(
-            "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
-        );
+    if vis_tests::postgres_url_or_skip("the_ledger_matches_its_model_on_postgresql").is_none() {
+        return;
     }
     for seed in [1, 2, 3] {
         let url = vis_tests::fresh_postgres_database().await;

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use control_plane::store::{AccountStore, EntryKind, JobStore, LedgerStore, SqlStore};
 use serde_json::Value;
-use vis_tests::fresh_postgres_database;
+use vis_tests::{fresh_postgres_database, operator, postgres_url_or_skip};
 
 const NEW_VARIANT: &str = "/api/v1/images/car?make=honda&model=civic&year=2018&color=blue&view=front-3-4&w=256&format=webp";
 const CACHED: &str =
@@ -72,17 +72,12 @@ impl Drop for Replica {
 
 /// Runs an operator command against the shared database; returns stdout.
 async fn cli(dir: &std::path::Path, database_url: &str, args: &[&str]) -> String {
-    let dir = dir.display().to_string();
-    let mut argv = vec![
-        "control-plane",
-        "--data-dir",
-        &dir,
-        "--database-url",
-        database_url,
-    ];
-    argv.extend_from_slice(args);
-    let cli = <control_plane::cli::Cli as clap::Parser>::try_parse_from(argv).unwrap();
-    control_plane::cli::run(cli).await.unwrap()
+    operator(dir, database_url, args).await.unwrap()
+}
+
+/// GET with a key.
+async fn get_keyed(client: &reqwest::Client, url: String, key: &str) -> reqwest::Response {
+    client.get(url).bearer_auth(key).send().await.unwrap()
 }
 
 /// An account with `credits` and a key; returns (key id, key).
@@ -200,12 +195,7 @@ async fn two_replicas_on(database_url: &str) {
         .unwrap();
     let signed = minted["data"]["url"].as_str().unwrap().to_owned();
     for _ in 0..3 {
-        let r = client
-            .get(b.url(CACHED))
-            .bearer_auth(&key)
-            .send()
-            .await
-            .unwrap();
+        let r = get_keyed(&client, b.url(CACHED), &key).await;
         assert_eq!(r.status(), 200);
         let r = client.get(&signed).send().await.unwrap();
         assert_eq!(r.status(), 200);
@@ -218,12 +208,7 @@ async fn two_replicas_on(database_url: &str) {
         && revoked_at.elapsed() < Duration::from_secs(3)
     {
         if key_refused.is_none() {
-            let r = client
-                .get(b.url(CACHED))
-                .bearer_auth(&key)
-                .send()
-                .await
-                .unwrap();
+            let r = get_keyed(&client, b.url(CACHED), &key).await;
             if r.status() == 401 {
                 key_refused = Some(revoked_at.elapsed());
             } else {
@@ -304,12 +289,7 @@ async fn two_replicas_on(database_url: &str) {
     );
     assert_eq!(balance, 100_000 - charges.len() as i64);
     // The survivor serves the same account at once: nothing was held.
-    let r = client
-        .get(a.url(CACHED))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
+    let r = get_keyed(&client, a.url(CACHED), &key).await;
     assert_eq!(r.status(), 200);
     let remaining: i64 = r.headers()["x-credits-remaining"]
         .to_str()
@@ -322,14 +302,8 @@ async fn two_replicas_on(database_url: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_control_planes_on_one_postgresql() {
-    if std::env::var("VIS_TEST_POSTGRES_URL").is_err() {
-        if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
-            eprintln!("two_control_planes_on_one_postgresql: skipped on purpose");
-            return;
-        }
-        panic!(
-            "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
-        );
+    if postgres_url_or_skip("two_control_planes_on_one_postgresql").is_none() {
+        return;
     }
     let url = fresh_postgres_database().await;
     let migrate = SqlStore::connect(&url).await.unwrap();

@@ -728,7 +728,7 @@ async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {
         .balance
 }
 
-fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
+pub(crate) fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
     NewDeliveryUrl {
         id: id.into(),
         variant: "toyota/camry/2019/red/side".into(),
@@ -1137,14 +1137,8 @@ async fn store_conformance_sqlite() {
 
 #[tokio::test]
 async fn store_conformance_postgres() {
-    let Ok(admin_url) = std::env::var("VIS_TEST_POSTGRES_URL") else {
-        if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
-            eprintln!("store_conformance_postgres: skipped on purpose (VIS_TEST_SKIP_POSTGRES=1)");
-            return;
-        }
-        panic!(
-            "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
-        );
+    let Some(admin_url) = vis_tests::postgres_url_or_skip("store_conformance_postgres") else {
+        return;
     };
     // A fresh database per run keeps runs independent.
     let name = format!("vis_test_{}", uuid::Uuid::new_v4().simple());
