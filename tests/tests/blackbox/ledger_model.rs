@@ -16,7 +16,7 @@ use control_plane::billing::Ledger;
 use control_plane::config::{BillingConfig, Secret};
 use control_plane::store::{
     AccountStore, DeliveryStore, EntryKind, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl,
-    NewEntry, NewKey, Payer, SqlStore, Store, StoreError, abandon_write, now_millis,
+    NewEntry, NewKey, Payer, SqlStore, Store, StoreError, abandon_write,
 };
 
 /// A small deterministic generator (xorshift64*): the same seed replays the
