@@ -14,6 +14,23 @@ pub struct Make {
     pub slug: String,
 }
 
+/// A make folded into another one by the generator (`catalog/data/make-folds.toml`): a model
+/// line filed as a make ("Range Rover" → Land Rover) or another name of the make ("Chevrolet
+/// GMC" → Chevrolet). Its slug, name and id still find the make it was folded into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MakeAlias {
+    pub id: u64,
+    pub name: String,
+    pub slug: String,
+    /// A model line of the make, not a manufacturer: a make alias for lookups (slugs, image
+    /// URLs, resolve's `make` field) but not in free-text search, where its words name models.
+    pub line: bool,
+    /// The old make's model keys (slug without hyphens) → the slug of the model they are now,
+    /// where the two differ ("c6" → "corvette").
+    #[serde(skip)]
+    pub models: std::collections::BTreeMap<String, String>,
+}
+
 /// A model of one make (spec `CatalogModel` when serialised: name, slug, vehicle_type).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = CatalogModel))]
@@ -23,6 +40,10 @@ pub struct Model {
     pub slug: String,
     /// The source's vehicle type ("Passenger Car", "Truck", "Motorcycle", ...).
     pub vehicle_type: String,
+    /// Other names of the model that search, lookup and resolve accept ("Miata" for the MX-5,
+    /// "3" for the Mazda3); see docs/catalog.md, "Cleaning rules".
+    #[serde(skip)]
+    pub aliases: Vec<String>,
     /// Model years, ascending.
     #[serde(skip)]
     pub years: Vec<u16>,
