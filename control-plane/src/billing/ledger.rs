@@ -28,8 +28,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::config::{BillingConfig, Secret};
 use crate::store::{
-    DeliveryStore, IdempotencyClaim, LedgerEntry, NewDelivery, NewDeliveryUrl, NewEntry, Payer,
-    SqlStore, Store, StoreError,
+    IdempotencyClaim, LedgerEntry, LedgerWriter, NewDelivery, NewDeliveryUrl, NewEntry, Payer,
+    Store, StoreError,
 };
 
 type Reply = oneshot::Sender<Result<i64, StoreError>>;
@@ -80,7 +80,7 @@ impl Ledger {
                     }
                 };
                 runtime.block_on(async move {
-                    let writer = match SqlStore::connect_small(url.expose(), 4).await {
+                    let writer = match LedgerWriter::open(url.expose(), 4).await {
                         Ok(w) => w,
                         Err(e) => {
                             let _ = opened.send(Err(e));
@@ -183,7 +183,7 @@ impl Ledger {
 }
 
 async fn collect(
-    store: Arc<SqlStore>,
+    store: Arc<LedgerWriter>,
     mut rx: mpsc::Receiver<Request>,
     max_batch: usize,
     in_flight: usize,
@@ -217,7 +217,7 @@ async fn collect(
         .await;
 }
 
-async fn write(store: &SqlStore, requests: Vec<Request>, stats: &LedgerStats) {
+async fn write(store: &LedgerWriter, requests: Vec<Request>, stats: &LedgerStats) {
     let (items, replies): (Vec<NewDelivery>, Vec<_>) = requests.into_iter().unzip();
     let size = items.len();
     match store.charge_deliveries(items).await {

@@ -936,6 +936,64 @@ pub async fn execute_raw(store: &SqlStore, sql: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// What the ledger's collector thread writes charge batches with: its own
+/// connection through sqlx (PostgreSQL, in-memory SQLite), or on a SQLite
+/// file its own rusqlite connection (`sql/sqlite_ledger.rs`). Both run the
+/// one algorithm of `sql/charges.rs` with the same statements.
+pub struct LedgerWriter(Writer);
+
+enum Writer {
+    Pool(SqlStore),
+    SqliteFile(std::sync::Mutex<sqlite_ledger::SqliteLedger>),
+}
+
+impl std::fmt::Debug for LedgerWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Writer::Pool(_) => "LedgerWriter::Pool",
+            Writer::SqliteFile(_) => "LedgerWriter::SqliteFile",
+        })
+    }
+}
+
+impl LedgerWriter {
+    /// Opens the writer for `url`, with up to `connections` for a pool.
+    pub async fn open(url: &str, connections: u32) -> Result<LedgerWriter, StoreError> {
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        if url.starts_with("sqlite:") && !in_memory {
+            let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+                .map_err(|e| StoreError::Unavailable(redact(&e)))?;
+            let ledger = sqlite_ledger::SqliteLedger::open(options.get_filename())?;
+            return Ok(LedgerWriter(Writer::SqliteFile(std::sync::Mutex::new(
+                ledger,
+            ))));
+        }
+        Ok(LedgerWriter(Writer::Pool(
+            SqlStore::connect_small(url, connections).await?,
+        )))
+    }
+
+    /// As [`DeliveryStore::charge_deliveries`].
+    pub async fn charge_deliveries(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
+        match &self.0 {
+            Writer::Pool(store) => store.charge_deliveries(batch).await,
+            Writer::SqliteFile(ledger) => ledger
+                .lock()
+                .map_err(|_| StoreError::Unavailable("the ledger writer failed".into()))?
+                .charge_deliveries(&batch),
+        }
+    }
+
+    pub async fn close(&self) {
+        if let Writer::Pool(store) = &self.0 {
+            store.close().await;
+        }
+    }
+}
+
 /// Runs `statements` in one write transaction and drops it before its
 /// commit, as a crash would (the ledger's model test checks that nothing of
 /// it remains). Statements are trusted text.
@@ -967,4 +1025,5 @@ mod charges;
 mod events;
 pub use events::utc_day_of;
 mod limits;
+mod sqlite_ledger;
 mod urls;

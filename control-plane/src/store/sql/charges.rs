@@ -15,12 +15,12 @@ use super::*;
 
 /// Debits a group when the key (if any) is live and the balance covers it;
 /// returns the balance after. `$1` credits, `$2` account, `$3` key id.
-const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
+pub(super) const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
      WHERE id = $2 AND balance >= $1 \
      AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
      RETURNING balance";
-const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
-const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
+pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
+pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
 /// A batch's charge rows, in one statement with one bound value: a JSON
 /// object of the rows by their position (`{"0": {...}, "1": {...}}`), which
 /// both databases expand with `jsonb_each(jsonb($1))` (SQLite's binary JSON
@@ -30,7 +30,7 @@ const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
 /// against `json_each`: 35% less per 128-row batch on SQLite, 20% on
 /// PostgreSQL; docs/benchmarks.md). A delivery charge is one ledger row that
 /// records what it paid for.
-const INSERT_CHARGES: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
+pub(super) const INSERT_CHARGES: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
      key_id, variant, revision, width, height, format, source) \
      SELECT value ->> 'a', 'charge', CAST(value ->> 'd' AS BIGINT), CAST(value ->> 'b' AS BIGINT), \
      'image delivery', value ->> 'r', CAST(value ->> 't' AS BIGINT), value ->> 'k', value ->> 'v', \
@@ -43,13 +43,30 @@ const PREFIX_ATTEMPTS: usize = 3;
 /// An account and the key it pays with.
 type PayingKey<'a> = (&'a str, Option<&'a str>);
 
-type Tx = sqlx::Transaction<'static, sqlx::Any>;
+/// The four statements a charge batch runs, inside one write transaction
+/// that the caller owns: on a sqlx transaction (both databases), and on the
+/// ledger writer's own rusqlite connection on a SQLite file
+/// (`sql/sqlite_ledger.rs`). Both run the same statement texts.
+pub(super) trait ChargeTx {
+    /// [`DEBIT_GROUP`]: the balance after, or None when refused.
+    async fn debit(
+        &mut self,
+        account_id: &str,
+        key_id: Option<&str>,
+        credits: i64,
+    ) -> Result<Option<i64>, StoreError>;
+    /// Whether the key exists and is not revoked.
+    async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError>;
+    async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError>;
+    /// [`INSERT_CHARGES`] with its one bound value.
+    async fn insert_rows(&mut self, rows: String) -> Result<(), StoreError>;
+}
 
 /// Charges a batch in `tx`. Each item gets its own outcome (an
 /// InsufficientCredits, KeyRevoked or NotFound item writes nothing); an Err
 /// means the transaction must be abandoned and nothing was charged.
-pub(super) async fn charge_batch(
-    tx: &mut Tx,
+pub(super) async fn charge_batch<T: ChargeTx>(
+    tx: &mut T,
     batch: &[NewDelivery],
 ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
     let mut outcomes: Vec<Option<Result<i64, StoreError>>> =
@@ -68,12 +85,13 @@ pub(super) async fn charge_batch(
     for ((account_id, key_id), idxs) in &groups {
         let credits = |n: usize| idxs[..n].iter().map(|&i| batch[i].credits).sum::<i64>();
         // The common case costs this one statement.
-        let mut charged = debit(tx, account_id, *key_id, credits(idxs.len()))
+        let mut charged = tx
+            .debit(account_id, *key_id, credits(idxs.len()))
             .await?
             .map(|after| (idxs.len(), after));
         if charged.is_none()
             && let Some(key_id) = key_id
-            && !key_live(tx, key_id).await?
+            && !tx.key_live(key_id).await?
         {
             for &i in idxs {
                 outcomes[i] = Some(Err(StoreError::KeyRevoked));
@@ -86,7 +104,7 @@ pub(super) async fn charge_batch(
             if charged.is_some() {
                 break;
             }
-            let Some(current) = read_balance(tx, account_id).await? else {
+            let Some(current) = tx.read_balance(account_id).await? else {
                 break;
             };
             balance = Some(current);
@@ -97,7 +115,8 @@ pub(super) async fn charge_batch(
             if fits == 0 {
                 break;
             }
-            charged = debit(tx, account_id, *key_id, credits(fits))
+            charged = tx
+                .debit(account_id, *key_id, credits(fits))
                 .await?
                 .map(|after| (fits, after));
         }
@@ -129,55 +148,63 @@ pub(super) async fn charge_batch(
             _ => None,
         })
         .collect();
-    insert_charge_rows(tx, &rows).await?;
+    if !rows.is_empty() {
+        tx.insert_rows(rows_json(&rows)).await?;
+    }
     Ok(outcomes
         .into_iter()
         .map(|o| o.unwrap_or(Err(StoreError::Database("no outcome".into()))))
         .collect())
 }
 
-/// [`DEBIT_GROUP`]: the balance after, or None when refused.
-async fn debit(
-    tx: &mut Tx,
-    account_id: &str,
-    key_id: Option<&str>,
-    credits: i64,
-) -> Result<Option<i64>, StoreError> {
-    sqlx::query_scalar(DEBIT_GROUP)
-        .bind(credits)
-        .bind(account_id)
-        .bind(key_id)
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(map_err)
-}
+impl ChargeTx for sqlx::Transaction<'_, sqlx::Any> {
+    async fn debit(
+        &mut self,
+        account_id: &str,
+        key_id: Option<&str>,
+        credits: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        sqlx::query_scalar(DEBIT_GROUP)
+            .bind(credits)
+            .bind(account_id)
+            .bind(key_id)
+            .fetch_optional(&mut **self)
+            .await
+            .map_err(map_err)
+    }
 
-/// Whether the key exists and is not revoked.
-async fn key_live(tx: &mut Tx, key_id: &str) -> Result<bool, StoreError> {
-    let revoked: Option<Option<i64>> = sqlx::query_scalar(KEY_REVOKED_AT)
-        .bind(key_id)
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(map_err)?;
-    Ok(matches!(revoked, Some(None)))
-}
+    async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError> {
+        let revoked: Option<Option<i64>> = sqlx::query_scalar(KEY_REVOKED_AT)
+            .bind(key_id)
+            .fetch_optional(&mut **self)
+            .await
+            .map_err(map_err)?;
+        Ok(matches!(revoked, Some(None)))
+    }
 
-async fn read_balance(tx: &mut Tx, account_id: &str) -> Result<Option<i64>, StoreError> {
-    sqlx::query_scalar(BALANCE)
-        .bind(account_id)
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(map_err)
+    async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
+        sqlx::query_scalar(BALANCE)
+            .bind(account_id)
+            .fetch_optional(&mut **self)
+            .await
+            .map_err(map_err)
+    }
+
+    async fn insert_rows(&mut self, rows: String) -> Result<(), StoreError> {
+        sqlx::query(INSERT_CHARGES)
+            .bind(rows)
+            .execute(&mut **self)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
 }
 
 /// One delivery charge row: the delivery, its time, the balance after it.
 type ChargeRow<'a> = (&'a NewDelivery, Millis, i64);
 
-/// Writes delivery charge rows in order ([`INSERT_CHARGES`]).
-async fn insert_charge_rows(tx: &mut Tx, rows: &[ChargeRow<'_>]) -> Result<(), StoreError> {
-    if rows.is_empty() {
-        return Ok(());
-    }
+/// The bound value of [`INSERT_CHARGES`]: the rows by position.
+fn rows_json(rows: &[ChargeRow<'_>]) -> String {
     let mut doc = serde_json::Map::with_capacity(rows.len());
     for (i, &(d, at, balance_after)) in rows.iter().enumerate() {
         doc.insert(
@@ -198,10 +225,5 @@ async fn insert_charge_rows(tx: &mut Tx, rows: &[ChargeRow<'_>]) -> Result<(), S
             }),
         );
     }
-    sqlx::query(INSERT_CHARGES)
-        .bind(serde_json::Value::Object(doc).to_string())
-        .execute(&mut **tx)
-        .await
-        .map_err(map_err)?;
-    Ok(())
+    serde_json::Value::Object(doc).to_string()
 }
