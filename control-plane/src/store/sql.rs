@@ -979,6 +979,9 @@ impl LedgerWriter {
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
         match &self.0 {
+            Writer::Pool(store) if store.dialect == Dialect::Postgres => {
+                store.charge_groups(batch).await
+            }
             Writer::Pool(store) => store.charge_deliveries(batch).await,
             Writer::SqliteFile(ledger) => ledger
                 .lock()
@@ -1025,5 +1028,6 @@ mod charges;
 mod events;
 pub use events::utc_day_of;
 mod limits;
+mod pg_ledger;
 mod sqlite_ledger;
 mod urls;

@@ -201,10 +201,10 @@ impl ChargeTx for sqlx::Transaction<'_, sqlx::Any> {
 }
 
 /// One delivery charge row: the delivery, its time, the balance after it.
-type ChargeRow<'a> = (&'a NewDelivery, Millis, i64);
+pub(super) type ChargeRow<'a> = (&'a NewDelivery, Millis, i64);
 
 /// The bound value of [`INSERT_CHARGES`]: the rows by position.
-fn rows_json(rows: &[ChargeRow<'_>]) -> String {
+pub(super) fn rows_json(rows: &[ChargeRow<'_>]) -> String {
     let mut doc = serde_json::Map::with_capacity(rows.len());
     for (i, &(d, at, balance_after)) in rows.iter().enumerate() {
         doc.insert(
