@@ -41,7 +41,20 @@ pub(super) const INSERT_CHARGES: &str = "INSERT INTO ledger (account_id, kind, d
 const PREFIX_ATTEMPTS: usize = 3;
 
 /// An account and the key it pays with.
-type PayingKey<'a> = (&'a str, Option<&'a str>);
+pub(super) type PayingKey<'a> = (&'a str, Option<&'a str>);
+
+/// The batch's positions grouped by paying key, in order of first appearance.
+pub(super) fn by_payer(batch: &[NewDelivery]) -> Vec<(PayingKey<'_>, Vec<usize>)> {
+    let mut groups: Vec<(PayingKey<'_>, Vec<usize>)> = Vec::new();
+    for (i, d) in batch.iter().enumerate() {
+        let payer = (d.account_id.as_str(), d.key_id.as_deref());
+        match groups.iter_mut().find(|(p, _)| *p == payer) {
+            Some((_, idxs)) => idxs.push(i),
+            None => groups.push((payer, vec![i])),
+        }
+    }
+    groups
+}
 
 /// The four statements a charge batch runs, inside one write transaction
 /// that the caller owns: on a sqlx transaction (both databases), and on the
@@ -74,15 +87,7 @@ pub(super) async fn charge_batch<T: ChargeTx>(
     // Grouped by paying key: the charge re-checks, in this transaction, that
     // the key is live, so a revoked key is never billed even when the caller
     // authenticated it from a cache.
-    let mut groups: Vec<(PayingKey<'_>, Vec<usize>)> = Vec::new();
-    for (i, d) in batch.iter().enumerate() {
-        let payer = (d.account_id.as_str(), d.key_id.as_deref());
-        match groups.iter_mut().find(|(p, _)| *p == payer) {
-            Some((_, idxs)) => idxs.push(i),
-            None => groups.push((payer, vec![i])),
-        }
-    }
-    for ((account_id, key_id), idxs) in &groups {
+    for ((account_id, key_id), idxs) in &by_payer(batch) {
         let credits = |n: usize| idxs[..n].iter().map(|&i| batch[i].credits).sum::<i64>();
         // The common case costs this one statement.
         let mut charged = tx

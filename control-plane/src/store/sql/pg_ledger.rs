@@ -10,7 +10,7 @@
 //! own transaction. Sealed behind `LedgerWriter::charge_deliveries`;
 //! measured in docs/benchmarks.md ("One ledger").
 
-use super::charges::{ChargeRow, rows_json};
+use super::charges::{ChargeRow, by_payer, rows_json};
 use super::*;
 
 /// `$1` credits, `$2` account, `$3` key id, `$4` the rows, each with `b` =
@@ -38,14 +38,7 @@ impl SqlStore {
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
         let mut outcomes: Vec<Option<Result<i64, StoreError>>> =
             (0..batch.len()).map(|_| None).collect();
-        let mut groups: Vec<((&str, Option<&str>), Vec<usize>)> = Vec::new();
-        for (i, d) in batch.iter().enumerate() {
-            let payer = (d.account_id.as_str(), d.key_id.as_deref());
-            match groups.iter_mut().find(|(p, _)| *p == payer) {
-                Some((_, idxs)) => idxs.push(i),
-                None => groups.push((payer, vec![i])),
-            }
-        }
+        let groups = by_payer(&batch);
         let now = now_millis();
         let mut refused = Vec::new();
         for ((account_id, key_id), idxs) in &groups {
