@@ -140,41 +140,29 @@ impl TestApp {
 
     /// Creates an account and a key with `scopes`; returns (key id, key).
     pub async fn account_with_key(&self, email: &str, scopes: &str) -> (String, String) {
-        self.cli(&["accounts", "create", "--email", email])
-            .await
-            .expect("account");
-        let out = self
-            .cli(&[
-                "--json", "keys", "create", "--email", email, "--scopes", scopes,
-            ])
-            .await
-            .expect("key");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
-        (
-            v["id"].as_str().unwrap().to_owned(),
-            v["key"].as_str().unwrap().to_owned(),
-        )
+        self.new_key(email, None, &["--scopes", scopes]).await
     }
 
     /// Creates an account with `credits` and a key made with `key_args`
     /// (e.g. `["--rate-limit", "2"]`); returns the key.
     pub async fn key_for(&self, email: &str, credits: i64, key_args: &[&str]) -> String {
-        let credits = credits.to_string();
-        self.cli(&[
-            "accounts",
-            "create",
-            "--email",
+        self.new_key(email, Some(credits), key_args).await.1
+    }
+
+    async fn new_key(
+        &self,
+        email: &str,
+        credits: Option<i64>,
+        key_args: &[&str],
+    ) -> (String, String) {
+        account_and_key(
+            &self.config.data_dir,
+            self.config.database_url.expose(),
             email,
-            "--credits",
-            &credits,
-        ])
+            credits,
+            key_args,
+        )
         .await
-        .expect("account");
-        let mut args = vec!["--json", "keys", "create", "--email", email];
-        args.extend_from_slice(key_args);
-        let out = self.cli(&args).await.expect("key");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
-        v["key"].as_str().expect("key in output").to_owned()
     }
 
     /// The account as `accounts show --json` prints it (credits, ledger, …)
@@ -419,4 +407,31 @@ pub fn postgres_url_or_skip(test: &str) -> Option<String> {
     panic!(
         "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
     );
+}
+
+/// Creates an account (with `credits`, else the free grant) and a key made
+/// with `key_args` through the operator CLI; returns (key id, key).
+pub async fn account_and_key(
+    data_dir: &std::path::Path,
+    database_url: &str,
+    email: &str,
+    credits: Option<i64>,
+    key_args: &[&str],
+) -> (String, String) {
+    let credits = credits.map(|c| c.to_string());
+    let mut account = vec!["accounts", "create", "--email", email];
+    if let Some(c) = &credits {
+        account.extend_from_slice(&["--credits", c]);
+    }
+    operator(data_dir, database_url, &account)
+        .await
+        .expect("account");
+    let mut args = vec!["--json", "keys", "create", "--email", email];
+    args.extend_from_slice(key_args);
+    let out = operator(data_dir, database_url, &args).await.expect("key");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    (
+        v["id"].as_str().expect("key id in output").to_owned(),
+        v["key"].as_str().expect("key in output").to_owned(),
+    )
 }

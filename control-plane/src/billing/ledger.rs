@@ -10,11 +10,13 @@
 //!   Nothing is reserved in memory, so a replica that dies loses nothing and
 //!   leaves nothing to recover.
 //! - **Group commit for image charges.** Requests hand their charge to one
-//!   collector task and wait for its outcome; the collector drains whatever
-//!   has queued up and writes it as one transaction (`store::sql::charges`,
-//!   one algorithm and one SQL text for both databases). Under load many
-//!   charges share a commit; alone, a charge commits at once. An
-//!   InsufficientCredits outcome affects only its own item.
+//!   collector and wait for its outcome; the collector drains whatever has
+//!   queued up and writes it as one batch (`store::LedgerWriter`: the one
+//!   algorithm of `store/sql/charges.rs`, run on a SQLite file by the
+//!   collector's own rusqlite connection and on PostgreSQL one statement per
+//!   paying key, both measured in docs/ledger.md). Under load many charges
+//!   share a commit; alone, a charge commits at once. An InsufficientCredits
+//!   outcome affects only its own item.
 //! - **The collector has a thread of its own**, with a one-thread runtime
 //!   and its own database connection. On a busy machine a task among the
 //!   request tasks waits its turn after every round trip of a batch; a
@@ -79,8 +81,10 @@ impl Ledger {
                         return;
                     }
                 };
+                let in_flight = config_in_flight.max(1);
                 runtime.block_on(async move {
-                    let writer = match LedgerWriter::open(url.expose(), 4).await {
+                    let connections = u32::try_from(in_flight).unwrap_or(1);
+                    let writer = match LedgerWriter::open(url.expose(), connections).await {
                         Ok(w) => w,
                         Err(e) => {
                             let _ = opened.send(Err(e));
@@ -88,7 +92,6 @@ impl Ledger {
                         }
                     };
                     let _ = opened.send(Ok(()));
-                    let in_flight = config_in_flight.max(1);
                     let writer = Arc::new(writer);
                     collect(
                         Arc::clone(&writer),

@@ -71,7 +71,8 @@ pub enum Refused {
 /// A valid URL, ready to load.
 #[derive(Debug, Clone)]
 pub struct Opened {
-    pub record: DeliveryUrlRecord,
+    /// Shared with the URL cache: a cached load copies nothing.
+    pub record: Arc<DeliveryUrlRecord>,
     pub resolved: Resolved,
 }
 
@@ -292,10 +293,7 @@ impl SignedUrls {
                 record.id
             ))
         })?;
-        Ok(Opened {
-            record: Arc::unwrap_or_clone(record),
-            resolved,
-        })
+        Ok(Opened { record, resolved })
     }
 
     /// Caches a row read while `seen` revocations had been applied, unless
@@ -363,7 +361,7 @@ impl SignedUrls {
                 return Err(LoadError::Refused(refused));
             }
             if !opened.capped() {
-                let mut record = opened.record.clone();
+                let mut record = DeliveryUrlRecord::clone(&opened.record);
                 record.uses = redeemed.unwrap_or(1);
                 self.remember(Arc::new(record), seen);
             }

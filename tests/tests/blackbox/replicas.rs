@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use control_plane::store::{AccountStore, EntryKind, JobStore, LedgerStore, SqlStore};
 use serde_json::Value;
-use vis_tests::{fresh_postgres_database, operator, postgres_url_or_skip};
+use vis_tests::{account_and_key, fresh_postgres_database, operator, postgres_url_or_skip};
 
 const NEW_VARIANT: &str = "/api/v1/images/car?make=honda&model=civic&year=2018&color=blue&view=front-3-4&w=256&format=webp";
 const CACHED: &str =
@@ -82,39 +82,7 @@ async fn get_keyed(client: &reqwest::Client, url: String, key: &str) -> reqwest:
 
 /// An account with `credits` and a key; returns (key id, key).
 async fn key_for(dir: &std::path::Path, db: &str, email: &str, credits: i64) -> (String, String) {
-    let credits = credits.to_string();
-    cli(
-        dir,
-        db,
-        &[
-            "accounts",
-            "create",
-            "--email",
-            email,
-            "--credits",
-            &credits,
-        ],
-    )
-    .await;
-    let out = cli(
-        dir,
-        db,
-        &[
-            "--json",
-            "keys",
-            "create",
-            "--email",
-            email,
-            "--rate-limit",
-            "100000",
-        ],
-    )
-    .await;
-    let v: Value = serde_json::from_str(out.trim()).unwrap();
-    (
-        v["id"].as_str().unwrap().to_owned(),
-        v["key"].as_str().unwrap().to_owned(),
-    )
+    account_and_key(dir, db, email, Some(credits), &["--rate-limit", "100000"]).await
 }
 
 /// The account's image charges (request ids) and its balance.

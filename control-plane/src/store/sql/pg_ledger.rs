@@ -32,6 +32,8 @@ const CHARGE_GROUP: &str = "WITH debit AS ( \
 
 impl SqlStore {
     /// As [`DeliveryStore::charge_deliveries`], one statement per paying key.
+    /// Never fails as a whole: each group has its own transaction, so an
+    /// error is each item's outcome in the groups it stopped.
     pub(super) async fn charge_groups(
         &self,
         batch: Vec<NewDelivery>,
@@ -51,14 +53,25 @@ impl SqlStore {
                     (&batch[i], now, after)
                 })
                 .collect();
-            let mut written: Vec<i64> = sqlx::query_scalar(CHARGE_GROUP)
+            let written: Result<Vec<i64>, StoreError> = sqlx::query_scalar(CHARGE_GROUP)
                 .bind(total)
                 .bind(*account_id)
                 .bind(*key_id)
                 .bind(rows_json(&rows))
                 .fetch_all(&self.pool)
                 .await
-                .map_err(map_err)?;
+                .map_err(map_err);
+            // Groups commit one by one: a failed statement wrote nothing of
+            // its group and fails only its group, never one already charged.
+            let mut written = match written {
+                Ok(w) => w,
+                Err(e) => {
+                    for &i in idxs {
+                        outcomes[i] = Some(Err(e.duplicate()));
+                    }
+                    continue;
+                }
+            };
             if written.len() == idxs.len() {
                 // Each row's balance after is below the one before it.
                 written.sort_unstable_by(|a, b| b.cmp(a));
@@ -71,11 +84,17 @@ impl SqlStore {
         }
         if !refused.is_empty() {
             let items: Vec<NewDelivery> = refused.iter().map(|&i| batch[i].clone()).collect();
-            let mut tx = self.begin_write().await?;
-            let decided = super::charges::charge_batch(&mut tx, &items).await?;
-            tx.commit().await.map_err(map_err)?;
-            for (&i, outcome) in refused.iter().zip(decided) {
-                outcomes[i] = Some(outcome);
+            match self.charge_deliveries(items).await {
+                Ok(decided) => {
+                    for (&i, outcome) in refused.iter().zip(decided) {
+                        outcomes[i] = Some(outcome);
+                    }
+                }
+                Err(e) => {
+                    for &i in &refused {
+                        outcomes[i] = Some(Err(e.duplicate()));
+                    }
+                }
             }
         }
         Ok(outcomes
