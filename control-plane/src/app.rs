@@ -50,6 +50,10 @@ pub struct Shared {
     pub urls: Arc<SignedUrls>,
     /// The telemetry sink's queue (`POST /api/v1/events`).
     pub events: Arc<crate::events::EventSink>,
+    /// The grants of `GET /images/car.png` (`embeds`).
+    pub embeds: crate::embeds::Embeds,
+    /// The web pages' templates (`http::pages`).
+    pub pages: crate::http::pages::Pages,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +72,8 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error("configuration: {0}")]
+    Config(String),
     #[error(
         "the renderer cannot start: {0}. Without a GPU, install Mesa's lavapipe (apt-get install mesa-vulkan-drivers), or set render.workers = 0 to run without an in-process render node"
     )]
@@ -229,25 +235,46 @@ impl App {
         let limiter = Arc::new(RateLimiter::new(Arc::clone(&store) as Arc<dyn RateStore>));
         limiter.spawn_pruner();
         let keys = Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000));
+        let partners = Arc::new(crate::embeds::partners::PartnerKeys::new(
+            Arc::clone(&store) as Arc<dyn crate::store::PartnerStore>,
+        ));
+        partners.reload().await?;
         crate::revocations::spawn(
             Arc::clone(&store) as Arc<dyn crate::store::RevocationStore>,
             vec![
                 Arc::clone(&keys) as Arc<dyn crate::revocations::RevocationSink>,
                 Arc::clone(&urls) as Arc<dyn crate::revocations::RevocationSink>,
+                Arc::clone(&partners) as Arc<dyn crate::revocations::RevocationSink>,
             ],
         );
+        let catalog = vis_catalog::Catalog::embedded();
+        let examples = crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
+            .map_err(StartError::Config)?;
+        let embeds = crate::embeds::Embeds {
+            partners,
+            examples,
+            cookies: crate::embeds::playground::PlaygroundCookies::new(secret.as_bytes()),
+            playground: config.playground.clone(),
+            allow_legacy_query_keys: config.embeds.allow_legacy_query_keys,
+        };
+        if config.embeds.prewarm_examples && workers.is_some() {
+            crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());
+        }
+        let pages = crate::http::pages::Pages::new().map_err(StartError::Config)?;
         let state = AppState(Arc::new(Shared {
             events,
             store,
             objects,
             base_url: Arc::from(base_url),
             options: Arc::new(options),
-            catalog: vis_catalog::Catalog::embedded(),
+            catalog,
             limiter,
             keys,
             metrics,
             deliverer,
             urls,
+            embeds,
+            pages,
         }));
         Ok(App {
             listener,

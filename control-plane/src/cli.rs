@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use crate::app::{self, App};
-use crate::auth::{ApiKey, Scopes, random_base62};
+use crate::auth::{ApiKey, Scopes};
 use crate::billing::FREE_CREDITS;
 use crate::config::{Config, Overrides};
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
@@ -135,11 +135,20 @@ pub enum KeysCmd {
 
 #[derive(Debug, Subcommand)]
 pub enum PartnersCmd {
-    /// Issue a partner secret; the id and secret are printed once.
+    /// Issue a partner secret under an API key (revoking the key revokes
+    /// it); the id and secret are printed once.
     Create {
+        /// The id of the live API key the partner answers to.
+        #[arg(long = "key")]
+        key_id: String,
+    },
+    /// List an account's partners (never their secrets).
+    List {
         #[arg(long)]
         email: String,
     },
+    /// Revoke a partner by id; its signed URLs stop working within a second.
+    Revoke { partner_id: String },
 }
 
 /// A failed command: the message goes to stderr, the exit code is non-zero.
@@ -440,25 +449,71 @@ async fn operate(
                 &format!("key {} revoked", key.id),
             ));
         }
-        Command::Partners(PartnersCmd::Create { email }) => {
-            let account = account(store, &email).await?;
-            let secret = format!("vps_{}", random_base62(48));
-            let partner = store.create_partner(&account.id, &secret).await?;
+        Command::Partners(PartnersCmd::Create { key_id }) => {
+            let secret = crate::embeds::partners::generate_secret();
+            let partner = match store.create_partner(&key_id, &secret).await {
+                Err(StoreError::NotFound(_)) => {
+                    return Err(CliError::Usage(format!(
+                        "no live key with id {key_id} (see `keys list --email E`)"
+                    )));
+                }
+                other => other?,
+            };
             if as_json {
                 let _ = writeln!(
                     out,
                     "{}",
-                    json!({ "partner_id": partner.id, "secret": secret })
+                    json!({ "partner_id": partner.id, "key_id": key_id, "secret": secret })
                 );
             } else {
                 let _ = writeln!(
                     out,
-                    "partner {} created; its secret is shown once:",
+                    "partner {} created under key {key_id}; its secret is shown once:",
                     partner.id
                 );
                 let _ = writeln!(out, "partner_id {}", partner.id);
                 let _ = writeln!(out, "{secret}");
             }
+        }
+        Command::Partners(PartnersCmd::List { email }) => {
+            let account = account(store, &email).await?;
+            let partners = store.partners_of_account(&account.id).await?;
+            if as_json {
+                let list: Vec<_> = partners
+                    .iter()
+                    .map(|p| json!({ "id": p.id, "key_id": p.key_id, "created_at": p.created_at, "revoked": p.revoked_at.is_some() }))
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                for p in partners {
+                    let state = if p.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{}  key {}  {state}",
+                        p.id,
+                        p.key_id.as_deref().unwrap_or("(none: never honoured)")
+                    );
+                }
+            }
+        }
+        Command::Partners(PartnersCmd::Revoke { partner_id }) => {
+            if store.partner_by_id(&partner_id).await?.is_none() {
+                return Err(CliError::Usage(format!("no partner with id {partner_id}")));
+            }
+            if !store.revoke_partner(&partner_id).await? {
+                return Err(CliError::Usage(format!(
+                    "partner {partner_id} was already revoked"
+                )));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "id": partner_id, "revoked": true }),
+                &format!("partner {partner_id} revoked"),
+            ));
         }
         Command::Budget(BudgetCmd::Set { daily }) => {
             if daily < 0 {

@@ -53,9 +53,121 @@ pub struct Config {
     pub billing: BillingConfig,
     pub http: HttpConfig,
     pub events: EventsConfig,
+    pub embeds: EmbedsConfig,
+    pub playground: PlaygroundConfig,
     /// A second address serving only `GET /metrics`; when set, the main
     /// listener no longer serves it (operators keep it off the internet).
     pub metrics_listen: Option<SocketAddr>,
+}
+
+/// The embeddable endpoint `GET /images/car.png` (`[embeds]`, docs/embeds.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmbedsConfig {
+    /// Honour a `key` query parameter (deprecated; spec §5
+    /// ALLOW_LEGACY_QUERY_KEYS, `VIS_ALLOW_LEGACY_QUERY_KEYS`). Off by
+    /// default: keys in URLs end up in logs, histories and referrers.
+    pub allow_legacy_query_keys: bool,
+    /// The home page's example images: free and publicly cacheable.
+    pub examples: Vec<ExampleVehicle>,
+    /// The examples' width in pixels (their height follows the square source).
+    pub examples_width: u32,
+    /// The examples' format: png, webp or jpg.
+    pub examples_format: String,
+    /// Render the examples in the background at start, so the home page
+    /// never waits for a cold render.
+    pub prewarm_examples: bool,
+}
+
+/// One example vehicle of the home page.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleVehicle {
+    pub make: String,
+    pub model: String,
+    pub year: u16,
+    #[serde(default = "ExampleVehicle::default_view")]
+    pub view: String,
+    #[serde(default = "ExampleVehicle::default_color")]
+    pub color: String,
+}
+
+impl ExampleVehicle {
+    fn default_view() -> String {
+        "front-3-4".into()
+    }
+    fn default_color() -> String {
+        "silver".into()
+    }
+    fn new(make: &str, model: &str, year: u16, view: &str, color: &str) -> ExampleVehicle {
+        ExampleVehicle {
+            make: make.into(),
+            model: model.into(),
+            year,
+            view: view.into(),
+            color: color.into(),
+        }
+    }
+}
+
+impl Default for EmbedsConfig {
+    fn default() -> Self {
+        EmbedsConfig {
+            allow_legacy_query_keys: false,
+            examples: vec![
+                ExampleVehicle::new("porsche", "911", 2020, "front-3-4", "red"),
+                ExampleVehicle::new("toyota", "camry", 2019, "front-3-4", "blue"),
+                ExampleVehicle::new("ford", "f-150", 2021, "side", "white"),
+                ExampleVehicle::new("jeep", "wrangler", 2018, "front-3-4", "green"),
+                ExampleVehicle::new("tesla", "model-3", 2022, "rear-3-4", "white"),
+                ExampleVehicle::new("bmw", "x5", 2020, "front-3-4", "black"),
+            ],
+            examples_width: 512,
+            examples_format: "webp".into(),
+            prewarm_examples: true,
+        }
+    }
+}
+
+/// The playground's free renders (`[playground]`, docs/embeds.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlaygroundConfig {
+    /// Images per minute per client address through the playground cookie.
+    pub per_minute: u64,
+    /// Cold renders per UTC day through the playground, all replicas together.
+    pub cold_per_day: i64,
+    /// The share of the daily generation budget the playground never
+    /// spends: it stays for paying clients.
+    pub budget_reserve_percent: u8,
+}
+
+impl Default for PlaygroundConfig {
+    fn default() -> Self {
+        PlaygroundConfig {
+            per_minute: 30,
+            cold_per_day: 200,
+            budget_reserve_percent: 20,
+        }
+    }
+}
+
+impl PlaygroundConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.budget_reserve_percent > 100 {
+            return Err(ConfigError::Invalid {
+                field: "playground.budget_reserve_percent",
+                message: "must be from 0 to 100".into(),
+            });
+        }
+        if self.cold_per_day < 0 {
+            return Err(ConfigError::Invalid {
+                field: "playground.cold_per_day",
+                message: "must not be negative".into(),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// The telemetry sink (`[events]`).
@@ -250,6 +362,8 @@ pub struct FileConfig {
     pub billing: Option<BillingConfig>,
     pub http: Option<HttpConfig>,
     pub events: Option<EventsConfig>,
+    pub embeds: Option<EmbedsConfig>,
+    pub playground: Option<PlaygroundConfig>,
     pub metrics_listen: Option<SocketAddr>,
 }
 
@@ -289,6 +403,15 @@ pub struct Overrides {
     /// Serve `GET /metrics` on this address only (default: on the main listener).
     #[arg(long, env = "VIS_METRICS_LISTEN", global = true)]
     pub metrics_listen: Option<SocketAddr>,
+    /// Honour the deprecated `key` query parameter of /images/car.png
+    /// (true/false; default false).
+    #[arg(
+        long,
+        env = "VIS_ALLOW_LEGACY_QUERY_KEYS",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_legacy_query_keys: Option<bool>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -387,6 +510,18 @@ impl Config {
         }
         let http = file.http.unwrap_or_default();
         http.validate()?;
+        let mut embeds = file.embeds.unwrap_or_default();
+        if let Some(allow) = o.allow_legacy_query_keys {
+            embeds.allow_legacy_query_keys = allow;
+        }
+        if !(1..=1024).contains(&embeds.examples_width) {
+            return Err(ConfigError::Invalid {
+                field: "embeds.examples_width",
+                message: "must be from 1 to 1024".into(),
+            });
+        }
+        let playground = file.playground.unwrap_or_default();
+        playground.validate()?;
         Ok(Config {
             listen,
             base_url,
@@ -399,6 +534,8 @@ impl Config {
             billing,
             http,
             events: file.events.unwrap_or_default(),
+            embeds,
+            playground,
             metrics_listen: o.metrics_listen.or(file.metrics_listen),
         })
     }
@@ -414,6 +551,7 @@ impl Config {
             Config::merge(FileConfig::default(), overrides).expect("test config is valid");
         // Tests that render start the in-process node themselves.
         config.render.workers = 0;
+        config.embeds.prewarm_examples = false;
         config
     }
 }

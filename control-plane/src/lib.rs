@@ -12,6 +12,7 @@ pub mod billing;
 pub mod cli;
 pub mod config;
 pub mod delivery;
+pub mod embeds;
 pub mod error;
 pub mod events;
 pub mod http;

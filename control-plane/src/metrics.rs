@@ -6,6 +6,7 @@
 use parking_lot::Mutex;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
@@ -34,10 +35,19 @@ pub struct Metrics {
     pub delivery_url_loads: Counter,
     pub delivery_url_refusals: Counter,
     pub delivery_url_refunds: Counter,
+    /// Images served by `GET /images/car.png`, by grant.
+    legacy_images: Family<[(&'static str, &'static str); 1], Counter>,
     render_ms: Histogram,
     /// Sum and count of render times, for the queue-wait estimate.
     render_totals: Mutex<(f64, u64)>,
     registry: Registry,
+}
+
+impl Metrics {
+    /// Counts one image of `GET /images/car.png` served under `grant`.
+    pub fn legacy_image(&self, grant: &'static str) {
+        self.legacy_images.get_or_create(&[("grant", grant)]).inc();
+    }
 }
 
 impl Default for Metrics {
@@ -57,6 +67,7 @@ impl Default for Metrics {
             delivery_url_loads: Counter::default(),
             delivery_url_refusals: Counter::default(),
             delivery_url_refunds: Counter::default(),
+            legacy_images: Family::default(),
             render_ms: Histogram::new(BUCKETS_MS),
             render_totals: Mutex::new((0.0, 0)),
             registry: Registry::default(),
@@ -131,6 +142,11 @@ impl Default for Metrics {
             "vis_delivery_url_refunds",
             "Delivery URLs whose first load failed: consumed and refunded.",
             m.delivery_url_refunds.clone(),
+        );
+        registry.register(
+            "vis_legacy_images",
+            "Images served by GET /images/car.png, by grant (signed, cached, example, key, playground).",
+            m.legacy_images.clone(),
         );
         registry.register(
             "vis_render_duration_ms",

@@ -26,7 +26,7 @@ use crate::billing::CREDITS_PER_IMAGE;
 use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
 use crate::renders::cache::{Derived, DerivedCache, DerivedKey};
-use crate::renders::{DispatchError, Dispatcher, SourceKind};
+use crate::renders::{Admission, DispatchError, Dispatcher, SourceKind};
 pub use crate::store::Payer;
 use crate::store::{NewDelivery, Store, StoreError};
 
@@ -81,19 +81,25 @@ impl Resolved {
 
     /// The canonical request path of this image, in `make` spelling.
     pub fn canonical_path(&self) -> String {
+        format!("/api/v1/images/car?{}", self.canonical_query())
+    }
+
+    /// The canonical query of this image: slugs, every parameter spelt out,
+    /// in a fixed order (`make, model, year, view, color, w, h, format`).
+    pub fn canonical_query(&self) -> String {
         let v = &self.variant;
-        let mut path = format!(
-            "/api/v1/images/car?make={}&model={}&year={}&view={}&color={}",
+        let mut query = format!(
+            "make={}&model={}&year={}&view={}&color={}",
             v.make, v.model, v.year, v.view, v.color
         );
         if let Some(w) = self.box_w {
-            path.push_str(&format!("&w={w}"));
+            query.push_str(&format!("&w={w}"));
         }
         if let Some(h) = self.box_h {
-            path.push_str(&format!("&h={h}"));
+            query.push_str(&format!("&h={h}"));
         }
-        path.push_str(&format!("&format={}", self.format));
-        path
+        query.push_str(&format!("&format={}", self.format));
+        query
     }
 }
 
@@ -169,6 +175,16 @@ impl Deliverer {
 
     /// The output for `r`, from cache or derived (rendering if needed).
     pub async fn output(&self, r: &Resolved) -> Result<(Derived, SourceKind), DeliveryError> {
+        self.output_with(r, Admission::Paid).await
+    }
+
+    /// The output for `r`, from cache or derived; a cold render only when
+    /// `admission` allows one.
+    pub async fn output_with(
+        &self,
+        r: &Resolved,
+        admission: Admission,
+    ) -> Result<(Derived, SourceKind), DeliveryError> {
         let key = r.derived_key();
         if let Some(hit) = self.derived.get(&key) {
             return Ok((hit, SourceKind::Cache));
@@ -189,7 +205,7 @@ impl Deliverer {
             shape: r.shape,
             revision: r.revision,
         };
-        let (source, kind) = self.dispatcher.source(&job).await?;
+        let (source, kind) = self.dispatcher.source_with(&job, admission).await?;
         let (box_w, box_h, format) = (r.box_w, r.box_h, r.format);
         let encoded = tokio::task::spawn_blocking(move || {
             vis_render::image::derive(vis_render::Source::Png(&source), box_w, box_h, format)

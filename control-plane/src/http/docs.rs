@@ -130,21 +130,3 @@ pub async fn errors() -> Html<String> {
     }
     page("Errors — Vehicle Image Service", &body)
 }
-
-pub async fn index() -> Html<String> {
-    page(
-        "Vehicle Image Service API",
-        "<h1>Vehicle Image Service API</h1>\
-         <p>Studio-style renders of vehicles by make, model, year, colour and view, metered in credits \
-         ($1 buys 1,000 credits; one image costs one credit; every account starts with 100 free credits).</p>\
-         <ul>\
-         <li><a href=\"/api/v1/openapi.json\">OpenAPI 3.1 description</a></li>\
-         <li><a href=\"/api/v1/images/options\">Options document</a>: views, colours, sizes, formats, pricing, catalog, limits</li>\
-         <li><a href=\"/docs/errors\">Errors</a>: every status, what it means and what to do</li>\
-         </ul>\
-         <h2>Authentication</h2><p>Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> (or <code>x-api-key</code>). \
-         Keys start with <code>vis_</code>. Keys in the query string are never accepted on <code>/api/v1</code>. \
-         Scopes: <code>images:read</code>, <code>account:read</code>, <code>billing:write</code>.</p>\
-         <h2>Quick start</h2><pre><code>curl -H \"Authorization: Bearer $VIS_KEY\" {base_url}/api/v1/account</code></pre>",
-    )
-}

@@ -256,6 +256,13 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
             message: "Today's generation budget is spent: this variant has never been rendered. Cached variants are still served. Nothing was charged.".into(),
             retry_after_secs: Some(retry_after_secs),
         },
+        DeliveryError::Dispatch(DispatchError::FreeAllowanceSpent { retry_after_secs }) => ApiError::Unavailable {
+            message: "Today's allowance of free renders of never-rendered variants is spent. Variants already rendered still load; an API key renders any variant.".into(),
+            retry_after_secs: Some(retry_after_secs),
+        },
+        DeliveryError::Dispatch(DispatchError::NotRendered) => ApiError::NotFound(
+            "This variant has not been rendered yet, and mode=cached serves only variants already rendered.".into(),
+        ),
         DeliveryError::Dispatch(DispatchError::Overloaded { retry_after_secs }) => ApiError::Unavailable {
             message: "Render capacity is full; this variant cannot be rendered within the client allowance. Nothing was charged.".into(),
             retry_after_secs: Some(retry_after_secs),
@@ -343,7 +350,7 @@ pub async fn head_car(
 /// The frame of every keyed request on this route: the rate limit first,
 /// then the handler, then (unless a charge already did) a check that the
 /// possibly cached key is still live; RateLimit-* on every answer.
-async fn keyed<F, Fut>(
+pub(super) async fn keyed<F, Fut>(
     state: &AppState,
     principal: &super::auth::Principal,
     key_hash: &str,
@@ -385,7 +392,7 @@ where
 }
 
 /// The unbilled balance a 304 or a HEAD reports.
-async fn balance_of(state: &AppState, principal: &super::auth::Principal) -> Result<i64, ApiError> {
+pub(super) async fn balance_of(state: &AppState, principal: &super::auth::Principal) -> Result<i64, ApiError> {
     Ok(state
         .deliverer
         .ledger
@@ -447,7 +454,7 @@ async fn head(
     Ok(r)
 }
 
-fn not_modified(etag: &str, balance: i64) -> Response {
+pub(super) fn not_modified(etag: &str, balance: i64) -> Response {
     let mut r = StatusCode::NOT_MODIFIED.into_response();
     let h = r.headers_mut();
     h.insert(header::ETAG, header_value(etag));
@@ -461,7 +468,7 @@ fn not_modified(etag: &str, balance: i64) -> Response {
 }
 
 /// The headers of an image answer (spec §4), shared by GET and HEAD.
-fn image_headers(
+pub(super) fn image_headers(
     state: &AppState,
     resolved: &delivery::Resolved,
     r: &mut Response,
@@ -605,7 +612,7 @@ async fn url_form(
     Ok(r)
 }
 
-fn header_value(s: &str) -> HeaderValue {
+pub(super) fn header_value(s: &str) -> HeaderValue {
     HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
 }
 

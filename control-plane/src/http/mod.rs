@@ -11,10 +11,12 @@ pub mod extract;
 pub mod health;
 pub mod image_urls;
 pub mod images;
+pub mod legacy;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod options;
+pub mod pages;
 pub mod rate;
 pub mod resolve;
 pub mod server;
@@ -47,8 +49,19 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
     vec![
         ("/healthz", Access::Public, get(health::healthz)),
         ("/readyz", Access::Public, get(health::readyz)),
-        ("/docs", Access::Public, get(docs::index)),
+        ("/", Access::Public, get(pages::home)),
+        ("/playground", Access::Public, get(pages::playground)),
+        ("/pricing", Access::Public, get(pages::pricing)),
+        ("/signin", Access::Public, get(pages::signin)),
+        ("/docs", Access::Public, get(pages::docs)),
+        ("/docs/embeds", Access::Public, get(pages::embeds_guide)),
         ("/docs/errors", Access::Public, get(docs::errors)),
+        ("/static/{*path}", Access::Public, get(pages::asset)),
+        (
+            "/images/car.png",
+            Access::Public,
+            get(legacy::get).head(legacy::head),
+        ),
         ("/api/v1/openapi.json", Access::Public, get(docs::openapi)),
         ("/api/v1/images/options", Access::Public, get(options::get)),
         ("/api/v1/vehicles", Access::Public, get(vehicles::get)),

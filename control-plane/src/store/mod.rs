@@ -109,6 +109,9 @@ pub struct NewKey {
 pub struct Partner {
     pub id: String,
     pub account_id: String,
+    /// The API key the partner's signatures answer to; revoking it revokes
+    /// them. None for partners made before keys owned them (never honoured).
+    pub key_id: Option<String>,
     pub secret: crate::config::Secret<String>,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
@@ -119,6 +122,7 @@ impl std::fmt::Debug for Partner {
         f.debug_struct("Partner")
             .field("id", &self.id)
             .field("account_id", &self.account_id)
+            .field("key_id", &self.key_id)
             .field("revoked_at", &self.revoked_at)
             .finish_non_exhaustive()
     }
@@ -224,8 +228,17 @@ pub trait KeyStore: Send + Sync {
 
 #[async_trait]
 pub trait PartnerStore: Send + Sync {
-    async fn create_partner(&self, account_id: &str, secret: &str) -> Result<Partner, StoreError>;
+    /// A partner secret under `key_id` (of the key's account).
+    async fn create_partner(&self, key_id: &str, secret: &str) -> Result<Partner, StoreError>;
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError>;
+    /// An account's partners, newest first, revoked ones included.
+    async fn partners_of_account(&self, account_id: &str) -> Result<Vec<Partner>, StoreError>;
+    /// Revokes a partner and announces it on the revocation feed; false
+    /// when it was already revoked.
+    async fn revoke_partner(&self, id: &str) -> Result<bool, StoreError>;
+    /// Every partner whose signatures are honoured now: not revoked, under
+    /// a key that is not revoked.
+    async fn live_partners(&self) -> Result<Vec<Partner>, StoreError>;
 }
 
 /// One billed image delivery. Its charge is one ledger row that records

@@ -208,6 +208,7 @@ fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
     Ok(Partner {
         id: row.try_get("id")?,
         account_id: row.try_get("account_id")?,
+        key_id: row.try_get("key_id")?,
         secret: crate::config::Secret::new(row.try_get("secret")?),
         created_at: row.try_get("created_at")?,
         revoked_at: row.try_get("revoked_at")?,
@@ -531,30 +532,74 @@ impl KeyStore for SqlStore {
 
 #[async_trait]
 impl PartnerStore for SqlStore {
-    async fn create_partner(&self, account_id: &str, secret: &str) -> Result<Partner, StoreError> {
+    async fn create_partner(&self, key_id: &str, secret: &str) -> Result<Partner, StoreError> {
         let row = sqlx::query(
-            "INSERT INTO partners (id, account_id, secret, created_at) VALUES ($1, $2, $3, $4) \
-             RETURNING id, account_id, secret, created_at, revoked_at",
+            "INSERT INTO partners (id, account_id, key_id, secret, created_at) \
+             SELECT $1, account_id, id, $2, $3 FROM api_keys WHERE id = $4 AND revoked_at IS NULL \
+             RETURNING id, account_id, key_id, secret, created_at, revoked_at",
         )
         .bind(new_id())
-        .bind(account_id)
         .bind(secret)
         .bind(now_millis())
-        .fetch_one(&self.pool)
+        .bind(key_id)
+        .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
+        let row = row.ok_or(StoreError::NotFound("live key"))?;
         partner_from(&row).map_err(map_err)
     }
 
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, account_id, secret, created_at, revoked_at FROM partners WHERE id = $1",
+            "SELECT id, account_id, key_id, secret, created_at, revoked_at FROM partners WHERE id = $1",
         )
-        .bind(id)
-        .fetch_optional(&self.pool)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        row.as_ref().map(partner_from).transpose().map_err(map_err)
+    }
+
+    async fn partners_of_account(&self, account_id: &str) -> Result<Vec<Partner>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, account_id, key_id, secret, created_at, revoked_at FROM partners \
+             WHERE account_id = $1 ORDER BY created_at DESC, id",
+        )
+        .bind(account_id)
+        .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(partner_from).transpose().map_err(map_err)
+        rows.iter().map(partner_from).collect::<Result<_, _>>().map_err(map_err)
+    }
+
+    async fn revoke_partner(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let now = now_millis();
+        let done =
+            sqlx::query("UPDATE partners SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+                .bind(now)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(map_err)?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        announce_revocation(&mut tx, RevokedKind::Partner, id, now).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(true)
+    }
+
+    async fn live_partners(&self) -> Result<Vec<Partner>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT p.id, p.account_id, p.key_id, p.secret, p.created_at, p.revoked_at \
+             FROM partners p JOIN api_keys k ON k.id = p.key_id \
+             WHERE p.revoked_at IS NULL AND k.revoked_at IS NULL",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter().map(partner_from).collect::<Result<_, _>>().map_err(map_err)
     }
 }
 

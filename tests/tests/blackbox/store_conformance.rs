@@ -196,7 +196,52 @@ async fn suite(store: SqlStore) {
         "laptop"
     );
     assert_eq!(store.keys_of_account(&a.id).await.unwrap().len(), 1);
+
+    // Partners belong to a live key; revoking the key or the partner ends
+    // them, each revocation on the feed.
+    let p = store.create_partner(&k.id, "vps_secret").await.unwrap();
+    let p2 = store.create_partner(&k.id, "vps_other").await.unwrap();
+    let found = store.partner_by_id(&p.id).await.unwrap().unwrap();
+    assert_eq!(found.secret.expose(), "vps_secret");
+    assert_eq!(
+        (found.key_id.as_deref(), found.account_id.as_str()),
+        (Some(k.id.as_str()), a.id.as_str())
+    );
+    assert!(!format!("{found:?}").contains("vps_secret"));
+    assert!(matches!(
+        store.create_partner("no-such-key", "vps_x").await,
+        Err(StoreError::NotFound(_))
+    ));
+    let mut live: Vec<String> = store
+        .live_partners()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    live.sort();
+    let mut want = vec![p.id.clone(), p2.id.clone()];
+    want.sort();
+    assert_eq!(live, want);
+    let head = store.revocation_head().await.unwrap();
+    assert!(store.revoke_partner(&p2.id).await.unwrap());
+    assert!(!store.revoke_partner(&p2.id).await.unwrap());
+    let feed = store.revocations(head, i64::MAX, 10).await.unwrap();
+    assert_eq!(
+        feed.iter()
+            .map(|r| (r.kind, r.subject_id.as_str()))
+            .collect::<Vec<_>>(),
+        [(control_plane::store::RevokedKind::Partner, p2.id.as_str())]
+    );
+    let ids = |v: Vec<control_plane::store::Partner>| v.into_iter().map(|p| p.id).collect::<Vec<_>>();
+    assert_eq!(ids(store.live_partners().await.unwrap()), [p.id.clone()]);
+    assert_eq!(store.partners_of_account(&a.id).await.unwrap().len(), 2);
     assert!(store.revoke_key(&k.id).await.unwrap());
+    assert!(store.live_partners().await.unwrap().is_empty(), "a revoked key ends its partners");
+    assert!(matches!(
+        store.create_partner(&k.id, "vps_y").await,
+        Err(StoreError::NotFound(_))
+    ));
     assert!(!store.revoke_key(&k.id).await.unwrap());
     assert!(
         store
@@ -207,12 +252,6 @@ async fn suite(store: SqlStore) {
             .revoked_at
             .is_some()
     );
-
-    // Partners.
-    let p = store.create_partner(&a.id, "vps_secret").await.unwrap();
-    let found = store.partner_by_id(&p.id).await.unwrap().unwrap();
-    assert_eq!(found.secret.expose(), "vps_secret");
-    assert!(!format!("{found:?}").contains("vps_secret"));
 
     deliveries(&store).await;
     charge_batches(&store).await;
