@@ -7,6 +7,8 @@
 //! a fresh database of its own on the server at `VIS_TEST_POSTGRES_URL`
 //! (infra/test.sh runs the suite both ways).
 
+pub mod embed_recipe;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -6,8 +6,8 @@
 //! itself covered by the signature, narrows the check to one). The set is
 //! loaded at start; the revocation follower drops a revoked partner, or
 //! every partner of a revoked key, within a second; a signature that
-//! matches none reloads the set (at most once a second), which is how a
-//! partner created by the CLI or another replica is learnt.
+//! matches none reloads the set (misses share reloads, spaced 100 ms apart),
+//! which is how a partner created by the CLI or another replica is learnt.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,7 +41,7 @@ struct Live {
 }
 
 /// Least time between two reloads caused by unknown signatures.
-const RELOAD_EVERY: Duration = Duration::from_secs(1);
+const RELOAD_GAP: Duration = Duration::from_millis(100);
 
 pub struct PartnerKeys {
     store: Arc<dyn PartnerStore>,
@@ -82,12 +82,24 @@ impl PartnerKeys {
         if let Some(found) = self.check(&message, sig, partner) {
             return Ok(Some(found));
         }
-        // Unknown: perhaps a partner created since the last read.
+        // Unknown: perhaps a partner created since the last read. Reloads
+        // are serialised; one that began after this request arrived covers
+        // it, so concurrent misses share one read, and reads are spaced by
+        // at least RELOAD_GAP.
+        let arrived = Instant::now();
         let mut loaded_at = self.loaded_at.lock().await;
-        if loaded_at.is_none_or(|at| at.elapsed() >= RELOAD_EVERY) {
+        if loaded_at.is_none_or(|at| at < arrived) {
+            if let Some(at) = *loaded_at {
+                let since = at.elapsed();
+                if since < RELOAD_GAP {
+                    tokio::time::sleep(RELOAD_GAP - since).await;
+                }
+            }
+            let started = Instant::now();
             self.reload().await?;
-            *loaded_at = Some(Instant::now());
+            *loaded_at = Some(started);
         }
+        drop(loaded_at);
         Ok(self.check(&message, sig, partner))
     }
 

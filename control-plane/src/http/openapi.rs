@@ -408,6 +408,42 @@ fn image_query() -> Value {
     })
 }
 
+/// The query of GET /images/car.png: the image's fields plus the grants'.
+fn legacy_query() -> Value {
+    let mut fields = image_fields(false);
+    fields.insert(
+        "year".into(),
+        with_description(
+            int(YEAR_MIN.into(), YEAR_MAX.into()),
+            "Model year, at least 1990.",
+        ),
+    );
+    fields.insert("mode".into(), json!({ "type": "string", "enum": ["cached"], "description": "Serve only a variant already rendered (free, public); otherwise 404. Never renders." }));
+    fields.insert("exp".into(), json!({ "type": "string", "pattern": "^[0-9]{1,19}$", "description": "Partner signature: expiry, unix seconds, at most 30 days ahead." }));
+    fields.insert("sig".into(), json!({ "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "Partner signature: lowercase hex HMAC-SHA256 over /images/car.png?<query without sig, sorted by name> under the partner secret (docs/embeds.md)." }));
+    fields.insert("partner".into(), json!({ "type": "string", "minLength": 1, "maxLength": 100, "description": "Optional partner id, covered by the signature: only that partner's secret is checked." }));
+    fields.insert("key".into(), json!({ "type": "string", "deprecated": true, "description": "Deprecated API key; honoured only when the deployment enables ALLOW_LEGACY_QUERY_KEYS. Send Authorization instead." }));
+    json!({
+        "name": "image",
+        "in": "query",
+        "required": true,
+        "style": "form",
+        "explode": true,
+        "description": "The image's parameters, each its own query parameter, plus the grants' (mode, exp and sig, partner, key). Send make or brand (not both). Unknown parameters are a 400 naming them.",
+        "schema": {
+            "allOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["model", "year"],
+                    "properties": Value::Object(fields),
+                },
+                { "oneOf": make_or_brand() },
+            ],
+        },
+    })
+}
+
 /// The six shapes of GET /api/v1/vehicles' query (spec §4).
 fn vehicles_query() -> Value {
     let year = int(YEAR_MIN.into(), YEAR_MAX.into());
@@ -550,7 +586,54 @@ fn paths() -> Value {
             })),
         })
     };
-    json!({
+    let legacy = |method: &str| {
+        let head = method == "head";
+        let binary = json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+        let ok_headers = json!({
+            "ETag": { "schema": { "type": "string" } },
+            "Cache-Control": { "schema": { "type": "string" }, "description": "Signed: public, max-age=<seconds until exp>. mode=cached and examples: public, max-age=300, s-maxage=3600, stale-while-revalidate=60. Key: private, no-store. Playground: private, max-age=300." },
+            "Content-Location": { "schema": { "type": "string" }, "description": "The canonical /images/car.png URL of the image." },
+            "X-Image-Source": { "schema": { "type": "string", "enum": ["cache", "generated"] } },
+            "X-Image-Width": { "schema": { "type": "integer" } },
+            "X-Image-Height": { "schema": { "type": "integer" } },
+            "X-Credits-Charged": int_header("With an API key: 1 (0 on HEAD and 304). Absent under the free grants."),
+            "X-Credits-Remaining": int_header("With an API key: the balance after the request."),
+        });
+        json!({
+            "summary": if head { "Validate an embeddable image request without paying for it" } else { "The embeddable legacy image endpoint" },
+            "operationId": if head { "headLegacyImage" } else { "getLegacyImage" },
+            "tags": ["images"],
+            "description": if head {
+                "The same checks and headers as the GET; never charges, renders or counts against an allowance."
+            } else {
+                "The same renders as /api/v1/images/car for <img> tags. Grants, in order: 1. a partner signature (exp + sig; free, public until exp, never redirected); 2. mode=cached (free, public; only variants already rendered, else 404); 3. the home page's example images (free, public); 4. an API key in Authorization or x-api-key (1 credit, private; key in the query only where the deployment allows it); 5. the playground cookie (free, private). Anything else is a 401. Unsigned requests with non-canonical spellings are a 308 to the canonical URL. See /docs/embeds."
+            },
+            "security": [{}, { "bearer": [] }, { "apiKeyHeader": [] }],
+            "parameters": [
+                legacy_query(),
+                if_none_match("Compared weakly; a match is a free 304."),
+            ],
+            "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
+                "200": { "description": "The image.", "headers": ok_headers, "content": { "image/png": binary, "image/webp": binary, "image/jpeg": binary } },
+                "304": { "description": "Not modified; nothing charged.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+                "308": { "description": "The canonical URL of this image (unsigned requests spelt otherwise).", "headers": { "Location": { "schema": { "type": "string" } } } },
+            })),
+        })
+    };
+    let front_door = json!({
+        "/": html_page("The home page"),
+        "/playground": html_page("The playground: try renders for free (sets the playground cookie)"),
+        "/pricing": html_page("Credit packs and what each operation costs"),
+        "/signin": html_page("Signing in"),
+        "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
+        "/static/{path}": { "get": {
+            "summary": "The web pages' static files", "tags": ["operations"],
+            "parameters": [{ "name": "path", "in": "path", "required": true, "schema": { "type": "string" } }],
+            "responses": with(problems(&[404]), json!({ "200": { "description": "A static file (CSS, JavaScript, SVG)." }, "304": { "description": "Not modified." } })),
+        } },
+        "/images/car.png": { "get": legacy("get"), "head": legacy("head") },
+    });
+    let mut api = json!({
         "/healthz": { "get": {
             "summary": "Liveness", "operationId": "healthz", "tags": ["operations"],
             "responses": { "200": { "description": "The process is alive.", "content": json_content("Health") } },
@@ -559,7 +642,7 @@ fn paths() -> Value {
             "summary": "Readiness: the database and the object store answer", "operationId": "readyz", "tags": ["operations"],
             "responses": with(problems(&[503]), json!({ "200": { "description": "Ready.", "content": json_content("Health") } })),
         } },
-        "/docs": html_page("Documentation index"),
+        "/docs": html_page("The API reference, drawn from this document"),
         "/docs/errors": html_page("Every error status, what it means and what to do"),
         "/api/v1/openapi.json": { "get": {
             "summary": "This document", "operationId": "openapi", "tags": ["operations"],
@@ -626,7 +709,11 @@ fn paths() -> Value {
                 "202": { "description": "Accepted.", "headers": Value::Object(rate_headers()), "content": json_content("EventsAccepted") },
             })),
         } },
-    })
+    });
+    if let (Value::Object(api), Value::Object(front)) = (&mut api, front_door) {
+        api.extend(front);
+    }
+    api
 }
 
 #[cfg(test)]

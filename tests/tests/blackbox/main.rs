@@ -4,6 +4,7 @@ mod auth;
 mod cli;
 mod delivery_urls;
 mod docs;
+mod embeds;
 mod errors;
 mod events;
 mod hardening;
