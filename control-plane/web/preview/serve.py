@@ -31,10 +31,14 @@ OPENAPI = HERE.parents[2] / "docs" / "openapi.json"
 CSP = ("default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
        "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
+# /docs: Redoc 2.5.2 adds exactly two <style> elements: perfect-scrollbar's CSS (its hash) and
+# styled-components' empty sheet, filled through the CSSOM (the hash of ""). Its search runs in a
+# blob: worker. (style-src 'self' 'unsafe-inline' works too, and is what an upgrade falls back to.)
 CSP_DOCS = ("default-src 'self'; img-src 'self' data:; script-src 'self'; "
-            "style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; "
-            "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-            "frame-ancestors 'none'")
+            "style-src 'self' 'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc=' "
+            "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='; worker-src 'self' blob:; "
+            "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'none'")
 
 # A few makes and models: (make id, name, slug, [(model, slug, type, [year ranges])]).
 CATALOG = [
@@ -70,6 +74,9 @@ CATALOG = [
                                      ("Camaro", "camaro", "Passenger Car", [(1990, 2002), (2010, 2024)])]),
     (520, "Land Rover", "land-rover", [("Defender", "defender", "Multipurpose Passenger Vehicle (MPV)", [(1993, 1997), (2020, 2026)])]),
     (9999, "Mini", "mini", [("Cooper", "cooper", "Passenger Car", [(2002, 2026)])]),
+    # Not vehicles: search "preview" to see the playground's error box (404 and 503).
+    (1, "Preview", "preview", [("Missing", "missing", "Passenger Car", [(1990, 2026)]),
+                               ("Busy", "busy", "Passenger Car", [(1990, 2026)])]),
 ]
 
 
@@ -208,6 +215,7 @@ def problem(status, title, detail):
 class Handler(SimpleHTTPRequestHandler):
     server_version = "vis-preview"
     per_minute = 30
+    docs_csp = None
 
     def log_message(self, fmt, *args):  # quieter
         print("%s %s" % (self.command, self.path[:120]))
@@ -229,11 +237,12 @@ class Handler(SimpleHTTPRequestHandler):
         data = render.load_context()
         if name == "error":
             data["pages"]["error"]["context"]["detail"] = f"No page at {urlsplit(self.path).path}."
+        csp = (self.docs_csp or CSP_DOCS) if name == "docs" else CSP
         html = render.render_page(name, data)
         render.OUT.mkdir(exist_ok=True)
         (render.OUT / f"{name}.html").write_text(html, encoding="utf-8")
         self.send_bytes(status, html.encode(), "text/html; charset=utf-8", {
-            "Content-Security-Policy": CSP_DOCS if name == "docs" else CSP,
+            "Content-Security-Policy": csp,
             "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"})
 
     def do_HEAD(self):
@@ -320,7 +329,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--per-minute", type=int, default=30)
+    ap.add_argument("--docs-csp", help="the Content-Security-Policy to send with /docs instead")
     args = ap.parse_args()
+    Handler.docs_csp = args.docs_csp
     Handler.per_minute = args.per_minute
     httpd = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     print(f"http://127.0.0.1:{args.port}/  (pages: / /playground /pricing /docs /docs/embeds /signin)")

@@ -88,11 +88,6 @@
     }
   };
 
-  // When the server sends a per-request nonce, Redoc puts it on the <style> elements it
-  // creates, so the page's CSP can use 'nonce-…' instead of style-src 'unsafe-inline'.
-  var nonce = el.getAttribute("data-nonce");
-  if (nonce) options.nonce = nonce;
-
   try {
     window.Redoc.init(specUrl, options, el, function (err) {
       if (err) fail("The API reference could not be rendered.");

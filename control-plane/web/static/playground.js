@@ -500,13 +500,16 @@
     }
   });
 
+  var playground = form.parentNode;
   input.addEventListener("focus", function () {
+    playground.classList.add("is-typing");
     if (input.value === selectionText()) input.select();
   });
 
   input.addEventListener("blur", function () {
     window.setTimeout(function () {
       if (document.activeElement === input) return;
+      playground.classList.remove("is-typing");
       closeList();
       if (!input.value.trim()) input.value = selectionText();
     }, 150);
