@@ -240,7 +240,7 @@
     renderSeq += 1;
     clearError();
     setLoading(true);
-    if (force) img.removeAttribute("src");
+    // Setting the same URL again (a retry) asks for it again; a failed answer is not cached.
     img.setAttribute("src", url);
   }
 
