@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
 ensure_rust
-ensure_packages ca-certificates postgresql mesa-vulkan-drivers
+# chromium + chromium-driver: the browser tests; nodejs, python3, openssl: the
+# signing recipes of docs/embeds.md, run as written.
+ensure_packages ca-certificates postgresql mesa-vulkan-drivers chromium chromium-driver fonts-dejavu-core nodejs python3 openssl
 
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 PG_DIR=$(mktemp -d /tmp/vis-pg.XXXXXX)

@@ -248,8 +248,9 @@ impl App {
             ],
         );
         let catalog = vis_catalog::Catalog::embedded();
-        let examples = crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
-            .map_err(StartError::Config)?;
+        let examples =
+            crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
+                .map_err(StartError::Config)?;
         let embeds = crate::embeds::Embeds {
             partners,
             examples,

@@ -41,10 +41,14 @@ impl Examples {
             let vehicle = catalog
                 .lookup(&params.make, &params.model, params.year)
                 .map_err(|e| at(e.to_string()))?;
-            let resolved = delivery::resolve(catalog, &params, revision).map_err(|e| at(e.to_string()))?;
+            let resolved =
+                delivery::resolve(catalog, &params, revision).map_err(|e| at(e.to_string()))?;
             out.push(Example {
                 path: format!("/images/car.png?{}", resolved.canonical_query()),
-                caption: format!("{} {} {}", vehicle.year, vehicle.make.name, vehicle.model.name),
+                caption: format!(
+                    "{} {} {}",
+                    vehicle.year, vehicle.make.name, vehicle.model.name
+                ),
                 resolved,
             });
         }
@@ -113,7 +117,11 @@ mod tests {
         assert!(examples.len() >= 6);
         let first = examples.iter().next().unwrap();
         assert!(examples.contains(&first.resolved));
-        assert!(first.path.starts_with("/images/car.png?make="), "{}", first.path);
+        assert!(
+            first.path.starts_with("/images/car.png?make="),
+            "{}",
+            first.path
+        );
         let mut other = first.resolved.clone();
         other.width = 100;
         assert!(!examples.contains(&other), "another size is not an example");

@@ -101,7 +101,14 @@ mod tests {
         let (body, tag) = v.rsplit_once('.').unwrap();
         let forged = body.replacen(&(1_000 + LIFETIME_SECS).to_string(), "9999999999", 1);
         assert!(!c.verify(&format!("{forged}.{tag}"), 1_000));
-        for junk in ["", "v1", "v1.1.2", "v1.x.y.z", "v2.1.2.3", &format!("{v}.x")] {
+        for junk in [
+            "",
+            "v1",
+            "v1.1.2",
+            "v1.x.y.z",
+            "v2.1.2.3",
+            &format!("{v}.x"),
+        ] {
             assert!(!c.verify(junk, 1_000), "{junk}");
         }
     }

@@ -133,7 +133,10 @@ mod tests {
         // HMAC-SHA256("vps_test", "/images/car.png?exp=2000000000&make=toyota&model=camry&year=2019"),
         // computed independently with `openssl dgst -sha256 -hmac`.
         assert_eq!(
-            sign(b"vps_test", "make=toyota&model=camry&year=2019&exp=2000000000"),
+            sign(
+                b"vps_test",
+                "make=toyota&model=camry&year=2019&exp=2000000000"
+            ),
             KNOWN_ANSWER
         );
     }

@@ -1,7 +1,10 @@
 //! Human documentation pages and the OpenAPI document.
 
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
 
 /// The interface description, generated from the code (`http::openapi`).
 pub async fn openapi() -> Response {
@@ -87,18 +90,6 @@ pub const ERRORS: [(u16, &str, &str); 13] = [
     ),
 ];
 
-fn page(title: &str, body: &str) -> Html<String> {
-    Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title}</title><style>\
-         body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d2329}}\
-         code{{background:#f1f3f5;padding:0 .25rem;border-radius:3px}}\
-         section{{border-top:1px solid #dde2e6;padding:.5rem 0}}h2 a{{color:inherit;text-decoration:none}}\
-         </style></head><body>{body}</body></html>"
-    ))
-}
-
 fn md_code(text: &str) -> String {
     // Backticks in the table become <code>; the texts contain no HTML.
     let mut out = String::new();
@@ -114,7 +105,7 @@ fn md_code(text: &str) -> String {
     out
 }
 
-pub async fn errors() -> Html<String> {
+pub async fn errors(State(state): State<AppState>) -> Response {
     let mut body = String::from(
         "<h1>Errors</h1><p>Every failure is an <code>application/problem+json</code> document (RFC 9457) \
          with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and \
@@ -128,5 +119,5 @@ pub async fn errors() -> Html<String> {
             md_code(action)
         ));
     }
-    page("Errors — Vehicle Image Service", &body)
+    super::pages::article(&state, "Errors", body)
 }

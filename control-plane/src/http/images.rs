@@ -392,7 +392,10 @@ where
 }
 
 /// The unbilled balance a 304 or a HEAD reports.
-pub(super) async fn balance_of(state: &AppState, principal: &super::auth::Principal) -> Result<i64, ApiError> {
+pub(super) async fn balance_of(
+    state: &AppState,
+    principal: &super::auth::Principal,
+) -> Result<i64, ApiError> {
     Ok(state
         .deliverer
         .ledger

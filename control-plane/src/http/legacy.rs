@@ -129,7 +129,8 @@ fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
 /// The canonical query of this request, when what was sent is not it.
 fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<String> {
     let v = &r.variant;
-    let differs = |given: &Option<String>, canonical: &str| given.as_deref().is_some_and(|g| g != canonical);
+    let differs =
+        |given: &Option<String>, canonical: &str| given.as_deref().is_some_and(|g| g != canonical);
     let size = p
         .raw
         .size
@@ -141,9 +142,15 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         && !differs(&p.raw.view, v.view.id())
         && !differs(&p.raw.color, v.color.id())
         && !differs(&p.raw.format, r.format.id())
-        && !size.is_some_and(|s| p.raw.size.as_deref() != Some(s.id()))
-        && !differs(&p.raw.w, &r.box_w.map(|w| w.to_string()).unwrap_or_default())
-        && !differs(&p.raw.h, &r.box_h.map(|h| h.to_string()).unwrap_or_default());
+        && size.is_none_or(|s| p.raw.size.as_deref() == Some(s.id()))
+        && !differs(
+            &p.raw.w,
+            &r.box_w.map(|w| w.to_string()).unwrap_or_default(),
+        )
+        && !differs(
+            &p.raw.h,
+            &r.box_h.map(|h| h.to_string()).unwrap_or_default(),
+        );
     if canonical {
         return None;
     }
@@ -247,8 +254,8 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
     let p = parse(inc.query)?;
     let now = now_secs();
     // 1. A partner signature: checked before anything else is looked up.
-    let signed = signature::presented(p.exp.as_deref(), p.sig.as_deref(), now)
-        .map_err(sig_refused)?;
+    let signed =
+        signature::presented(p.exp.as_deref(), p.sig.as_deref(), now).map_err(sig_refused)?;
     if p.partner.is_some() && signed.is_none() {
         return Err(sig_refused(SigError::Incomplete));
     }
@@ -288,7 +295,10 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
         let (principal, hash) = cached_principal(state, raw).await?;
         require_images_read(&principal)?;
         let (r, headers, is_head) = (&resolved, inc.headers, inc.is_head);
-        return Ok(keyed(state, &principal, &hash, || serve_keyed(state, &principal, r, headers, is_head)).await);
+        return Ok(keyed(state, &principal, &hash, || {
+            serve_keyed(state, &principal, r, headers, is_head)
+        })
+        .await);
     }
     // 5. The playground cookie.
     if inc
@@ -299,7 +309,14 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
         let (decision, admitted) = rate::check_ip(state, "playground", inc.peer, limit).await;
         let result = match admitted {
             Ok(()) => {
-                serve_free(state, &resolved, Grant::Playground, inc.headers, inc.is_head).await
+                serve_free(
+                    state,
+                    &resolved,
+                    Grant::Playground,
+                    inc.headers,
+                    inc.is_head,
+                )
+                .await
             }
             Err(refused) => Err(refused),
         };
@@ -331,10 +348,14 @@ fn resolve(state: &AppState, params: &ImageParams) -> Result<Resolved, ApiError>
 
 fn redirect(query: &str) -> Response {
     let mut r = StatusCode::PERMANENT_REDIRECT.into_response();
-    r.headers_mut()
-        .insert(header::LOCATION, header_value(&format!("{}?{query}", signature::PATH)));
-    r.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+    r.headers_mut().insert(
+        header::LOCATION,
+        header_value(&format!("{}?{query}", signature::PATH)),
+    );
+    r.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
     r
 }
 
@@ -359,9 +380,18 @@ fn legacy_location(state: &AppState, r: &Resolved) -> HeaderValue {
 }
 
 /// Headers of a free image answer (every grant but the key).
-fn free_headers(state: &AppState, r: &Resolved, response: &mut Response, grant: Grant, source: SourceKind) {
+fn free_headers(
+    state: &AppState,
+    r: &Resolved,
+    response: &mut Response,
+    grant: Grant,
+    source: SourceKind,
+) {
     let h = response.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(r.format.mime()));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(r.format.mime()),
+    );
     h.insert(header::ETAG, header_value(&r.etag()));
     h.insert(header::CONTENT_LOCATION, legacy_location(state, r));
     h.insert(header::CACHE_CONTROL, grant.cache_control());
@@ -378,12 +408,15 @@ async fn serve_free(
     is_head: bool,
 ) -> Result<Response, ApiError> {
     let etag = r.etag();
-    let inm = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
     if inm.is_some_and(|v| if_none_match(v, &etag)) {
         state.metrics.not_modified.inc();
         let mut resp = StatusCode::NOT_MODIFIED.into_response();
         resp.headers_mut().insert(header::ETAG, header_value(&etag));
-        resp.headers_mut().insert(header::CACHE_CONTROL, grant.cache_control());
+        resp.headers_mut()
+            .insert(header::CACHE_CONTROL, grant.cache_control());
         return Ok(resp);
     }
     if is_head {
@@ -391,7 +424,11 @@ async fn serve_free(
         if grant == Grant::Cached && !cached {
             return Err(not_rendered());
         }
-        let source = if cached { SourceKind::Cache } else { SourceKind::Generated };
+        let source = if cached {
+            SourceKind::Cache
+        } else {
+            SourceKind::Generated
+        };
         let mut resp = StatusCode::OK.into_response();
         free_headers(state, r, &mut resp, grant, source);
         return Ok(resp);
@@ -423,7 +460,9 @@ async fn serve_keyed(
     is_head: bool,
 ) -> Result<Response, ApiError> {
     let etag = r.etag();
-    let inm = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
     if inm.is_some_and(|v| if_none_match(v, &etag)) {
         state.metrics.not_modified.inc();
         return Ok(not_modified(&etag, balance_of(state, principal).await?));
@@ -435,7 +474,14 @@ async fn serve_keyed(
         } else {
             SourceKind::Generated
         };
-        image_headers(state, r, &mut resp, 0, balance_of(state, principal).await?, source);
+        image_headers(
+            state,
+            r,
+            &mut resp,
+            0,
+            balance_of(state, principal).await?,
+            source,
+        );
     } else {
         let ctx = context::current();
         let delivered = state
@@ -480,18 +526,40 @@ mod tests {
             assert_eq!(respelt(&p, &r, None), None, "{ok}");
         }
         for (odd, want) in [
-            ("brand=toyota&model=camry&year=2019", "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png"),
-            ("make=Toyota&model=Camry&year=2019", "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png"),
-            ("make=toyota&model=camry&year=2019&view=hero", "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png"),
-            ("make=toyota&model=camry&year=2019&format=jpeg&mode=cached", "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=jpg&mode=cached"),
-            ("make=toyota&model=camry&year=2019&color=RED&size=small", "make=toyota&model=camry&year=2019&view=front-3-4&color=red&w=512&format=png"),
+            (
+                "brand=toyota&model=camry&year=2019",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png",
+            ),
+            (
+                "make=Toyota&model=Camry&year=2019",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&view=hero",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&format=jpeg&mode=cached",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=jpg&mode=cached",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&color=RED&size=small",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=red&w=512&format=png",
+            ),
         ] {
             let (p, r) = resolved(odd);
             assert_eq!(respelt(&p, &r, None).as_deref(), Some(want), "{odd}");
         }
         let (p, r) = resolved("brand=toyota&model=camry&year=2019&key=vis_abc");
-        assert!(respelt(&p, &r, Some("vis_abc")).unwrap().ends_with("&key=vis_abc"));
-        assert!(!respelt(&p, &r, None).unwrap().contains("key="), "an unhonoured key is dropped");
+        assert!(
+            respelt(&p, &r, Some("vis_abc"))
+                .unwrap()
+                .ends_with("&key=vis_abc")
+        );
+        assert!(
+            !respelt(&p, &r, None).unwrap().contains("key="),
+            "an unhonoured key is dropped"
+        );
     }
 
     #[test]
@@ -500,10 +568,19 @@ mod tests {
             Err(ApiError::BadRequest { param, .. }) => param,
             other => panic!("{q}: {:?}", other.err()),
         };
-        assert_eq!(param("make=toyota&model=camry&year=2019&mode=fresh"), "mode");
+        assert_eq!(
+            param("make=toyota&model=camry&year=2019&mode=fresh"),
+            "mode"
+        );
         assert_eq!(param("make=toyota&model=camry&year=1989"), "year");
         assert_eq!(param("make=toyota&model=camry&year=2019&h=2000"), "h");
-        assert_eq!(param("make=toyota&model=camry&year=2019&api_key=x"), "api_key");
-        assert_eq!(param("make=toyota&brand=toyota&model=camry&year=2019"), "brand");
+        assert_eq!(
+            param("make=toyota&model=camry&year=2019&api_key=x"),
+            "api_key"
+        );
+        assert_eq!(
+            param("make=toyota&brand=toyota&model=camry&year=2019"),
+            "brand"
+        );
     }
 }

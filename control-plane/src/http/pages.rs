@@ -24,7 +24,8 @@ use crate::embeds::signature;
 use crate::error::ApiError;
 use crate::ratelimit::now_secs;
 
-static WEB: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/web");
+static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/web/templates");
+static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/web/static");
 /// The integrator's guide to `/images/car.png`, shown at `/docs/embeds`.
 const EMBEDS_MD: &str = include_str!("../../../docs/embeds.md");
 
@@ -33,10 +34,12 @@ const EMBEDS_MD: &str = include_str!("../../../docs/embeds.md");
 const CSP: &str = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; \
                    connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; \
                    form-action 'self'; frame-ancestors 'none'";
-/// The API reference: Redoc injects its own style elements and runs its
-/// search in a blob worker.
+/// The API reference: Redoc injects two style elements of its own (their
+/// hashes: web/static/vendor/redoc/README.md; a Redoc upgrade changes the
+/// first) and runs its search in a blob worker.
 const CSP_DOCS: &str = "default-src 'self'; img-src 'self' data:; script-src 'self'; \
-                        style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; \
+                        style-src 'self' 'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc=' \
+                        'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='; worker-src 'self' blob:; \
                         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; \
                         form-action 'self'; frame-ancestors 'none'";
 
@@ -51,10 +54,7 @@ pub struct Pages {
 impl Pages {
     pub fn new() -> Result<Pages, String> {
         let mut env = Environment::new();
-        let templates = WEB
-            .get_dir("templates")
-            .ok_or("web/templates is missing")?;
-        for file in templates.files() {
+        for file in TEMPLATES.files() {
             let name = file
                 .path()
                 .file_name()
@@ -68,7 +68,7 @@ impl Pages {
         }
         let mut hash = Sha256::new();
         let mut files: Vec<_> = Vec::new();
-        collect(&WEB, &mut files);
+        collect(&STATIC, &mut files);
         files.sort_by_key(|f| f.path());
         for f in files {
             hash.update(f.path().to_string_lossy().as_bytes());
@@ -80,7 +80,13 @@ impl Pages {
         })
     }
 
-    fn render(&self, name: &str, page: &str, state: &AppState, ctx: Value) -> Result<String, ApiError> {
+    fn render(
+        &self,
+        name: &str,
+        page: &str,
+        state: &AppState,
+        ctx: Value,
+    ) -> Result<String, ApiError> {
         let common = context! {
             base_url => state.base_url.as_ref(),
             page => page,
@@ -108,8 +114,14 @@ fn html(body: String, csp: &'static str) -> Response {
     let mut r = Html(body).into_response();
     let h = r.headers_mut();
     h.insert("content-security-policy", HeaderValue::from_static(csp));
-    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
-    h.insert("referrer-policy", HeaderValue::from_static("strict-origin-when-cross-origin"));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        "referrer-policy",
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
 }
@@ -138,7 +150,10 @@ pub async fn home(State(state): State<AppState>) -> Response {
         .iter()
         .map(|e| ExampleImage {
             src: e.path.clone(),
-            alt: format!("Studio render of a {}, {} {}", e.caption, e.resolved.variant.color, e.resolved.variant.view),
+            alt: format!(
+                "Studio render of a {}, {} {}",
+                e.caption, e.resolved.variant.color, e.resolved.variant.view
+            ),
             caption: e.caption.clone(),
             width: e.resolved.width,
             height: e.resolved.height,
@@ -147,7 +162,9 @@ pub async fn home(State(state): State<AppState>) -> Response {
     // What a partner-signed URL looks like (a made-up secret; docs/embeds.md
     // says how to sign with a real one).
     let exp = (now_secs() / 86_400 + 30) * 86_400;
-    let query = format!("make=toyota&model=camry&year=2019&view=front-3-4&color=red&w=512&format=webp&exp={exp}");
+    let query = format!(
+        "make=toyota&model=camry&year=2019&view=front-3-4&color=red&w=512&format=webp&exp={exp}"
+    );
     let sig = signature::sign(b"vps_example_secret", &query);
     let signed_example = format!("{}{}?{query}&sig={sig}", state.base_url, signature::PATH);
     let ctx = context! { examples, signed_example };
@@ -188,19 +205,33 @@ fn label(slug: &str) -> String {
 pub async fn playground(State(state): State<AppState>) -> Response {
     let views: Vec<Choice> = View::ALL
         .iter()
-        .map(|v| Choice { slug: v.id(), label: label(v.id()) })
+        .map(|v| Choice {
+            slug: v.id(),
+            label: label(v.id()),
+        })
         .collect();
     let colors: Vec<ColorChoice> = Color::ALL
         .iter()
-        .map(|c| ColorChoice { slug: c.id(), label: label(c.id()), hex: c.hex() })
+        .map(|c| ColorChoice {
+            slug: c.id(),
+            label: label(c.id()),
+            hex: c.hex(),
+        })
         .collect();
     let sizes: Vec<SizeChoice> = SizePreset::ALL
         .iter()
-        .map(|s| SizeChoice { slug: s.id(), label: label(s.id()), px: s.px() })
+        .map(|s| SizeChoice {
+            slug: s.id(),
+            label: label(s.id()),
+            px: s.px(),
+        })
         .collect();
     let formats: Vec<Choice> = Format::ALL
         .iter()
-        .map(|f| Choice { slug: f.id(), label: f.id().to_uppercase() })
+        .map(|f| Choice {
+            slug: f.id(),
+            label: f.id().to_uppercase(),
+        })
         .collect();
     let newest = state.catalog.stats().years.to;
     let years: Vec<u16> = (crate::http::images::YEAR_MIN..=newest).rev().collect();
@@ -216,7 +247,11 @@ pub async fn playground(State(state): State<AppState>) -> Response {
     let ctx = context! { views, colors, sizes, formats, years, initial, limits };
     let mut r = page(&state, "playground.html", "playground", ctx, CSP);
     if r.status() == StatusCode::OK {
-        let secure = if state.base_url.starts_with("https://") { "; Secure" } else { "" };
+        let secure = if state.base_url.starts_with("https://") {
+            "; Secure"
+        } else {
+            ""
+        };
         let cookie = format!(
             "{}={}; Path=/images/; Max-Age={}; HttpOnly; SameSite=Lax{secure}",
             playground::COOKIE,
@@ -246,14 +281,46 @@ struct ChargeRow {
 
 /// Spec §1's table of charges, in the pricing page's words.
 const CHARGES: [ChargeRow; 8] = [
-    ChargeRow { operation: "GET /api/v1/images/car returning image bytes", credits: "1", note: "a cache hit and a cold render cost the same" },
-    ChargeRow { operation: "GET /api/v1/images/car with response=url", credits: "1", note: "charged when the URL is made" },
-    ChargeRow { operation: "GET /api/v1/images/car answered 304 Not Modified", credits: "0", note: "send If-None-Match with the ETag you have" },
-    ChargeRow { operation: "POST /api/v1/image-urls", credits: "1 per URL", note: "charged once, at creation" },
-    ChargeRow { operation: "GET /api/v1/delivery/{token}", credits: "0", note: "any number of loads until the URL expires" },
-    ChargeRow { operation: "GET /images/car.png with an API key", credits: "1", note: "the legacy embed endpoint" },
-    ChargeRow { operation: "GET /images/car.png signed, mode=cached, playground or example", credits: "0", note: "free grants of the embed endpoint" },
-    ChargeRow { operation: "Options, vehicles, resolve, account, feedback, events", credits: "0", note: "free helpers" },
+    ChargeRow {
+        operation: "GET /api/v1/images/car returning image bytes",
+        credits: "1",
+        note: "a cache hit and a cold render cost the same",
+    },
+    ChargeRow {
+        operation: "GET /api/v1/images/car with response=url",
+        credits: "1",
+        note: "charged when the URL is made",
+    },
+    ChargeRow {
+        operation: "GET /api/v1/images/car answered 304 Not Modified",
+        credits: "0",
+        note: "send If-None-Match with the ETag you have",
+    },
+    ChargeRow {
+        operation: "POST /api/v1/image-urls",
+        credits: "1 per URL",
+        note: "charged once, at creation",
+    },
+    ChargeRow {
+        operation: "GET /api/v1/delivery/{token}",
+        credits: "0",
+        note: "any number of loads until the URL expires",
+    },
+    ChargeRow {
+        operation: "GET /images/car.png with an API key",
+        credits: "1",
+        note: "the legacy embed endpoint",
+    },
+    ChargeRow {
+        operation: "GET /images/car.png signed, mode=cached, playground or example",
+        credits: "0",
+        note: "free grants of the embed endpoint",
+    },
+    ChargeRow {
+        operation: "Options, vehicles, resolve, account, feedback, events",
+        credits: "0",
+        note: "free helpers",
+    },
 ];
 
 /// `/pricing`: the packs, what each operation costs, what is free. The
@@ -261,7 +328,11 @@ const CHARGES: [ChargeRow; 8] = [
 pub async fn pricing(State(state): State<AppState>) -> Response {
     let packs: Vec<PackRow> = PACKS
         .iter()
-        .map(|p| PackRow { credits: p.credits, usd: p.cents / 100, images: p.credits / CREDITS_PER_IMAGE })
+        .map(|p| PackRow {
+            credits: p.credits,
+            usd: p.cents / 100,
+            images: p.credits / CREDITS_PER_IMAGE,
+        })
         .collect();
     let free = [
         "Every account starts with 100 free credits",
@@ -284,9 +355,17 @@ pub async fn docs(State(state): State<AppState>) -> Response {
 pub async fn embeds_guide(State(state): State<AppState>) -> Response {
     let mut body = String::new();
     let options = pulldown_cmark::Options::ENABLE_TABLES;
-    pulldown_cmark::html::push_html(&mut body, pulldown_cmark::Parser::new_ext(EMBEDS_MD, options));
-    let ctx = context! { title => "Embedding images", body => Value::from_safe_string(body) };
-    page(&state, "article.html", "docs", ctx, CSP)
+    pulldown_cmark::html::push_html(
+        &mut body,
+        pulldown_cmark::Parser::new_ext(EMBEDS_MD, options),
+    );
+    article(&state, "Embedding images", body)
+}
+
+/// A documentation page in the site's layout; `body` is trusted HTML.
+pub fn article(state: &AppState, title: &str, body: String) -> Response {
+    let ctx = context! { title => title, body => Value::from_safe_string(body) };
+    page(state, "article.html", "docs", ctx, CSP)
 }
 
 /// `/signin`: how people get keys until web sign-in lands.
@@ -302,23 +381,30 @@ pub async fn asset(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let Some(file) = WEB.get_file(format!("static/{path}")) else {
+    let Some(file) = STATIC.get_file(&path) else {
         return ApiError::NotFound(format!("No static file {path:?}.")).into_response();
     };
     let etag = format!("\"{}\"", &state.pages.asset_version);
     let versioned = query.as_deref() == Some(&format!("v={}", state.pages.asset_version));
-    let inm = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
     let mut r = if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut r = file.contents().into_response();
-        r.headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(mime_of(&path)));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(mime_of(&path)),
+        );
         r
     };
     let h = r.headers_mut();
     h.insert(header::ETAG, super::images::header_value(&etag));
-    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(if versioned {
@@ -352,11 +438,19 @@ mod tests {
     #[test]
     fn every_template_parses_and_static_files_have_types() {
         let pages = Pages::new().unwrap();
-        for name in ["layout.html", "home.html", "playground.html", "pricing.html", "docs.html", "signin.html", "article.html"] {
+        for name in [
+            "layout.html",
+            "home.html",
+            "playground.html",
+            "pricing.html",
+            "docs.html",
+            "signin.html",
+            "article.html",
+        ] {
             assert!(pages.env.get_template(name).is_ok(), "{name}");
         }
         let mut files = Vec::new();
-        collect(WEB.get_dir("static").unwrap(), &mut files);
+        collect(&STATIC, &mut files);
         for f in files {
             let path = f.path().to_string_lossy();
             let known = mime_of(&path) != "application/octet-stream"

@@ -569,7 +569,10 @@ impl PartnerStore for SqlStore {
         .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        rows.iter().map(partner_from).collect::<Result<_, _>>().map_err(map_err)
+        rows.iter()
+            .map(partner_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
     }
 
     async fn revoke_partner(&self, id: &str) -> Result<bool, StoreError> {
@@ -599,7 +602,10 @@ impl PartnerStore for SqlStore {
         .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        rows.iter().map(partner_from).collect::<Result<_, _>>().map_err(map_err)
+        rows.iter()
+            .map(partner_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
     }
 }
 

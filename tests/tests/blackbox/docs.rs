@@ -52,10 +52,7 @@ async fn every_route_and_method_is_in_the_openapi_document() {
         .map(|(p, _, _)| p.replace("{*", "{"))
         .collect();
     for path in paths.keys() {
-        assert!(
-            routed.contains(path),
-            "{path} documented but not routed"
-        );
+        assert!(routed.contains(path), "{path} documented but not routed");
     }
 }
 

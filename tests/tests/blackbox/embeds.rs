@@ -73,7 +73,10 @@ async fn until_status(app: &TestApp, path: &str, status: u16) -> Duration {
         if got == status {
             return start.elapsed();
         }
-        assert!(start.elapsed() < Duration::from_secs(5), "{path} still {got}");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{path} still {got}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -106,7 +109,10 @@ async fn a_partner_signature_is_free_public_until_exp_and_ends_with_its_partner_
     assert_eq!(credits(&app, "partner@example.com").await, 10, "free");
 
     // The order of the parameters does not matter; the signature covers them.
-    let shuffled = format!("exp={exp}&{}", CAMRY.split('&').rev().collect::<Vec<_>>().join("&"));
+    let shuffled = format!(
+        "exp={exp}&{}",
+        CAMRY.split('&').rev().collect::<Vec<_>>().join("&")
+    );
     let r = app.get(&signed(&shuffled, &secret)).await;
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "x-image-source"), "cache");
@@ -132,18 +138,33 @@ async fn a_partner_signature_is_free_public_until_exp_and_ends_with_its_partner_
     for (path, says) in [
         (tampered, "does not match"),
         (signed(&query, "vps_not_the_secret"), "does not match"),
-        (signed(&format!("{CAMRY}&exp={}", now() - 1), &secret), "expired"),
+        (
+            signed(&format!("{CAMRY}&exp={}", now() - 1), &secret),
+            "expired",
+        ),
         (
             signed(&format!("{CAMRY}&exp={}", now() + 31 * 86_400), &secret),
             "30 days",
         ),
         (car(&format!("{CAMRY}&exp={exp}")), "exp and sig"),
-        (car(&format!("{CAMRY}&sig={}", "a".repeat(64))), "exp and sig"),
-        (car(&format!("{query}&sig={}", "A".repeat(64))), "64 lowercase"),
-        (car(&format!("{CAMRY}&exp=soon&sig={}", "a".repeat(64))), "unix seconds"),
+        (
+            car(&format!("{CAMRY}&sig={}", "a".repeat(64))),
+            "exp and sig",
+        ),
+        (
+            car(&format!("{query}&sig={}", "A".repeat(64))),
+            "64 lowercase",
+        ),
+        (
+            car(&format!("{CAMRY}&exp=soon&sig={}", "a".repeat(64))),
+            "unix seconds",
+        ),
     ] {
         let body = problem(app.get(&path).await, 403).await;
-        assert!(body["detail"].as_str().unwrap().contains(says), "{path}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains(says),
+            "{path}: {body}"
+        );
     }
 
     // `partner` narrows the check to one partner, and is signed like the rest.
@@ -170,10 +191,19 @@ async fn a_partner_signature_is_free_public_until_exp_and_ends_with_its_partner_
     assert!(took < Duration::from_secs(1), "{took:?}");
     assert_eq!(app.get(&signed(&query, &secret)).await.status(), 200);
     let listed = app
-        .cli(&["--json", "partners", "list", "--email", "partner@example.com"])
+        .cli(&[
+            "--json",
+            "partners",
+            "list",
+            "--email",
+            "partner@example.com",
+        ])
         .await
         .unwrap();
-    assert!(!listed.contains(&secret) && !listed.contains(second_secret), "never shows secrets");
+    assert!(
+        !listed.contains(&secret) && !listed.contains(second_secret),
+        "never shows secrets"
+    );
     let listed: serde_json::Value = serde_json::from_str(listed.trim()).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 2);
 
@@ -195,11 +225,20 @@ async fn mode_cached_serves_only_what_exists_and_examples_are_free_and_public() 
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
     let cached = car(&format!("{CAMRY}&mode=cached"));
     let body = problem(app.get(&cached).await, 404).await;
-    assert!(body["detail"].as_str().unwrap().contains("not been rendered"), "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not been rendered"),
+        "{body}"
+    );
     let head = app.client.head(app.url(&cached)).send().await.unwrap();
     assert_eq!(head.status(), 404, "HEAD agrees and renders nothing");
     let metrics = app.get("/metrics").await.text().await.unwrap();
-    assert!(metrics.contains("vis_renders_queued_total 0"), "never queued");
+    assert!(
+        metrics.contains("vis_renders_queued_total 0"),
+        "never queued"
+    );
 
     // Rendered once with a key, it is then free and public for anyone.
     let key = app.key_for("cached@example.com", 5, &[]).await;
@@ -211,7 +250,9 @@ async fn mode_cached_serves_only_what_exists_and_examples_are_free_and_public() 
     assert!(r.headers().get("x-credits-charged").is_none());
     // Another size of a rendered variant is derived, still without a render.
     let r = app
-        .get(&car("make=toyota&model=camry&year=2019&view=side&color=red&w=100&mode=cached"))
+        .get(&car(
+            "make=toyota&model=camry&year=2019&view=side&color=red&w=100&mode=cached",
+        ))
         .await;
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "x-image-width"), "100");
@@ -246,7 +287,9 @@ async fn mode_cached_serves_only_what_exists_and_examples_are_free_and_public() 
 #[tokio::test]
 async fn a_key_is_billed_like_the_api_and_a_query_key_only_where_allowed() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
-    let key = app.key_for("keyed@example.com", 2, &["--rate-limit", "5"]).await;
+    let key = app
+        .key_for("keyed@example.com", 2, &["--rate-limit", "5"])
+        .await;
     let r = app.get_with_key(&car(CAMRY), &key).await;
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "cache-control"), "private, no-store");
@@ -298,7 +341,9 @@ async fn a_key_is_billed_like_the_api_and_a_query_key_only_where_allowed() {
     assert_eq!(app.account_json("keyed@example.com").await["credits"], 0);
 
     // A key without images:read is a 403 naming the scope; a bad key a 401.
-    let (_, narrow) = app.account_with_key("narrow@example.com", "account:read").await;
+    let (_, narrow) = app
+        .account_with_key("narrow@example.com", "account:read")
+        .await;
     let body = problem(app.get_with_key(&car(CAMRY), &narrow).await, 403).await;
     assert_eq!(body["scope"], "images:read");
     problem(app.get_with_key(&car(CAMRY), "vis_nonsense").await, 401).await;
@@ -306,7 +351,13 @@ async fn a_key_is_billed_like_the_api_and_a_query_key_only_where_allowed() {
     // A key in the query string is not honoured here by default: a 401 that says so.
     let rich = app.key_for("query@example.com", 5, &[]).await;
     let body = problem(app.get(&car(&format!("{CAMRY}&key={rich}"))).await, 401).await;
-    assert!(body["detail"].as_str().unwrap().contains("key query parameter"), "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("key query parameter"),
+        "{body}"
+    );
     assert_eq!(app.account_json("query@example.com").await["credits"], 5);
 }
 
@@ -321,12 +372,16 @@ async fn with_legacy_query_keys_allowed_the_key_parameter_bills_and_survives_red
     assert_eq!(header(&r, "x-credits-charged"), "1");
     assert_eq!(header(&r, "cache-control"), "private, no-store");
     let r = app
-        .get(&car(&format!("brand=Toyota&model=camry&year=2019&key={key}")))
+        .get(&car(&format!(
+            "brand=Toyota&model=camry&year=2019&key={key}"
+        )))
         .await;
     assert_eq!(r.status(), 308);
     assert_eq!(
         header(&r, "location"),
-        format!("/images/car.png?make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png&key={key}")
+        format!(
+            "/images/car.png?make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png&key={key}"
+        )
     );
     assert_eq!(app.account_json("legacy@example.com").await["credits"], 4);
 }
@@ -335,11 +390,26 @@ async fn with_legacy_query_keys_allowed_the_key_parameter_bills_and_survives_red
 async fn unsigned_odd_spellings_are_redirected_to_the_canonical_url() {
     let app = TestApp::spawn().await;
     for (query, location) in [
-        ("brand=toyota&model=camry&year=2019", "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png"),
-        ("make=Toyota&model=Camry&year=2019&view=side", "make=toyota&model=camry&year=2019&view=side&color=silver&format=png"),
-        ("make=toyota&model=camry&year=2019&view=hero&color=RED", "make=toyota&model=camry&year=2019&view=front-3-4&color=red&format=png"),
-        ("make=toyota&model=camry&year=2019&format=jpeg&size=small&mode=cached", "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&w=512&format=jpg&mode=cached"),
-        ("make=Tesla&model=Model%203&year=2022", "make=tesla&model=model-3&year=2022&view=front-3-4&color=silver&format=png"),
+        (
+            "brand=toyota&model=camry&year=2019",
+            "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&format=png",
+        ),
+        (
+            "make=Toyota&model=Camry&year=2019&view=side",
+            "make=toyota&model=camry&year=2019&view=side&color=silver&format=png",
+        ),
+        (
+            "make=toyota&model=camry&year=2019&view=hero&color=RED",
+            "make=toyota&model=camry&year=2019&view=front-3-4&color=red&format=png",
+        ),
+        (
+            "make=toyota&model=camry&year=2019&format=jpeg&size=small&mode=cached",
+            "make=toyota&model=camry&year=2019&view=front-3-4&color=silver&w=512&format=jpg&mode=cached",
+        ),
+        (
+            "make=Tesla&model=Model%203&year=2022",
+            "make=tesla&model=model-3&year=2022&view=front-3-4&color=silver&format=png",
+        ),
     ] {
         let r = app.get(&car(query)).await;
         assert_eq!(r.status(), 308, "{query}");
@@ -360,7 +430,11 @@ async fn unsigned_odd_spellings_are_redirected_to_the_canonical_url() {
         let body = problem(app.get(&car(query)).await, 400).await;
         assert_eq!(body["param"], param, "{query}");
     }
-    problem(app.get(&car("make=toyota&model=no-such&year=2019")).await, 404).await;
+    problem(
+        app.get(&car("make=toyota&model=no-such&year=2019")).await,
+        404,
+    )
+    .await;
     // A request with no grant at all is a 401 naming the ways in.
     let r = app.get(&car(CAMRY)).await;
     assert_eq!(header(&r, "www-authenticate"), "Bearer");
@@ -373,7 +447,10 @@ async fn playground_cookie(app: &TestApp) -> String {
     let r = app.get("/playground").await;
     assert_eq!(r.status(), 200);
     let set = header(&r, "set-cookie");
-    assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax"), "{set}");
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Lax"),
+        "{set}"
+    );
     set.split(';').next().unwrap().to_owned()
 }
 
@@ -387,7 +464,14 @@ async fn the_playground_cookie_is_free_private_and_limited() {
     let cookie = playground_cookie(&app).await;
     let get = |path: String, cookie: String| {
         let (client, url) = (app.client.clone(), app.url(&path));
-        async move { client.get(url).header("cookie", cookie).send().await.unwrap() }
+        async move {
+            client
+                .get(url)
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap()
+        }
     };
     let r = get(car(CAMRY), cookie.clone()).await;
     assert_eq!(r.status(), 200);
@@ -401,7 +485,10 @@ async fn the_playground_cookie_is_free_private_and_limited() {
     assert_eq!(r.status(), 503);
     assert!(header(&r, "retry-after").parse::<u64>().unwrap() >= 1);
     let body = problem(r, 503).await;
-    assert!(body["detail"].as_str().unwrap().contains("free renders"), "{body}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("free renders"),
+        "{body}"
+    );
     assert_eq!(get(car(CAMRY), cookie.clone()).await.status(), 200);
     // Four a minute from one address: the fifth is a 429.
     assert_eq!(get(car(CAMRY), cookie.clone()).await.status(), 200);
@@ -423,7 +510,15 @@ async fn the_playground_never_spends_the_budget_kept_for_paying_clients() {
     let cookie = playground_cookie(&app).await;
     let get_pg = |query: &str| {
         let (client, url, cookie) = (app.client.clone(), app.url(&car(query)), cookie.clone());
-        async move { client.get(url).header("cookie", cookie).send().await.unwrap().status() }
+        async move {
+            client
+                .get(url)
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
     };
     // Half of a budget of two is the playground's; the other half is not.
     assert_eq!(get_pg(CAMRY).await, 200);
@@ -447,8 +542,8 @@ async fn the_playground_never_spends_the_budget_kept_for_paying_clients() {
 async fn the_signing_recipes_in_the_docs_sign_what_the_server_accepts() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
     let (_, _, _, secret) = partner(&app, "recipes@example.com").await;
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/embeds.md"))
-        .unwrap();
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/embeds.md")).unwrap();
     let block = |lang: &str| -> String {
         let start = doc
             .find(&format!("```{lang}\n"))
@@ -475,9 +570,17 @@ async fn the_signing_recipes_in_the_docs_sign_what_the_server_accepts() {
             .env("BASE_URL", &app.base_url)
             .output()
             .unwrap_or_else(|e| panic!("{program} must be installed (infra/test.sh): {e}"));
-        assert!(out.status.success(), "{lang}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{lang}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let url = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-        assert_eq!(url, format!("{}/images/car.png?{query}&sig={want}", app.base_url), "{lang}");
+        assert_eq!(
+            url,
+            format!("{}/images/car.png?{query}&sig={want}", app.base_url),
+            "{lang}"
+        );
         let r = app.client.get(&url).send().await.unwrap();
         assert_eq!(r.status(), 200, "{lang}");
         ran += 1;
@@ -486,7 +589,11 @@ async fn the_signing_recipes_in_the_docs_sign_what_the_server_accepts() {
     // and must be the docs' text exactly.
     let compiled = include_str!("../../src/embed_recipe.rs");
     let (_, code) = compiled.split_once("\n\n").unwrap();
-    assert_eq!(block("rust").trim(), code.trim(), "docs/embeds.md's Rust recipe and tests/src/embed_recipe.rs differ");
+    assert_eq!(
+        block("rust").trim(),
+        code.trim(),
+        "docs/embeds.md's Rust recipe and tests/src/embed_recipe.rs differ"
+    );
     assert_eq!(vis_tests::embed_recipe::sign(&query, &secret), want);
     assert_eq!(ran, 3);
 }

@@ -233,11 +233,18 @@ async fn suite(store: SqlStore) {
             .collect::<Vec<_>>(),
         [(control_plane::store::RevokedKind::Partner, p2.id.as_str())]
     );
-    let ids = |v: Vec<control_plane::store::Partner>| v.into_iter().map(|p| p.id).collect::<Vec<_>>();
-    assert_eq!(ids(store.live_partners().await.unwrap()), [p.id.clone()]);
+    let ids =
+        |v: Vec<control_plane::store::Partner>| v.into_iter().map(|p| p.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.live_partners().await.unwrap()),
+        vec![p.id.clone()]
+    );
     assert_eq!(store.partners_of_account(&a.id).await.unwrap().len(), 2);
     assert!(store.revoke_key(&k.id).await.unwrap());
-    assert!(store.live_partners().await.unwrap().is_empty(), "a revoked key ends its partners");
+    assert!(
+        store.live_partners().await.unwrap().is_empty(),
+        "a revoked key ends its partners"
+    );
     assert!(matches!(
         store.create_partner(&k.id, "vps_y").await,
         Err(StoreError::NotFound(_))

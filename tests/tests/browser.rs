@@ -1,0 +1,273 @@
+//! The web pages in a real browser: Debian's Chromium, headless, driven over
+//! WebDriver (chromedriver) by the `fantoccini` client. Every image on `/`
+//! and `/playground` loads, every page renders on a desktop and on a phone
+//! without sideways scrolling, loads nothing from another host, and breaks
+//! no Content-Security-Policy rule; the playground's type-ahead finds a
+//! model and shows its render. Screenshots go to `target/screenshots/`.
+//!
+//! Needs `chromium` and `chromium-driver` (infra/test.sh installs them).
+//! `VIS_TEST_SKIP_BROWSER=1` skips, for machines without them.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use vis_tests::{TestApp, real_renderer};
+
+/// A chromedriver process on a free port, killed on drop.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn find(candidates: &[&str]) -> Option<PathBuf> {
+    candidates.iter().map(PathBuf::from).find(|p| p.exists())
+}
+
+async fn start_driver() -> Option<Driver> {
+    if std::env::var("VIS_TEST_SKIP_BROWSER").as_deref() == Ok("1") {
+        eprintln!("browser tests skipped on purpose (VIS_TEST_SKIP_BROWSER=1)");
+        return None;
+    }
+    let driver = find(&["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"])
+        .expect("chromedriver is missing: apt-get install chromium chromium-driver (infra/test.sh does), or set VIS_TEST_SKIP_BROWSER=1");
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let url = format!("http://127.0.0.1:{port}");
+    let started = Instant::now();
+    while reqwest::get(format!("{url}/status")).await.is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Some(Driver { child, url })
+}
+
+async fn browser(driver: &Driver) -> Client {
+    let chromium = find(&["/usr/bin/chromium", "/usr/bin/chromium-browser"]).expect("chromium");
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--hide-scrollbars", "--window-size=1280,900", "--force-device-scale-factor=1"],
+        }),
+    );
+    caps.insert("goog:loggingPrefs".into(), json!({ "browser": "ALL" }));
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&driver.url)
+        .await
+        .expect("a Chromium session")
+}
+
+fn screenshots() -> PathBuf {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../target/screenshots"
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Waits (up to `secs`) until `script` returns true in the page.
+async fn wait_until(c: &Client, script: &str, secs: u64, what: &str) {
+    let started = Instant::now();
+    loop {
+        let v = c.execute(script, vec![]).await.unwrap();
+        if v == Value::Bool(true) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(secs),
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+const ALL_IMAGES_LOADED: &str =
+    "return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0);";
+
+/// Every resource the page loaded came from the service itself.
+async fn only_own_origin(c: &Client, base: &str, page: &str) {
+    let v = c
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for url in v.as_array().unwrap() {
+        let url = url.as_str().unwrap();
+        assert!(
+            url.starts_with(base) || url.starts_with("data:") || url.starts_with("blob:"),
+            "{page} loaded {url} from another host"
+        );
+    }
+}
+
+/// No console errors (a CSP violation, a failed load, a script error).
+async fn no_console_errors(c: &Client, page: &str) {
+    let logs = c.issue_cmd(Logs).await;
+    if let Ok(Value::Array(entries)) = logs {
+        let errors: Vec<&Value> = entries.iter().filter(|e| e["level"] == "SEVERE").collect();
+        assert!(errors.is_empty(), "{page}: console errors {errors:?}");
+    }
+}
+
+/// Chromium's log endpoint (not in the W3C protocol): the console entries since the last read.
+#[derive(Debug)]
+struct Logs;
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Logs {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/se/log",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(r#"{"type":"browser"}"#.into()))
+    }
+}
+
+async fn shoot(c: &Client, name: &str) {
+    let png = c.screenshot().await.unwrap();
+    assert_eq!(&png[..4], b"\x89PNG");
+    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+}
+
+/// On a phone-sized window the page does not scroll sideways.
+async fn fits_a_phone(c: &Client, page: &str) {
+    c.set_window_size(390, 844).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let v = c
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (scroll, inner) = (v[0].as_i64().unwrap(), v[1].as_i64().unwrap());
+    assert!(
+        scroll <= inner + 1,
+        "{page} scrolls sideways on a phone: {scroll} > {inner}"
+    );
+}
+
+#[tokio::test]
+async fn every_page_renders_in_chromium_with_its_images_on_desktop_and_phone() {
+    let Some(driver) = start_driver().await else {
+        return;
+    };
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let base = app.base_url.clone();
+    let c = browser(&driver).await;
+    for (path, name, ready) in [
+        ("/", "home", ALL_IMAGES_LOADED),
+        ("/playground", "playground", ALL_IMAGES_LOADED),
+        ("/pricing", "pricing", ALL_IMAGES_LOADED),
+        (
+            "/docs",
+            "docs",
+            "return document.body.innerText.includes('getImage') || document.body.innerText.includes('One image by make');",
+        ),
+        ("/docs/embeds", "embeds", ALL_IMAGES_LOADED),
+        ("/docs/errors", "errors", ALL_IMAGES_LOADED),
+        ("/signin", "signin", ALL_IMAGES_LOADED),
+    ] {
+        c.set_window_size(1280, 900).await.unwrap();
+        c.goto(&format!("{base}{path}")).await.unwrap();
+        // Cold renders of the examples take a moment on a CPU renderer.
+        wait_until(&c, ready, 120, &format!("{path} to be ready")).await;
+        let images = c
+            .execute("return document.images.length;", vec![])
+            .await
+            .unwrap();
+        if path == "/" || path == "/playground" {
+            assert!(images.as_i64().unwrap() >= 1, "{path} shows images");
+        }
+        only_own_origin(&c, &base, path).await;
+        no_console_errors(&c, path).await;
+        shoot(&c, &format!("{name}-desktop")).await;
+        fits_a_phone(&c, path).await;
+        wait_until(&c, ready, 60, &format!("{path} on a phone")).await;
+        shoot(&c, &format!("{name}-phone")).await;
+    }
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_playground_finds_a_model_by_typing_and_shows_its_render() {
+    let Some(driver) = start_driver().await else {
+        return;
+    };
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let c = browser(&driver).await;
+    c.goto(&format!("{}/playground", app.base_url))
+        .await
+        .unwrap();
+    wait_until(&c, ALL_IMAGES_LOADED, 120, "the first render").await;
+    let input = c.find(Locator::Id("pg-vehicle")).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys("honda civ").await.unwrap();
+    let option = c
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#pg-vehicle-list [role=option]"))
+        .await
+        .expect("type-ahead suggestions");
+    let label = option.text().await.unwrap();
+    assert!(label.to_lowercase().contains("civic"), "{label}");
+    option.click().await.unwrap();
+    c.find(Locator::Id("pg-submit"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(
+        &c,
+        "const i = document.getElementById('pg-image'); \
+         return i.src.includes('model=civic') && i.complete && i.naturalWidth > 0 \
+           && document.getElementById('pg-stage').getAttribute('aria-busy') === 'false' \
+           && document.getElementById('pg-loading').hidden;",
+        120,
+        "the Civic's render",
+    )
+    .await;
+    only_own_origin(&c, &app.base_url, "/playground").await;
+    no_console_errors(&c, "/playground").await;
+    c.execute("window.scrollTo(0, 0);", vec![]).await.unwrap();
+    shoot(&c, "playground-civic").await;
+    c.close().await.unwrap();
+}
