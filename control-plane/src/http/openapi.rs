@@ -421,8 +421,17 @@ fn legacy_query() -> Value {
     fields.insert("mode".into(), json!({ "type": "string", "enum": ["cached"], "description": "Serve only a variant already rendered (free, public); otherwise 404. Never renders." }));
     fields.insert("exp".into(), json!({ "type": "string", "pattern": "^[0-9]{1,19}$", "description": "Partner signature: expiry, unix seconds, at most 30 days ahead." }));
     fields.insert("sig".into(), json!({ "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "Partner signature: lowercase hex HMAC-SHA256 over /images/car.png?<query without sig, sorted by name> under the partner secret (docs/embeds.md)." }));
-    fields.insert("partner".into(), with_description(text(100), "Optional partner id, covered by the signature: only that partner's secret is checked."));
-    let mut key = with_description(text(200), "Deprecated API key; honoured only when the deployment enables ALLOW_LEGACY_QUERY_KEYS. Send Authorization instead.");
+    fields.insert(
+        "partner".into(),
+        with_description(
+            text(100),
+            "Optional partner id, covered by the signature: only that partner's secret is checked.",
+        ),
+    );
+    let mut key = with_description(
+        text(200),
+        "Deprecated API key; honoured only when the deployment enables ALLOW_LEGACY_QUERY_KEYS. Send Authorization instead.",
+    );
     key["deprecated"] = json!(true);
     fields.insert("key".into(), key);
     json!({
