@@ -54,6 +54,8 @@ pub struct Shared {
     pub embeds: crate::embeds::Embeds,
     /// The web pages' templates (`http::pages`).
     pub pages: crate::http::pages::Pages,
+    /// The MCP endpoint's transport (`mcp`), stateless.
+    pub mcp: crate::mcp::McpService,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -220,6 +222,10 @@ impl App {
                 Arc::clone(&metrics),
             )
         });
+        let revisions = Arc::new(crate::renders::revisions::Revisions::new(
+            rc.revision,
+            store.variant_bumps().await?,
+        ));
         let deliverer = Deliverer {
             store: Arc::clone(&store),
             ledger,
@@ -227,6 +233,7 @@ impl App {
             dispatcher,
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
             metrics: Arc::clone(&metrics),
+            revisions: Arc::clone(&revisions),
         };
         let events = Arc::new(crate::events::EventSink::start(
             Arc::clone(&store),
@@ -245,6 +252,7 @@ impl App {
                 Arc::clone(&keys) as Arc<dyn crate::revocations::RevocationSink>,
                 Arc::clone(&urls) as Arc<dyn crate::revocations::RevocationSink>,
                 Arc::clone(&partners) as Arc<dyn crate::revocations::RevocationSink>,
+                Arc::clone(&revisions) as Arc<dyn crate::revocations::RevocationSink>,
             ],
         );
         let catalog = vis_catalog::Catalog::embedded();
@@ -262,6 +270,7 @@ impl App {
             crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());
         }
         let pages = crate::http::pages::Pages::new().map_err(StartError::Config)?;
+        let base_url_for_mcp = base_url.clone();
         let state = AppState(Arc::new(Shared {
             events,
             store,
@@ -276,6 +285,7 @@ impl App {
             urls,
             embeds,
             pages,
+            mcp: crate::mcp::service(&base_url_for_mcp),
         }));
         Ok(App {
             listener,

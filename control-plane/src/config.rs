@@ -55,6 +55,7 @@ pub struct Config {
     pub events: EventsConfig,
     pub embeds: EmbedsConfig,
     pub playground: PlaygroundConfig,
+    pub feedback: FeedbackConfig,
     /// A second address serving only `GET /metrics`; when set, the main
     /// listener no longer serves it (operators keep it off the internet).
     pub metrics_listen: Option<SocketAddr>,
@@ -125,6 +126,25 @@ impl Default for EmbedsConfig {
             examples_width: 512,
             examples_format: "webp".into(),
             prewarm_examples: true,
+        }
+    }
+}
+
+/// Feedback on renders (`[feedback]`, docs/feedback.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackConfig {
+    /// Negative reports from distinct accounts that flag a render.
+    pub flag_after: i64,
+    /// Re-render a flagged render at once (else an operator decides).
+    pub auto_rerender: bool,
+}
+
+impl Default for FeedbackConfig {
+    fn default() -> Self {
+        FeedbackConfig {
+            flag_after: 3,
+            auto_rerender: true,
         }
     }
 }
@@ -364,6 +384,7 @@ pub struct FileConfig {
     pub events: Option<EventsConfig>,
     pub embeds: Option<EmbedsConfig>,
     pub playground: Option<PlaygroundConfig>,
+    pub feedback: Option<FeedbackConfig>,
     pub metrics_listen: Option<SocketAddr>,
 }
 
@@ -522,6 +543,13 @@ impl Config {
         }
         let playground = file.playground.unwrap_or_default();
         playground.validate()?;
+        let feedback = file.feedback.unwrap_or_default();
+        if feedback.flag_after < 1 {
+            return Err(ConfigError::Invalid {
+                field: "feedback.flag_after",
+                message: "must be at least 1".into(),
+            });
+        }
         Ok(Config {
             listen,
             base_url,
@@ -536,6 +564,7 @@ impl Config {
             events: file.events.unwrap_or_default(),
             embeds,
             playground,
+            feedback,
             metrics_listen: o.metrics_listen.or(file.metrics_listen),
         })
     }

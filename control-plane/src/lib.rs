@@ -17,6 +17,7 @@ pub mod error;
 pub mod events;
 pub mod http;
 pub mod limits;
+pub mod mcp;
 pub mod memory;
 pub mod metrics;
 pub mod objects;

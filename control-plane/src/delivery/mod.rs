@@ -156,9 +156,18 @@ pub struct Deliverer {
     pub dispatcher: Arc<Dispatcher>,
     pub derived: Arc<DerivedCache>,
     pub metrics: Arc<Metrics>,
+    /// Each variant's render revision (`renders::revisions`).
+    pub revisions: Arc<crate::renders::revisions::Revisions>,
 }
 
 impl Deliverer {
+    /// Looks the vehicle up, at its current render revision.
+    pub fn resolve(&self, catalog: &Catalog, p: &ImageParams) -> Result<Resolved, LookupError> {
+        let mut r = resolve(catalog, p, self.revisions.base())?;
+        r.revision = self.revisions.of(&r.variant);
+        Ok(r)
+    }
+
     /// Whether `r`'s output or its source render already exists, so that a
     /// delivery now would be a cache hit (HEAD answers with this).
     pub async fn is_cached(&self, r: &Resolved) -> bool {

@@ -160,11 +160,15 @@ impl PartnerKeys {
 
 impl RevocationSink for PartnerKeys {
     fn revoked(&self, kind: RevokedKind, subject_id: &str) {
+        if kind == RevokedKind::Render {
+            return;
+        }
         let mut live = self.live.write();
         self.revocations_seen.fetch_add(1, Ordering::SeqCst);
         let keep = |p: &Live| match kind {
             RevokedKind::Partner => p.partner_id != subject_id,
             RevokedKind::Key => p.key_id != subject_id,
+            RevokedKind::Render => true,
         };
         if live.iter().all(keep) {
             return;

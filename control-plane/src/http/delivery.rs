@@ -43,15 +43,18 @@ pub async fn head(State(state): State<AppState>, Path(token): Path<String>) -> R
 }
 
 async fn open(state: &AppState, token: &str, now: Millis) -> Result<Opened, ApiError> {
-    let revision = state.deliverer.dispatcher.config().revision;
-    state
+    let revisions = &state.deliverer.revisions;
+    let mut opened = state
         .urls
-        .open(token, revision, now)
+        .open(token, revisions.base(), now)
         .await
         .map_err(|e| match e {
             OpenError::Refused(r) => refused(state, r),
             OpenError::Store(e) => e.into(),
-        })
+        })?;
+    // A URL serves its variant's current render (a re-render replaces it).
+    opened.resolved.revision = revisions.of(&opened.resolved.variant);
+    Ok(opened)
 }
 
 async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Response, ApiError> {

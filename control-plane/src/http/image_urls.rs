@@ -342,14 +342,13 @@ async fn create(
     let idempotency_key = idempotency_key(req.headers())?;
     let bytes = read_body::<{ limits::BODY_IMAGE_URLS }>(req, true).await?;
     let request = parse_body(&bytes)?;
-    let revision = state.deliverer.dispatcher.config().revision;
     // Every item is found in the catalog before anything is charged.
     let resolved = request
         .images
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            delivery::resolve(state.catalog, p, revision).map_err(|e| {
+            state.deliverer.resolve(state.catalog, p).map_err(|e| {
                 let err = lookup_error(e);
                 if request.batch {
                     err.with_field("index", i)

@@ -414,12 +414,10 @@ fn request(
     if wants_json(headers) {
         form = ResponseForm::Url;
     }
-    let resolved = delivery::resolve(
-        state.catalog,
-        &params,
-        state.deliverer.dispatcher.config().revision,
-    )
-    .map_err(lookup_error)?;
+    let resolved = state
+        .deliverer
+        .resolve(state.catalog, &params)
+        .map_err(lookup_error)?;
     Ok((resolved, form))
 }
 

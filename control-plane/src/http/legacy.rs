@@ -338,12 +338,10 @@ fn sig_refused(e: SigError) -> ApiError {
 }
 
 fn resolve(state: &AppState, params: &ImageParams) -> Result<Resolved, ApiError> {
-    delivery::resolve(
-        state.catalog,
-        params,
-        state.deliverer.dispatcher.config().revision,
-    )
-    .map_err(lookup_error)
+    state
+        .deliverer
+        .resolve(state.catalog, params)
+        .map_err(lookup_error)
 }
 
 fn redirect(query: &str) -> Response {

@@ -79,6 +79,7 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
             get(delivery::get).head(delivery::head),
         ),
         ("/api/v1/events", Access::Public, post(events::post)),
+        ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),
     ]
 }

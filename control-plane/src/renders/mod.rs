@@ -9,6 +9,7 @@
 //! jobs from the job table; waiters poll the job until it is done.
 
 pub mod cache;
+pub mod revisions;
 pub mod worker;
 
 use std::collections::HashMap;

@@ -268,6 +268,9 @@ pub struct DeliveryRecord {
     pub account_id: String,
     pub variant: String,
     pub revision: i64,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub format: Option<String>,
     pub refunded_at: Option<Millis>,
     pub created_at: Millis,
 }
@@ -311,10 +314,16 @@ pub trait DeliveryStore: Send + Sync {
     ) -> Result<Option<i64>, StoreError>;
     async fn usage_since(&self, account_id: &str, since: Millis)
     -> Result<UsageCounts, StoreError>;
+    /// The newest image charge made under `request_id`.
     async fn delivery_by_request_id(
         &self,
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError>;
+    /// Every image charge made under `request_id`, oldest first.
+    async fn deliveries_by_request_id(
+        &self,
+        request_id: &str,
+    ) -> Result<Vec<DeliveryRecord>, StoreError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -560,11 +569,15 @@ pub trait EventStore: Send + Sync {
     async fn event_counts(&self, since_day: &str) -> Result<Vec<EventCount>, StoreError>;
 }
 
-/// What a revocation applies to.
+/// What an entry of the revocation feed (the change feed every replica
+/// follows) applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RevokedKind {
     Key,
     Partner,
+    /// A variant re-rendered: its subject is `<variant>#<bump>`, and its
+    /// old render is no longer served.
+    Render,
 }
 
 impl RevokedKind {
@@ -572,11 +585,12 @@ impl RevokedKind {
         match self {
             RevokedKind::Key => "key",
             RevokedKind::Partner => "partner",
+            RevokedKind::Render => "render",
         }
     }
 
     pub fn parse(raw: &str) -> Option<RevokedKind> {
-        [RevokedKind::Key, RevokedKind::Partner]
+        [RevokedKind::Key, RevokedKind::Partner, RevokedKind::Render]
             .into_iter()
             .find(|k| k.as_str() == raw)
     }
@@ -608,6 +622,65 @@ pub trait RevocationStore: Send + Sync {
     ) -> Result<Vec<Revocation>, StoreError>;
     /// The newest entry's position (0 when the feed is empty).
     async fn revocation_head(&self) -> Result<i64, StoreError>;
+}
+
+/// A report on a render (POST /api/v1/feedback).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFeedback {
+    pub account_id: String,
+    pub key_id: Option<String>,
+    pub variant: String,
+    pub revision: i64,
+    pub request_id: Option<String>,
+    pub rating: Option<i64>,
+    pub verdict: Option<String>,
+    pub negative: bool,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedbackOutcome {
+    pub id: String,
+    /// This report pushed the render into review.
+    pub flagged: bool,
+}
+
+/// A render enough accounts reported as bad.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderFlag {
+    pub variant: String,
+    pub revision: i64,
+    /// `flagged`, `rerendered` or `dismissed`.
+    pub state: String,
+    /// Distinct accounts that reported it as bad.
+    pub reports: i64,
+    pub flagged_at: Millis,
+    pub resolved_at: Option<Millis>,
+    /// The newest reasons given.
+    pub reasons: Vec<String>,
+}
+
+/// Feedback, flags and re-renders.
+#[async_trait]
+pub trait FeedbackStore: Send + Sync {
+    /// Records a report; when it is negative and makes `flag_after`
+    /// distinct accounts, flags the render (once): `flagged` says this
+    /// report did.
+    async fn record_feedback(
+        &self,
+        f: &NewFeedback,
+        flag_after: i64,
+    ) -> Result<FeedbackOutcome, StoreError>;
+    /// Re-renders a variant: one more to its bump, the flag of `revision`
+    /// (if any) marked rerendered, the change announced on the feed.
+    /// Returns the new bump.
+    async fn rerender_variant(&self, variant: &str, revision: i64) -> Result<i64, StoreError>;
+    /// Dismisses an open flag; false when there was none.
+    async fn dismiss_flag(&self, variant: &str, revision: i64) -> Result<bool, StoreError>;
+    /// Flags, newest first, with their reasons.
+    async fn render_flags(&self, limit: i64) -> Result<Vec<RenderFlag>, StoreError>;
+    /// Every variant's re-render bump.
+    async fn variant_bumps(&self) -> Result<Vec<(String, i64)>, StoreError>;
 }
 
 /// Rate-limit windows shared by every control plane on the database
@@ -643,6 +716,7 @@ pub trait Store:
     + RevocationStore
     + RateStore
     + EventStore
+    + FeedbackStore
     + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.

@@ -713,17 +713,24 @@ impl DeliveryStore for SqlStore {
         &self,
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError> {
-        let row = sqlx::query(
-            "SELECT c.id, c.reference, c.account_id, c.variant, c.revision, r.created_at AS refunded_at, c.created_at \
+        Ok(self.deliveries_by_request_id(request_id).await?.pop())
+    }
+
+    async fn deliveries_by_request_id(
+        &self,
+        request_id: &str,
+    ) -> Result<Vec<DeliveryRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT c.id, c.reference, c.account_id, c.variant, c.revision, c.width, c.height, c.format, \
+             r.created_at AS refunded_at, c.created_at \
              FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
              WHERE c.reference = $1 AND c.kind = 'charge' AND c.variant IS NOT NULL \
-             ORDER BY c.id DESC LIMIT 1",
+             ORDER BY c.id",
         )
         .bind(request_id)
-        .fetch_optional(&self.pool)
+        .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        let Some(row) = row else { return Ok(None) };
         let get = |row: &AnyRow| -> Result<DeliveryRecord, sqlx::Error> {
             Ok(DeliveryRecord {
                 id: row.try_get("id")?,
@@ -731,11 +738,14 @@ impl DeliveryStore for SqlStore {
                 account_id: row.try_get("account_id")?,
                 variant: row.try_get("variant")?,
                 revision: row.try_get("revision")?,
+                width: row.try_get("width")?,
+                height: row.try_get("height")?,
+                format: row.try_get("format")?,
                 refunded_at: row.try_get("refunded_at")?,
                 created_at: row.try_get("created_at")?,
             })
         };
-        get(&row).map(Some).map_err(map_err)
+        rows.iter().map(get).collect::<Result<_, _>>().map_err(map_err)
     }
 }
 
@@ -1077,6 +1087,7 @@ mod tests {
 
 mod charges;
 mod events;
+mod feedback;
 pub use events::utc_day_of;
 mod limits;
 mod pg_ledger;
