@@ -56,6 +56,8 @@ pub struct Shared {
     pub pages: crate::http::pages::Pages,
     /// The MCP endpoint's transport (`mcp`), stateless.
     pub mcp: crate::mcp::McpService,
+    /// When feedback flags a render, and what follows (`[feedback]`).
+    pub feedback: crate::config::FeedbackConfig,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -286,6 +288,7 @@ impl App {
             embeds,
             pages,
             mcp: crate::mcp::service(&base_url_for_mcp),
+            feedback: config.feedback.clone(),
         }));
         Ok(App {
             listener,

@@ -14,7 +14,8 @@ use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
 use crate::store::{
-    AccountStore, BudgetStore, EventStore, JobStore, KeyStore, LedgerStore, PartnerStore,
+    AccountStore, BudgetStore, EventStore, FeedbackStore, JobStore, KeyStore, LedgerStore,
+    PartnerStore,
 };
 
 #[derive(Debug, Parser)]
@@ -57,6 +58,32 @@ pub enum Command {
     /// Telemetry events (POST /api/v1/events).
     #[command(subcommand)]
     Events(EventsCmd),
+    /// Renders that feedback flagged; re-render or dismiss them.
+    #[command(subcommand)]
+    Renders(RendersCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RendersCmd {
+    /// Renders flagged by negative feedback, newest first, with reasons.
+    Flagged {
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+    },
+    /// Re-render a variant (make/model/year/color/view) under its next
+    /// revision; every replica serves the new render within a second.
+    Rerender {
+        variant: String,
+        /// The flagged revision this resolves (default: none).
+        #[arg(long, default_value_t = 0)]
+        revision: i64,
+    },
+    /// Dismiss a flag: the render stays as it is.
+    Dismiss {
+        variant: String,
+        #[arg(long)]
+        revision: i64,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -546,6 +573,55 @@ async fn operate(
                     jobs.running,
                     jobs.failed
                 ),
+            ));
+        }
+        Command::Renders(RendersCmd::Flagged { limit }) => {
+            let flags = store.render_flags(limit.clamp(1, 1000)).await?;
+            if as_json {
+                let list: Vec<_> = flags
+                    .iter()
+                    .map(|f| json!({ "variant": f.variant, "revision": f.revision, "state": f.state, "reports": f.reports, "flagged_at": f.flagged_at, "resolved_at": f.resolved_at, "reasons": f.reasons }))
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                for f in flags {
+                    let _ = writeln!(
+                        out,
+                        "{}  r{}  {:<10} {} reports  {}",
+                        f.variant,
+                        f.revision,
+                        f.state,
+                        f.reports,
+                        f.reasons.join(" | ")
+                    );
+                }
+            }
+        }
+        Command::Renders(RendersCmd::Rerender { variant, revision }) => {
+            if variant.parse::<vis_protocol::VariantKey>().is_err() {
+                return Err(CliError::Usage(format!(
+                    "{variant:?} is not a variant: make/model/year/color/view, in slugs"
+                )));
+            }
+            let bump = store.rerender_variant(&variant, revision).await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "variant": variant, "bump": bump }),
+                &format!(
+                    "{variant} will be re-rendered (re-render {bump}); its next delivery renders it"
+                ),
+            ));
+        }
+        Command::Renders(RendersCmd::Dismiss { variant, revision }) => {
+            if !store.dismiss_flag(&variant, revision).await? {
+                return Err(CliError::Usage(format!(
+                    "no open flag for {variant} at revision {revision} (see `renders flagged`)"
+                )));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "variant": variant, "revision": revision, "dismissed": true }),
+                &format!("flag on {variant} r{revision} dismissed"),
             ));
         }
         Command::Events(EventsCmd::Stats { since }) => {

@@ -35,6 +35,7 @@ pub struct Metrics {
     pub delivery_url_loads: Counter,
     pub delivery_url_refusals: Counter,
     pub delivery_url_refunds: Counter,
+    pub renders_flagged: Counter,
     /// Images served by `GET /images/car.png`, by grant.
     legacy_images: Family<[(&'static str, &'static str); 1], Counter>,
     render_ms: Histogram,
@@ -67,6 +68,7 @@ impl Default for Metrics {
             delivery_url_loads: Counter::default(),
             delivery_url_refusals: Counter::default(),
             delivery_url_refunds: Counter::default(),
+            renders_flagged: Counter::default(),
             legacy_images: Family::default(),
             render_ms: Histogram::new(BUCKETS_MS),
             render_totals: Mutex::new((0.0, 0)),
@@ -142,6 +144,11 @@ impl Default for Metrics {
             "vis_delivery_url_refunds",
             "Delivery URLs whose first load failed: consumed and refunded.",
             m.delivery_url_refunds.clone(),
+        );
+        registry.register(
+            "vis_renders_flagged",
+            "Renders flagged by negative feedback from enough distinct accounts.",
+            m.renders_flagged.clone(),
         );
         registry.register(
             "vis_legacy_images",

@@ -60,8 +60,7 @@ impl Examples {
         self.0.iter().any(|e| {
             let x = &e.resolved;
             // Any revision: a re-rendered example is still an example.
-            x.variant == r.variant
-                && (x.width, x.height, x.format) == (r.width, r.height, r.format)
+            x.variant == r.variant && (x.width, x.height, x.format) == (r.width, r.height, r.format)
         })
     }
 

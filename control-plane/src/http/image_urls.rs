@@ -16,7 +16,7 @@ use super::images::{FieldNames, ImageItem, lookup_error, validate};
 use super::{context, rate};
 use crate::app::AppState;
 use crate::delivery::signed::{Minted, MintedUrl};
-use crate::delivery::{self, ImageParams, Resolved};
+use crate::delivery::{ImageParams, Resolved};
 use crate::error::ApiError;
 use crate::limits;
 use crate::metrics::Metrics;

@@ -33,7 +33,7 @@ use super::images::{
 };
 use super::{context, rate};
 use crate::app::AppState;
-use crate::delivery::{self, ImageParams, Resolved};
+use crate::delivery::{ImageParams, Resolved};
 use crate::embeds::playground;
 use crate::embeds::signature::{self, SigError};
 use crate::error::ApiError;
@@ -509,7 +509,7 @@ mod tests {
 
     fn resolved(query: &str) -> (Parsed, Resolved) {
         let p = parse(Some(query)).unwrap();
-        let r = delivery::resolve(vis_catalog::Catalog::embedded(), &p.params, 1).unwrap();
+        let r = crate::delivery::resolve(vis_catalog::Catalog::embedded(), &p.params, 1).unwrap();
         (p, r)
     }
 

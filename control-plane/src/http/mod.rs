@@ -8,6 +8,7 @@ pub mod delivery;
 pub mod docs;
 pub mod events;
 pub mod extract;
+pub mod feedback;
 pub mod health;
 pub mod image_urls;
 pub mod images;
@@ -78,6 +79,7 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
             Access::Public,
             get(delivery::get).head(delivery::head),
         ),
+        ("/api/v1/feedback", Access::Keyed, post(feedback::post)),
         ("/api/v1/events", Access::Public, post(events::post)),
         ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),

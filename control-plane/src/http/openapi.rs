@@ -49,6 +49,7 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         super::images::ImageUrlResponse,
         super::image_urls::ImageUrlsResponse,
         super::events::EventsAccepted,
+        super::feedback::FeedbackResponse,
         vis_protocol::View,
         vis_protocol::Color,
         vis_protocol::Format,
@@ -104,6 +105,7 @@ fn build() -> Value {
     schemas.insert("ImageRequest".into(), image_request());
     schemas.insert("BatchImageUrlRequest".into(), batch_request());
     schemas.insert("ResolveRequest".into(), resolve_request());
+    schemas.insert("FeedbackRequest".into(), feedback_request());
     schemas.insert("EventsRequest".into(), events_request());
     schemas.insert("EventValue".into(), event_value());
     value["paths"] = paths();
@@ -330,6 +332,34 @@ fn resolve_request() -> Value {
             "make": name("Narrows the search to this make; blank is absent."),
             "model": name("The model, searched instead of the text; blank is absent."),
         },
+    })
+}
+
+/// spec §2 FeedbackRequest (additional properties rejected): the image by
+/// request_id or by make, model and year; rating or verdict.
+fn feedback_request() -> Value {
+    let vehicle = ["make", "model", "year"];
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "request_id": with_description(text(super::feedback::REQUEST_ID_MAX), "The X-Request-Id of the request that delivered the image (get_image's request_id)."),
+            "make": with_description(text(100), "Make name or slug (with model and year, instead of request_id)."),
+            "model": with_description(text(100), "Model name or slug."),
+            "year": int(YEAR_MIN.into(), YEAR_MAX.into()),
+            "view": accepted(vis_protocol::View::accepted_schema()),
+            "color": accepted(vis_protocol::Color::accepted_schema()),
+            "rating": with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise."),
+            "verdict": { "type": "string", "enum": ["good", "bad"] },
+            "reason": { "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN },
+        },
+        "allOf": [
+            { "oneOf": [
+                { "required": ["request_id"], "not": { "anyOf": vehicle.map(|f| json!({ "required": [f] })) } },
+                { "required": vehicle, "not": { "required": ["request_id"] } },
+            ] },
+            { "anyOf": [ { "required": ["rating"] }, { "required": ["verdict"] } ] },
+        ],
     })
 }
 
@@ -712,6 +742,25 @@ fn paths() -> Value {
             })),
         } },
         "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },
+        "/api/v1/feedback": { "post": {
+            "summary": "Report a good or bad render", "operationId": "feedback", "tags": ["images"],
+            "description": "Scope account:read. Free; rate limited per key. Names the image by the request_id of the request that delivered it (this account's deliveries only) or by make, model and year (with view and colour). A negative report (verdict bad, or a rating of 1 or 2 without a verdict) from the third distinct account flags the render (flagged: true) and it is re-rendered under a new revision: later deliveries carry new bytes and a new ETag. Body at most 8 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
+                "201": { "description": "Recorded.", "headers": Value::Object(rate_headers()), "content": json_content("FeedbackResponse") },
+            })),
+        } },
+        "/api/mcp": { "post": {
+            "summary": "The remote MCP endpoint (Model Context Protocol, Streamable HTTP)", "operationId": "mcp", "tags": ["images"],
+            "description": "An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "description": "A JSON-RPC 2.0 request or notification (initialize, tools/list, tools/call, …)." } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 405, 406, 413, 415, 422, 429, 500]), json!({
+                "200": { "description": "The JSON-RPC response.", "content": { "application/json": { "schema": { "type": "object" } }, "text/event-stream": { "schema": { "type": "string" } } } },
+                "202": { "description": "A notification or response accepted." },
+            })),
+        } },
         "/api/v1/events": { "post": {
             "summary": "The telemetry sink", "operationId": "events", "tags": ["operations"],
             "description": "Public (CORS), never billed, never tied to an account. 120 batches per minute per IP; body at most 32 KiB; 1 to 20 events. Answers 202 at once; events are written after the answer, in batches. A full queue is a 503 (nothing of the batch kept).",

@@ -24,7 +24,10 @@ pub enum Prepared {
     /// No charge yet under this key: charge with this request id.
     Fresh(String),
     /// Already charged for these arguments: answer it again, free.
-    Replay { reference: String, canonical: String },
+    Replay {
+        reference: String,
+        canonical: String,
+    },
     /// Already used with other arguments.
     Conflict,
     /// The key or the arguments are not valid: the API call will say why.
@@ -48,7 +51,11 @@ fn reference(account: &str, idem: &str) -> String {
 }
 
 /// Live charges under `reference` for `account`, oldest first.
-async fn charges(state: &AppState, account: &str, reference: &str) -> Result<Vec<DeliveryRecord>, ErrorData> {
+async fn charges(
+    state: &AppState,
+    account: &str,
+    reference: &str,
+) -> Result<Vec<DeliveryRecord>, ErrorData> {
     let since = now_millis() - WINDOW_MS;
     Ok(state
         .store
@@ -76,7 +83,11 @@ pub async fn prepare(
         return Ok(Prepared::Unchecked);
     };
     let reference = reference(&account, idem);
-    let Some(first) = charges(state, &account, &reference).await?.into_iter().next() else {
+    let Some(first) = charges(state, &account, &reference)
+        .await?
+        .into_iter()
+        .next()
+    else {
         return Ok(Prepared::Fresh(reference));
     };
     let same = first.variant == resolved.variant.to_string()
@@ -96,7 +107,11 @@ pub async fn prepare(
 /// After a charge under `idem`: refunds every charge but the first under
 /// its reference. True when there was more than one (this call may have
 /// been the duplicate).
-pub async fn settle_duplicates(api: &Api<'_>, state: &AppState, idem: &str) -> Result<bool, ErrorData> {
+pub async fn settle_duplicates(
+    api: &Api<'_>,
+    state: &AppState,
+    idem: &str,
+) -> Result<bool, ErrorData> {
     let Some(account) = account(api, state).await else {
         return Ok(false);
     };

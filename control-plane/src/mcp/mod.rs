@@ -21,8 +21,8 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerInfo,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -78,9 +78,12 @@ pub fn service(base_url: &str) -> McpService {
 pub struct McpServer;
 
 impl ServerHandler for McpServer {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("vehicle-image-service", env!("CARGO_PKG_VERSION")))
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "vehicle-image-service",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(INSTRUCTIONS)
     }
 
@@ -96,7 +99,7 @@ impl ServerHandler for McpServer {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let parts = context
             .extensions
             .get::<axum::http::request::Parts>()
@@ -105,14 +108,17 @@ impl ServerHandler for McpServer {
             .extensions
             .get::<AppState>()
             .ok_or_else(|| ErrorData::internal_error("no application state", None))?;
-        let router = crate::http::router(state.clone(), None, crate::http::RouterOptions::default());
+        let router =
+            crate::http::router(state.clone(), None, crate::http::RouterOptions::default());
         let api = Api {
             router: &router,
             authorization: parts.headers.get(header::AUTHORIZATION).cloned(),
             api_key: parts.headers.get("x-api-key").cloned(),
         };
         let arguments = request.arguments.unwrap_or_default();
-        tools::call(&api, state, &request.name, arguments).await
+        tools::call(&api, state, &request.name, arguments)
+            .await
+            .map(CallToolResponse::from)
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::http::{Method, StatusCode};
 use base64::Engine as _;
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, Content, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -19,7 +19,6 @@ use crate::app::AppState;
 enum Kind {
     Str,
     Int,
-    Bool,
     Array,
 }
 
@@ -48,7 +47,14 @@ struct Spec {
     idempotent: bool,
 }
 
-const VIEWS: [&str; 6] = ["front", "front-3-4", "side", "side-right", "rear", "rear-3-4"];
+const VIEWS: [&str; 6] = [
+    "front",
+    "front-3-4",
+    "side",
+    "side-right",
+    "rear",
+    "rear-3-4",
+];
 const COLORS: [&str; 15] = [
     "white", "black", "gray", "silver", "blue", "red", "green", "brown", "beige", "tan", "orange",
     "yellow", "gold", "burgundy", "purple",
@@ -73,8 +79,18 @@ fn idempotency() -> Arg {
 
 fn vehicle_args(image: bool) -> Vec<Arg> {
     let mut args = vec![
-        arg("make", Kind::Str, true, text("Make name or slug, e.g. toyota.")),
-        arg("model", Kind::Str, true, text("Model name or slug, e.g. camry.")),
+        arg(
+            "make",
+            Kind::Str,
+            true,
+            text("Make name or slug, e.g. toyota."),
+        ),
+        arg(
+            "model",
+            Kind::Str,
+            true,
+            text("Model name or slug, e.g. camry."),
+        ),
         arg("year", Kind::Int, true, integer(1990, 2027, "Model year.")),
         arg(
             "view",
@@ -94,7 +110,11 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
             "width",
             Kind::Int,
             false,
-            integer(1, 1024, "Width in pixels of the box the image is fitted into (default 512)."),
+            integer(
+                1,
+                1024,
+                "Width in pixels of the box the image is fitted into (default 512).",
+            ),
         ));
         args.push(arg(
             "height",
@@ -137,14 +157,12 @@ fn specs() -> Vec<Spec> {
         },
         "required": ["make", "model", "year"],
     });
-    let mut feedback_args = vec![
-        arg(
-            "request_id",
-            Kind::Str,
-            false,
-            json!({ "type": "string", "maxLength": 128, "description": "The request_id get_image returned (or X-Request-Id of the API call that delivered the image). Or name the image with make, model, year, view, color." }),
-        ),
-    ];
+    let mut feedback_args = vec![arg(
+        "request_id",
+        Kind::Str,
+        false,
+        json!({ "type": "string", "maxLength": 128, "description": "The request_id get_image returned (or X-Request-Id of the API call that delivered the image). Or name the image with make, model, year, view, color." }),
+    )];
     for a in vehicle_args(false) {
         feedback_args.push(Arg {
             required: false,
@@ -199,8 +217,18 @@ fn specs() -> Vec<Spec> {
                     true,
                     json!({ "type": "array", "minItems": 1, "maxItems": 50, "items": image_item, "description": "The images, each {make, model, year, view?, color?, width?, height?, size?, format?}." }),
                 ),
-                arg("ttl_seconds", Kind::Int, false, integer(60, 604_800, "Lifetime of the URLs (default 3600).")),
-                arg("max_uses", Kind::Int, false, integer(0, 1000, "Loads allowed per URL; 0 (default) is unlimited.")),
+                arg(
+                    "ttl_seconds",
+                    Kind::Int,
+                    false,
+                    integer(60, 604_800, "Lifetime of the URLs (default 3600)."),
+                ),
+                arg(
+                    "max_uses",
+                    Kind::Int,
+                    false,
+                    integer(0, 1000, "Loads allowed per URL; 0 (default) is unlimited."),
+                ),
                 idempotency(),
             ],
             output: json!({
@@ -221,8 +249,18 @@ fn specs() -> Vec<Spec> {
             name: "resolve_vehicle",
             description: "Turn a free-text description (\"red 2019 camry from behind\") into exact image parameters (free).",
             args: vec![
-                arg("query", Kind::Str, true, json!({ "type": "string", "minLength": 1, "maxLength": 200, "description": "The description." })),
-                arg("year", Kind::Int, false, integer(1990, 2027, "Model year, if known.")),
+                arg(
+                    "query",
+                    Kind::Str,
+                    true,
+                    json!({ "type": "string", "minLength": 1, "maxLength": 200, "description": "The description." }),
+                ),
+                arg(
+                    "year",
+                    Kind::Int,
+                    false,
+                    integer(1990, 2027, "Model year, if known."),
+                ),
                 arg("make", Kind::Str, false, text("Make, if known.")),
                 arg("model", Kind::Str, false, text("Model, if known.")),
             ],
@@ -234,9 +272,24 @@ fn specs() -> Vec<Spec> {
             name: "search_vehicles",
             description: "Search the catalog's makes and models by name (free).",
             args: vec![
-                arg("q", Kind::Str, true, json!({ "type": "string", "minLength": 1, "maxLength": 200, "description": "Words of a make or model name." })),
-                arg("year", Kind::Int, false, integer(1990, 2027, "Only what exists in this model year.")),
-                arg("limit", Kind::Int, false, integer(1, 25, "Results (default 10).")),
+                arg(
+                    "q",
+                    Kind::Str,
+                    true,
+                    json!({ "type": "string", "minLength": 1, "maxLength": 200, "description": "Words of a make or model name." }),
+                ),
+                arg(
+                    "year",
+                    Kind::Int,
+                    false,
+                    integer(1990, 2027, "Only what exists in this model year."),
+                ),
+                arg(
+                    "limit",
+                    Kind::Int,
+                    false,
+                    integer(1, 25, "Results (default 10)."),
+                ),
             ],
             output: document(json!({ "type": "object" })),
             read_only: true,
@@ -246,9 +299,19 @@ fn specs() -> Vec<Spec> {
             name: "browse_catalog",
             description: "Browse the catalog: no arguments → years; year → makes; make (+ year) → models; make + model → years (free).",
             args: vec![
-                arg("year", Kind::Int, false, integer(1990, 2027, "A model year.")),
+                arg(
+                    "year",
+                    Kind::Int,
+                    false,
+                    integer(1990, 2027, "A model year."),
+                ),
                 arg("make", Kind::Str, false, text("A make's slug.")),
-                arg("model", Kind::Str, false, text("A model's slug (with make).")),
+                arg(
+                    "model",
+                    Kind::Str,
+                    false,
+                    text("A model's slug (with make)."),
+                ),
             ],
             output: document(json!({ "type": "object" })),
             read_only: true,
@@ -266,7 +329,9 @@ fn specs() -> Vec<Spec> {
             name: "get_account",
             description: "The account's credit balance, prices and 30-day usage (free).",
             args: vec![],
-            output: document(json!({ "type": "object", "properties": { "credits": { "type": "integer" } }, "required": ["credits"] })),
+            output: document(
+                json!({ "type": "object", "properties": { "credits": { "type": "integer" } }, "required": ["credits"] }),
+            ),
             read_only: true,
             idempotent: true,
         },
@@ -274,14 +339,14 @@ fn specs() -> Vec<Spec> {
             name: "leave_feedback",
             description: "Report a good or bad render, by request_id or by vehicle; enough bad reports get it re-rendered (free).",
             args: feedback_args,
-            output: json!({
+            output: document(json!({
                 "type": "object",
                 "properties": {
                     "asset_id": { "type": "string" }, "recorded": { "type": "boolean" },
-                    "flagged": { "type": "boolean" }, "request_id": { "type": "string" },
+                    "flagged": { "type": "boolean" },
                 },
                 "required": ["asset_id", "recorded", "flagged"],
-            }),
+            })),
             read_only: false,
             idempotent: false,
         },
@@ -305,7 +370,12 @@ pub fn catalog() -> Vec<Tool> {
                 .iter()
                 .map(|a| (a.name.to_owned(), a.schema.clone()))
                 .collect();
-            let required: Vec<&str> = s.args.iter().filter(|a| a.required).map(|a| a.name).collect();
+            let required: Vec<&str> = s
+                .args
+                .iter()
+                .filter(|a| a.required)
+                .map(|a| a.name)
+                .collect();
             let input = json!({
                 "type": "object",
                 "properties": properties,
@@ -327,7 +397,8 @@ pub fn catalog() -> Vec<Tool> {
 
 /// A tool error carrying a problem document (spec §7 shape).
 fn problem(status: u16, title: &str, detail: String, param: Option<&str>) -> CallToolResult {
-    let mut doc = json!({ "type": "about:blank", "title": title, "status": status, "detail": detail });
+    let mut doc =
+        json!({ "type": "about:blank", "title": title, "status": status, "detail": detail });
     if let Some(p) = param {
         doc["param"] = json!(p);
     }
@@ -347,7 +418,12 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
     for a in &spec.args {
         let Some(value) = given.remove(a.name) else {
             if a.required {
-                return Err(problem(400, "Bad Request", format!("{} is required", a.name), Some(a.name)));
+                return Err(problem(
+                    400,
+                    "Bad Request",
+                    format!("{} is required", a.name),
+                    Some(a.name),
+                ));
             }
             continue;
         };
@@ -355,7 +431,12 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
             continue;
         }
         let bad = |what: &str| {
-            problem(400, "Bad Request", format!("{} must be {what}", a.name), Some(a.name))
+            problem(
+                400,
+                "Bad Request",
+                format!("{} must be {what}", a.name),
+                Some(a.name),
+            )
         };
         let value = match (a.kind, value) {
             (Kind::Int, Value::String(s)) => s
@@ -369,11 +450,6 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
                 .filter(|f| f.fract() == 0.0)
                 .map(|f| Value::from(f as i64))
                 .ok_or_else(|| bad("an integer"))?,
-            (Kind::Bool, Value::String(s)) => match s.trim() {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                _ => return Err(bad("true or false")),
-            },
             (Kind::Array, Value::String(s)) => match serde_json::from_str::<Value>(&s) {
                 Ok(v @ Value::Array(_)) => v,
                 _ => return Err(bad("an array (or a JSON array in a string)")),
@@ -381,8 +457,6 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
             (Kind::Str, v @ Value::String(_)) => v,
             (Kind::Str, Value::Number(n)) => Value::String(n.to_string()),
             (Kind::Int, _) => return Err(bad("an integer")),
-            (Kind::Bool, v @ Value::Bool(_)) => v,
-            (Kind::Bool, _) => return Err(bad("true or false")),
             (Kind::Array, v @ Value::Array(_)) => v,
             (Kind::Array, _) => return Err(bad("an array")),
             (Kind::Str, _) => return Err(bad("a string")),
@@ -394,7 +468,10 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
         return Err(problem(
             400,
             "Bad Request",
-            format!("unknown argument {unknown}; this tool takes: {}", known.join(", ")),
+            format!(
+                "unknown argument {unknown}; this tool takes: {}",
+                known.join(", ")
+            ),
             Some(unknown),
         ));
     }
@@ -436,7 +513,12 @@ pub async fn call(
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
     let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
-        return Ok(problem(404, "Not Found", format!("no tool named {name}"), Some("name")));
+        return Ok(problem(
+            404,
+            "Not Found",
+            format!("no tool named {name}"),
+            Some("name"),
+        ));
     };
     let args = match coerce(&spec, arguments) {
         Ok(a) => a,
@@ -455,27 +537,62 @@ pub async fn call(
             if let Some(Value::String(k)) = args.get("idempotency_key") {
                 headers.push(("idempotency-key", k.clone()));
             }
-            json_result(api.call(Method::POST, "/api/v1/image-urls", Some(&Value::Object(body)), &headers).await?)
+            json_result(
+                api.call(
+                    Method::POST,
+                    "/api/v1/image-urls",
+                    Some(&Value::Object(body)),
+                    &headers,
+                )
+                .await?,
+            )
         }
         "resolve_vehicle" => json_result(
-            api.call(Method::POST, "/api/v1/images/resolve", Some(&Value::Object(args)), &[])
-                .await?,
+            api.call(
+                Method::POST,
+                "/api/v1/images/resolve",
+                Some(&Value::Object(args)),
+                &[],
+            )
+            .await?,
         ),
         "search_vehicles" => {
             let q = query_of(&args, &[("q", "q"), ("year", "year"), ("limit", "limit")]);
-            json_result(api.call(Method::GET, &format!("/api/v1/vehicles?{q}"), None, &[]).await?)
+            json_result(
+                api.call(Method::GET, &format!("/api/v1/vehicles?{q}"), None, &[])
+                    .await?,
+            )
         }
         "browse_catalog" => {
-            let q = query_of(&args, &[("year", "year"), ("make", "make"), ("model", "model")]);
-            json_result(api.call(Method::GET, &format!("/api/v1/vehicles?{q}"), None, &[]).await?)
+            let q = query_of(
+                &args,
+                &[("year", "year"), ("make", "make"), ("model", "model")],
+            );
+            json_result(
+                api.call(Method::GET, &format!("/api/v1/vehicles?{q}"), None, &[])
+                    .await?,
+            )
         }
-        "get_options" => json_result(api.call(Method::GET, "/api/v1/images/options", None, &[]).await?),
-        "get_account" => json_result(api.call(Method::GET, "/api/v1/account", None, &[]).await?),
-        "leave_feedback" => json_result(
-            api.call(Method::POST, "/api/v1/feedback", Some(&Value::Object(args)), &[])
+        "get_options" => json_result(
+            api.call(Method::GET, "/api/v1/images/options", None, &[])
                 .await?,
         ),
-        _ => problem(404, "Not Found", format!("no tool named {name}"), Some("name")),
+        "get_account" => json_result(api.call(Method::GET, "/api/v1/account", None, &[]).await?),
+        "leave_feedback" => json_result(
+            api.call(
+                Method::POST,
+                "/api/v1/feedback",
+                Some(&Value::Object(args)),
+                &[],
+            )
+            .await?,
+        ),
+        _ => problem(
+            404,
+            "Not Found",
+            format!("no tool named {name}"),
+            Some("name"),
+        ),
     })
 }
 
@@ -507,7 +624,10 @@ async fn get_image(
     let mut replay = None;
     if let Some(Value::String(idem)) = args.get("idempotency_key") {
         match super::idempotent::prepare(api, state, idem, &query).await? {
-            super::idempotent::Prepared::Replay { reference, canonical } => {
+            super::idempotent::Prepared::Replay {
+                reference,
+                canonical,
+            } => {
                 replay = Some((reference, canonical));
             }
             super::idempotent::Prepared::Conflict => {
@@ -518,17 +638,32 @@ async fn get_image(
                     Some("idempotency_key"),
                 ));
             }
-            super::idempotent::Prepared::Fresh(reference) => headers.push(("x-request-id", reference)),
+            super::idempotent::Prepared::Fresh(reference) => {
+                headers.push(("x-request-id", reference))
+            }
             super::idempotent::Prepared::Unchecked => {}
         }
     }
     let reply = match &replay {
         // Already paid for: the same image, free (it exists now).
         Some((_, canonical)) => {
-            api.call(Method::GET, &format!("/images/car.png?{canonical}&mode=cached"), None, &[])
-                .await?
+            api.call(
+                Method::GET,
+                &format!("/images/car.png?{canonical}&mode=cached"),
+                None,
+                &[],
+            )
+            .await?
         }
-        None => api.call(Method::GET, &format!("/api/v1/images/car?{query}"), None, &headers).await?,
+        None => {
+            api.call(
+                Method::GET,
+                &format!("/api/v1/images/car?{query}"),
+                None,
+                &headers,
+            )
+            .await?
+        }
     };
     if reply.status != StatusCode::OK {
         return Ok(json_result(reply));
@@ -540,7 +675,9 @@ async fn get_image(
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned)
     };
-    let mut charged: i64 = header("x-credits-charged").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let mut charged: i64 = header("x-credits-charged")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let mut request_id = header("x-request-id").unwrap_or_default();
     if let Some((reference, _)) = &replay {
         request_id = reference.clone();
@@ -557,8 +694,12 @@ async fn get_image(
     let mime = header("content-type").unwrap_or_else(|| "image/png".into());
     let location = header("content-location").unwrap_or_default();
     let vehicle = vehicle_of(&location);
-    let width: i64 = header("x-image-width").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let height: i64 = header("x-image-height").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let width: i64 = header("x-image-width")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let height: i64 = header("x-image-height")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let format = match mime.as_str() {
         "image/webp" => "webp",
         "image/jpeg" => "jpg",
@@ -638,7 +779,8 @@ mod tests {
         let refused = coerce(&spec("get_image"), given).unwrap_err();
         assert_eq!(refused.is_error, Some(true));
         assert_eq!(refused.structured_content.unwrap()["param"], "year");
-        let given: JsonObject = serde_json::from_value(json!({ "query": "x", "key": "vis_x" })).unwrap();
+        let given: JsonObject =
+            serde_json::from_value(json!({ "query": "x", "key": "vis_x" })).unwrap();
         let refused = coerce(&spec("resolve_vehicle"), given).unwrap_err();
         assert_eq!(refused.structured_content.unwrap()["param"], "key");
     }
@@ -649,7 +791,11 @@ mod tests {
         assert_eq!(tools.len(), 8);
         for t in tools {
             let d = t.description.as_deref().unwrap_or_default();
-            assert!(d.contains("credit") || d.contains("(free)"), "{}: {d}", t.name);
+            assert!(
+                d.contains("credit") || d.contains("(free)"),
+                "{}: {d}",
+                t.name
+            );
             assert!(t.output_schema.is_some(), "{}", t.name);
             assert!(t.name.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
         }

@@ -745,7 +745,10 @@ impl DeliveryStore for SqlStore {
                 created_at: row.try_get("created_at")?,
             })
         };
-        rows.iter().map(get).collect::<Result<_, _>>().map_err(map_err)
+        rows.iter()
+            .map(get)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
     }
 }
 

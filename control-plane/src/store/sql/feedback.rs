@@ -95,7 +95,13 @@ impl FeedbackStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(map_err)?;
-        announce_revocation(&mut tx, RevokedKind::Render, &format!("{variant}#{bump}"), now).await?;
+        announce_revocation(
+            &mut tx,
+            RevokedKind::Render,
+            &format!("{variant}#{bump}"),
+            now,
+        )
+        .await?;
         tx.commit().await.map_err(map_err)?;
         Ok(bump)
     }
