@@ -35,6 +35,7 @@ fn benches(c: &mut Criterion) {
                         shape,
                         color: Color::Red,
                         view: View::Front34,
+                        variation: 0,
                     })
                     .unwrap();
                 black_box(encode_png(&img).unwrap())
@@ -58,6 +59,7 @@ fn benches(c: &mut Criterion) {
                         shape: BodyShape::Sedan,
                         color: Color::Red,
                         view: View::Front34,
+                        variation: 0,
                     })
                     .unwrap();
                 black_box(encode_png(&img).unwrap())
@@ -74,6 +76,7 @@ fn benches(c: &mut Criterion) {
             shape: BodyShape::Suv,
             color: Color::Blue,
             view: View::Front34,
+            variation: 0,
         })
         .unwrap();
     let png = encode_png(&source).unwrap();

@@ -15,6 +15,7 @@
 //!     },
 //!     shape: BodyShape::Sedan,
 //!     revision: 1,
+//!     variation: 0,
 //! };
 //! let rgba = renderer.render(&job)?; // 1024x1024, straight alpha
 //! let png = vis_render::image::encode_png(&rgba)?;
@@ -72,6 +73,9 @@ pub struct Subject<'a> {
     pub shape: BodyShape,
     pub color: Color,
     pub view: View,
+    /// 0 for a variant's first render; n for its n-th re-render (a slightly
+    /// turned pose: new bytes, the same vehicle).
+    pub variation: u32,
 }
 
 /// The renderer: one wgpu device, pipelines and a pool of targets. Share it
@@ -127,6 +131,7 @@ impl Renderer {
             shape: job.shape,
             color: v.color,
             view: v.view,
+            variation: job.variation,
         })
     }
 
@@ -146,7 +151,14 @@ impl Renderer {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
         let framing = vehicle::Framing::new(&mesh, params.spec.fill);
-        let (view_proj, eye) = framing.camera(&mesh, s.view);
+        let (mut view_proj, eye) = framing.camera(&mesh, s.view);
+        if s.variation > 0 {
+            // Turn the vehicle a little on its turntable: ±1.5° steps,
+            // alternating sides, at most 4.5°.
+            let step = ((s.variation + 1) / 2).min(3) as f32 * 1.5;
+            let sign = if s.variation % 2 == 1 { 1.0 } else { -1.0 };
+            view_proj *= glam::Mat4::from_rotation_y((sign * step).to_radians());
+        }
         let [r, g, b] = s.color.rgb();
         let frame = passes::FrameParams {
             view_proj,

@@ -86,6 +86,7 @@ fn main() -> anyhow::Result<()> {
                 shape,
                 color,
                 view,
+                variation: 0,
             })?;
             let png = vis_render::image::encode_png(&img)?;
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;

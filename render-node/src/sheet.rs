@@ -48,6 +48,7 @@ pub fn contact_sheet(
                 shape: *shape,
                 color,
                 view,
+                variation: 0,
             })?;
             let small = resize(&img, cell, cell)?;
             let (x0, y0) = (c as u32 * cell, r as u32 * cell + header);
@@ -176,6 +177,7 @@ pub fn vehicle_sheet(
                 shape,
                 color,
                 view: *view,
+                variation: 0,
             })?;
             let small = resize(&img, cell, cell)?;
             let (x0, y0) = (c as u32 * cell, r as u32 * cell + header);

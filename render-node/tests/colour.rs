@@ -125,6 +125,7 @@ fn flat_paint(color: Color) -> [u8; 3] {
             shape: BodyShape::Hatchback,
             color,
             view: View::Side,
+            variation: 0,
         })
         .unwrap();
     let mut counts: HashMap<[u8; 3], usize> = HashMap::new();

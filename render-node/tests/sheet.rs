@@ -94,6 +94,7 @@ fn side_mask(make: &str, model: &str, year: u16, view: View) -> Vec<bool> {
             shape: BodyShape::Sedan,
             color: Color::Red,
             view,
+            variation: 0,
         })
         .unwrap();
     resize(&img, 128, 128)

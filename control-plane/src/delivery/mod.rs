@@ -213,6 +213,7 @@ impl Deliverer {
             variant: r.variant.clone(),
             shape: r.shape,
             revision: r.revision,
+            variation: r.revision.saturating_sub(self.revisions.base()),
         };
         let (source, kind) = self.dispatcher.source_with(&job, admission).await?;
         let (box_w, box_h, format) = (r.box_w, r.box_h, r.format);

@@ -273,8 +273,10 @@ pub async fn rerender(state: &AppState, variant: &str, revision: i64) -> Result<
     else {
         return Ok(());
     };
+    let revision = state.deliverer.revisions.of(&key);
     let job = RenderJob {
-        revision: state.deliverer.revisions.of(&key),
+        variation: revision.saturating_sub(state.deliverer.revisions.base()),
+        revision,
         variant: key,
         shape: vehicle.shape,
     };
