@@ -27,6 +27,16 @@ as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
 export VIS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (fsync off: tests kill servers, never the database)" >&2
 
+# The official Python MCP SDK (PyPI), the client of the MCP session test.
+MCP_VENV="${VIS_MCP_CLIENT_VENV:-$HOME/.cache/vis-mcp-client}"
+ensure_packages python3-venv
+if ! "$MCP_VENV/bin/python" -c 'import mcp' 2>/dev/null; then
+  echo "infra: installing the MCP client SDK into $MCP_VENV" >&2
+  python3 -m venv "$MCP_VENV"
+  "$MCP_VENV/bin/pip" install -q -r tests/mcp/requirements.txt
+fi
+export VIS_TEST_MCP_PYTHON="$MCP_VENV/bin/python"
+
 cargo test --workspace --no-fail-fast "$@"
 
 # The whole black-box suite again, every app on a fresh PostgreSQL database.

@@ -155,7 +155,7 @@ impl Renderer {
         if s.variation > 0 {
             // Turn the vehicle a little on its turntable: ±1.5° steps,
             // alternating sides, at most 4.5°.
-            let step = ((s.variation + 1) / 2).min(3) as f32 * 1.5;
+            let step = s.variation.div_ceil(2).min(3) as f32 * 1.5;
             let sign = if s.variation % 2 == 1 { 1.0 } else { -1.0 };
             view_proj *= glam::Mat4::from_rotation_y((sign * step).to_radians());
         }

@@ -512,6 +512,48 @@ pub async fn call(
     name: &str,
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
+    let mut result = dispatch(api, state, name, arguments).await?;
+    if result.is_error == Some(true)
+        && let Some(doc) = result.structured_content.as_mut()
+    {
+        in_tool_words(doc, &state.base_url);
+        result.content = vec![Content::text(doc.to_string())];
+    }
+    Ok(result)
+}
+
+/// A problem document as an agent reads it: every member the API's have
+/// (`type`, `request_id`), argument names instead of HTTP header names, and
+/// the tools to use instead of the API's paths.
+fn in_tool_words(doc: &mut Value, base_url: &str) {
+    let status = doc["status"].as_u64().unwrap_or(500);
+    if doc.get("type").is_none() {
+        doc["type"] = json!(format!("{base_url}/docs/errors#{status}"));
+    }
+    if doc.get("request_id").is_none() {
+        doc["request_id"] = json!(crate::http::context::new_request_id());
+    }
+    if doc["param"] == "Idempotency-Key" {
+        doc["param"] = json!("idempotency_key");
+    }
+    if let Some(detail) = doc["detail"].as_str() {
+        let detail = detail
+            .replace("Idempotency-Key", "idempotency_key")
+            .replace("request body", "arguments")
+            .replace(
+                "Use /api/v1/vehicles or /api/v1/images/resolve",
+                "Use the search_vehicles or resolve_vehicle tool",
+            );
+        doc["detail"] = json!(detail);
+    }
+}
+
+async fn dispatch(
+    api: &Api<'_>,
+    state: &AppState,
+    name: &str,
+    arguments: JsonObject,
+) -> Result<CallToolResult, ErrorData> {
     let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
         return Ok(problem(
             404,
@@ -718,9 +760,18 @@ async fn get_image(
         "request_id": request_id,
     });
     let data = base64::engine::general_purpose::STANDARD.encode(&reply.body);
+    let field = |k: &str| match &vehicle[k] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
     let summary = format!(
-        "{} {} {}, {} {}, {width}x{height} {format}; {charged} credit charged, {remaining} left; request_id {request_id}",
-        vehicle["year"], vehicle["make"], vehicle["model"], vehicle["color"], vehicle["view"]
+        "{} {} {}, {} {}, {width}x{height} {format}; {charged} {} charged, {remaining} left; request_id {request_id}",
+        field("year"),
+        field("make"),
+        field("model"),
+        field("color"),
+        field("view"),
+        if charged == 1 { "credit" } else { "credits" },
     );
     let mut r = CallToolResult::success(vec![Content::image(data, mime), Content::text(summary)]);
     r.structured_content = Some(structured);
