@@ -184,14 +184,21 @@ async fn fits_a_phone(c: &Client, page: &str) {
     );
 }
 
+/// One test, one browser: the pages, then the playground (two Chromium
+/// sessions in parallel starve a 2-core machine).
 #[tokio::test]
-async fn every_page_renders_in_chromium_with_its_images_on_desktop_and_phone() {
+async fn the_pages_and_the_playground_work_in_chromium() {
     let Some(driver) = start_driver().await else {
         return;
     };
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    every_page_renders_with_its_images_on_desktop_and_phone(&driver, &app).await;
+    the_playground_finds_a_model_by_typing_and_shows_its_render(&driver, &app).await;
+}
+
+async fn every_page_renders_with_its_images_on_desktop_and_phone(driver: &Driver, app: &TestApp) {
     let base = app.base_url.clone();
-    let c = browser(&driver).await;
+    let c = browser(driver).await;
     for (path, name, ready) in [
         ("/", "home", ALL_IMAGES_LOADED),
         ("/playground", "playground", ALL_IMAGES_LOADED),
@@ -226,26 +233,38 @@ async fn every_page_renders_in_chromium_with_its_images_on_desktop_and_phone() {
     c.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn the_playground_finds_a_model_by_typing_and_shows_its_render() {
-    let Some(driver) = start_driver().await else {
-        return;
-    };
-    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
-    let c = browser(&driver).await;
+async fn the_playground_finds_a_model_by_typing_and_shows_its_render(
+    driver: &Driver,
+    app: &TestApp,
+) {
+    let c = browser(driver).await;
     c.goto(&format!("{}/playground", app.base_url))
         .await
         .unwrap();
     wait_until(&c, ALL_IMAGES_LOADED, 120, "the first render").await;
     let input = c.find(Locator::Id("pg-vehicle")).await.unwrap();
+    input.click().await.unwrap();
     input.clear().await.unwrap();
     input.send_keys("honda civ").await.unwrap();
-    let option = c
+    let option = match c
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(Duration::from_secs(30))
         .for_element(Locator::Css("#pg-vehicle-list [role=option]"))
         .await
-        .expect("type-ahead suggestions");
+    {
+        Ok(option) => option,
+        Err(e) => {
+            let state = c
+                .execute(
+                    "const l = document.getElementById('pg-vehicle-list'); \
+                     return [document.activeElement && document.activeElement.id, l.hidden, l.innerHTML, \
+                             document.getElementById('pg-vehicle').value];",
+                    vec![],
+                )
+                .await;
+            panic!("no type-ahead suggestions ({e}): {state:?}");
+        }
+    };
     let label = option.text().await.unwrap();
     assert!(label.to_lowercase().contains("civic"), "{label}");
     option.click().await.unwrap();
