@@ -14,7 +14,7 @@ use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
 use crate::store::{
-    AccountStore, BudgetStore, EventStore, FeedbackStore, JobStore, KeyStore, LedgerStore,
+    AccountStore, BudgetStore, DeviceStore, EventStore, FeedbackStore, JobStore, KeyStore, LedgerStore,
     PartnerStore,
 };
 
@@ -61,6 +61,21 @@ pub enum Command {
     /// Renders that feedback flagged; re-render or dismiss them.
     #[command(subcommand)]
     Renders(RendersCmd),
+    /// Device logins (RFC 8628): approve or deny a user code.
+    #[command(subcommand)]
+    Device(DeviceCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DeviceCmd {
+    /// Approve a pending login for an account: its next poll gets a key.
+    Approve {
+        user_code: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// Deny a pending login.
+    Deny { user_code: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -573,6 +588,32 @@ async fn operate(
                     jobs.running,
                     jobs.failed
                 ),
+            ));
+        }
+        Command::Device(cmd) => {
+            let (raw, email) = match &cmd {
+                DeviceCmd::Approve { user_code, email } => (user_code, Some(email)),
+                DeviceCmd::Deny { user_code } => (user_code, None),
+            };
+            let code = crate::http::device::normalize_user_code(raw)
+                .ok_or_else(|| CliError::Usage(format!("{raw:?} is not a user code like ABCD-EF23")))?;
+            let account_id = match email {
+                Some(e) => Some(account(store, e).await?.id),
+                None => None,
+            };
+            let Some(login) = store
+                .decide_device_login(&code, account_id.as_deref())
+                .await?
+            else {
+                return Err(CliError::Usage(format!(
+                    "no pending login has the code {code} (expired, already decided, or mistyped)"
+                )));
+            };
+            let verb = if account_id.is_some() { "approved" } else { "denied" };
+            out.push_str(&say(
+                as_json,
+                json!({ "user_code": code, "client_name": login.client_name, "status": verb }),
+                &format!("{code} ({}) {verb}", login.client_name),
             ));
         }
         Command::Renders(RendersCmd::Flagged { limit }) => {

@@ -75,10 +75,18 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
     response
 }
 
-/// Every error status leaves as problem+json, whoever produced it.
+/// Marks an error response whose body the spec defines otherwise (the
+/// device-login endpoints' DeviceError, spec §7 rule 4): it leaves as is.
+#[derive(Debug, Clone, Copy)]
+pub struct KeepBody;
+
+/// Every error status leaves as problem+json, whoever produced it (but a
+/// [`KeepBody`] response).
 fn ensure_problem(response: Response) -> Response {
     let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) {
+    if !(status.is_client_error() || status.is_server_error())
+        || response.extensions().get::<KeepBody>().is_some()
+    {
         return response;
     }
     let is_problem = response

@@ -50,6 +50,9 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         super::image_urls::ImageUrlsResponse,
         super::events::EventsAccepted,
         super::feedback::FeedbackResponse,
+        super::device::DeviceCodeResponse,
+        super::device::DeviceTokenResponse,
+        super::device::DeviceError,
         vis_protocol::View,
         vis_protocol::Color,
         vis_protocol::Format,
@@ -363,6 +366,32 @@ fn feedback_request() -> Value {
     })
 }
 
+/// The body of POST /api/auth/device/code (all optional; OAuth clients'
+/// extra fields are accepted).
+fn device_code_request() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "client_name": { "type": "string", "maxLength": 80, "pattern": TEXT_OR_BLANK_PATTERN, "description": "Names the key to be made." },
+            "client_id": { "type": "string", "maxLength": 200, "pattern": TEXT_OR_BLANK_PATTERN, "description": "OAuth clients' id; the key's name when client_name is absent." },
+            "scope": { "type": "string", "maxLength": 200, "pattern": TEXT_OR_BLANK_PATTERN, "description": "Ignored: a device key has all three scopes." },
+        },
+    })
+}
+
+/// The body of POST /api/auth/device/token.
+fn device_token_request() -> Value {
+    json!({
+        "type": "object",
+        "required": ["device_code"],
+        "properties": {
+            "device_code": { "type": "string", "minLength": 1, "maxLength": 200 },
+            "grant_type": { "type": "string", "enum": [super::device::GRANT_TYPE] },
+            "client_id": { "type": "string", "maxLength": 200 },
+        },
+    })
+}
+
 /// spec §6 EventsRequest (additional properties rejected).
 fn events_request() -> Value {
     use super::events as ev;
@@ -666,6 +695,11 @@ fn paths() -> Value {
         "/playground": html_page("The playground: try renders for free (sets the playground cookie)"),
         "/pricing": html_page("Credit packs and what each operation costs"),
         "/signin": html_page("Signing in"),
+        "/device": { "get": {
+            "summary": "The device-login verification page", "tags": ["account"],
+            "parameters": [{ "name": "user_code", "in": "query", "required": false, "schema": { "type": "string", "maxLength": 20 } }],
+            "responses": { "200": { "description": "An HTML page.", "content": { "text/html": { "schema": { "type": "string" } } } } },
+        } },
         "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
         "/static/{path}": { "get": {
             "summary": "The web pages' static files", "tags": ["operations"],
@@ -749,6 +783,30 @@ fn paths() -> Value {
             "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" } } } },
             "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
                 "201": { "description": "Recorded.", "headers": Value::Object(rate_headers()), "content": json_content("FeedbackResponse") },
+            })),
+        } },
+        "/api/auth/device/code": { "post": {
+            "summary": "Start a device login (RFC 8628)", "operationId": "deviceCode", "tags": ["account"],
+            "description": "Public; 20 a minute per client address. Returns a device code (keep it secret; poll with it), a user code for the person to approve at verification_uri, expires_in 600 and interval 3. client_name names the key to be made (OAuth clients' client_id is used when client_name is absent). Body optional: JSON or a form.",
+            "requestBody": { "required": false, "content": {
+                "application/json": { "schema": device_code_request() },
+                "application/x-www-form-urlencoded": { "schema": device_code_request() },
+            } },
+            "responses": with(problems(&[400, 413, 429, 503]), json!({
+                "201": { "description": "The codes.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceCodeResponse") },
+            })),
+        } },
+        "/api/auth/device/token": { "post": {
+            "summary": "Poll a device login for its API key", "operationId": "deviceToken", "tags": ["account"],
+            "description": "Public; 60 a minute per client address. Poll every interval seconds with the device code: 400 authorization_pending until the person approves, then 200 with the key (scopes images:read account:read billing:write) exactly once; later polls answer expired_token. 429 slow_down (with Retry-After) when polled sooner than the interval; 400 access_denied when denied; 400 expired_token after 600 s; 400 invalid_request for a missing or unknown code. Errors use the DeviceError body, which OAuth 2.0 clients read. JSON or a form (grant_type, when sent, is urn:ietf:params:oauth:grant-type:device_code).",
+            "requestBody": { "required": true, "content": {
+                "application/json": { "schema": device_token_request() },
+                "application/x-www-form-urlencoded": { "schema": device_token_request() },
+            } },
+            "responses": with(problems(&[503]), json!({
+                "200": { "description": "The API key, shown once.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceTokenResponse") },
+                "400": { "description": "authorization_pending, access_denied, expired_token or invalid_request.", "content": json_content("DeviceError") },
+                "429": { "description": "slow_down: wait Retry-After seconds.", "headers": { "Retry-After": int_header("Seconds to wait.") }, "content": json_content("DeviceError") },
             })),
         } },
         "/api/mcp": { "post": {

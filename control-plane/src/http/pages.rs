@@ -362,6 +362,11 @@ pub async fn embeds_guide(State(state): State<AppState>) -> Response {
     article(&state, "Embedding images", body)
 }
 
+/// A page of the site from `template` with `ctx`, under the usual CSP.
+pub fn render_page(state: &AppState, template: &str, nav: &str, ctx: Value) -> Response {
+    page(state, template, nav, ctx, CSP)
+}
+
 /// A documentation page in the site's layout; `body` is trusted HTML.
 pub fn article(state: &AppState, title: &str, body: String) -> Response {
     let ctx = context! { title => title, body => Value::from_safe_string(body) };

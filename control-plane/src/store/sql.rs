@@ -1089,6 +1089,7 @@ mod tests {
 }
 
 mod charges;
+mod device;
 mod events;
 mod feedback;
 pub use events::utc_day_of;

@@ -3,6 +3,7 @@
 mod auth;
 mod cli;
 mod delivery_urls;
+mod device;
 mod docs;
 mod embeds;
 mod errors;

@@ -268,6 +268,7 @@ async fn suite(store: SqlStore) {
     budget(&store).await;
     events(&store).await;
     idempotent_mints(&store).await;
+    device_logins(&store).await;
     store.close().await;
 }
 
@@ -1208,4 +1209,37 @@ async fn sqlx_exec(store: &SqlStore, sql: &str) {
     control_plane::store::execute_raw(store, sql)
         .await
         .expect(sql);
+}
+
+/// Device logins: one live user code at a time, polls respecting the
+/// interval, one decision, one delivery.
+async fn device_logins(store: &SqlStore) {
+    use control_plane::store::{DevicePoll, DeviceStore, now_millis};
+    let acct = store.create_account("device@example.com", 1).await.unwrap();
+    let later = now_millis() + 600_000;
+    assert!(store.create_device_login("h-old", "AAAA-2222", "old", now_millis() - 1).await.unwrap());
+    assert_eq!(store.poll_device_login("h-old", 0).await.unwrap(), DevicePoll::Expired);
+    assert!(store.create_device_login("h1", "BBBB-3333", "cli", later).await.unwrap());
+    assert!(!store.create_device_login("h2", "BBBB-3333", "other", later).await.unwrap(), "a live code is taken");
+    assert_eq!(store.poll_device_login("nope", 0).await.unwrap(), DevicePoll::Unknown);
+    assert_eq!(store.poll_device_login("h1", 3_000).await.unwrap(), DevicePoll::Pending);
+    assert!(matches!(store.poll_device_login("h1", 3_000).await.unwrap(), DevicePoll::TooFast { wait_ms } if wait_ms > 0 && wait_ms <= 3_000));
+    let approved = store.decide_device_login("BBBB-3333", Some(&acct.id)).await.unwrap().unwrap();
+    assert_eq!(approved.status, "approved");
+    assert!(store.decide_device_login("BBBB-3333", None).await.unwrap().is_none(), "decided once");
+    let DevicePoll::Approved(login) = store.poll_device_login("h1", 0).await.unwrap() else {
+        panic!("approved");
+    };
+    let key = |hash: &str| NewKey {
+        account_id: acct.id.clone(),
+        name: "cli".into(),
+        display_prefix: "vis_dev".into(),
+        key_hash: hash.into(),
+        scopes: "images:read".into(),
+        rate_limit_per_minute: 120,
+    };
+    assert!(store.deliver_device_key(&login.id, key(&"d".repeat(64))).await.unwrap().is_some());
+    assert!(store.deliver_device_key(&login.id, key(&"c".repeat(64))).await.unwrap().is_none(), "delivered once");
+    assert!(store.key_by_hash(&"c".repeat(64)).await.unwrap().is_none(), "no second key");
+    assert_eq!(store.poll_device_login("h1", 0).await.unwrap(), DevicePoll::Expired);
 }
