@@ -14,8 +14,8 @@ use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
 use crate::store::{
-    AccountStore, BudgetStore, DeviceStore, EventStore, FeedbackStore, JobStore, KeyStore, LedgerStore,
-    PartnerStore,
+    AccountStore, BudgetStore, DeviceStore, EventStore, FeedbackStore, JobStore, KeyStore,
+    LedgerStore, PartnerStore,
 };
 
 #[derive(Debug, Parser)]
@@ -595,8 +595,9 @@ async fn operate(
                 DeviceCmd::Approve { user_code, email } => (user_code, Some(email)),
                 DeviceCmd::Deny { user_code } => (user_code, None),
             };
-            let code = crate::http::device::normalize_user_code(raw)
-                .ok_or_else(|| CliError::Usage(format!("{raw:?} is not a user code like ABCD-EF23")))?;
+            let code = crate::http::device::normalize_user_code(raw).ok_or_else(|| {
+                CliError::Usage(format!("{raw:?} is not a user code like ABCD-EF23"))
+            })?;
             let account_id = match email {
                 Some(e) => Some(account(store, e).await?.id),
                 None => None,
@@ -609,7 +610,11 @@ async fn operate(
                     "no pending login has the code {code} (expired, already decided, or mistyped)"
                 )));
             };
-            let verb = if account_id.is_some() { "approved" } else { "denied" };
+            let verb = if account_id.is_some() {
+                "approved"
+            } else {
+                "denied"
+            };
             out.push_str(&say(
                 as_json,
                 json!({ "user_code": code, "client_name": login.client_name, "status": verb }),

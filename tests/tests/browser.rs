@@ -211,6 +211,7 @@ async fn every_page_renders_with_its_images_on_desktop_and_phone(driver: &Driver
         ("/docs/embeds", "embeds", ALL_IMAGES_LOADED),
         ("/docs/errors", "errors", ALL_IMAGES_LOADED),
         ("/signin", "signin", ALL_IMAGES_LOADED),
+        ("/device", "device", ALL_IMAGES_LOADED),
     ] {
         c.set_window_size(1280, 900).await.unwrap();
         c.goto(&format!("{base}{path}")).await.unwrap();

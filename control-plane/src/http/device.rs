@@ -55,9 +55,9 @@ pub struct DeviceCodeResponse {
     pub device_code: String,
     /// What the person types: four letters, a hyphen, four characters.
     pub user_code: String,
-    #[schema(format = Uri)]
+    #[schema(format = "uri")]
     pub verification_uri: String,
-    #[schema(format = Uri)]
+    #[schema(format = "uri")]
     pub verification_uri_complete: String,
     /// Always 600.
     pub expires_in: u64,
@@ -161,13 +161,20 @@ async fn fields(req: Request) -> Result<Map<String, Value>, ApiError> {
     }
 }
 
-fn text_field(map: &Map<String, Value>, name: &str, max: usize) -> Result<Option<String>, ApiError> {
+fn text_field(
+    map: &Map<String, Value>,
+    name: &str,
+    max: usize,
+) -> Result<Option<String>, ApiError> {
     match map.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => {
             let s = s.trim();
             if s.chars().count() > max {
-                return Err(ApiError::bad_request(name, format!("must be at most {max} characters")));
+                return Err(ApiError::bad_request(
+                    name,
+                    format!("must be at most {max} characters"),
+                ));
             }
             super::extract::plain_text(name, s)?;
             Ok(Some(s.to_owned()).filter(|s| !s.is_empty()))
@@ -191,7 +198,10 @@ pub async fn code(State(state): State<AppState>, req: Request) -> Response {
         Ok(()) => issue(&state, req).await,
         Err(refused) => Err(refused),
     };
-    rate::with_headers(result.unwrap_or_else(IntoResponse::into_response), &decision)
+    rate::with_headers(
+        result.unwrap_or_else(IntoResponse::into_response),
+        &decision,
+    )
 }
 
 async fn issue(state: &AppState, req: Request) -> Result<Response, ApiError> {
@@ -205,7 +215,12 @@ async fn issue(state: &AppState, req: Request) -> Result<Response, ApiError> {
         let code = user_code();
         if state
             .store
-            .create_device_login(&device_code_hash(&device_code), &code, &client_name, expires_at)
+            .create_device_login(
+                &device_code_hash(&device_code),
+                &code,
+                &client_name,
+                expires_at,
+            )
             .await?
         {
             let verification_uri = format!("{}/device", state.base_url);
@@ -244,8 +259,10 @@ pub async fn token(State(state): State<AppState>, req: Request) -> Response {
                 "slow_down",
                 "Too many polls from this address; wait Retry-After seconds.",
             );
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(decision.reset_secs.max(1)));
+            r.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(decision.reset_secs.max(1)),
+            );
             r
         }
     };
@@ -269,7 +286,11 @@ async fn exchange(state: &AppState, req: Request) -> Result<Response, ApiError> 
             &format!("grant_type must be {GRANT_TYPE}"),
         ));
     }
-    let Some(device_code) = map.get("device_code").and_then(Value::as_str).filter(|c| !c.is_empty()) else {
+    let Some(device_code) = map
+        .get("device_code")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+    else {
         return Ok(device_error(
             StatusCode::BAD_REQUEST,
             "invalid_request",
@@ -314,7 +335,9 @@ async fn exchange(state: &AppState, req: Request) -> Result<Response, ApiError> 
         ),
         DevicePoll::Approved(login) => {
             let Some(account_id) = login.account_id.clone() else {
-                return Err(ApiError::internal("an approved device login without an account"));
+                return Err(ApiError::internal(
+                    "an approved device login without an account",
+                ));
             };
             let key = ApiKey::generate();
             let scopes = Scopes::all();
@@ -363,14 +386,28 @@ pub struct VerifyQuery {
 pub async fn page(State(state): State<AppState>, Query(q): Query<VerifyQuery>) -> Response {
     let code = q.user_code.as_deref().and_then(normalize_user_code);
     let login = match &code {
-        Some(c) => state.store.device_login_by_user_code(c).await.ok().flatten(),
+        Some(c) => state
+            .store
+            .device_login_by_user_code(c)
+            .await
+            .ok()
+            .flatten(),
         None => None,
     };
     let now = now_millis();
     let (status, client_name) = match &login {
-        Some(l) if l.status == "pending" && l.expires_at > now => ("pending", l.client_name.clone()),
+        Some(l) if l.status == "pending" && l.expires_at > now => {
+            ("pending", l.client_name.clone())
+        }
         Some(l) if l.status == "pending" => ("expired", l.client_name.clone()),
-        Some(l) => (if l.status == "denied" { "denied" } else { "approved" }, l.client_name.clone()),
+        Some(l) => (
+            if l.status == "denied" {
+                "denied"
+            } else {
+                "approved"
+            },
+            l.client_name.clone(),
+        ),
         None => ("unknown", String::new()),
     };
     let ctx = minijinja::context! {
@@ -396,8 +433,14 @@ mod tests {
             assert!(c[5..].bytes().all(|b| CHARS.contains(&b)), "{c}");
             assert!(!c.contains(['I', 'L', 'O', '0', '1']), "{c}");
         }
-        assert_eq!(normalize_user_code("abcd-ef23").as_deref(), Some("ABCD-EF23"));
-        assert_eq!(normalize_user_code(" ABCD EF23 ").as_deref(), Some("ABCD-EF23"));
+        assert_eq!(
+            normalize_user_code("abcd-ef23").as_deref(),
+            Some("ABCD-EF23")
+        );
+        assert_eq!(
+            normalize_user_code(" ABCD EF23 ").as_deref(),
+            Some("ABCD-EF23")
+        );
         assert_eq!(normalize_user_code("ABC-EF23"), None);
     }
 }

@@ -83,7 +83,11 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
         ("/api/v1/feedback", Access::Keyed, post(feedback::post)),
         ("/api/v1/events", Access::Public, post(events::post)),
         ("/api/auth/device/code", Access::Public, post(device::code)),
-        ("/api/auth/device/token", Access::Public, post(device::token)),
+        (
+            "/api/auth/device/token",
+            Access::Public,
+            post(device::token),
+        ),
         ("/device", Access::Public, get(device::page)),
         ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),

@@ -704,7 +704,9 @@ pub enum DevicePoll {
     Unknown,
     Pending,
     /// Polled again sooner than the interval allows.
-    TooFast { wait_ms: Millis },
+    TooFast {
+        wait_ms: Millis,
+    },
     Approved(DeviceLogin),
     Denied,
     /// Expired, or its key was already delivered.

@@ -1217,16 +1217,54 @@ async fn device_logins(store: &SqlStore) {
     use control_plane::store::{DevicePoll, DeviceStore, now_millis};
     let acct = store.create_account("device@example.com", 1).await.unwrap();
     let later = now_millis() + 600_000;
-    assert!(store.create_device_login("h-old", "AAAA-2222", "old", now_millis() - 1).await.unwrap());
-    assert_eq!(store.poll_device_login("h-old", 0).await.unwrap(), DevicePoll::Expired);
-    assert!(store.create_device_login("h1", "BBBB-3333", "cli", later).await.unwrap());
-    assert!(!store.create_device_login("h2", "BBBB-3333", "other", later).await.unwrap(), "a live code is taken");
-    assert_eq!(store.poll_device_login("nope", 0).await.unwrap(), DevicePoll::Unknown);
-    assert_eq!(store.poll_device_login("h1", 3_000).await.unwrap(), DevicePoll::Pending);
-    assert!(matches!(store.poll_device_login("h1", 3_000).await.unwrap(), DevicePoll::TooFast { wait_ms } if wait_ms > 0 && wait_ms <= 3_000));
-    let approved = store.decide_device_login("BBBB-3333", Some(&acct.id)).await.unwrap().unwrap();
+    assert!(
+        store
+            .create_device_login("h-old", "AAAA-2222", "old", now_millis() - 1)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.poll_device_login("h-old", 0).await.unwrap(),
+        DevicePoll::Expired
+    );
+    assert!(
+        store
+            .create_device_login("h1", "BBBB-3333", "cli", later)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .create_device_login("h2", "BBBB-3333", "other", later)
+            .await
+            .unwrap(),
+        "a live code is taken"
+    );
+    assert_eq!(
+        store.poll_device_login("nope", 0).await.unwrap(),
+        DevicePoll::Unknown
+    );
+    assert_eq!(
+        store.poll_device_login("h1", 3_000).await.unwrap(),
+        DevicePoll::Pending
+    );
+    assert!(
+        matches!(store.poll_device_login("h1", 3_000).await.unwrap(), DevicePoll::TooFast { wait_ms } if wait_ms > 0 && wait_ms <= 3_000)
+    );
+    let approved = store
+        .decide_device_login("BBBB-3333", Some(&acct.id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(approved.status, "approved");
-    assert!(store.decide_device_login("BBBB-3333", None).await.unwrap().is_none(), "decided once");
+    assert!(
+        store
+            .decide_device_login("BBBB-3333", None)
+            .await
+            .unwrap()
+            .is_none(),
+        "decided once"
+    );
     let DevicePoll::Approved(login) = store.poll_device_login("h1", 0).await.unwrap() else {
         panic!("approved");
     };
@@ -1238,8 +1276,27 @@ async fn device_logins(store: &SqlStore) {
         scopes: "images:read".into(),
         rate_limit_per_minute: 120,
     };
-    assert!(store.deliver_device_key(&login.id, key(&"d".repeat(64))).await.unwrap().is_some());
-    assert!(store.deliver_device_key(&login.id, key(&"c".repeat(64))).await.unwrap().is_none(), "delivered once");
-    assert!(store.key_by_hash(&"c".repeat(64)).await.unwrap().is_none(), "no second key");
-    assert_eq!(store.poll_device_login("h1", 0).await.unwrap(), DevicePoll::Expired);
+    assert!(
+        store
+            .deliver_device_key(&login.id, key(&"d".repeat(64)))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        store
+            .deliver_device_key(&login.id, key(&"c".repeat(64)))
+            .await
+            .unwrap()
+            .is_none(),
+        "delivered once"
+    );
+    assert!(
+        store.key_by_hash(&"c".repeat(64)).await.unwrap().is_none(),
+        "no second key"
+    );
+    assert_eq!(
+        store.poll_device_login("h1", 0).await.unwrap(),
+        DevicePoll::Expired
+    );
 }

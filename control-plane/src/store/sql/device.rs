@@ -89,7 +89,11 @@ impl DeviceStore for SqlStore {
         user_code: &str,
         account_id: Option<&str>,
     ) -> Result<Option<DeviceLogin>, StoreError> {
-        let status = if account_id.is_some() { "approved" } else { "denied" };
+        let status = if account_id.is_some() {
+            "approved"
+        } else {
+            "denied"
+        };
         let row = sqlx::query(concat!(
             "UPDATE device_logins SET status = $1, account_id = $2 \
              WHERE user_code = $3 AND status = 'pending' AND expires_at > $4 RETURNING ",
@@ -151,7 +155,11 @@ impl DeviceStore for SqlStore {
         })
     }
 
-    async fn deliver_device_key(&self, login_id: &str, key: NewKey) -> Result<Option<KeyRecord>, StoreError> {
+    async fn deliver_device_key(
+        &self,
+        login_id: &str,
+        key: NewKey,
+    ) -> Result<Option<KeyRecord>, StoreError> {
         let mut tx = self.begin_write().await?;
         let key_id = new_id();
         let done = sqlx::query(
