@@ -190,6 +190,16 @@ impl TestApp {
     }
 }
 
+/// A response header that must be there, as text.
+pub fn header(r: &reqwest::Response, name: &str) -> String {
+    r.headers()
+        .get(name)
+        .unwrap_or_else(|| panic!("missing header {name}"))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// Parses a problem document and checks the members every problem carries.
 pub async fn problem(response: reqwest::Response, status: u16) -> serde_json::Value {
     assert_eq!(response.status().as_u16(), status, "unexpected status");

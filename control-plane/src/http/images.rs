@@ -184,18 +184,17 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
     })
 }
 
-/// Parses and validates the query string; errors name the parameter.
-pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
-    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+/// One image's fields from a query string (`w` and `h` for the box).
+/// Something that is not an integer is outside every range, so the range
+/// check names it with the same message.
+pub fn item_of(query: &super::extract::QueryParams) -> ImageItem {
     let get = |name: &str| query.get(name).map(str::to_owned);
-    // Something that is not an integer is outside every range, so the
-    // range check names it with the same message.
     let int = |name: &str| {
         query
             .get(name)
             .map(|v| super::extract::plain_int(v).unwrap_or(i64::MIN))
     };
-    let item = ImageItem {
+    ImageItem {
         make: get("make"),
         brand: get("brand"),
         model: get("model"),
@@ -206,7 +205,13 @@ pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), Api
         height: int("h"),
         size: get("size"),
         format: get("format"),
-    };
+    }
+}
+
+/// Parses and validates the query string; errors name the parameter.
+pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
+    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+    let item = item_of(&query);
     let params = validate(item, FieldNames::QUERY)?;
     let response = match query.get("response").map(str::trim) {
         None | Some("image") => ResponseForm::Image,

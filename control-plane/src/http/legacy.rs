@@ -26,9 +26,9 @@ use axum::response::{IntoResponse, Response};
 use vis_protocol::SizePreset;
 
 use super::auth::{Principal, cached_principal, presented_key, require_images_read};
-use super::extract::{QueryParams, if_none_match, plain_int};
+use super::extract::{QueryParams, if_none_match};
 use super::images::{
-    FieldNames, ImageItem, balance_of, delivery_error, header_value, image_headers, keyed,
+    FieldNames, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
     lookup_error, not_modified, validate,
 };
 use super::{context, rate};
@@ -83,19 +83,7 @@ struct Raw {
 fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
     let q = QueryParams::parse(raw_query, &KNOWN)?;
     let get = |name: &str| q.get(name).map(str::to_owned);
-    let int = |name: &str| q.get(name).map(|v| plain_int(v).unwrap_or(i64::MIN));
-    let item = ImageItem {
-        make: get("make"),
-        brand: get("brand"),
-        model: get("model"),
-        year: int("year"),
-        view: get("view"),
-        color: get("color"),
-        width: int("w"),
-        height: int("h"),
-        size: get("size"),
-        format: get("format"),
-    };
+    let item = item_of(&q);
     let params = validate(item, FieldNames::QUERY)?;
     // The spec's year rule here is "at least 1990"; the catalog decides the
     // newest, as on the API (1990 to 2027).

@@ -373,8 +373,8 @@ fn device_code_request() -> Value {
         "type": "object",
         "properties": {
             "client_name": { "type": "string", "maxLength": 80, "pattern": TEXT_OR_BLANK_PATTERN, "description": "Names the key to be made." },
-            "client_id": { "type": "string", "maxLength": 200, "pattern": TEXT_OR_BLANK_PATTERN, "description": "OAuth clients' id; the key's name when client_name is absent." },
-            "scope": { "type": "string", "maxLength": 200, "pattern": TEXT_OR_BLANK_PATTERN, "description": "Ignored: a device key has all three scopes." },
+            "client_id": { "description": "OAuth clients' id; the key's name when client_name is absent and this is plain text of at most 80 characters; anything else is ignored." },
+            "scope": { "description": "Ignored: a device key has all three scopes." },
         },
     })
 }
@@ -697,7 +697,7 @@ fn paths() -> Value {
         "/signin": html_page("Signing in"),
         "/device": { "get": {
             "summary": "The device-login verification page", "tags": ["account"],
-            "parameters": [{ "name": "user_code", "in": "query", "required": false, "schema": { "type": "string", "maxLength": 20 } }],
+            "parameters": [{ "name": "user_code", "in": "query", "required": false, "schema": { "type": "string" }, "description": "The code to show; any text (an unknown one says so)." }],
             "responses": { "200": { "description": "An HTML page.", "content": { "text/html": { "schema": { "type": "string" } } } } },
         } },
         "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
@@ -707,6 +707,61 @@ fn paths() -> Value {
             "responses": with(problems(&[404]), json!({ "200": { "description": "A static file (CSS, JavaScript, SVG)." }, "304": { "description": "Not modified." } })),
         } },
         "/images/car.png": { "get": legacy("get"), "head": legacy("head") },
+    });
+    let people_and_agents = json!({
+        "/api/v1/feedback": { "post": {
+            "summary": "Report a good or bad render", "operationId": "feedback", "tags": ["images"],
+            "description": "Scope account:read. Free; rate limited per key. Names the image by the request_id of the request that delivered it (this account's deliveries only) or by make, model and year (with view and colour). A negative report (verdict bad, or a rating of 1 or 2 without a verdict) from the third distinct account flags the render (flagged: true) and it is re-rendered under a new revision: later deliveries carry new bytes and a new ETag. Body at most 8 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
+                "201": { "description": "Recorded.", "headers": Value::Object(rate_headers()), "content": json_content("FeedbackResponse") },
+            })),
+        } },
+        "/api/auth/device/code": { "post": {
+            "summary": "Start a device login (RFC 8628)", "operationId": "deviceCode", "tags": ["account"],
+            "description": "Public; 20 a minute per client address. Returns a device code (keep it secret; poll with it), a user code for the person to approve at verification_uri, expires_in 600 and interval 3. client_name names the key to be made (OAuth clients' client_id is used when client_name is absent). Body optional: JSON or a form.",
+            "requestBody": { "required": false, "content": {
+                "application/json": { "schema": device_code_request() },
+                "application/x-www-form-urlencoded": { "schema": device_code_request() },
+            } },
+            "responses": with(problems(&[400, 413, 429, 503]), json!({
+                "201": { "description": "The codes.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceCodeResponse") },
+            })),
+        } },
+        "/api/auth/device/token": { "post": {
+            "summary": "Poll a device login for its API key", "operationId": "deviceToken", "tags": ["account"],
+            "description": "Public; 60 a minute per client address. Poll every interval seconds with the device code: 400 authorization_pending until the person approves, then 200 with the key (scopes images:read account:read billing:write) exactly once; later polls answer expired_token. 429 slow_down (with Retry-After) when polled sooner than the interval; 400 access_denied when denied; 400 expired_token after 600 s; 400 invalid_request for a missing or unknown code. Errors use the DeviceError body, which OAuth 2.0 clients read. JSON or a form (grant_type, when sent, is urn:ietf:params:oauth:grant-type:device_code).",
+            "requestBody": { "required": true, "content": {
+                "application/json": { "schema": device_token_request() },
+                "application/x-www-form-urlencoded": { "schema": device_token_request() },
+            } },
+            "responses": with(problems(&[503]), json!({
+                "200": { "description": "The API key, shown once.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceTokenResponse") },
+                "400": { "description": "authorization_pending, access_denied, expired_token or invalid_request.", "content": json_content("DeviceError") },
+                "429": { "description": "slow_down: wait Retry-After seconds.", "headers": { "Retry-After": int_header("Seconds to wait.") }, "content": json_content("DeviceError") },
+            })),
+        } },
+        "/api/mcp": { "post": {
+            "summary": "The remote MCP endpoint (Model Context Protocol, Streamable HTTP)", "operationId": "mcp", "tags": ["images"],
+            "description": "An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                "type": "object",
+                "description": "A JSON-RPC 2.0 request (with id) or notification (initialize, tools/list, tools/call, …).",
+                "required": ["jsonrpc", "method"],
+                "properties": {
+                    "jsonrpc": { "const": "2.0" },
+                    "id": { "type": ["string", "integer"] },
+                    "method": { "type": "string", "description": "initialize, ping, tools/list, tools/call, notifications/initialized, …; an unknown method is a JSON-RPC error in a 200." },
+                    "params": { "type": ["object", "null"] },
+                },
+            } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 405, 406, 413, 415, 422, 429, 500]), json!({
+                "200": { "description": "The JSON-RPC response.", "content": { "application/json": { "schema": { "type": "object" } }, "text/event-stream": { "schema": { "type": "string" } } } },
+                "202": { "description": "A notification or response accepted." },
+            })),
+        } },
     });
     let mut api = json!({
         "/healthz": { "get": {
@@ -776,49 +831,6 @@ fn paths() -> Value {
             })),
         } },
         "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },
-        "/api/v1/feedback": { "post": {
-            "summary": "Report a good or bad render", "operationId": "feedback", "tags": ["images"],
-            "description": "Scope account:read. Free; rate limited per key. Names the image by the request_id of the request that delivered it (this account's deliveries only) or by make, model and year (with view and colour). A negative report (verdict bad, or a rating of 1 or 2 without a verdict) from the third distinct account flags the render (flagged: true) and it is re-rendered under a new revision: later deliveries carry new bytes and a new ETag. Body at most 8 KiB.",
-            "security": keyed(),
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" } } } },
-            "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
-                "201": { "description": "Recorded.", "headers": Value::Object(rate_headers()), "content": json_content("FeedbackResponse") },
-            })),
-        } },
-        "/api/auth/device/code": { "post": {
-            "summary": "Start a device login (RFC 8628)", "operationId": "deviceCode", "tags": ["account"],
-            "description": "Public; 20 a minute per client address. Returns a device code (keep it secret; poll with it), a user code for the person to approve at verification_uri, expires_in 600 and interval 3. client_name names the key to be made (OAuth clients' client_id is used when client_name is absent). Body optional: JSON or a form.",
-            "requestBody": { "required": false, "content": {
-                "application/json": { "schema": device_code_request() },
-                "application/x-www-form-urlencoded": { "schema": device_code_request() },
-            } },
-            "responses": with(problems(&[400, 413, 429, 503]), json!({
-                "201": { "description": "The codes.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceCodeResponse") },
-            })),
-        } },
-        "/api/auth/device/token": { "post": {
-            "summary": "Poll a device login for its API key", "operationId": "deviceToken", "tags": ["account"],
-            "description": "Public; 60 a minute per client address. Poll every interval seconds with the device code: 400 authorization_pending until the person approves, then 200 with the key (scopes images:read account:read billing:write) exactly once; later polls answer expired_token. 429 slow_down (with Retry-After) when polled sooner than the interval; 400 access_denied when denied; 400 expired_token after 600 s; 400 invalid_request for a missing or unknown code. Errors use the DeviceError body, which OAuth 2.0 clients read. JSON or a form (grant_type, when sent, is urn:ietf:params:oauth:grant-type:device_code).",
-            "requestBody": { "required": true, "content": {
-                "application/json": { "schema": device_token_request() },
-                "application/x-www-form-urlencoded": { "schema": device_token_request() },
-            } },
-            "responses": with(problems(&[503]), json!({
-                "200": { "description": "The API key, shown once.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceTokenResponse") },
-                "400": { "description": "authorization_pending, access_denied, expired_token or invalid_request.", "content": json_content("DeviceError") },
-                "429": { "description": "slow_down: wait Retry-After seconds.", "headers": { "Retry-After": int_header("Seconds to wait.") }, "content": json_content("DeviceError") },
-            })),
-        } },
-        "/api/mcp": { "post": {
-            "summary": "The remote MCP endpoint (Model Context Protocol, Streamable HTTP)", "operationId": "mcp", "tags": ["images"],
-            "description": "An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.",
-            "security": keyed(),
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "description": "A JSON-RPC 2.0 request or notification (initialize, tools/list, tools/call, …)." } } } },
-            "responses": with(problems(&[400, 401, 403, 404, 405, 406, 413, 415, 422, 429, 500]), json!({
-                "200": { "description": "The JSON-RPC response.", "content": { "application/json": { "schema": { "type": "object" } }, "text/event-stream": { "schema": { "type": "string" } } } },
-                "202": { "description": "A notification or response accepted." },
-            })),
-        } },
         "/api/v1/events": { "post": {
             "summary": "The telemetry sink", "operationId": "events", "tags": ["operations"],
             "description": "Public (CORS), never billed, never tied to an account. 120 batches per minute per IP; body at most 32 KiB; 1 to 20 events. Answers 202 at once; events are written after the answer, in batches. A full queue is a 503 (nothing of the batch kept).",
@@ -828,8 +840,10 @@ fn paths() -> Value {
             })),
         } },
     });
-    if let (Value::Object(api), Value::Object(front)) = (&mut api, front_door) {
-        api.extend(front);
+    for more in [front_door, people_and_agents] {
+        if let (Value::Object(api), Value::Object(more)) = (&mut api, more) {
+            api.extend(more);
+        }
     }
     api
 }

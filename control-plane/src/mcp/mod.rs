@@ -249,6 +249,19 @@ pub async fn endpoint(State(state): State<AppState>, req: Request) -> Response {
         Some(decision)
     };
     let mut req = Request::from_parts(parts, Body::from(bytes));
+    // A client that names neither answer type (curl, a plain HTTP library)
+    // takes what the transport sends: JSON here.
+    let accepts = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json") || v.contains("text/event-stream"));
+    if !accepts {
+        req.headers_mut().insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+    }
     req.extensions_mut().insert(state.clone());
     let response = match state.mcp.clone().oneshot(req).await {
         Ok(r) => r.map(Body::new),

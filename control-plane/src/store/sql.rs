@@ -106,6 +106,31 @@ impl SqlStore {
         &self.pool
     }
 
+    /// Marks `id` revoked with `update` (binds: now, id) and announces it
+    /// on the revocation feed in the same transaction; false when it was
+    /// already revoked.
+    async fn revoke(
+        &self,
+        update: &'static str,
+        kind: RevokedKind,
+        id: &str,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let now = now_millis();
+        let done = sqlx::query(update)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        announce_revocation(&mut tx, kind, id, now).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(true)
+    }
+
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
         let tx = match self.dialect {
             Dialect::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
@@ -227,6 +252,29 @@ macro_rules! key_cols {
         "id, account_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at"
     };
 }
+
+/// Inserts one API key row (its hash, never the key) and returns it.
+async fn insert_key(
+    conn: &mut sqlx::AnyConnection,
+    id: &str,
+    key: &NewKey,
+) -> Result<KeyRecord, StoreError> {
+    let row = sqlx::query(concat!("INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash, scopes, rate_limit_per_minute, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", key_cols!()))
+    .bind(id)
+    .bind(&key.account_id)
+    .bind(&key.name)
+    .bind(&key.display_prefix)
+    .bind(&key.key_hash)
+    .bind(&key.scopes)
+    .bind(key.rate_limit_per_minute)
+    .bind(now_millis())
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(map_err)?;
+    key_from(&row).map_err(map_err)
+}
+
 macro_rules! job_cols {
     () => {
         "id, variant, revision, shape, status, attempts, lease_owner, error, duration_ms, created_at"
@@ -446,20 +494,8 @@ impl LedgerStore for SqlStore {
 #[async_trait]
 impl KeyStore for SqlStore {
     async fn create_key(&self, key: NewKey) -> Result<KeyRecord, StoreError> {
-        let row = sqlx::query(concat!("INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash, scopes, rate_limit_per_minute, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", key_cols!()))
-        .bind(new_id())
-        .bind(&key.account_id)
-        .bind(&key.name)
-        .bind(&key.display_prefix)
-        .bind(&key.key_hash)
-        .bind(&key.scopes)
-        .bind(key.rate_limit_per_minute)
-        .bind(now_millis())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(map_err)?;
-        key_from(&row).map_err(map_err)
+        let mut conn = self.pool.acquire().await.map_err(map_err)?;
+        insert_key(&mut conn, &new_id(), &key).await
     }
 
     async fn key_by_hash(&self, key_hash: &str) -> Result<Option<KeyRecord>, StoreError> {
@@ -512,21 +548,12 @@ impl KeyStore for SqlStore {
     }
 
     async fn revoke_key(&self, id: &str) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let now = now_millis();
-        let done =
-            sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-                .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await
-                .map_err(map_err)?;
-        if done.rows_affected() == 0 {
-            return Ok(false);
-        }
-        announce_revocation(&mut tx, RevokedKind::Key, id, now).await?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(true)
+        self.revoke(
+            "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+            RevokedKind::Key,
+            id,
+        )
+        .await
     }
 }
 
@@ -576,21 +603,12 @@ impl PartnerStore for SqlStore {
     }
 
     async fn revoke_partner(&self, id: &str) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let now = now_millis();
-        let done =
-            sqlx::query("UPDATE partners SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-                .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await
-                .map_err(map_err)?;
-        if done.rows_affected() == 0 {
-            return Ok(false);
-        }
-        announce_revocation(&mut tx, RevokedKind::Partner, id, now).await?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(true)
+        self.revoke(
+            "UPDATE partners SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+            RevokedKind::Partner,
+            id,
+        )
+        .await
     }
 
     async fn live_partners(&self) -> Result<Vec<Partner>, StoreError> {

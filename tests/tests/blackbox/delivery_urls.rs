@@ -10,7 +10,9 @@ use std::time::Duration;
 use control_plane::http::image_urls::rfc3339;
 use control_plane::store::{DeliveryUrlStore, SqlStore};
 use serde_json::{Value, json};
-use vis_tests::{Counting, Failing, TestApp, concurrent_statuses, count, problem, real_renderer};
+use vis_tests::{
+    Counting, Failing, TestApp, concurrent_statuses, count, header, problem, real_renderer,
+};
 
 const CAMRY: &str =
     "/api/v1/images/car?make=toyota&model=camry&year=2019&color=red&view=side&w=256";
@@ -27,15 +29,6 @@ async fn balance(app: &TestApp, key: &str) -> i64 {
         .await
         .unwrap();
     v["data"]["credits"].as_i64().unwrap()
-}
-
-fn header(r: &reqwest::Response, name: &str) -> String {
-    r.headers()
-        .get(name)
-        .unwrap_or_else(|| panic!("missing header {name}"))
-        .to_str()
-        .unwrap()
-        .to_owned()
 }
 
 async fn post_urls(app: &TestApp, key: &str, body: &Value) -> reqwest::Response {

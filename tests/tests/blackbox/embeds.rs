@@ -6,19 +6,10 @@
 use std::time::{Duration, Instant};
 
 use control_plane::embeds::signature::sign;
-use vis_tests::{TestApp, problem, real_renderer};
+use vis_tests::{TestApp, header, problem, real_renderer};
 
 const CAMRY: &str = "make=toyota&model=camry&year=2019&view=side&color=red&w=256&format=png";
 const PUBLIC: &str = "public, max-age=300, s-maxage=3600, stale-while-revalidate=60";
-
-fn header(r: &reqwest::Response, name: &str) -> String {
-    r.headers()
-        .get(name)
-        .unwrap_or_else(|| panic!("missing header {name}"))
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
 
 fn now() -> u64 {
     std::time::SystemTime::now()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use control_plane::store::{DeliveryStore, SqlStore};
 use vis_tests::{
-    Counting, Failing, Gated, TestApp, concurrent_statuses, count, problem, real_renderer,
+    Counting, Failing, Gated, TestApp, concurrent_statuses, count, header, problem, real_renderer,
 };
 
 const CAMRY: &str =
@@ -54,15 +54,6 @@ async fn wait_for_metric(app: &TestApp, metric: &str, value: i64) {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     panic!("{metric} never reached {value}");
-}
-
-fn header(r: &reqwest::Response, name: &str) -> String {
-    r.headers()
-        .get(name)
-        .unwrap_or_else(|| panic!("missing header {name}"))
-        .to_str()
-        .unwrap()
-        .to_owned()
 }
 
 #[tokio::test]

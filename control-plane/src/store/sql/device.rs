@@ -172,26 +172,13 @@ impl DeviceStore for SqlStore {
         if done.rows_affected() == 0 {
             return Ok(None);
         }
-        let row = sqlx::query(concat!("INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash, scopes, rate_limit_per_minute, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", key_cols!()))
-        .bind(&key_id)
-        .bind(&key.account_id)
-        .bind(&key.name)
-        .bind(&key.display_prefix)
-        .bind(&key.key_hash)
-        .bind(&key.scopes)
-        .bind(key.rate_limit_per_minute)
-        .bind(now_millis())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(map_err)?;
+        let record = insert_key(&mut tx, &key_id, &key).await?;
         sqlx::query("UPDATE device_logins SET key_id = $1 WHERE id = $2")
             .bind(&key_id)
             .bind(login_id)
             .execute(&mut *tx)
             .await
             .map_err(map_err)?;
-        let record = key_from(&row).map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;
         Ok(Some(record))
     }
