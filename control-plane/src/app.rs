@@ -58,6 +58,12 @@ pub struct Shared {
     pub mcp: crate::mcp::McpService,
     /// When feedback flags a render, and what follows (`[feedback]`).
     pub feedback: crate::config::FeedbackConfig,
+    /// Pages for people: the web secret, cookies, mail (`http::web`).
+    pub web: crate::http::web::Web,
+    /// The payment provider that sells credit packs (`[payments]`).
+    pub payments: Arc<dyn crate::payments::PaymentProvider>,
+    /// The sandbox provider, when it is the one in use (its pages).
+    pub sandbox: Option<Arc<crate::payments::sandbox::SandboxProvider>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -121,6 +127,45 @@ pub fn wgpu_backend(config: &Config) -> Result<Arc<dyn RenderBackend>, StartErro
     .map_err(|e| StartError::Renderer(e.to_string()))?;
     tracing::info!(adapter = %renderer.adapter().name, backend = ?renderer.adapter().backend, "renderer ready");
     Ok(Arc::new(InProcessRenderer::new(Arc::new(renderer))))
+}
+
+/// The provider `[payments]` names; the sandbox's webhook secret is made
+/// once and shared through the database, like the other generated secrets.
+async fn payment_provider(
+    config: &Config,
+    base_url: &str,
+    store: &dyn Store,
+    web_secret: &str,
+) -> Result<
+    (
+        Arc<dyn crate::payments::PaymentProvider>,
+        Option<Arc<crate::payments::sandbox::SandboxProvider>>,
+    ),
+    StartError,
+> {
+    use crate::config::Secret;
+    let p = &config.payments;
+    if p.provider == "stripe" {
+        let (Some(key), Some(hook)) = (&p.stripe_api_key, &p.stripe_webhook_secret) else {
+            return Err(StartError::Config("[payments] stripe needs stripe_api_key and stripe_webhook_secret".into()));
+        };
+        let stripe = crate::payments::stripe::StripeProvider::new(
+            key.clone(),
+            hook.clone(),
+            p.stripe_api_base.clone(),
+        )
+        .map_err(|e| StartError::Config(e.to_string()))?;
+        return Ok((Arc::new(stripe), None));
+    }
+    let hook = store
+        .setting_or_insert("sandbox_webhook_secret", &format!("whsec_{}", tokens::generate_secret()))
+        .await?;
+    let sandbox = Arc::new(crate::payments::sandbox::SandboxProvider::new(
+        base_url.to_owned(),
+        Secret::new(hook),
+        Secret::new(format!("portal:{web_secret}").into_bytes()),
+    ));
+    Ok((Arc::clone(&sandbox) as Arc<dyn crate::payments::PaymentProvider>, Some(sandbox)))
 }
 
 impl App {
@@ -272,6 +317,21 @@ impl App {
             crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());
         }
         let pages = crate::http::pages::Pages::new().map_err(StartError::Config)?;
+        let web_secret = store
+            .setting_or_insert(crate::http::web::SECRET_SETTING, &tokens::generate_secret())
+            .await?;
+        let mailer = crate::people::mail::Mailer::new(
+            &config.mail.from,
+            config.mail.smtp_url.as_ref(),
+            &config
+                .mail
+                .outbox
+                .clone()
+                .unwrap_or_else(|| config.data_dir.join("outbox")),
+        )
+        .map_err(|e| StartError::Config(e.to_string()))?;
+        let web = crate::http::web::Web::new(web_secret.as_bytes(), &base_url, mailer);
+        let (payments, sandbox) = payment_provider(&config, &base_url, &*store, &web_secret).await?;
         let base_url_for_mcp = base_url.clone();
         let state = AppState(Arc::new(Shared {
             events,
@@ -289,6 +349,9 @@ impl App {
             pages,
             mcp: crate::mcp::service(&base_url_for_mcp),
             feedback: config.feedback.clone(),
+            web,
+            payments,
+            sandbox,
         }));
         Ok(App {
             listener,

@@ -56,6 +56,8 @@ pub struct Config {
     pub embeds: EmbedsConfig,
     pub playground: PlaygroundConfig,
     pub feedback: FeedbackConfig,
+    pub mail: MailConfig,
+    pub payments: PaymentsConfig,
     /// A second address serving only `GET /metrics`; when set, the main
     /// listener no longer serves it (operators keep it off the internet).
     pub metrics_listen: Option<SocketAddr>,
@@ -145,6 +147,77 @@ impl Default for FeedbackConfig {
         FeedbackConfig {
             flag_after: 3,
             auto_rerender: true,
+        }
+    }
+}
+
+/// Mail to people (`[mail]`, docs/accounts.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MailConfig {
+    /// The sender, `Name <address>`.
+    pub from: String,
+    /// `smtps://user:password@host:465` or `smtp://host:587?tls=required`
+    /// (`VIS_SMTP_URL`). Unset: messages go to `outbox` as `.eml` files.
+    pub smtp_url: Option<Secret<String>>,
+    /// Default `<data_dir>/outbox`.
+    pub outbox: Option<PathBuf>,
+}
+
+impl Default for MailConfig {
+    fn default() -> Self {
+        MailConfig {
+            from: "Vehicle Image Service <noreply@localhost>".into(),
+            smtp_url: None,
+            outbox: None,
+        }
+    }
+}
+
+/// Which payment provider sells credit packs (`[payments]`, docs/billing.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PaymentsConfig {
+    /// `sandbox` (the default: test payments on a page the service serves)
+    /// or `stripe` (`VIS_PAYMENTS_PROVIDER`).
+    pub provider: String,
+    /// Stripe's secret API key, `sk_live_…` or `sk_test_…` (`VIS_STRIPE_API_KEY`).
+    pub stripe_api_key: Option<Secret<String>>,
+    /// The signing secret of the Stripe webhook endpoint, `whsec_…`
+    /// (`VIS_STRIPE_WEBHOOK_SECRET`).
+    pub stripe_webhook_secret: Option<Secret<String>>,
+    /// Stripe's API address (tests point it at a recorder).
+    pub stripe_api_base: String,
+}
+
+impl Default for PaymentsConfig {
+    fn default() -> Self {
+        PaymentsConfig {
+            provider: "sandbox".into(),
+            stripe_api_key: None,
+            stripe_webhook_secret: None,
+            stripe_api_base: "https://api.stripe.com".into(),
+        }
+    }
+}
+
+impl PaymentsConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        match self.provider.as_str() {
+            "sandbox" => Ok(()),
+            "stripe" if self.stripe_api_key.is_none() => Err(ConfigError::Invalid {
+                field: "payments.stripe_api_key",
+                message: "is required with provider = \"stripe\"".into(),
+            }),
+            "stripe" if self.stripe_webhook_secret.is_none() => Err(ConfigError::Invalid {
+                field: "payments.stripe_webhook_secret",
+                message: "is required with provider = \"stripe\"".into(),
+            }),
+            "stripe" => Ok(()),
+            other => Err(ConfigError::Invalid {
+                field: "payments.provider",
+                message: format!("unknown provider {other:?}; expected sandbox or stripe"),
+            }),
         }
     }
 }
@@ -385,6 +458,8 @@ pub struct FileConfig {
     pub embeds: Option<EmbedsConfig>,
     pub playground: Option<PlaygroundConfig>,
     pub feedback: Option<FeedbackConfig>,
+    pub mail: Option<MailConfig>,
+    pub payments: Option<PaymentsConfig>,
     pub metrics_listen: Option<SocketAddr>,
 }
 
@@ -433,6 +508,18 @@ pub struct Overrides {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub allow_legacy_query_keys: Option<bool>,
+    /// `[mail] smtp_url`.
+    #[arg(long, env = "VIS_SMTP_URL", global = true, hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// `[payments] provider`.
+    #[arg(long, env = "VIS_PAYMENTS_PROVIDER", global = true)]
+    pub payments_provider: Option<String>,
+    /// `[payments] stripe_api_key`.
+    #[arg(long, env = "VIS_STRIPE_API_KEY", global = true, hide_env_values = true)]
+    pub stripe_api_key: Option<String>,
+    /// `[payments] stripe_webhook_secret`.
+    #[arg(long, env = "VIS_STRIPE_WEBHOOK_SECRET", global = true, hide_env_values = true)]
+    pub stripe_webhook_secret: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -550,6 +637,24 @@ impl Config {
                 message: "must be at least 1".into(),
             });
         }
+        let mut mail = file.mail.unwrap_or_default();
+        if let Some(url) = o.smtp_url {
+            mail.smtp_url = Some(Secret::new(url));
+        }
+        if mail.outbox.is_none() {
+            mail.outbox = Some(data_dir.join("outbox"));
+        }
+        let mut payments = file.payments.unwrap_or_default();
+        if let Some(provider) = o.payments_provider {
+            payments.provider = provider;
+        }
+        if let Some(key) = o.stripe_api_key {
+            payments.stripe_api_key = Some(Secret::new(key));
+        }
+        if let Some(secret) = o.stripe_webhook_secret {
+            payments.stripe_webhook_secret = Some(Secret::new(secret));
+        }
+        payments.validate()?;
         Ok(Config {
             listen,
             base_url,
@@ -565,6 +670,8 @@ impl Config {
             embeds,
             playground,
             feedback,
+            mail,
+            payments,
             metrics_listen: o.metrics_listen.or(file.metrics_listen),
         })
     }

@@ -21,6 +21,7 @@ pub mod mcp;
 pub mod memory;
 pub mod metrics;
 pub mod objects;
+pub mod people;
 pub mod ratelimit;
 pub mod renders;
 pub mod revocations;

@@ -38,6 +38,8 @@ pub struct Metrics {
     pub renders_flagged: Counter,
     /// Images served by `GET /images/car.png`, by grant.
     legacy_images: Family<[(&'static str, &'static str); 1], Counter>,
+    /// Payment-provider events handled, by outcome.
+    payment_events: Family<[(&'static str, &'static str); 1], Counter>,
     render_ms: Histogram,
     /// Sum and count of render times, for the queue-wait estimate.
     render_totals: Mutex<(f64, u64)>,
@@ -48,6 +50,11 @@ impl Metrics {
     /// Counts one image of `GET /images/car.png` served under `grant`.
     pub fn legacy_image(&self, grant: &'static str) {
         self.legacy_images.get_or_create(&[("grant", grant)]).inc();
+    }
+
+    /// Counts one payment-provider event, by what it did.
+    pub fn payment_event(&self, outcome: &'static str) {
+        self.payment_events.get_or_create(&[("outcome", outcome)]).inc();
     }
 }
 
@@ -70,6 +77,7 @@ impl Default for Metrics {
             delivery_url_refunds: Counter::default(),
             renders_flagged: Counter::default(),
             legacy_images: Family::default(),
+            payment_events: Family::default(),
             render_ms: Histogram::new(BUCKETS_MS),
             render_totals: Mutex::new((0.0, 0)),
             registry: Registry::default(),
@@ -154,6 +162,11 @@ impl Default for Metrics {
             "vis_legacy_images",
             "Images served by GET /images/car.png, by grant (signed, cached, example, key, playground).",
             m.legacy_images.clone(),
+        );
+        registry.register(
+            "vis_payment_events",
+            "Payment-provider webhook events, by outcome (credited, duplicate, already_paid, unknown_purchase, amount_mismatch, ignored).",
+            m.payment_events.clone(),
         );
         registry.register(
             "vis_render_duration_ms",

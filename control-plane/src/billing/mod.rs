@@ -22,6 +22,11 @@ pub struct Pack {
     pub label: &'static str,
 }
 
+/// The pack of `credits`, if it is one of [`PACKS`].
+pub fn pack(credits: i64) -> Option<Pack> {
+    PACKS.iter().copied().find(|p| p.credits == credits)
+}
+
 /// Credit packs (spec §1): 5000 / $5, 10000 / $10, 25000 / $25, 100000 / $100.
 pub const PACKS: [Pack; 4] = [
     Pack {

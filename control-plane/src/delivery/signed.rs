@@ -165,6 +165,12 @@ impl SignedUrls {
         }
     }
 
+    /// The token of the URL with row `id` (the dashboard lists an account's
+    /// URLs again); None for an id that is not a UUID.
+    pub fn token_of(&self, id: &str) -> Option<String> {
+        uuid::Uuid::parse_str(id).ok().map(|u| self.key.sign(u))
+    }
+
     /// Mints one URL per item, billed as one debit of their number.
     /// `ttl_secs` is clamped to the deployment's bounds; `max_uses` 0 means
     /// unlimited until expiry.

@@ -384,9 +384,26 @@ pub struct VerifyQuery {
     user_code: Option<String>,
 }
 
-/// `GET /device`: the verification page.
-pub async fn page(State(state): State<AppState>, Query(q): Query<VerifyQuery>) -> Response {
-    let code = q.user_code.as_deref().and_then(normalize_user_code);
+/// `GET /device`: the verification page. A signed-in person sees the
+/// client's name and the code, and approves or denies; anyone else is
+/// asked to sign in first.
+pub async fn page(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    Query(q): Query<VerifyQuery>,
+) -> Response {
+    let account = super::web::signed_in(&state, &headers).await;
+    verification(&state, &headers, account.as_ref(), q.user_code.as_deref(), StatusCode::OK).await
+}
+
+async fn verification(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+    account: Option<&crate::store::Account>,
+    entered: Option<&str>,
+    status_code: StatusCode,
+) -> Response {
+    let code = entered.and_then(normalize_user_code);
     let login = match &code {
         Some(c) => state
             .store
@@ -412,13 +429,55 @@ pub async fn page(State(state): State<AppState>, Query(q): Query<VerifyQuery>) -
         ),
         None => ("unknown", String::new()),
     };
+    let code = code.unwrap_or_default();
+    let next = format!("/device?user_code={code}");
     let ctx = minijinja::context! {
-        user_code => code.unwrap_or_default(),
-        entered => q.user_code.is_some(),
+        user_code => code,
+        entered => entered.is_some(),
         status => status,
         client_name => client_name,
+        signin_next => form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>(),
     };
-    super::pages::render_page(&state, "device.html", "signin", ctx)
+    super::web::render(state, headers, status_code, "device.html", "account", account, ctx)
+}
+
+/// `POST /device`: the signed-in person approves (`decision=approve`) or
+/// denies a pending login; the device's next poll gets the key or
+/// `access_denied`.
+pub async fn decide(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let form = match super::web::read_form(&state, &headers, &body) {
+        Ok(f) => f,
+        Err(why) => return super::web::refusal(&state, &headers, why),
+    };
+    let entered = form.get("user_code").unwrap_or_default().to_owned();
+    let next = format!("/device?user_code={entered}");
+    let account = match super::web::require_signed_in(&state, &headers, &next).await {
+        Ok(a) => a,
+        Err(redirect) => return redirect,
+    };
+    let approve = match form.get("decision") {
+        Some("approve") => true,
+        Some("deny") => false,
+        _ => {
+            return super::web::notice(&state, &headers, StatusCode::BAD_REQUEST, "Approve or deny", "Choose Approve or Deny.");
+        }
+    };
+    if let Some(code) = normalize_user_code(&entered) {
+        let owner = approve.then_some(account.id.as_str());
+        match state.store.decide_device_login(&code, owner).await {
+            Ok(Some(login)) => tracing::info!(
+                account.id = %account.id, login.id = %login.id, approved = approve,
+                "device login decided on the web"
+            ),
+            Ok(None) => {}
+            Err(e) => return ApiError::from(e).into_response(),
+        }
+    }
+    verification(&state, &headers, Some(&account), Some(&entered), StatusCode::OK).await
 }
 
 #[cfg(test)]

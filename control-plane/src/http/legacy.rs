@@ -8,7 +8,7 @@
 //! | 2 | `mode=cached` (only variants already rendered) | free | `public` |
 //! | 3 | one of the home page's example images | free | `public`, shared cache 1 h |
 //! | 4 | an API key (header; `key` only when the deployment allows it) | 1 credit | `private, no-store` |
-//! | 5 | the playground cookie | free | `private` |
+//! | 5 | the playground cookie, or a signed-in session | free | `private` |
 //!
 //! Anything else is a 401. An unsigned request whose values are not spelt
 //! canonically (a name instead of a slug, `brand`, an alias view, upper
@@ -160,6 +160,7 @@ enum Grant {
     Cached,
     Example,
     Playground,
+    Session,
 }
 
 impl Grant {
@@ -169,14 +170,14 @@ impl Grant {
                 header_value(&format!("public, max-age={remaining_secs}"))
             }
             Grant::Cached | Grant::Example => HeaderValue::from_static(PUBLIC_CACHE),
-            Grant::Playground => HeaderValue::from_static(PLAYGROUND_CACHE),
+            Grant::Playground | Grant::Session => HeaderValue::from_static(PLAYGROUND_CACHE),
         }
     }
 
     fn admission(self, state: &AppState) -> Admission {
         match self {
             Grant::Cached => Admission::CachedOnly,
-            Grant::Playground => Admission::Free {
+            Grant::Playground | Grant::Session => Admission::Free {
                 per_day: state.embeds.playground.cold_per_day,
                 reserve_percent: state.embeds.playground.budget_reserve_percent,
             },
@@ -190,6 +191,7 @@ impl Grant {
             Grant::Cached => "cached",
             Grant::Example => "example",
             Grant::Playground => "playground",
+            Grant::Session => "session",
         }
     }
 }
@@ -213,7 +215,7 @@ async fn handle(state: AppState, req: Request) -> Response {
         .map(|ConnectInfo(addr)| addr.ip().to_string());
     let query = parts.uri.query().map(str::to_owned);
     let header_key = presented_key(&parts).map(str::to_owned);
-    let cookie = playground_cookie(&parts.headers);
+    let cookie = super::web::cookie(&parts.headers, playground::COOKIE).map(str::to_owned);
     let result = route(
         &state,
         Incoming {
@@ -288,24 +290,25 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
         })
         .await);
     }
-    // 5. The playground cookie.
-    if inc
-        .cookie
-        .is_some_and(|c| state.embeds.cookies.verify(c, now))
-    {
+    // 5. A signed-in session (limited per account), or the playground
+    // cookie (limited per client address); cold renders of either draw on
+    // the playground's daily allowance.
+    let session = match super::web::cookie(inc.headers, super::web::SESSION_COOKIE) {
+        Some(_) => super::web::signed_in(state, inc.headers).await,
+        None => None,
+    };
+    let free = match &session {
+        Some(account) => Some((Grant::Session, format!("session:{}", account.id))),
+        None if inc.cookie.is_some_and(|c| state.embeds.cookies.verify(c, now)) => {
+            Some((Grant::Playground, format!("playground:{}", inc.peer)))
+        }
+        None => None,
+    };
+    if let Some((grant, subject)) = free {
         let limit = state.embeds.playground.per_minute;
-        let (decision, admitted) = rate::check_ip(state, "playground", inc.peer, limit).await;
+        let (decision, admitted) = rate::check_ip(state, "car-png", &subject, limit).await;
         let result = match admitted {
-            Ok(()) => {
-                serve_free(
-                    state,
-                    &resolved,
-                    Grant::Playground,
-                    inc.headers,
-                    inc.is_head,
-                )
-                .await
-            }
+            Ok(()) => serve_free(state, &resolved, grant, inc.headers, inc.is_head).await,
             Err(refused) => Err(refused),
         };
         return Ok(rate::with_headers(
@@ -316,7 +319,7 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
     let detail = if p.key.is_some() {
         "The key query parameter is not accepted by this deployment: send the key in Authorization: Bearer <API_KEY>, or use a partner-signed URL (see /docs/embeds)."
     } else {
-        "This image needs a grant: a partner signature (exp and sig), mode=cached, an API key in Authorization, or the playground. See /docs/embeds."
+        "This image needs a grant: a partner signature (exp and sig), mode=cached, an API key in Authorization, the playground, or a signed-in session. See /docs/embeds."
     };
     Err(ApiError::Unauthorized(detail.into()))
 }
@@ -343,17 +346,6 @@ fn redirect(query: &str) -> Response {
         HeaderValue::from_static("public, max-age=86400"),
     );
     r
-}
-
-fn playground_cookie(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == playground::COOKIE)
-        .map(|(_, value)| value.to_owned())
 }
 
 fn legacy_location(state: &AppState, r: &Resolved) -> HeaderValue {

@@ -3,6 +3,8 @@
 
 pub mod account;
 pub mod auth;
+pub mod billing;
+pub mod dashboard;
 pub mod context;
 pub mod delivery;
 pub mod device;
@@ -19,10 +21,12 @@ pub mod middleware;
 pub mod openapi;
 pub mod options;
 pub mod pages;
+pub mod people;
 pub mod rate;
 pub mod resolve;
 pub mod server;
 pub mod vehicles;
+pub mod web;
 
 use std::time::Duration;
 
@@ -43,6 +47,8 @@ pub enum Access {
     Public,
     /// An API key in a header; not exposed to browsers through CORS.
     Keyed,
+    /// Pages for people, signed in by a cookie: same-origin only (no CORS).
+    Web,
 }
 
 /// Every route the service answers, in one table: the router is built from
@@ -54,7 +60,59 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
         ("/", Access::Public, get(pages::home)),
         ("/playground", Access::Public, get(pages::playground)),
         ("/pricing", Access::Public, get(pages::pricing)),
-        ("/signin", Access::Public, get(pages::signin)),
+        (
+            "/signin",
+            Access::Web,
+            get(people::signin_page).post(people::signin),
+        ),
+        (
+            "/signup",
+            Access::Web,
+            get(people::signup_page).post(people::signup),
+        ),
+        ("/signout", Access::Web, post(people::signout)),
+        (
+            "/reset",
+            Access::Web,
+            get(people::reset_page).post(people::reset),
+        ),
+        ("/dashboard", Access::Web, get(dashboard::page)),
+        ("/dashboard/keys", Access::Web, post(dashboard::create_key)),
+        (
+            "/dashboard/keys/revoke",
+            Access::Web,
+            post(dashboard::revoke_key),
+        ),
+        (
+            "/dashboard/partners",
+            Access::Web,
+            post(dashboard::create_partner),
+        ),
+        (
+            "/dashboard/partners/revoke",
+            Access::Web,
+            post(dashboard::revoke_partner),
+        ),
+        (
+            "/dashboard/credits",
+            Access::Web,
+            get(dashboard::credits_page).post(dashboard::buy),
+        ),
+        (
+            "/dashboard/billing-portal",
+            Access::Web,
+            post(dashboard::portal),
+        ),
+        (
+            "/billing/sandbox/checkout/{session}",
+            Access::Web,
+            get(billing::sandbox_checkout_page).post(billing::sandbox_pay),
+        ),
+        (
+            "/billing/sandbox/portal/{token}",
+            Access::Web,
+            get(billing::sandbox_portal),
+        ),
         ("/docs", Access::Public, get(pages::docs)),
         ("/docs/embeds", Access::Public, get(pages::embeds_guide)),
         ("/docs/errors", Access::Public, get(docs::errors)),
@@ -88,7 +146,14 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
             Access::Public,
             post(device::token),
         ),
-        ("/device", Access::Public, get(device::page)),
+        ("/device", Access::Web, get(device::page).post(device::decide)),
+        (
+            "/api/v1/billing/checkout",
+            Access::Keyed,
+            post(billing::checkout),
+        ),
+        ("/api/v1/billing/portal", Access::Keyed, post(billing::portal)),
+        ("/api/v1/billing/webhook", Access::Public, post(billing::webhook)),
         ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),
     ]
@@ -150,7 +215,7 @@ pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterO
         }
         let method_router = match access {
             Access::Public => method_router.layer(cors()),
-            Access::Keyed => method_router,
+            Access::Keyed | Access::Web => method_router,
         };
         router = router.route(path, method_router);
     }

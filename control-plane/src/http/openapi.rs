@@ -53,6 +53,9 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         super::device::DeviceCodeResponse,
         super::device::DeviceTokenResponse,
         super::device::DeviceError,
+        super::billing::CheckoutResponse,
+        super::billing::PortalResponse,
+        super::billing::WebhookReceipt,
         vis_protocol::View,
         vis_protocol::Color,
         vis_protocol::Format,
@@ -88,6 +91,8 @@ fn build() -> Value {
         { "name": "delivery", "description": "Signed delivery URLs (billed once, when minted)." },
         { "name": "catalog", "description": "The vehicle catalog and the options document (free)." },
         { "name": "account", "description": "Balance, pricing and usage (free)." },
+        { "name": "billing", "description": "Credit packs: hosted payment pages, the customer portal and the provider's webhook." },
+        { "name": "web", "description": "Pages for people: sign-up, sign-in, the dashboard, device approval and the sandbox payment pages. HTML forms, CSRF-protected, signed in by a session cookie." },
         { "name": "operations", "description": "Health, readiness, metrics and documentation." },
     ]);
     let components = &mut value["components"];
@@ -109,6 +114,7 @@ fn build() -> Value {
     schemas.insert("BatchImageUrlRequest".into(), batch_request());
     schemas.insert("ResolveRequest".into(), resolve_request());
     schemas.insert("FeedbackRequest".into(), feedback_request());
+    schemas.insert("CheckoutRequest".into(), checkout_request());
     schemas.insert("EventsRequest".into(), events_request());
     schemas.insert("EventValue".into(), event_value());
     value["paths"] = paths();
@@ -597,6 +603,143 @@ fn image_content() -> Value {
     })
 }
 
+fn checkout_request() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["credits"],
+        "properties": {
+            "credits": { "type": "integer", "enum": [5000, 10000, 25000, 100000], "description": "The pack: 5000 ($5), 10000 ($10), 25000 ($25) or 100000 ($100)." },
+        },
+    })
+}
+
+fn html() -> Value {
+    json!({ "text/html": { "schema": { "type": "string" } } })
+}
+
+/// Responses of a page for people: HTML pages for `pages`, a 303 for
+/// `redirect` (where it goes), problems for the rest.
+fn web_responses(pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
+    let mut r = problems(&[500, 503]);
+    for (status, description) in pages {
+        r.insert(status.to_string(), json!({ "description": description, "content": html() }));
+    }
+    if let Some(to) = redirect {
+        r.insert("303".into(), json!({ "description": to, "headers": { "Location": { "schema": { "type": "string" } }, "Set-Cookie": { "schema": { "type": "string" } } } }));
+    }
+    Value::Object(r)
+}
+
+/// A CSRF-protected HTML form POST with `fields` (all strings).
+fn web_form(summary: &str, description: &str, fields: &[(&str, &str)], pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert("csrf".into(), json!({ "type": "string", "description": "The token the page's form carries (signed double submit with the vis_csrf cookie)." }));
+    for (name, what) in fields {
+        properties.insert((*name).into(), json!({ "type": "string", "description": what }));
+    }
+    let mut all_pages: Vec<(u16, &str)> = pages.to_vec();
+    all_pages.extend([
+        (403, "Refused: no valid CSRF token, or sent from another site."),
+        (413, "The form is larger than 8 KiB."),
+    ]);
+    if !all_pages.iter().any(|(s, _)| *s == 400) {
+        all_pages.push((400, "Not a form (application/x-www-form-urlencoded), or a field is wrong: the page says which."));
+    }
+    json!({ "post": {
+        "summary": summary, "tags": ["web"], "description": description,
+        "requestBody": { "required": true, "content": { "application/x-www-form-urlencoded": { "schema": {
+            "type": "object", "required": ["csrf"], "properties": properties,
+        } } } },
+        "responses": web_responses(&all_pages, redirect),
+    } })
+}
+
+fn web_get(summary: &str, params: Value, pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
+    json!({ "get": {
+        "summary": summary, "tags": ["web"], "parameters": params,
+        "responses": web_responses(pages, redirect),
+    } })
+}
+
+fn merge(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut a), Value::Object(b)) => {
+            a.extend(b);
+            Value::Object(a)
+        }
+        (a, _) => a,
+    }
+}
+
+fn people() -> Value {
+    let next = json!([{ "name": "next", "in": "query", "required": false, "schema": { "type": "string" }, "description": "Where to go after signing in: a path on this site (anything else goes to /dashboard)." }]);
+    let path_param = |name: &str| json!([{ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }]);
+    let form_pages: &[(u16, &str)] = &[(400, "The form again, saying which field is wrong."), (429, "The form again: too many attempts; wait a minute.")];
+    json!({
+        "/signup": merge(
+            web_get("The sign-up form", next.clone(), &[(200, "The form.")], None),
+            web_form("Create an account with email and password", "100 free credits; signs the browser in (session cookie) and goes to next. A password of at least 10 characters. 10 a minute per client address.", &[("email", "An email address."), ("password", "At least 10 characters."), ("next", "Where to go afterwards.")], form_pages, Some("Signed in: to next.")),
+        ),
+        "/signin": merge(
+            web_get("The sign-in form", next.clone(), &[(200, "The form.")], Some("Already signed in: to next.")),
+            web_form("Sign in with email and password", "Sets the session cookie (HttpOnly, SameSite=Lax, 30 days). 20 attempts a minute per client address and 5 per email address.", &[("email", "The account's email."), ("password", "Its password."), ("next", "Where to go afterwards.")], &[(400, "The form again."), (401, "The form again: the email or the password is wrong."), (429, "The form again: too many attempts.")], Some("Signed in: to next.")),
+        ),
+        "/signout": web_form("Sign out", "Ends this browser's session.", &[], &[], Some("Signed out: to /.")),
+        "/reset": merge(
+            web_get("Ask for a password-reset link, or (with token) choose the new password", json!([{ "name": "token", "in": "query", "required": false, "schema": { "type": "string" }, "description": "The secret of an emailed link." }]), &[(200, "The form."), (410, "The link is used, expired or unknown.")], None),
+            web_form("Mail a reset link (email), or set the new password (token and password)", "With email: the same answer whether or not an account has it; the link works once, for an hour (SMTP, or the outbox folder on the embedded default). With token: sets the password, ends every session of the account, and signs this browser in.", &[("email", "The account's email."), ("token", "The secret of the emailed link."), ("password", "The new password, at least 10 characters.")], &[(200, "Check your email."), (400, "The form again, saying which field is wrong."), (410, "The link is used, expired or unknown."), (429, "Too many requests; wait a minute."), (503, "Mail could not be sent.")], Some("Password set, signed in: to /dashboard.")),
+        ),
+        "/dashboard": web_get("The dashboard: balance, 30 days of usage, API keys, partner secrets, recent delivery URLs", json!([]), &[(200, "The dashboard.")], Some("Not signed in: to /signin.")),
+        "/dashboard/keys": web_form("Create an API key (shown once)", "A name (1 to 80 characters) and one or more scope fields (images:read, account:read, billing:write).", &[("name", "The key's name."), ("scope", "A scope; repeat the field for several.")], &[(201, "The dashboard with the new key, shown once.")], Some("Not signed in: to /signin.")),
+        "/dashboard/keys/revoke": web_form("Revoke one of the account's keys", "Its delivery URLs answer 403 and its partner signatures stop working at once.", &[("key_id", "The key's id.")], &[(404, "The account has no such key.")], Some("Revoked: to /dashboard.")),
+        "/dashboard/partners": web_form("Create a partner secret under one of the account's live keys (shown once)", "For signing /images/car.png URLs (see /docs/embeds).", &[("key_id", "A live key of the account.")], &[(201, "The dashboard with the new secret, shown once."), (404, "No such live key.")], Some("Not signed in: to /signin.")),
+        "/dashboard/partners/revoke": web_form("Revoke a partner secret", "Its signatures stop working within a second on every replica.", &[("partner_id", "The partner's id.")], &[(404, "The account has no such partner.")], Some("Revoked: to /dashboard.")),
+        "/dashboard/credits": merge(
+            web_get("Buy credits: the four packs and past purchases", json!([{ "name": "purchase", "in": "query", "required": false, "schema": { "type": "string" }, "description": "done or cancelled, after the payment page." }]), &[(200, "The page.")], Some("Not signed in: to /signin.")),
+            web_form("Buy a pack", "Opens a purchase and goes to the payment provider's hosted page; credits land when the provider's signed webhook says it was paid.", &[("credits", "5000, 10000, 25000 or 100000.")], &[(502, "The payment provider could not be reached; nothing was charged.")], Some("To the hosted payment page.")),
+        ),
+        "/dashboard/billing-portal": web_form("Open the payment provider's customer portal", "Receipts and past purchases; for accounts that have bought before.", &[], &[(400, "The account has made no purchase yet.")], Some("To the portal.")),
+        "/device": { "get": {
+            "summary": "The device-login verification page", "tags": ["web"],
+            "description": "Shows the client's name and the code; a signed-in person approves or denies it, anyone else is asked to sign in first.",
+            "parameters": [{ "name": "user_code", "in": "query", "required": false, "schema": { "type": "string" }, "description": "The code to show; any text (an unknown one says so)." }],
+            "responses": web_responses(&[(200, "An HTML page.")], None),
+        }, "post": web_form("Approve or deny a device login", "decision=approve creates nothing yet: the device's next poll gets a new key with all three scopes, named after the client; deny makes it answer access_denied.", &[("user_code", "The code, ABCD-EF23."), ("decision", "approve or deny.")], &[(200, "The page, saying what was decided.")], Some("Not signed in: to /signin, then back."))["post"].clone() },
+        "/billing/sandbox/checkout/{session}": merge(
+            web_get("The sandbox's hosted payment page (test payments)", path_param("session"), &[(200, "The payment page, marked as a test payment."), (404, "No such payment.")], None),
+            merge(web_form("Pay (test)", "The sandbox signs a checkout.session.completed event and hands it to the same webhook code Stripe's events go through; credits land once.", &[], &[(404, "No such payment.")], Some("Paid: to /dashboard/credits?purchase=done.")), json!({ "post": { "parameters": path_param("session") } })),
+        ),
+        "/billing/sandbox/portal/{token}": web_get("The sandbox's customer portal (a signed link, valid for an hour)", path_param("token"), &[(200, "Paid purchases."), (404, "The link is unknown or expired.")], None),
+        "/api/v1/billing/checkout": { "post": {
+            "summary": "A hosted payment page for a credit pack", "operationId": "checkout", "tags": ["billing"],
+            "description": "Scope billing:write. Creating the session charges nothing: a person opens the URL and pays; the credits land once, when the payment provider confirms (its signed webhook). Body at most 1 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckoutRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 413, 429, 500]), json!({
+                "201": { "description": "The payment page.", "headers": Value::Object(rate_headers()), "content": json_content("CheckoutResponse") },
+            })),
+        } },
+        "/api/v1/billing/portal": { "post": {
+            "summary": "The customer portal", "operationId": "portal", "tags": ["billing"],
+            "description": "Scope billing:write. No body. 400 when the account has made no purchase yet.",
+            "security": keyed(),
+            "responses": with(problems(&[400, 401, 403, 429, 500]), json!({
+                "201": { "description": "The portal.", "headers": Value::Object(rate_headers()), "content": json_content("PortalResponse") },
+            })),
+        } },
+        "/api/v1/billing/webhook": { "post": {
+            "summary": "The payment provider's events (Stripe's webhook format)", "operationId": "paymentWebhook", "tags": ["billing"],
+            "description": "Public, authenticated by the Stripe-Signature header (HMAC-SHA256 of t.body with the endpoint's secret, t within 5 minutes). checkout.session.completed and checkout.session.async_payment_succeeded with payment_status paid credit the purchase's pack exactly once, whatever the retries; other events are acknowledged. Body at most 256 KiB.",
+            "parameters": [{ "name": "Stripe-Signature", "in": "header", "required": false, "schema": { "type": "string" }, "description": "t=<unix seconds>,v1=<hex HMAC>[,v1=…]" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "description": "A Stripe event: id, type, data.object." } } } },
+            "responses": with(problems(&[400, 413, 500, 503]), json!({
+                "200": { "description": "Handled (credited, or a duplicate, or nothing to do).", "content": json_content("WebhookReceipt") },
+            })),
+        } },
+    })
+}
+
 fn html_page(summary: &str) -> Value {
     json!({ "get": {
         "summary": summary, "tags": ["operations"],
@@ -694,12 +837,6 @@ fn paths() -> Value {
         "/": html_page("The home page"),
         "/playground": html_page("The playground: try renders for free (sets the playground cookie)"),
         "/pricing": html_page("Credit packs and what each operation costs"),
-        "/signin": html_page("Signing in"),
-        "/device": { "get": {
-            "summary": "The device-login verification page", "tags": ["account"],
-            "parameters": [{ "name": "user_code", "in": "query", "required": false, "schema": { "type": "string" }, "description": "The code to show; any text (an unknown one says so)." }],
-            "responses": { "200": { "description": "An HTML page.", "content": { "text/html": { "schema": { "type": "string" } } } } },
-        } },
         "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
         "/static/{path}": { "get": {
             "summary": "The web pages' static files", "tags": ["operations"],
@@ -840,7 +977,7 @@ fn paths() -> Value {
             })),
         } },
     });
-    for more in [front_door, people_and_agents] {
+    for more in [front_door, people_and_agents, people()] {
         if let (Value::Object(api), Value::Object(more)) = (&mut api, more) {
             api.extend(more);
         }

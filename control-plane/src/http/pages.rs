@@ -54,6 +54,7 @@ pub struct Pages {
 impl Pages {
     pub fn new() -> Result<Pages, String> {
         let mut env = Environment::new();
+        env.add_filter("thousands", thousands);
         for file in TEMPLATES.files() {
             let name = file
                 .path()
@@ -101,6 +102,19 @@ impl Pages {
             .render(context! { ..ctx, ..common })
             .map_err(|e| ApiError::internal(format!("template {name}: {e:#}")))
     }
+}
+
+/// `12345` → `12,345`, for credit counts on pages.
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
 }
 
 fn collect<'a>(dir: &'a Dir<'a>, out: &mut Vec<&'a include_dir::File<'a>>) {
@@ -373,11 +387,6 @@ pub fn article(state: &AppState, title: &str, body: String) -> Response {
     page(state, "article.html", "docs", ctx, CSP)
 }
 
-/// `/signin`: how people get keys until web sign-in lands.
-pub async fn signin(State(state): State<AppState>) -> Response {
-    page(&state, "signin.html", "signin", context! {}, CSP)
-}
-
 /// `/static/{*path}`: the pages' files. A URL carrying the current
 /// `?v=` is immutable; without it, an hour.
 pub async fn asset(
@@ -450,6 +459,14 @@ mod tests {
             "pricing.html",
             "docs.html",
             "signin.html",
+            "signup.html",
+            "reset.html",
+            "notice.html",
+            "dashboard.html",
+            "credits.html",
+            "device.html",
+            "sandbox_checkout.html",
+            "sandbox_portal.html",
             "article.html",
         ] {
             assert!(pages.env.get_template(name).is_ok(), "{name}");
@@ -463,6 +480,16 @@ mod tests {
                 || path.ends_with(".md");
             assert!(known, "no content type for {path}");
         }
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(5000), "5,000");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(-2500), "-2,500");
     }
 
     #[test]

@@ -49,6 +49,18 @@ pub async fn check_ip(
     check(state, &format!("ip:{scope}:{ip}"), per_minute).await
 }
 
+/// Counts one attempt on `name` (an email address, say) against a web
+/// form's per-minute limit; the name is stored hashed.
+pub async fn check_named(
+    state: &AppState,
+    scope: &str,
+    name: &str,
+    per_minute: u64,
+) -> (Decision, Result<(), ApiError>) {
+    let digest = crate::people::token_hash(name);
+    check(state, &format!("name:{scope}:{}", &digest[..32]), per_minute).await
+}
+
 /// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
 pub fn headers(d: &Decision) -> [(HeaderName, HeaderValue); 3] {
     [

@@ -749,6 +749,170 @@ pub trait DeviceStore: Send + Sync {
     ) -> Result<Option<KeyRecord>, StoreError>;
 }
 
+/// People on the web (migration 12): passwords, sessions, password resets.
+/// Tokens arrive hashed; the store never sees a cookie or a link.
+#[async_trait]
+pub trait PeopleStore: Send + Sync {
+    /// A new account with a password and its free credits, in one
+    /// transaction; `Conflict` when the email is taken.
+    async fn create_person(
+        &self,
+        email: &str,
+        password_hash: &str,
+        initial_credits: i64,
+    ) -> Result<Account, StoreError>;
+    /// The account of `email` and its password hash (None: no password yet).
+    async fn person_by_email(
+        &self,
+        email: &str,
+    ) -> Result<Option<(Account, Option<String>)>, StoreError>;
+    async fn create_web_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError>;
+    /// The account a live session of `token_hash` signs in.
+    async fn web_session(&self, token_hash: &str) -> Result<Option<Account>, StoreError>;
+    async fn end_web_session(&self, token_hash: &str) -> Result<(), StoreError>;
+    async fn create_password_reset(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError>;
+    /// Whether `token_hash` is a live, unused reset link.
+    async fn password_reset_live(&self, token_hash: &str) -> Result<bool, StoreError>;
+    /// Uses a live reset link: sets the password and ends every session of
+    /// the account, in one transaction. None when the link is unknown, used
+    /// or expired.
+    async fn use_password_reset(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+    ) -> Result<Option<Account>, StoreError>;
+}
+
+/// A credit pack being bought.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Purchase {
+    pub id: String,
+    pub account_id: String,
+    pub provider: String,
+    pub provider_session: Option<String>,
+    pub credits: i64,
+    pub amount_cents: i64,
+    /// `open` or `paid`.
+    pub status: String,
+    pub created_at: Millis,
+    pub paid_at: Option<Millis>,
+}
+
+/// A provider's word that a checkout was paid (a verified webhook event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidCheckout<'a> {
+    pub event_id: &'a str,
+    pub provider: &'a str,
+    pub session_id: &'a str,
+    pub purchase_id: Option<&'a str>,
+    pub customer: Option<&'a str>,
+    pub amount_cents: i64,
+}
+
+/// What recording a payment event did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentOutcome {
+    /// The purchase's credits landed: one `purchase` ledger entry.
+    Credited { purchase: Purchase, balance: i64 },
+    /// This event id was handled before: nothing changed.
+    Duplicate,
+    /// The purchase was already paid (another event said so): nothing changed.
+    AlreadyPaid,
+    /// No open purchase matches the session: recorded, nothing credited.
+    Unknown,
+    /// The amount paid is not the pack's price: recorded, nothing credited.
+    AmountMismatch,
+    /// An event that moves no money, recorded so a replay is a duplicate.
+    Ignored,
+}
+
+impl PaymentOutcome {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PaymentOutcome::Credited { .. } => "credited",
+            PaymentOutcome::Duplicate => "duplicate",
+            PaymentOutcome::AlreadyPaid => "already_paid",
+            PaymentOutcome::Unknown => "unknown_purchase",
+            PaymentOutcome::AmountMismatch => "amount_mismatch",
+            PaymentOutcome::Ignored => "ignored",
+        }
+    }
+}
+
+/// Purchases of credit packs and the provider events that pay for them
+/// (migration 12). Credits land exactly once per purchase, whatever the
+/// provider retries.
+#[async_trait]
+pub trait PaymentStore: Send + Sync {
+    async fn open_purchase(
+        &self,
+        account_id: &str,
+        provider: &str,
+        credits: i64,
+        amount_cents: i64,
+    ) -> Result<Purchase, StoreError>;
+    /// Records the provider's checkout session of an open purchase.
+    async fn attach_checkout(&self, purchase_id: &str, session_id: &str) -> Result<(), StoreError>;
+    async fn purchase_by_session(&self, session_id: &str) -> Result<Option<Purchase>, StoreError>;
+    async fn purchases_of(&self, account_id: &str, limit: i64) -> Result<Vec<Purchase>, StoreError>;
+    /// In one transaction: records the event id (a second time is
+    /// `Duplicate`), marks the purchase paid, appends its `purchase` ledger
+    /// entry, and remembers the customer and that the account has paid.
+    async fn record_paid_checkout(
+        &self,
+        paid: &PaidCheckout<'_>,
+    ) -> Result<PaymentOutcome, StoreError>;
+    /// Records an event that moves no money (`Duplicate` when seen before).
+    async fn record_other_event(
+        &self,
+        event_id: &str,
+        provider: &str,
+        kind: &str,
+    ) -> Result<PaymentOutcome, StoreError>;
+    /// The provider customer of an account that has paid before.
+    async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError>;
+    /// The account a provider customer belongs to.
+    async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError>;
+}
+
+/// One UTC day of an account's usage (the dashboard's chart).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DayUsage {
+    /// Days since 1970-01-01 (UTC).
+    pub day: i64,
+    /// Billed requests: image deliveries and URL mints.
+    pub requests: i64,
+    /// Images delivered and not refunded.
+    pub images: i64,
+    pub cache_hits: i64,
+    /// Credits charged, net of refunds.
+    pub credits_spent: i64,
+}
+
+/// What the dashboard shows of an account's activity.
+#[async_trait]
+pub trait ActivityStore: Send + Sync {
+    /// Days with activity since `since`, oldest first.
+    async fn usage_by_day(&self, account_id: &str, since: Millis)
+    -> Result<Vec<DayUsage>, StoreError>;
+    /// The account's newest signed delivery URLs.
+    async fn recent_delivery_urls(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<DeliveryUrlRecord>, StoreError>;
+}
+
 /// Rate-limit windows shared by every control plane on the database
 /// (`ratelimit.rs`): a replica takes a key's requests in blocks.
 #[async_trait]
@@ -784,6 +948,9 @@ pub trait Store:
     + EventStore
     + FeedbackStore
     + DeviceStore
+    + PeopleStore
+    + PaymentStore
+    + ActivityStore
     + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.

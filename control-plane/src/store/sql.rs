@@ -366,6 +366,41 @@ fn multi_row_insert(prefix: &str, columns: &[&str], rows: usize) -> String {
     sql
 }
 
+/// Inserts an account and its opening `grant` entry (none for 0 credits)
+/// in the caller's transaction.
+async fn insert_account(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    email: &str,
+    initial_credits: i64,
+) -> Result<Account, StoreError> {
+    let id = new_id();
+    let row = sqlx::query(concat!(
+        "INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
+         VALUES ($1, $2, $3, 0, 0, $4) RETURNING ",
+        account_cols!()
+    ))
+    .bind(&id)
+    .bind(email)
+    .bind(initial_credits)
+    .bind(now_millis())
+    .fetch_one(&mut **tx)
+    .await
+    .map_err(|e| match map_err(e) {
+        StoreError::Conflict(_) => StoreError::Conflict("account with this email"),
+        other => other,
+    })?;
+    if initial_credits > 0 {
+        let grant = NewEntry {
+            kind: EntryKind::Grant,
+            delta: initial_credits,
+            reason: "free credits for a new account",
+            reference: None,
+        };
+        insert_ledger(tx, &id, &grant, initial_credits).await?;
+    }
+    account_from(&row).map_err(map_err)
+}
+
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
@@ -384,30 +419,7 @@ impl AccountStore for SqlStore {
             });
         }
         let mut tx = self.begin_write().await?;
-        let id = new_id();
-        let now = now_millis();
-        let row = sqlx::query(concat!("INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
-             VALUES ($1, $2, $3, 0, 0, $4) RETURNING ", account_cols!()))
-        .bind(&id)
-        .bind(email)
-        .bind(initial_credits)
-        .bind(now)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|e| match map_err(e) {
-            StoreError::Conflict(_) => StoreError::Conflict("account with this email"),
-            other => other,
-        })?;
-        if initial_credits > 0 {
-            let grant = NewEntry {
-                kind: EntryKind::Grant,
-                delta: initial_credits,
-                reason: "free credits for a new account",
-                reference: None,
-            };
-            insert_ledger(&mut tx, &id, &grant, initial_credits).await?;
-        }
-        let account = account_from(&row).map_err(map_err)?;
+        let account = insert_account(&mut tx, email, initial_credits).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(account)
     }
@@ -1112,6 +1124,7 @@ mod events;
 mod feedback;
 pub use events::utc_day_of;
 mod limits;
+mod people;
 mod pg_ledger;
 mod sqlite_ledger;
 mod urls;

@@ -105,3 +105,21 @@ document.addEventListener("DOMContentLoaded", function () {
     select(initial, false);
   });
 });
+
+// ---- people: the header's sign-in link, and confirmations before revoking ----
+document.addEventListener("DOMContentLoaded", function () {
+  "use strict";
+  // A page served the same to everyone cannot know who is signed in; the
+  // non-secret vis_signed_in cookie tells the script to offer the dashboard.
+  if (/(?:^|;\s*)vis_signed_in=1(?:;|$)/.test(document.cookie)) {
+    document.querySelectorAll("[data-signed-in-href]").forEach(function (a) {
+      a.setAttribute("href", a.getAttribute("data-signed-in-href"));
+      a.textContent = "Dashboard";
+    });
+  }
+  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+    form.addEventListener("submit", function (e) {
+      if (!window.confirm(form.getAttribute("data-confirm"))) e.preventDefault();
+    });
+  });
+});

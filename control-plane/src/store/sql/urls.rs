@@ -275,3 +275,27 @@ impl DeliveryUrlStore for SqlStore {
             .map_err(map_err)
     }
 }
+
+/// An account's newest signed delivery URLs (the dashboard).
+pub(super) async fn urls_of_account(
+    store: &SqlStore,
+    account_id: &str,
+    limit: i64,
+) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
+    let rows = sqlx::query(concat!(
+        "SELECT ",
+        url_cols!(),
+        ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
+         FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id \
+         WHERE u.account_id = $1 ORDER BY u.created_at DESC, u.id DESC LIMIT $2"
+    ))
+    .bind(account_id)
+    .bind(limit)
+    .fetch_all(&store.pool)
+    .await
+    .map_err(map_err)?;
+    rows.iter()
+        .map(url_from)
+        .collect::<Result<_, _>>()
+        .map_err(map_err)
+}
