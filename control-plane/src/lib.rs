@@ -2,9 +2,10 @@
 //!
 //! Code map: `app` (state, router, serve) · `config` · `error` (the one
 //! problem+json mapping) · `http/` (one module per resource) · domain modules
-//! with no axum or sqlx in them (`auth`, `billing`) · `store/` (SQL) ·
-//! `objects/` (filesystem, S3) · `cli` (operator commands). ARCHITECTURE.md at
-//! the repository root states the invariants.
+//! with no axum or sqlx in them (`auth`, `billing`, `payments` for the
+//! payment providers, `people` for passwords, tokens and mail) · `store/` (SQL) · `objects/` (filesystem, S3) · `cli`
+//! (operator commands). ARCHITECTURE.md at the repository root states the
+//! invariants.
 
 pub mod app;
 pub mod auth;
@@ -21,6 +22,7 @@ pub mod mcp;
 pub mod memory;
 pub mod metrics;
 pub mod objects;
+pub mod payments;
 pub mod people;
 pub mod ratelimit;
 pub mod renders;
