@@ -147,7 +147,9 @@ async fn payment_provider(
     let p = &config.payments;
     if p.provider == "stripe" {
         let (Some(key), Some(hook)) = (&p.stripe_api_key, &p.stripe_webhook_secret) else {
-            return Err(StartError::Config("[payments] stripe needs stripe_api_key and stripe_webhook_secret".into()));
+            return Err(StartError::Config(
+                "[payments] stripe needs stripe_api_key and stripe_webhook_secret".into(),
+            ));
         };
         let stripe = crate::payments::stripe::StripeProvider::new(
             key.clone(),
@@ -158,14 +160,20 @@ async fn payment_provider(
         return Ok((Arc::new(stripe), None));
     }
     let hook = store
-        .setting_or_insert("sandbox_webhook_secret", &format!("whsec_{}", tokens::generate_secret()))
+        .setting_or_insert(
+            "sandbox_webhook_secret",
+            &format!("whsec_{}", tokens::generate_secret()),
+        )
         .await?;
     let sandbox = Arc::new(crate::payments::sandbox::SandboxProvider::new(
         base_url.to_owned(),
         Secret::new(hook),
         Secret::new(format!("portal:{web_secret}").into_bytes()),
     ));
-    Ok((Arc::clone(&sandbox) as Arc<dyn crate::payments::PaymentProvider>, Some(sandbox)))
+    Ok((
+        Arc::clone(&sandbox) as Arc<dyn crate::payments::PaymentProvider>,
+        Some(sandbox),
+    ))
 }
 
 impl App {
@@ -331,7 +339,8 @@ impl App {
         )
         .map_err(|e| StartError::Config(e.to_string()))?;
         let web = crate::http::web::Web::new(web_secret.as_bytes(), &base_url, mailer);
-        let (payments, sandbox) = payment_provider(&config, &base_url, &*store, &web_secret).await?;
+        let (payments, sandbox) =
+            payment_provider(&config, &base_url, &*store, &web_secret).await?;
         let base_url_for_mcp = base_url.clone();
         let state = AppState(Arc::new(Shared {
             events,

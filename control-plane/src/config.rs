@@ -515,10 +515,20 @@ pub struct Overrides {
     #[arg(long, env = "VIS_PAYMENTS_PROVIDER", global = true)]
     pub payments_provider: Option<String>,
     /// `[payments] stripe_api_key`.
-    #[arg(long, env = "VIS_STRIPE_API_KEY", global = true, hide_env_values = true)]
+    #[arg(
+        long,
+        env = "VIS_STRIPE_API_KEY",
+        global = true,
+        hide_env_values = true
+    )]
     pub stripe_api_key: Option<String>,
     /// `[payments] stripe_webhook_secret`.
-    #[arg(long, env = "VIS_STRIPE_WEBHOOK_SECRET", global = true, hide_env_values = true)]
+    #[arg(
+        long,
+        env = "VIS_STRIPE_WEBHOOK_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
     pub stripe_webhook_secret: Option<String>,
 }
 

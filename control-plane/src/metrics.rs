@@ -54,7 +54,9 @@ impl Metrics {
 
     /// Counts one payment-provider event, by what it did.
     pub fn payment_event(&self, outcome: &'static str) {
-        self.payment_events.get_or_create(&[("outcome", outcome)]).inc();
+        self.payment_events
+            .get_or_create(&[("outcome", outcome)])
+            .inc();
     }
 }
 

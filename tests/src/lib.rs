@@ -98,7 +98,7 @@ impl TestApp {
             addr,
             base_url,
             config,
-            client: reqwest::Client::builder()
+            client: http_client()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("client"),
@@ -191,6 +191,12 @@ impl TestApp {
 }
 
 /// A response header that must be there, as text.
+/// A reqwest client builder for tests (rustls's provider installed first).
+pub fn http_client() -> reqwest::ClientBuilder {
+    control_plane::payments::install_tls_provider();
+    reqwest::Client::builder()
+}
+
 pub fn header(r: &reqwest::Response, name: &str) -> String {
     r.headers()
         .get(name)

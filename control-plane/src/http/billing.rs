@@ -36,7 +36,8 @@ pub struct CheckoutBody {
 }
 
 impl super::extract::Described for CheckoutBody {
-    const SHAPE: &'static str = "a JSON object with credits (required): one of 5000, 10000, 25000, 100000";
+    const SHAPE: &'static str =
+        "a JSON object with credits (required): one of 5000, 10000, 25000, 100000";
     const RULES: &'static [(&'static str, &'static str)] =
         &[("credits", "one of 5000, 10000, 25000, 100000")];
 }
@@ -147,7 +148,10 @@ pub async fn checkout(
         (Err(refused), _) | (Ok(()), Err(refused)) => Err(refused),
         (Ok(()), Ok(ApiJson(body))) => create_checkout(&state, &principal, body).await,
     };
-    rate::with_headers(result.unwrap_or_else(IntoResponse::into_response), &decision)
+    rate::with_headers(
+        result.unwrap_or_else(IntoResponse::into_response),
+        &decision,
+    )
 }
 
 async fn create_checkout(
@@ -156,8 +160,15 @@ async fn create_checkout(
     body: CheckoutBody,
 ) -> Result<Response, ApiError> {
     let pack = match body.credits {
-        None => return Err(ApiError::bad_request("credits", "is required: one of 5000, 10000, 25000, 100000")),
-        Some(c) => pack(c).ok_or_else(|| ApiError::bad_request("credits", "must be one of 5000, 10000, 25000, 100000"))?,
+        None => {
+            return Err(ApiError::bad_request(
+                "credits",
+                "is required: one of 5000, 10000, 25000, 100000",
+            ));
+        }
+        Some(c) => pack(c).ok_or_else(|| {
+            ApiError::bad_request("credits", "must be one of 5000, 10000, 25000, 100000")
+        })?,
     };
     let account = account_of(state, principal).await?;
     let (_, url) = start_checkout(state, &account, pack).await?;
@@ -180,18 +191,23 @@ pub async fn portal(
     let (decision, admitted) = rate::check_key(&state, &principal).await;
     let result = match admitted {
         Err(refused) => Err(refused),
-        Ok(()) => async {
-            let account = account_of(&state, &principal).await?;
-            let url = open_portal(&state, &account).await?;
-            let body = PortalResponse {
-                data: PortalData { url },
-                request_id: request_context::current().request_id,
-            };
-            Ok::<_, ApiError>((StatusCode::CREATED, axum::Json(body)).into_response())
+        Ok(()) => {
+            async {
+                let account = account_of(&state, &principal).await?;
+                let url = open_portal(&state, &account).await?;
+                let body = PortalResponse {
+                    data: PortalData { url },
+                    request_id: request_context::current().request_id,
+                };
+                Ok::<_, ApiError>((StatusCode::CREATED, axum::Json(body)).into_response())
+            }
+            .await
         }
-        .await,
     };
-    rate::with_headers(result.unwrap_or_else(IntoResponse::into_response), &decision)
+    rate::with_headers(
+        result.unwrap_or_else(IntoResponse::into_response),
+        &decision,
+    )
 }
 
 /// What the webhook answers the provider (2xx: handled, never resend).
@@ -229,7 +245,11 @@ pub async fn apply_event(
             currency,
         } => {
             // Packs are priced in dollars; any other currency is not the pack's price.
-            let amount_cents = if currency.eq_ignore_ascii_case("usd") { *amount_total } else { -1 };
+            let amount_cents = if currency.eq_ignore_ascii_case("usd") {
+                *amount_total
+            } else {
+                -1
+            };
             state
                 .store
                 .record_paid_checkout(&PaidCheckout {
@@ -243,7 +263,10 @@ pub async fn apply_event(
                 .await?
         }
         WebhookEvent::Ignored { event_id, kind } => {
-            state.store.record_other_event(event_id, provider, kind).await?
+            state
+                .store
+                .record_other_event(event_id, provider, kind)
+                .await?
         }
     };
     state.metrics.payment_event(outcome.as_str());
@@ -253,7 +276,11 @@ pub async fn apply_event(
             credits = purchase.credits, balance, "credit pack paid"
         ),
         PaymentOutcome::Unknown | PaymentOutcome::AmountMismatch => {
-            tracing::warn!(outcome = outcome.as_str(), provider, "payment event not credited")
+            tracing::warn!(
+                outcome = outcome.as_str(),
+                provider,
+                "payment event not credited"
+            )
         }
         _ => {}
     }
@@ -263,9 +290,14 @@ pub async fn apply_event(
 /// `POST /api/v1/billing/webhook`: the provider's events, signed.
 pub async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     if body.len() > limits::BODY_WEBHOOK {
-        return ApiError::PayloadTooLarge { limit_bytes: limits::BODY_WEBHOOK }.into_response();
+        return ApiError::PayloadTooLarge {
+            limit_bytes: limits::BODY_WEBHOOK,
+        }
+        .into_response();
     }
-    let signature = headers.get("stripe-signature").and_then(|v| v.to_str().ok());
+    let signature = headers
+        .get("stripe-signature")
+        .and_then(|v| v.to_str().ok());
     match apply_event(&state, signature, &body).await {
         Ok(outcome) => axum::Json(WebhookReceipt {
             received: true,
@@ -323,7 +355,15 @@ pub async fn sandbox_checkout_page(
         email => account.email,
         paid => purchase.status == "paid",
     };
-    web::render(&state, &headers, StatusCode::OK, "sandbox_checkout.html", "account", None, ctx)
+    web::render(
+        &state,
+        &headers,
+        StatusCode::OK,
+        "sandbox_checkout.html",
+        "account",
+        None,
+        ctx,
+    )
 }
 
 /// `POST /billing/sandbox/checkout/{session}`: "pays" — the sandbox signs a
@@ -412,5 +452,13 @@ pub async fn sandbox_portal(
         purchases => rows,
         return_url => grant.return_url,
     };
-    web::render(&state, &headers, StatusCode::OK, "sandbox_portal.html", "account", None, ctx)
+    web::render(
+        &state,
+        &headers,
+        StatusCode::OK,
+        "sandbox_portal.html",
+        "account",
+        None,
+        ctx,
+    )
 }

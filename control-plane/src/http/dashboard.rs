@@ -103,19 +103,37 @@ fn month(m: time::Month) -> &'static str {
 
 pub fn when(ms: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
-        .map(|t| format!("{} {:02} {} {:02}:{:02} UTC", month(t.month()), t.day(), t.year(), t.hour(), t.minute()))
+        .map(|t| {
+            format!(
+                "{} {:02} {} {:02}:{:02} UTC",
+                month(t.month()),
+                t.day(),
+                t.year(),
+                t.hour(),
+                t.minute()
+            )
+        })
         .unwrap_or_default()
 }
 
 /// 30 bars, one a day ending today, scaled to the busiest day.
 fn chart(days: &[DayUsage], today: i64) -> (Vec<Bar>, Totals) {
-    let max = days.iter().map(|d| d.credits_spent).max().unwrap_or(0).max(1);
+    let max = days
+        .iter()
+        .map(|d| d.credits_spent)
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let mut totals = Totals::default();
     let mut hits = 0;
     let bars = (0..CHART_DAYS)
         .map(|i| {
             let day = today - (CHART_DAYS - 1) + i;
-            let d = days.iter().find(|d| d.day == day).cloned().unwrap_or_default();
+            let d = days
+                .iter()
+                .find(|d| d.day == day)
+                .cloned()
+                .unwrap_or_default();
             totals.requests += d.requests;
             totals.images += d.images;
             totals.credits_spent += d.credits_spent;
@@ -130,7 +148,10 @@ fn chart(days: &[DayUsage], today: i64) -> (Vec<Bar>, Totals) {
         })
         .collect();
     if totals.images > 0 {
-        totals.cache_hit_rate = Some(format!("{:.0}%", hits as f64 / totals.images as f64 * 100.0));
+        totals.cache_hit_rate = Some(format!(
+            "{:.0}%",
+            hits as f64 / totals.images as f64 * 100.0
+        ));
     }
     (bars, totals)
 }
@@ -144,7 +165,13 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
     show(&state, &headers, &account, StatusCode::OK, Once::default()).await
 }
 
-async fn show(state: &AppState, headers: &HeaderMap, account: &Account, status: StatusCode, once: Once) -> Response {
+async fn show(
+    state: &AppState,
+    headers: &HeaderMap,
+    account: &Account,
+    status: StatusCode,
+    once: Once,
+) -> Response {
     match gather(state, account).await {
         Ok(ctx) => {
             let ctx = context! {
@@ -153,7 +180,15 @@ async fn show(state: &AppState, headers: &HeaderMap, account: &Account, status: 
                 form_error => once.error,
                 ..ctx
             };
-            web::render(state, headers, status, "dashboard.html", "account", Some(account), ctx)
+            web::render(
+                state,
+                headers,
+                status,
+                "dashboard.html",
+                "account",
+                Some(account),
+                ctx,
+            )
         }
         Err(e) => e.into_response(),
     }
@@ -256,13 +291,18 @@ async fn signed_in_form(
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<(Account, FormFields), Response> {
-    let form = web::read_form(state, headers, body).map_err(|why| web::refusal(state, headers, why))?;
+    let form =
+        web::read_form(state, headers, body).map_err(|why| web::refusal(state, headers, why))?;
     let account = web::require_signed_in(state, headers, "/dashboard").await?;
     Ok((account, form))
 }
 
 /// `POST /dashboard/keys`: a new key with a name and chosen scopes, shown once.
-pub async fn create_key(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn create_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let (account, form) = match signed_in_form(&state, &headers, &body).await {
         Ok(x) => x,
         Err(r) => return r,
@@ -273,13 +313,27 @@ pub async fn create_key(State(state): State<AppState>, headers: HeaderMap, body:
         ..Once::default()
     };
     if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
-        return show(&state, &headers, &account, StatusCode::BAD_REQUEST, bad("Name the key (1 to 80 characters).")).await;
+        return show(
+            &state,
+            &headers,
+            &account,
+            StatusCode::BAD_REQUEST,
+            bad("Name the key (1 to 80 characters)."),
+        )
+        .await;
     }
     let chosen: Vec<&str> = form.all("scope").collect();
     let scopes = match Scopes::parse(&chosen.join(" ")) {
         Ok(s) if !chosen.is_empty() => s,
         _ => {
-            return show(&state, &headers, &account, StatusCode::BAD_REQUEST, bad("Choose at least one scope.")).await;
+            return show(
+                &state,
+                &headers,
+                &account,
+                StatusCode::BAD_REQUEST,
+                bad("Choose at least one scope."),
+            )
+            .await;
         }
     };
     let key = ApiKey::generate();
@@ -306,7 +360,11 @@ pub async fn create_key(State(state): State<AppState>, headers: HeaderMap, body:
 
 /// `POST /dashboard/keys/revoke`: revokes one of the account's keys (and
 /// with it its delivery URLs and partner secrets).
-pub async fn revoke_key(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn revoke_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let (account, form) = match signed_in_form(&state, &headers, &body).await {
         Ok(x) => x,
         Err(r) => return r,
@@ -336,7 +394,11 @@ fn not_yours(state: &AppState, headers: &HeaderMap, what: &str) -> Response {
 
 /// `POST /dashboard/partners`: a partner secret under one of the
 /// account's live keys, shown once.
-pub async fn create_partner(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn create_partner(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let (account, form) = match signed_in_form(&state, &headers, &body).await {
         Ok(x) => x,
         Err(r) => return r,
@@ -365,7 +427,11 @@ pub async fn create_partner(State(state): State<AppState>, headers: HeaderMap, b
 }
 
 /// `POST /dashboard/partners/revoke`.
-pub async fn revoke_partner(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn revoke_partner(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let (account, form) = match signed_in_form(&state, &headers, &body).await {
         Ok(x) => x,
         Err(r) => return r,
@@ -413,7 +479,15 @@ pub async fn credits_page(
         Ok(a) => a,
         Err(redirect) => return redirect,
     };
-    credits(&state, &headers, &account, StatusCode::OK, q.purchase.as_deref(), None).await
+    credits(
+        &state,
+        &headers,
+        &account,
+        StatusCode::OK,
+        q.purchase.as_deref(),
+        None,
+    )
+    .await
 }
 
 pub async fn credits(
@@ -441,7 +515,11 @@ pub async fn credits(
         .map(|p| PurchaseRow {
             credits: p.credits,
             usd: format!("{:.2}", p.amount_cents as f64 / 100.0),
-            status: if p.status == "paid" { "Paid".into() } else { "Not completed".into() },
+            status: if p.status == "paid" {
+                "Paid".into()
+            } else {
+                "Not completed".into()
+            },
             created: when(p.created_at),
         })
         .collect();
@@ -454,7 +532,15 @@ pub async fn credits(
         returned => purchase,
         form_error => error,
     };
-    web::render(state, headers, status, "credits.html", "account", Some(account), ctx)
+    web::render(
+        state,
+        headers,
+        status,
+        "credits.html",
+        "account",
+        Some(account),
+        ctx,
+    )
 }
 
 /// `POST /dashboard/credits`: starts the purchase of a pack and sends the
@@ -466,13 +552,29 @@ pub async fn buy(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
     };
     let credits: Option<i64> = form.get("credits").and_then(|c| c.parse().ok());
     let Some(pack) = credits.and_then(crate::billing::pack) else {
-        return self::credits(&state, &headers, &account, StatusCode::BAD_REQUEST, None, Some("Choose one of the four packs.")).await;
+        return self::credits(
+            &state,
+            &headers,
+            &account,
+            StatusCode::BAD_REQUEST,
+            None,
+            Some("Choose one of the four packs."),
+        )
+        .await;
     };
     match super::billing::start_checkout(&state, &account, pack).await {
         Ok((_, url)) => web::see_other(&url),
         Err(e) => {
             let message = e.to_string();
-            self::credits(&state, &headers, &account, StatusCode::BAD_GATEWAY, None, Some(&message)).await
+            self::credits(
+                &state,
+                &headers,
+                &account,
+                StatusCode::BAD_GATEWAY,
+                None,
+                Some(&message),
+            )
+            .await
         }
     }
 }
@@ -487,7 +589,15 @@ pub async fn portal(State(state): State<AppState>, headers: HeaderMap, body: Byt
         Ok(url) => web::see_other(&url),
         Err(e) => {
             let message = e.to_string();
-            self::credits(&state, &headers, &account, StatusCode::BAD_REQUEST, None, Some(&message)).await
+            self::credits(
+                &state,
+                &headers,
+                &account,
+                StatusCode::BAD_REQUEST,
+                None,
+                Some(&message),
+            )
+            .await
         }
     }
 }
@@ -500,8 +610,20 @@ mod tests {
     fn the_chart_has_thirty_days_scaled_to_the_busiest() {
         let today = 20_000;
         let days = vec![
-            DayUsage { day: today, requests: 4, images: 4, cache_hits: 3, credits_spent: 4 },
-            DayUsage { day: today - 2, requests: 2, images: 2, cache_hits: 1, credits_spent: 2 },
+            DayUsage {
+                day: today,
+                requests: 4,
+                images: 4,
+                cache_hits: 3,
+                credits_spent: 4,
+            },
+            DayUsage {
+                day: today - 2,
+                requests: 2,
+                images: 2,
+                cache_hits: 1,
+                credits_spent: 2,
+            },
         ];
         let (bars, totals) = chart(&days, today);
         assert_eq!(bars.len(), 30);

@@ -393,7 +393,14 @@ pub async fn page(
     Query(q): Query<VerifyQuery>,
 ) -> Response {
     let account = super::web::signed_in(&state, &headers).await;
-    verification(&state, &headers, account.as_ref(), q.user_code.as_deref(), StatusCode::OK).await
+    verification(
+        &state,
+        &headers,
+        account.as_ref(),
+        q.user_code.as_deref(),
+        StatusCode::OK,
+    )
+    .await
 }
 
 async fn verification(
@@ -438,7 +445,15 @@ async fn verification(
         client_name => client_name,
         signin_next => form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>(),
     };
-    super::web::render(state, headers, status_code, "device.html", "account", account, ctx)
+    super::web::render(
+        state,
+        headers,
+        status_code,
+        "device.html",
+        "account",
+        account,
+        ctx,
+    )
 }
 
 /// `POST /device`: the signed-in person approves (`decision=approve`) or
@@ -463,7 +478,13 @@ pub async fn decide(
         Some("approve") => true,
         Some("deny") => false,
         _ => {
-            return super::web::notice(&state, &headers, StatusCode::BAD_REQUEST, "Approve or deny", "Choose Approve or Deny.");
+            return super::web::notice(
+                &state,
+                &headers,
+                StatusCode::BAD_REQUEST,
+                "Approve or deny",
+                "Choose Approve or Deny.",
+            );
         }
     };
     if let Some(code) = normalize_user_code(&entered) {
@@ -477,7 +498,14 @@ pub async fn decide(
             Err(e) => return ApiError::from(e).into_response(),
         }
     }
-    verification(&state, &headers, Some(&account), Some(&entered), StatusCode::OK).await
+    verification(
+        &state,
+        &headers,
+        Some(&account),
+        Some(&entered),
+        StatusCode::OK,
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -299,7 +299,10 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
     };
     let free = match &session {
         Some(account) => Some((Grant::Session, format!("session:{}", account.id))),
-        None if inc.cookie.is_some_and(|c| state.embeds.cookies.verify(c, now)) => {
+        None if inc
+            .cookie
+            .is_some_and(|c| state.embeds.cookies.verify(c, now)) =>
+        {
             Some((Grant::Playground, format!("playground:{}", inc.peer)))
         }
         None => None,

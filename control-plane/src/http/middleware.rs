@@ -76,7 +76,8 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
 }
 
 /// Marks an error response whose body the spec defines otherwise (the
-/// device-login endpoints' DeviceError, spec §7 rule 4): it leaves as is.
+/// device-login endpoints' DeviceError, spec §7 rule 4), or an HTML page
+/// for people that shows a form's errors (`web.rs`): it leaves as is.
 #[derive(Debug, Clone, Copy)]
 pub struct KeepBody;
 

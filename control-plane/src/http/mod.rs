@@ -4,8 +4,8 @@
 pub mod account;
 pub mod auth;
 pub mod billing;
-pub mod dashboard;
 pub mod context;
+pub mod dashboard;
 pub mod delivery;
 pub mod device;
 pub mod docs;
@@ -146,14 +146,26 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
             Access::Public,
             post(device::token),
         ),
-        ("/device", Access::Web, get(device::page).post(device::decide)),
+        (
+            "/device",
+            Access::Web,
+            get(device::page).post(device::decide),
+        ),
         (
             "/api/v1/billing/checkout",
             Access::Keyed,
             post(billing::checkout),
         ),
-        ("/api/v1/billing/portal", Access::Keyed, post(billing::portal)),
-        ("/api/v1/billing/webhook", Access::Public, post(billing::webhook)),
+        (
+            "/api/v1/billing/portal",
+            Access::Keyed,
+            post(billing::portal),
+        ),
+        (
+            "/api/v1/billing/webhook",
+            Access::Public,
+            post(billing::webhook),
+        ),
         ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),
     ]

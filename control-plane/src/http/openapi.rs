@@ -623,7 +623,10 @@ fn html() -> Value {
 fn web_responses(pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
     let mut r = problems(&[500, 503]);
     for (status, description) in pages {
-        r.insert(status.to_string(), json!({ "description": description, "content": html() }));
+        r.insert(
+            status.to_string(),
+            json!({ "description": description, "content": html() }),
+        );
     }
     if let Some(to) = redirect {
         r.insert("303".into(), json!({ "description": to, "headers": { "Location": { "schema": { "type": "string" } }, "Set-Cookie": { "schema": { "type": "string" } } } }));
@@ -632,15 +635,27 @@ fn web_responses(pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
 }
 
 /// A CSRF-protected HTML form POST with `fields` (all strings).
-fn web_form(summary: &str, description: &str, fields: &[(&str, &str)], pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
+fn web_form(
+    summary: &str,
+    description: &str,
+    fields: &[(&str, &str)],
+    pages: &[(u16, &str)],
+    redirect: Option<&str>,
+) -> Value {
     let mut properties = serde_json::Map::new();
     properties.insert("csrf".into(), json!({ "type": "string", "description": "The token the page's form carries (signed double submit with the vis_csrf cookie)." }));
     for (name, what) in fields {
-        properties.insert((*name).into(), json!({ "type": "string", "description": what }));
+        properties.insert(
+            (*name).into(),
+            json!({ "type": "string", "description": what }),
+        );
     }
     let mut all_pages: Vec<(u16, &str)> = pages.to_vec();
     all_pages.extend([
-        (403, "Refused: no valid CSRF token, or sent from another site."),
+        (
+            403,
+            "Refused: no valid CSRF token, or sent from another site.",
+        ),
         (413, "The form is larger than 8 KiB."),
     ]);
     if !all_pages.iter().any(|(s, _)| *s == 400) {
@@ -675,7 +690,10 @@ fn merge(a: Value, b: Value) -> Value {
 fn people() -> Value {
     let next = json!([{ "name": "next", "in": "query", "required": false, "schema": { "type": "string" }, "description": "Where to go after signing in: a path on this site (anything else goes to /dashboard)." }]);
     let path_param = |name: &str| json!([{ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }]);
-    let form_pages: &[(u16, &str)] = &[(400, "The form again, saying which field is wrong."), (429, "The form again: too many attempts; wait a minute.")];
+    let form_pages: &[(u16, &str)] = &[
+        (400, "The form again, saying which field is wrong."),
+        (429, "The form again: too many attempts; wait a minute."),
+    ];
     json!({
         "/signup": merge(
             web_get("The sign-up form", next.clone(), &[(200, "The form.")], None),

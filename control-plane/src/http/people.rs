@@ -31,7 +31,6 @@ pub struct NextQuery {
     token: Option<String>,
 }
 
-
 /// A form page again, with `error` on it.
 #[allow(clippy::too_many_arguments)]
 fn form_page(
@@ -59,7 +58,11 @@ async fn start_session(state: &AppState, account_id: &str, next: &str) -> Respon
     let max_age = people::SESSION_DAYS * 86_400;
     if let Err(e) = state
         .store
-        .create_web_session(&people::token_hash(&token), account_id, now_millis() + max_age * 1000)
+        .create_web_session(
+            &people::token_hash(&token),
+            account_id,
+            now_millis() + max_age * 1000,
+        )
         .await
     {
         return crate::error::ApiError::from(e).into_response();
@@ -80,7 +83,15 @@ pub async fn signup_page(
     Query(q): Query<NextQuery>,
 ) -> Response {
     let next = web::safe_next(q.next.as_deref());
-    form_page(&state, &headers, StatusCode::OK, "signup.html", "", &next, None)
+    form_page(
+        &state,
+        &headers,
+        StatusCode::OK,
+        "signup.html",
+        "",
+        &next,
+        None,
+    )
 }
 
 /// `POST /signup`: email and password; 100 free credits; signed in at once.
@@ -97,11 +108,25 @@ pub async fn signup(
     let next = web::safe_next(form.get("next"));
     let raw_email = form.get("email").unwrap_or_default();
     let page = |status, error| {
-        form_page(&state, &headers, status, "signup.html", raw_email, &next, Some(error))
+        form_page(
+            &state,
+            &headers,
+            status,
+            "signup.html",
+            raw_email,
+            &next,
+            Some(error),
+        )
     };
     let (_, admitted) = rate::check_ip(&state, "signup", &ip, SIGNUPS_PER_MINUTE).await;
     if admitted.is_err() {
-        return page(StatusCode::TOO_MANY_REQUESTS, ("email", "Too many sign-ups from your network. Wait a minute and try again."));
+        return page(
+            StatusCode::TOO_MANY_REQUESTS,
+            (
+                "email",
+                "Too many sign-ups from your network. Wait a minute and try again.",
+            ),
+        );
     }
     let email = match people::normalize_email(raw_email) {
         Ok(e) => e,
@@ -109,7 +134,10 @@ pub async fn signup(
     };
     let password = form.get("password").unwrap_or_default();
     if let Err(why) = people::check_new_password(password) {
-        return page(StatusCode::BAD_REQUEST, ("password", &format!("Password {why}.")));
+        return page(
+            StatusCode::BAD_REQUEST,
+            ("password", &format!("Password {why}.")),
+        );
     }
     let Ok(hash) = people::hash_password(password.to_owned()).await else {
         return crate::error::ApiError::internal("password hashing failed").into_response();
@@ -121,7 +149,10 @@ pub async fn signup(
         }
         Err(StoreError::Conflict(_)) => page(
             StatusCode::BAD_REQUEST,
-            ("email", "An account with this email exists. Sign in, or reset its password if you have none yet."),
+            (
+                "email",
+                "An account with this email exists. Sign in, or reset its password if you have none yet.",
+            ),
         ),
         Err(e) => crate::error::ApiError::from(e).into_response(),
     }
@@ -137,7 +168,15 @@ pub async fn signin_page(
     if web::signed_in(&state, &headers).await.is_some() {
         return web::see_other(&next);
     }
-    form_page(&state, &headers, StatusCode::OK, "signin.html", "", &next, None)
+    form_page(
+        &state,
+        &headers,
+        StatusCode::OK,
+        "signin.html",
+        "",
+        &next,
+        None,
+    )
 }
 
 /// `POST /signin`.
@@ -154,13 +193,24 @@ pub async fn signin(
     let next = web::safe_next(form.get("next"));
     let raw_email = form.get("email").unwrap_or_default();
     let page = |status, error| {
-        form_page(&state, &headers, status, "signin.html", raw_email, &next, Some(error))
+        form_page(
+            &state,
+            &headers,
+            status,
+            "signin.html",
+            raw_email,
+            &next,
+            Some(error),
+        )
     };
     let email = people::normalize_email(raw_email).unwrap_or_default();
     let (_, by_ip) = rate::check_ip(&state, "signin", &ip, SIGNINS_PER_MINUTE_IP).await;
     let (_, by_email) = rate::check_named(&state, "signin", &email, SIGNINS_PER_MINUTE_EMAIL).await;
     if by_ip.is_err() || by_email.is_err() {
-        return page(StatusCode::TOO_MANY_REQUESTS, ("email", "Too many attempts. Wait a minute and try again."));
+        return page(
+            StatusCode::TOO_MANY_REQUESTS,
+            ("email", "Too many attempts. Wait a minute and try again."),
+        );
     }
     let password = form.get("password").unwrap_or_default().to_owned();
     let person = match state.store.person_by_email(&email).await {
@@ -172,7 +222,10 @@ pub async fn signin(
     let ok = people::verify_password(password, hash).await;
     match person {
         Some((account, _)) if ok => start_session(&state, &account.id, &next).await,
-        _ => page(StatusCode::UNAUTHORIZED, ("password", "The email or the password is wrong.")),
+        _ => page(
+            StatusCode::UNAUTHORIZED,
+            ("password", "The email or the password is wrong."),
+        ),
     }
 }
 
@@ -182,7 +235,10 @@ pub async fn signout(State(state): State<AppState>, headers: HeaderMap, body: By
         return web::refusal(&state, &headers, why);
     }
     if let Some(token) = web::cookie(&headers, web::SESSION_COOKIE)
-        && let Err(e) = state.store.end_web_session(&people::token_hash(token)).await
+        && let Err(e) = state
+            .store
+            .end_web_session(&people::token_hash(token))
+            .await
     {
         return crate::error::ApiError::from(e).into_response();
     }
@@ -205,7 +261,11 @@ pub async fn reset_page(
     let Some(token) = q.token.filter(|t| !t.is_empty()) else {
         return reset_form(&state, &headers, StatusCode::OK, None, None, false);
     };
-    match state.store.password_reset_live(&people::token_hash(&token)).await {
+    match state
+        .store
+        .password_reset_live(&people::token_hash(&token))
+        .await
+    {
         Ok(true) => reset_form(&state, &headers, StatusCode::OK, Some(&token), None, false),
         Ok(false) => dead_link(&state, &headers),
         Err(e) => crate::error::ApiError::from(e).into_response(),
@@ -260,16 +320,32 @@ pub async fn reset(
     }
 }
 
-async fn set_password(state: &AppState, headers: &HeaderMap, token: &str, form: &FormFields) -> Response {
+async fn set_password(
+    state: &AppState,
+    headers: &HeaderMap,
+    token: &str,
+    form: &FormFields,
+) -> Response {
     let password = form.get("password").unwrap_or_default();
     if let Err(why) = people::check_new_password(password) {
         let message = format!("Password {why}.");
-        return reset_form(state, headers, StatusCode::BAD_REQUEST, Some(token), Some(("password", &message)), false);
+        return reset_form(
+            state,
+            headers,
+            StatusCode::BAD_REQUEST,
+            Some(token),
+            Some(("password", &message)),
+            false,
+        );
     }
     let Ok(hash) = people::hash_password(password.to_owned()).await else {
         return crate::error::ApiError::internal("password hashing failed").into_response();
     };
-    match state.store.use_password_reset(&people::token_hash(token), &hash).await {
+    match state
+        .store
+        .use_password_reset(&people::token_hash(token), &hash)
+        .await
+    {
         Ok(Some(account)) => start_session(state, &account.id, "/dashboard").await,
         Ok(None) => dead_link(state, headers),
         Err(e) => crate::error::ApiError::from(e).into_response(),
@@ -281,7 +357,14 @@ async fn send_link(state: &AppState, headers: &HeaderMap, ip: &str, form: &FormF
         Ok(e) => e,
         Err(why) => {
             let message = format!("Email {why}.");
-            return reset_form(state, headers, StatusCode::BAD_REQUEST, None, Some(("email", &message)), false);
+            return reset_form(
+                state,
+                headers,
+                StatusCode::BAD_REQUEST,
+                None,
+                Some(("email", &message)),
+                false,
+            );
         }
     };
     let (_, by_ip) = rate::check_ip(state, "reset", ip, RESETS_PER_MINUTE_IP).await;
@@ -314,7 +397,12 @@ async fn send_link(state: &AppState, headers: &HeaderMap, ip: &str, form: &FormF
                  If it was not you, ignore this message: your password stays as it is.\n",
                 people::RESET_MINUTES
             );
-            if let Err(e) = state.web.mailer.send(&email, "Set your Vehicle Image Service password", body).await {
+            if let Err(e) = state
+                .web
+                .mailer
+                .send(&email, "Set your Vehicle Image Service password", body)
+                .await
+            {
                 // The address is the person's; the link never reaches a log.
                 tracing::error!(account.id = %account.id, error = %e, "password-reset mail failed");
                 return web::notice(

@@ -58,7 +58,12 @@ pub async fn check_named(
     per_minute: u64,
 ) -> (Decision, Result<(), ApiError>) {
     let digest = crate::people::token_hash(name);
-    check(state, &format!("name:{scope}:{}", &digest[..32]), per_minute).await
+    check(
+        state,
+        &format!("name:{scope}:{}", &digest[..32]),
+        per_minute,
+    )
+    .await
 }
 
 /// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.

@@ -145,7 +145,9 @@ pub fn see_other(to: &str) -> Response {
 /// `next` when it is a path on this site, else the dashboard.
 pub fn safe_next(next: Option<&str>) -> String {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') && n.len() < 512 => {
+        Some(n)
+            if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') && n.len() < 512 =>
+        {
             n.to_owned()
         }
         _ => "/dashboard".to_owned(),
@@ -170,7 +172,11 @@ pub fn csrf_token(state: &AppState, headers: &HeaderMap) -> CsrfToken {
             let value = people::new_token();
             CsrfToken {
                 token: state.web.csrf_for(&value),
-                set_cookie: Some(state.web.cookie(CSRF_COOKIE, &value, 60 * 60 * 24 * 365, true)),
+                set_cookie: Some(
+                    state
+                        .web
+                        .cookie(CSRF_COOKIE, &value, 60 * 60 * 24 * 365, true),
+                ),
             }
         }
     }
@@ -207,7 +213,11 @@ pub enum FormRefusal {
 }
 
 /// Reads a form body and checks its CSRF token against the request's cookie.
-pub fn read_form(state: &AppState, headers: &HeaderMap, body: &Bytes) -> Result<FormFields, FormRefusal> {
+pub fn read_form(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<FormFields, FormRefusal> {
     if body.len() > FORM_LIMIT {
         return Err(FormRefusal::TooLarge);
     }
@@ -239,7 +249,11 @@ pub fn read_form(state: &AppState, headers: &HeaderMap, body: &Bytes) -> Result<
         (Some(e), Some(got)) => e.as_bytes().ct_eq(got.as_bytes()).into(),
         _ => false,
     };
-    if ok { Ok(fields) } else { Err(FormRefusal::Forged) }
+    if ok {
+        Ok(fields)
+    } else {
+        Err(FormRefusal::Forged)
+    }
 }
 
 /// `scheme://host[:port]` of a URL.
@@ -282,6 +296,8 @@ pub fn render(
         return r;
     }
     *r.status_mut() = status;
+    // A person's form answered with its errors on the page, not a problem.
+    r.extensions_mut().insert(super::middleware::KeepBody);
     let h = r.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     if let Some(c) = csrf.set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
@@ -307,7 +323,13 @@ pub fn refusal(state: &AppState, headers: &HeaderMap, why: FormRefusal) -> Respo
 }
 
 /// A page with a title and a message, in the site's layout.
-pub fn notice(state: &AppState, headers: &HeaderMap, status: StatusCode, title: &str, message: &str) -> Response {
+pub fn notice(
+    state: &AppState,
+    headers: &HeaderMap,
+    status: StatusCode,
+    title: &str,
+    message: &str,
+) -> Response {
     let ctx = minijinja::context! { title => title, message => message };
     render(state, headers, status, "notice.html", "account", None, ctx)
 }
@@ -328,7 +350,10 @@ mod tests {
 
     #[test]
     fn next_stays_on_this_site() {
-        assert_eq!(safe_next(Some("/device?user_code=ABCD-EF23")), "/device?user_code=ABCD-EF23");
+        assert_eq!(
+            safe_next(Some("/device?user_code=ABCD-EF23")),
+            "/device?user_code=ABCD-EF23"
+        );
         assert_eq!(safe_next(Some("//evil.example/")), "/dashboard");
         assert_eq!(safe_next(Some("https://evil.example/")), "/dashboard");
         assert_eq!(safe_next(Some("/\\evil.example")), "/dashboard");
@@ -338,14 +363,20 @@ mod tests {
     #[test]
     fn origins_are_compared_whole() {
         assert_eq!(origin_of("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
-        assert_eq!(origin_of("https://img.example.com/base"), "https://img.example.com");
+        assert_eq!(
+            origin_of("https://img.example.com/base"),
+            "https://img.example.com"
+        );
         assert_ne!(origin_of("http://127.0.0.1:8080"), "http://127.0.0.1:80");
     }
 
     #[test]
     fn cookies_are_read_by_name() {
         let mut h = HeaderMap::new();
-        h.insert(header::COOKIE, HeaderValue::from_static("a=1; vis_session=abc; b=2"));
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("a=1; vis_session=abc; b=2"),
+        );
         assert_eq!(cookie(&h, "vis_session"), Some("abc"));
         assert_eq!(cookie(&h, "vis"), None);
     }

@@ -104,6 +104,14 @@ pub trait PaymentProvider: Send + Sync + std::fmt::Debug {
     ) -> Result<WebhookEvent, PaymentError>;
 }
 
+/// Installs rustls's ring provider for the process, once (reqwest is
+/// built without a default provider; an error only means one is already
+/// installed). Every reqwest client of the workspace, tests' included,
+/// needs this before it is built: Cargo unifies reqwest's features.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The currency every pack is priced in.
 pub const CURRENCY: &str = "usd";
 

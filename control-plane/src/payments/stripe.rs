@@ -54,7 +54,7 @@ impl StripeProvider {
         // reqwest is built without a default crypto provider (aws-lc-rs needs
         // cmake and a C toolchain dance); ring is installed process-wide once.
         // An error only means some provider is already installed: fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        super::install_tls_provider();
         let http = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
             .connect_timeout(CONNECT_TIMEOUT)

@@ -55,13 +55,14 @@ impl Mailer {
             Some(url) => Transport::Smtp(
                 AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
                     // The URL holds a password: say only that it is wrong.
-                    .map_err(|_| MailError::Config("[mail] smtp_url is not a valid SMTP URL".into()))?
+                    .map_err(|_| {
+                        MailError::Config("[mail] smtp_url is not a valid SMTP URL".into())
+                    })?
                     .build(),
             ),
             None => {
-                std::fs::create_dir_all(outbox).map_err(|e| {
-                    MailError::Config(format!("outbox {}: {e}", outbox.display()))
-                })?;
+                std::fs::create_dir_all(outbox)
+                    .map_err(|e| MailError::Config(format!("outbox {}: {e}", outbox.display())))?;
                 Transport::Outbox(AsyncFileTransport::new(outbox))
             }
         };
@@ -104,7 +105,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mailer = Mailer::new("Vehicle Images <noreply@example.com>", None, dir.path()).unwrap();
         mailer
-            .send("ada@example.com", "Reset your password", "Open https://x/reset?token=abc".into())
+            .send(
+                "ada@example.com",
+                "Reset your password",
+                "Open https://x/reset?token=abc".into(),
+            )
             .await
             .unwrap();
         let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();

@@ -40,7 +40,9 @@ pub fn normalize_email(raw: &str) -> Result<String, &'static str> {
         && domain.contains('.')
         && !domain.starts_with('.')
         && !domain.ends_with('.')
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\"\\".contains(c));
+        && !email
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\"\\".contains(c));
     if ok {
         Ok(email)
     } else {
@@ -132,7 +134,16 @@ mod tests {
             normalize_email("  Ada@Example.COM ").as_deref(),
             Ok("ada@example.com")
         );
-        for bad in ["", "ada", "ada@", "@example.com", "ada@example", "a b@example.com", "ada@@example.com", "ada@.com"] {
+        for bad in [
+            "",
+            "ada",
+            "ada@",
+            "@example.com",
+            "ada@example",
+            "a b@example.com",
+            "ada@@example.com",
+            "ada@.com",
+        ] {
             assert!(normalize_email(bad).is_err(), "{bad:?}");
         }
     }

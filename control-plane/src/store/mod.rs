@@ -864,7 +864,8 @@ pub trait PaymentStore: Send + Sync {
     /// Records the provider's checkout session of an open purchase.
     async fn attach_checkout(&self, purchase_id: &str, session_id: &str) -> Result<(), StoreError>;
     async fn purchase_by_session(&self, session_id: &str) -> Result<Option<Purchase>, StoreError>;
-    async fn purchases_of(&self, account_id: &str, limit: i64) -> Result<Vec<Purchase>, StoreError>;
+    async fn purchases_of(&self, account_id: &str, limit: i64)
+    -> Result<Vec<Purchase>, StoreError>;
     /// In one transaction: records the event id (a second time is
     /// `Duplicate`), marks the purchase paid, appends its `purchase` ledger
     /// entry, and remembers the customer and that the account has paid.
@@ -903,8 +904,11 @@ pub struct DayUsage {
 #[async_trait]
 pub trait ActivityStore: Send + Sync {
     /// Days with activity since `since`, oldest first.
-    async fn usage_by_day(&self, account_id: &str, since: Millis)
-    -> Result<Vec<DayUsage>, StoreError>;
+    async fn usage_by_day(
+        &self,
+        account_id: &str,
+        since: Millis,
+    ) -> Result<Vec<DayUsage>, StoreError>;
     /// The account's newest signed delivery URLs.
     async fn recent_delivery_urls(
         &self,

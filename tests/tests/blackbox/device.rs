@@ -99,7 +99,7 @@ async fn a_standard_oauth_client_logs_in_while_an_operator_approves() {
             DeviceAuthorizationUrl::new(app.url("/api/auth/device/code")).unwrap(),
         )
         .set_token_uri(TokenUrl::new(app.url("/api/auth/device/token")).unwrap());
-    let http = Http(reqwest::Client::new());
+    let http = Http(vis_tests::http_client().build().unwrap());
     // The spec answers the code request with 201; the oauth2 crate's own
     // code request insists on RFC 8628's 200, so the (one) request is ours
     // and its body is read by the crate's standard response type. The

@@ -351,7 +351,7 @@ async fn metrics_can_be_served_on_a_separate_listener_only() {
     let server = tokio::spawn(app.run_until(async move {
         let _ = stopped.await;
     }));
-    let client = reqwest::Client::new();
+    let client = vis_tests::http_client().build().unwrap();
     let r = client
         .get(format!("http://{metrics}/metrics"))
         .send()

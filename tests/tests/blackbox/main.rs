@@ -16,6 +16,7 @@ mod ledger_model;
 mod mcp;
 mod memory;
 mod options;
+mod people;
 mod replicas;
 mod resolve;
 mod store_conformance;

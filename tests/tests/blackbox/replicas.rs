@@ -108,7 +108,7 @@ async fn two_replicas_on(database_url: &str) {
     let a = Replica::start(dir.path(), db);
     let mut b = Replica::start(dir.path(), db);
     let store = SqlStore::connect(db).await.unwrap();
-    let client = reqwest::Client::new();
+    let client = vis_tests::http_client().build().unwrap();
 
     // One new variant, 8 requests at each replica at once.
     let (_, key) = key_for(dir.path(), db, "shared@example.com", 100).await;

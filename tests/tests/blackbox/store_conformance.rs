@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use control_plane::store::{
-    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, EventStore,
-    JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey,
-    PartnerStore, Payer, RateStore, RevocationStore, RevokedKind, SqlStore, Store, StoreError,
-    now_millis,
+    AccountStore, ActivityStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind,
+    EventStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry,
+    NewKey, PaidCheckout, PartnerStore, Payer, PaymentOutcome, PaymentStore, PeopleStore,
+    RateStore, RevocationStore, RevokedKind, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -269,6 +269,7 @@ async fn suite(store: SqlStore) {
     events(&store).await;
     idempotent_mints(&store).await;
     device_logins(&store).await;
+    people_and_payments(&store).await;
     store.close().await;
 }
 
@@ -1298,5 +1299,238 @@ async fn device_logins(store: &SqlStore) {
     assert_eq!(
         store.poll_device_login("h1", 0).await.unwrap(),
         DevicePoll::Expired
+    );
+}
+
+async fn people_and_payments(store: &SqlStore) {
+    // A person: account, password and free credits in one write.
+    let p = store
+        .create_person("person@example.com", "$argon2id$hash", 100)
+        .await
+        .unwrap();
+    assert_eq!(p.balance, 100);
+    assert!(matches!(
+        store
+            .create_person("person@example.com", "$argon2id$x", 100)
+            .await,
+        Err(StoreError::Conflict(_))
+    ));
+    let (found, hash) = store
+        .person_by_email("person@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (found.id.as_str(), hash.as_deref()),
+        (p.id.as_str(), Some("$argon2id$hash"))
+    );
+    let operator_made = store.create_account("nopass@example.com", 0).await.unwrap();
+    assert_eq!(
+        store
+            .person_by_email("nopass@example.com")
+            .await
+            .unwrap()
+            .unwrap()
+            .1,
+        None
+    );
+    // Sessions: live until they expire or end.
+    store
+        .create_web_session("s1", &p.id, now_millis() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_web_session("s-old", &p.id, now_millis() - 1)
+        .await
+        .unwrap();
+    assert_eq!(store.web_session("s1").await.unwrap().unwrap().id, p.id);
+    assert!(store.web_session("s-old").await.unwrap().is_none());
+    store.end_web_session("s1").await.unwrap();
+    assert!(store.web_session("s1").await.unwrap().is_none());
+    // A reset link works once, sets the password and ends every session.
+    store
+        .create_web_session("s2", &operator_made.id, now_millis() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_password_reset("r1", &operator_made.id, now_millis() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_password_reset("r-old", &operator_made.id, now_millis() - 1)
+        .await
+        .unwrap();
+    assert!(store.password_reset_live("r1").await.unwrap());
+    assert!(!store.password_reset_live("r-old").await.unwrap());
+    assert!(
+        store
+            .use_password_reset("r-old", "$h")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let used = store
+        .use_password_reset("r1", "$argon2id$new")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(used.id, operator_made.id);
+    assert!(
+        store
+            .use_password_reset("r1", "$h2")
+            .await
+            .unwrap()
+            .is_none(),
+        "once"
+    );
+    assert!(
+        store.web_session("s2").await.unwrap().is_none(),
+        "signed out everywhere"
+    );
+    assert_eq!(
+        store
+            .person_by_email("nopass@example.com")
+            .await
+            .unwrap()
+            .unwrap()
+            .1
+            .as_deref(),
+        Some("$argon2id$new")
+    );
+
+    // Purchases: credits land once per purchase, by event id and by state.
+    let buy = store
+        .open_purchase(&p.id, "sandbox", 5000, 500)
+        .await
+        .unwrap();
+    assert_eq!(buy.status, "open");
+    store.attach_checkout(&buy.id, "cs_1").await.unwrap();
+    assert_eq!(
+        store.purchase_by_session("cs_1").await.unwrap().unwrap().id,
+        buy.id
+    );
+    let paid = |event: &'static str, amount: i64| PaidCheckout {
+        event_id: event,
+        provider: "sandbox",
+        session_id: "cs_1",
+        purchase_id: None,
+        customer: Some("cus_1"),
+        amount_cents: amount,
+    };
+    assert_eq!(store.payment_customer(&p.id).await.unwrap(), None);
+    assert_eq!(
+        store
+            .record_paid_checkout(&paid("evt_wrong", 499))
+            .await
+            .unwrap(),
+        PaymentOutcome::AmountMismatch
+    );
+    match store
+        .record_paid_checkout(&paid("evt_1", 500))
+        .await
+        .unwrap()
+    {
+        PaymentOutcome::Credited { purchase, balance } => {
+            assert_eq!((purchase.status.as_str(), balance), ("paid", 5100));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        store
+            .record_paid_checkout(&paid("evt_1", 500))
+            .await
+            .unwrap(),
+        PaymentOutcome::Duplicate
+    );
+    assert_eq!(
+        store
+            .record_paid_checkout(&paid("evt_2", 500))
+            .await
+            .unwrap(),
+        PaymentOutcome::AlreadyPaid
+    );
+    assert_eq!(balance_of(store, &p.id).await, 5100);
+    let account = store.account_by_id(&p.id).await.unwrap().unwrap();
+    assert!(account.has_payment_method);
+    assert_eq!(
+        store.payment_customer(&p.id).await.unwrap().as_deref(),
+        Some("cus_1")
+    );
+    assert_eq!(
+        store
+            .account_of_customer("cus_1")
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        p.id
+    );
+    let unknown = PaidCheckout {
+        session_id: "cs_nope",
+        ..paid("evt_3", 500)
+    };
+    assert_eq!(
+        store.record_paid_checkout(&unknown).await.unwrap(),
+        PaymentOutcome::Unknown
+    );
+    assert_eq!(
+        store
+            .record_other_event("evt_4", "sandbox", "charge.refunded")
+            .await
+            .unwrap(),
+        PaymentOutcome::Ignored
+    );
+    assert_eq!(
+        store
+            .record_other_event("evt_4", "sandbox", "charge.refunded")
+            .await
+            .unwrap(),
+        PaymentOutcome::Duplicate
+    );
+    let list = store.purchases_of(&p.id, 10).await.unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].paid_at.is_some(), true);
+    // Concurrent deliveries of one event credit once.
+    let again = store
+        .open_purchase(&p.id, "sandbox", 10000, 1000)
+        .await
+        .unwrap();
+    store.attach_checkout(&again.id, "cs_2").await.unwrap();
+    let tasks: Vec<_> = (0..4)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let event = format!("evt_race_{}", i % 2);
+                store
+                    .record_paid_checkout(&PaidCheckout {
+                        event_id: &event,
+                        provider: "sandbox",
+                        session_id: "cs_2",
+                        purchase_id: None,
+                        customer: None,
+                        amount_cents: 1000,
+                    })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut credited = 0;
+    for t in tasks {
+        if matches!(t.await.unwrap(), PaymentOutcome::Credited { .. }) {
+            credited += 1;
+        }
+    }
+    assert_eq!(credited, 1);
+    assert_eq!(balance_of(store, &p.id).await, 15_100);
+    // The dashboard's view: one day of activity (the purchases are not spending).
+    let days = store.usage_by_day(&p.id, 0).await.unwrap();
+    assert!(days.iter().all(|d| d.credits_spent == 0), "{days:?}");
+    assert!(
+        store
+            .recent_delivery_urls(&p.id, 5)
+            .await
+            .unwrap()
+            .is_empty()
     );
 }

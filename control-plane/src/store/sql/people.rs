@@ -162,17 +162,23 @@ impl PeopleStore for SqlStore {
             .execute(&mut *tx)
             .await
             .map_err(map_err)?;
-        sqlx::query("UPDATE password_resets SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL")
-            .bind(now)
-            .bind(&account_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(map_err)?;
-        let row = sqlx::query(concat!("SELECT ", account_cols!(), " FROM accounts WHERE id = $1"))
-            .bind(&account_id)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query(
+            "UPDATE password_resets SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL",
+        )
+        .bind(now)
+        .bind(&account_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            account_cols!(),
+            " FROM accounts WHERE id = $1"
+        ))
+        .bind(&account_id)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(map_err)?;
         let account = account_from(&row).map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;
         Ok(Some(account))
@@ -279,7 +285,11 @@ impl PaymentStore for SqlStore {
         row.as_ref().map(purchase_from).transpose().map_err(map_err)
     }
 
-    async fn purchases_of(&self, account_id: &str, limit: i64) -> Result<Vec<Purchase>, StoreError> {
+    async fn purchases_of(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<Purchase>, StoreError> {
         let rows = sqlx::query(concat!(
             "SELECT ",
             purchase_cols!(),
@@ -311,7 +321,11 @@ impl PaymentStore for SqlStore {
         .fetch_optional(&mut *tx)
         .await
         .map_err(map_err)?;
-        let purchase = row.as_ref().map(purchase_from).transpose().map_err(map_err)?;
+        let purchase = row
+            .as_ref()
+            .map(purchase_from)
+            .transpose()
+            .map_err(map_err)?;
         // The purchase must be the one the event names, when it names one.
         let purchase = purchase.filter(|p| paid.purchase_id.is_none_or(|id| id == p.id));
         let outcome = match &purchase {
