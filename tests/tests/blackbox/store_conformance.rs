@@ -1489,7 +1489,7 @@ async fn people_and_payments(store: &SqlStore) {
     );
     let list = store.purchases_of(&p.id, 10).await.unwrap();
     assert_eq!(list.len(), 1);
-    assert_eq!(list[0].paid_at.is_some(), true);
+    assert!(list[0].paid_at.is_some());
     // Concurrent deliveries of one event credit once.
     let again = store
         .open_purchase(&p.id, "sandbox", 10000, 1000)
