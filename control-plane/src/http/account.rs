@@ -100,8 +100,8 @@ pub async fn get(
                 rate_limit_per_minute: principal.key.rate_limit_per_minute,
             },
         },
-        // Every link resolves (a test follows them); checkout joins when the
-        // billing endpoints exist.
+        // Every link answers a GET (a test follows them); the billing
+        // endpoints are POSTs, found through the options document's docs.
         links: [
             ("pricing", "/pricing"),
             ("options", "/api/v1/images/options"),
