@@ -726,7 +726,11 @@ fn people() -> Value {
         }, "post": web_form("Approve or deny a device login", "decision=approve creates nothing yet: the device's next poll gets a new key with all three scopes, named after the client; deny makes it answer access_denied.", &[("user_code", "The code, ABCD-EF23."), ("decision", "approve or deny.")], &[(200, "The page, saying what was decided.")], Some("Not signed in: to /signin, then back."))["post"].clone() },
         "/billing/sandbox/checkout/{session}": merge(
             web_get("The sandbox's hosted payment page (test payments)", path_param("session"), &[(200, "The payment page, marked as a test payment."), (404, "No such payment.")], None),
-            merge(web_form("Pay (test)", "The sandbox signs a checkout.session.completed event and hands it to the same webhook code Stripe's events go through; credits land once.", &[], &[(404, "No such payment.")], Some("Paid: to /dashboard/credits?purchase=done.")), json!({ "post": { "parameters": path_param("session") } })),
+            {
+                let mut pay = web_form("Pay (test)", "The sandbox signs a checkout.session.completed event and hands it to the same webhook code Stripe's events go through; credits land once.", &[], &[(404, "No such payment.")], Some("Paid: to /dashboard/credits?purchase=done."));
+                pay["post"]["parameters"] = path_param("session");
+                pay
+            },
         ),
         "/billing/sandbox/portal/{token}": web_get("The sandbox's customer portal (a signed link, valid for an hour)", path_param("token"), &[(200, "Paid purchases."), (404, "The link is unknown or expired.")], None),
         "/api/v1/billing/checkout": { "post": {
