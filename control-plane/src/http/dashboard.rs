@@ -77,41 +77,30 @@ pub struct Once {
     error: Option<String>,
 }
 
+fn at(ms: i64) -> Option<time::OffsetDateTime> {
+    time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000)).ok()
+}
+
+/// `Nov 22`: a day of the chart.
 pub fn day_label(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
-        .map(|t| format!("{} {:02}", month(t.month()), t.day()))
+    at(ms)
+        .and_then(|t| {
+            t.format(time::macros::format_description!(
+                "[month repr:short] [day]"
+            ))
+            .ok()
+        })
         .unwrap_or_default()
 }
 
-fn month(m: time::Month) -> &'static str {
-    use time::Month::*;
-    match m {
-        January => "Jan",
-        February => "Feb",
-        March => "Mar",
-        April => "Apr",
-        May => "May",
-        June => "Jun",
-        July => "Jul",
-        August => "Aug",
-        September => "Sep",
-        October => "Oct",
-        November => "Nov",
-        December => "Dec",
-    }
-}
-
+/// `Nov 22 2026 14:05 UTC`: when something happened.
 pub fn when(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
-        .map(|t| {
-            format!(
-                "{} {:02} {} {:02}:{:02} UTC",
-                month(t.month()),
-                t.day(),
-                t.year(),
-                t.hour(),
-                t.minute()
-            )
+    at(ms)
+        .and_then(|t| {
+            t.format(time::macros::format_description!(
+                "[month repr:short] [day] [year] [hour]:[minute] UTC"
+            ))
+            .ok()
         })
         .unwrap_or_default()
 }
@@ -272,17 +261,13 @@ async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value,
         balance_usd => format!("{:.2}", account.balance as f64 / CREDITS_PER_DOLLAR as f64),
         has_payment_method => account.has_payment_method,
         bars, totals,
-        chart_from => bars_label(since), chart_to => day_label(now),
+        chart_from => day_label(since), chart_to => day_label(now),
         keys => key_rows,
         live_keys => keys.iter().filter(|k| k.revoked_at.is_none()).map(|k| context! { id => k.id, name => k.name }).collect::<Vec<_>>(),
         partners => partner_rows,
         urls => url_rows,
         scopes,
     })
-}
-
-fn bars_label(ms: i64) -> String {
-    day_label(ms)
 }
 
 /// Reads a form for a signed-in person: the account, or the response.
@@ -632,5 +617,14 @@ mod tests {
         assert_eq!(bars[0].height, 0.0);
         assert_eq!(totals.credits_spent, 6);
         assert_eq!(totals.cache_hit_rate.as_deref(), Some("67%"));
+        assert_eq!(bars[29].label, day_label(today * DAY_MS));
+    }
+
+    #[test]
+    fn dates_read_as_before() {
+        // 2026-11-22 14:05:00 UTC
+        let ms = 1_795_356_300_000;
+        assert_eq!(day_label(ms), "Nov 22");
+        assert_eq!(when(ms), "Nov 22 2026 14:05 UTC");
     }
 }

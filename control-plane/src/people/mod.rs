@@ -11,8 +11,6 @@ pub mod mail;
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Argon2, PasswordHash};
-use rand::RngExt;
-use sha2::{Digest, Sha256};
 
 /// How long a session cookie signs a browser in.
 pub const SESSION_DAYS: i64 = 30;
@@ -112,16 +110,14 @@ fn dummy_hash() -> String {
 }
 
 /// A new bearer token (a session cookie or a reset link's secret):
-/// 43 URL-safe characters.
+/// 43 base62 characters, about 256 bits.
 pub fn new_token() -> String {
-    use base64::Engine;
-    let bytes: [u8; 32] = rand::rng().random();
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    crate::auth::random_base62(43)
 }
 
-/// What the database keeps of a token.
+/// What the database keeps of a token: its SHA-256, as for API keys.
 pub fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+    crate::auth::hash_hex(token.as_bytes())
 }
 
 #[cfg(test)]
