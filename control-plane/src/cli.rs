@@ -238,7 +238,12 @@ pub fn main() -> ExitCode {
 fn init_tracing(serving: bool) {
     let default = if serving { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
+        // The AWS signer and credential providers trace requests and
+        // identities; the SDK redacts secrets, and we keep them out anyway.
+        .add_directive("aws_sigv4=info".parse().expect("valid directive"))
+        .add_directive("aws_config=info".parse().expect("valid directive"))
+        .add_directive("aws_credential_types=info".parse().expect("valid directive"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
