@@ -74,7 +74,7 @@ fi
 # The S3 store takes credentials from the standard AWS chain; moto accepts
 # any, so these test ones stand in for (and hide) a developer's own.
 unset AWS_SESSION_TOKEN AWS_PROFILE
-export AWS_ACCESS_KEY_ID=vis-test AWS_SECRET_ACCESS_KEY=vis-test AWS_EC2_METADATA_DISABLED=true
+export AWS_ACCESS_KEY_ID=moto-test-key AWS_SECRET_ACCESS_KEY=moto-test-secret AWS_EC2_METADATA_DISABLED=true
 echo "infra: moto $("$S3_VENV/bin/python" -c 'import moto; print(moto.__version__)') (S3) on $VIS_TEST_S3_ENDPOINT" >&2
 
 cargo test --workspace --no-fail-fast "$@"

@@ -239,11 +239,17 @@ fn init_tracing(serving: bool) {
     let default = if serving { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
-        // The AWS signer and credential providers trace requests and
-        // identities; the SDK redacts secrets, and we keep them out anyway.
+        // The AWS SDK's request pipeline, signer and credential providers
+        // print identities (the access key id) at debug and trace; the SDK
+        // redacts secret keys and tokens, and these caps keep the rest out.
+        .add_directive("aws_smithy_runtime=info".parse().expect("valid directive"))
         .add_directive("aws_sigv4=info".parse().expect("valid directive"))
         .add_directive("aws_config=info".parse().expect("valid directive"))
-        .add_directive("aws_credential_types=info".parse().expect("valid directive"));
+        .add_directive(
+            "aws_credential_types=info"
+                .parse()
+                .expect("valid directive"),
+        );
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

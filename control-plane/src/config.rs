@@ -62,8 +62,9 @@ impl S3Config {
         if self.bucket.is_empty() {
             return Err(ConfigError::Invalid {
                 field: "s3.bucket",
-                message: "object_store = s3 needs a bucket (VIS_S3_BUCKET, --s3-bucket or [s3] bucket)"
-                    .into(),
+                message:
+                    "object_store = s3 needs a bucket (VIS_S3_BUCKET, --s3-bucket or [s3] bucket)"
+                        .into(),
             });
         }
         if let Some(endpoint) = &self.endpoint {

@@ -469,7 +469,13 @@ pub async fn s3_endpoint_or_skip(test: &str) -> Option<String> {
         );
     };
     let endpoint = endpoint.trim_end_matches('/').to_owned();
-    if let Err(e) = http_client().build().expect("client").get(&endpoint).send().await {
+    if let Err(e) = http_client()
+        .build()
+        .expect("client")
+        .get(&endpoint)
+        .send()
+        .await
+    {
         panic!("{test}: VIS_TEST_S3_ENDPOINT={endpoint} does not answer: {e}");
     }
     for var in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {

@@ -164,6 +164,18 @@ impl S3ObjectStore {
                     _ => DisplayErrorContext(&e).to_string(),
                 },
             },
+            SdkError::DispatchFailure(d) if !(d.is_io() || d.is_timeout()) => {
+                let context = DisplayErrorContext(&e).to_string();
+                // The identity is resolved when the request is sent, so a
+                // chain that found nothing fails here, not at start.
+                if context.to_ascii_lowercase().contains("credential") {
+                    format!(
+                        "no usable AWS credentials; they come from {CREDENTIALS_CHAIN}: {context}"
+                    )
+                } else {
+                    context
+                }
+            }
             SdkError::DispatchFailure(_) | SdkError::TimeoutError(_) => format!(
                 "cannot reach {endpoint} ({ENDPOINT_SETTING}; {REGION_SETTING}): {}",
                 DisplayErrorContext(&e)
@@ -184,9 +196,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 /// The stored SHA-256, when the object carries a well-formed one (objects
 /// copied in by other tools do not).
-fn stored_sha256(
-    metadata: Option<&std::collections::HashMap<String, String>>,
-) -> Option<String> {
+fn stored_sha256(metadata: Option<&std::collections::HashMap<String, String>>) -> Option<String> {
     metadata
         .and_then(|m| m.get(SHA256_METADATA))
         .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))

@@ -156,7 +156,10 @@ async fn object_conformance_s3() {
         keys.contains(&"tenant-b/renders/r1/toyota/camry/2019/red/front/source.png".to_owned()),
         "{keys:?}"
     );
-    assert!(keys.contains(&"derived/only-plain.png".to_owned()), "{keys:?}");
+    assert!(
+        keys.contains(&"derived/only-plain.png".to_owned()),
+        "{keys:?}"
+    );
 }
 
 #[tokio::test]
