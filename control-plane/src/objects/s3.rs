@@ -66,6 +66,15 @@ impl S3ObjectStore {
     /// Builds the client: the HTTPS client, region and credentials chain,
     /// retries and timeouts. Contacts nothing yet; [`ObjectStore::check`] does.
     pub async fn connect(config: &S3Config) -> Result<S3ObjectStore, ObjectError> {
+        S3ObjectStore::connect_with(config, aws_config::defaults(BehaviorVersion::latest())).await
+    }
+
+    /// [`S3ObjectStore::connect`] on a loader that may already say more
+    /// (tests give it credentials).
+    async fn connect_with(
+        config: &S3Config,
+        loader: aws_config::ConfigLoader,
+    ) -> Result<S3ObjectStore, ObjectError> {
         let http = aws_smithy_http_client::Builder::new()
             .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
             .build_https();
@@ -78,7 +87,7 @@ impl S3ObjectStore {
             .operation_attempt_timeout(ATTEMPT_TIMEOUT)
             .operation_timeout(OPERATION_TIMEOUT)
             .build();
-        let mut loader = aws_config::defaults(BehaviorVersion::latest())
+        let mut loader = loader
             .http_client(http)
             .retry_config(retry)
             .timeout_config(timeouts);
@@ -120,6 +129,49 @@ impl S3ObjectStore {
             prefix: config.prefix.clone(),
             endpoint,
         })
+    }
+
+    async fn get_once(&self, key: &ObjectKey) -> Result<Option<Object>, GetFailure> {
+        let response = match self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(self.key(key.as_str()))
+            .send()
+            .await
+        {
+            Ok(r) => r,
+            Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => return Ok(None),
+            Err(e) => return Err(GetFailure::Other(self.error("GET", key.as_str(), e))),
+        };
+        let content_type = content_type_or_default(response.content_type());
+        let stored = stored_sha256(response.metadata());
+        let expected = response.content_length();
+        let bytes = response
+            .body
+            .collect()
+            .await
+            .map_err(|e| GetFailure::Body(e.to_string()))?
+            .into_bytes();
+        if expected.is_some_and(|n| n != bytes.len() as i64) {
+            return Err(GetFailure::Body(format!(
+                "S3 announced {} bytes, sent {}",
+                expected.unwrap_or_default(),
+                bytes.len()
+            )));
+        }
+        let sha256 = match stored {
+            Some(sha) => sha,
+            None => sha256_hex(&bytes),
+        };
+        Ok(Some(Object {
+            meta: ObjectMeta {
+                content_type,
+                size: bytes.len() as u64,
+                sha256,
+            },
+            bytes,
+        }))
     }
 
     fn key(&self, key: &str) -> String {
@@ -190,6 +242,12 @@ impl S3ObjectStore {
     }
 }
 
+enum GetFailure {
+    /// The response's body did not arrive whole: worth another try.
+    Body(String),
+    Other(ObjectError),
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
@@ -236,55 +294,29 @@ impl ObjectStore for S3ObjectStore {
     }
 
     async fn get(&self, key: &ObjectKey) -> Result<Option<Object>, ObjectError> {
-        let response = match self
-            .client
-            .get_object()
-            .bucket(&self.bucket)
-            .key(self.key(key.as_str()))
-            .send()
-            .await
-        {
-            Ok(r) => r,
-            Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => return Ok(None),
-            Err(e) => return Err(self.error("GET", key.as_str(), e)),
-        };
-        let content_type = content_type_or_default(response.content_type());
-        let stored = stored_sha256(response.metadata());
-        let expected = response.content_length();
-        let bytes = response
-            .body
-            .collect()
-            .await
-            .map_err(|e| {
-                ObjectError::Unavailable(format!(
-                    "S3 GET s3://{}/{}: reading the body: {e}",
-                    self.bucket,
-                    self.key(key.as_str())
-                ))
-            })?
-            .into_bytes();
-        if expected.is_some_and(|n| n != bytes.len() as i64) {
-            return Err(ObjectError::Corrupt(
-                key.to_string(),
-                format!(
-                    "S3 announced {} bytes, sent {}",
-                    expected.unwrap_or_default(),
-                    bytes.len()
-                ),
-            ));
+        // The SDK retries until the response's head arrives; a body cut off
+        // after that (a reset, a stall) is retried here, with the same backoff.
+        let mut backoff = INITIAL_BACKOFF;
+        let mut attempt = 1;
+        loop {
+            match self.get_once(key).await {
+                Err(GetFailure::Body(e)) if attempt < MAX_ATTEMPTS => {
+                    tracing::warn!(s3.key = %key, error = %e, attempt, "S3 GET body cut off; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    attempt += 1;
+                }
+                Err(GetFailure::Body(e)) => {
+                    return Err(ObjectError::Unavailable(format!(
+                        "S3 GET s3://{}/{}: reading the body: {e}",
+                        self.bucket,
+                        self.key(key.as_str())
+                    )));
+                }
+                Err(GetFailure::Other(e)) => return Err(e),
+                Ok(found) => return Ok(found),
+            }
         }
-        let sha256 = match stored {
-            Some(sha) => sha,
-            None => sha256_hex(&bytes),
-        };
-        Ok(Some(Object {
-            meta: ObjectMeta {
-                content_type,
-                size: bytes.len() as u64,
-                sha256,
-            },
-            bytes,
-        }))
     }
 
     async fn head(&self, key: &ObjectKey) -> Result<Option<ObjectMeta>, ObjectError> {
@@ -338,5 +370,115 @@ impl ObjectStore for S3ObjectStore {
             .await
             .map_err(|e| self.error("PUT", PROBE_KEY, e))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A server that answers each connection with the next canned response
+    /// and closes it; counts the requests it read.
+    async fn scripted(responses: Vec<String>) -> (String, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let served = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&served);
+        tokio::spawn(async move {
+            for response in responses {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = socket.read(&mut buf).await.unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    head.extend_from_slice(&buf[..n]);
+                }
+                count.fetch_add(1, Ordering::SeqCst);
+                socket.write_all(response.as_bytes()).await.unwrap();
+                let _ = socket.shutdown().await;
+            }
+        });
+        (format!("http://{addr}"), served)
+    }
+
+    fn response(status: &str, headers: &str, declared_len: usize, body: &str) -> String {
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Length: {declared_len}\r\nConnection: close\r\n{headers}\r\n{body}"
+        )
+    }
+
+    async fn store_at(endpoint: String) -> S3ObjectStore {
+        let config = S3Config {
+            bucket: "b".into(),
+            region: Some("us-east-1".into()),
+            endpoint: Some(endpoint),
+            force_path_style: true,
+            prefix: String::new(),
+        };
+        let credentials = aws_sdk_s3::config::Credentials::new("id", "secret", None, None, "test");
+        let loader =
+            aws_config::defaults(BehaviorVersion::latest()).credentials_provider(credentials);
+        S3ObjectStore::connect_with(&config, loader).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_get_is_retried_after_a_server_error_and_after_a_cut_off_body() {
+        let body = "0123456789";
+        let error = "<Error><Code>InternalError</Code><Message>try again</Message></Error>";
+        let (endpoint, served) = scripted(vec![
+            response(
+                "500 Internal Server Error",
+                "Content-Type: application/xml\r\n",
+                error.len(),
+                error,
+            ),
+            // Ten bytes announced, five sent, then the connection closes.
+            response(
+                "200 OK",
+                "Content-Type: image/png\r\n",
+                body.len(),
+                &body[..5],
+            ),
+            response("200 OK", "Content-Type: image/png\r\n", body.len(), body),
+        ])
+        .await;
+        let store = store_at(endpoint).await;
+        let obj = store
+            .get(&ObjectKey::parse("a/b.png").unwrap())
+            .await
+            .unwrap()
+            .expect("found on the third try");
+        assert_eq!(&obj.bytes[..], body.as_bytes());
+        assert_eq!(obj.meta.content_type, "image/png");
+        assert_eq!(obj.meta.sha256, sha256_hex(body.as_bytes()));
+        assert_eq!(served.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn a_get_gives_up_after_the_stated_attempts() {
+        let error = "<Error><Code>SlowDown</Code><Message>slow down</Message></Error>";
+        let slow = response(
+            "503 Slow Down",
+            "Content-Type: application/xml\r\n",
+            error.len(),
+            error,
+        );
+        let (endpoint, served) = scripted(vec![slow; 5]).await;
+        let store = store_at(endpoint).await;
+        let err = store
+            .get(&ObjectKey::parse("a/b.png").unwrap())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("SlowDown"), "{err}");
+        assert_eq!(served.load(Ordering::SeqCst), MAX_ATTEMPTS as usize);
     }
 }
