@@ -24,6 +24,7 @@
 
 pub mod gpu;
 pub mod image;
+pub mod node;
 pub mod passes;
 pub mod sheet;
 mod sheet_font;
