@@ -157,6 +157,9 @@ async fn a_remote_node_renders_and_is_listed_drained_and_removed() {
     assert_eq!(n["slots"], 1);
     assert!(n["last_heartbeat"].is_i64(), "{n}");
     assert!(!n["adapter"].as_str().unwrap().is_empty());
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(metrics.contains("vis_render_nodes_up 1"), "{metrics}");
+    assert!(metrics.contains("vis_render_node_slots 1"), "{metrics}");
     // The token is never shown again.
     assert!(!app.cli(&["nodes", "list"]).await.unwrap().contains(&token));
 
