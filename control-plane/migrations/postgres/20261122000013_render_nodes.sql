@@ -19,3 +19,9 @@ CREATE TABLE render_nodes (
     failures_total  BIGINT NOT NULL DEFAULT 0,
     created_at      BIGINT NOT NULL
 );
+
+-- Who finished a render job (its lease owner then: `node:<name>`, or
+-- `inproc-<pid>-<n>` for the in-process node), for render times per node in
+-- `control-plane status`.
+ALTER TABLE render_jobs ADD COLUMN finished_by TEXT;
+CREATE INDEX render_jobs_updated ON render_jobs(updated_at);

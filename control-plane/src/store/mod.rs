@@ -414,6 +414,9 @@ pub trait JobStore: Send + Sync {
     ) -> Result<bool, StoreError>;
     async fn job_by_id(&self, id: &str) -> Result<Option<JobRecord>, StoreError>;
     async fn job_counts(&self) -> Result<JobCounts, StoreError>;
+    /// Jobs finished (done or failed) since `since`, for the operator's
+    /// view (render times per node, failures by cause).
+    async fn finished_jobs(&self, since: Millis) -> Result<Vec<FinishedJob>, StoreError>;
     /// Running jobs per lease owner (`node:<name>` for remote nodes).
     async fn running_jobs_by_owner(&self) -> Result<Vec<(String, i64)>, StoreError>;
     /// Extends `owner`'s leases of the jobs `ids` to `until` (a remote
@@ -424,6 +427,17 @@ pub trait JobStore: Send + Sync {
         ids: &[String],
         until: Millis,
     ) -> Result<u64, StoreError>;
+}
+
+/// A finished render job, as `control-plane status` sums them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedJob {
+    /// The lease owner that finished it (None: failed without an owner,
+    /// e.g. its leases ran out).
+    pub finished_by: Option<String>,
+    pub ok: bool,
+    pub duration_ms: Option<i64>,
+    pub error: Option<String>,
 }
 
 /// A job is leased at most this many times: a job whose lease ran out this

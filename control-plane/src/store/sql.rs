@@ -876,7 +876,7 @@ impl JobStore for SqlStore {
         // A job whose lease ran out MAX_JOB_ATTEMPTS times fails: each time
         // its node died (or lost the database) mid-render.
         sqlx::query(
-            "UPDATE render_jobs SET status = 'failed', error = 'render node lost', \
+            "UPDATE render_jobs SET status = 'failed', error = 'render node lost', finished_by = lease_owner, \
              lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
              WHERE status = 'running' AND lease_expires_at < $1 AND attempts >= $2",
         )
@@ -907,7 +907,8 @@ impl JobStore for SqlStore {
             Err(e) => ("failed", Some(e), None),
         };
         let done = sqlx::query(
-            "UPDATE render_jobs SET status = $1, error = $2, duration_ms = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $4 \
+            "UPDATE render_jobs SET status = $1, error = $2, duration_ms = $3, lease_owner = NULL, lease_expires_at = NULL, \
+             updated_at = $4, finished_by = $6 \
              WHERE id = $5 AND lease_owner = $6 AND status = 'running'",
         )
         .bind(status)
@@ -970,6 +971,29 @@ impl JobStore for SqlStore {
             held += renewed.rows_affected();
         }
         Ok(held)
+    }
+
+    async fn finished_jobs(&self, since: Millis) -> Result<Vec<FinishedJob>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT finished_by, status, duration_ms, error FROM render_jobs \
+             WHERE updated_at >= $1 AND status IN ('done', 'failed')",
+        )
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|r| {
+                let status: String = r.try_get("status")?;
+                Ok(FinishedJob {
+                    finished_by: r.try_get("finished_by")?,
+                    ok: status == "done",
+                    duration_ms: r.try_get("duration_ms")?,
+                    error: r.try_get("error")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)
     }
 
     async fn job_counts(&self) -> Result<JobCounts, StoreError> {

@@ -157,6 +157,18 @@ async fn a_remote_node_renders_and_is_listed_drained_and_removed() {
     assert_eq!(n["slots"], 1);
     assert!(n["last_heartbeat"].is_i64(), "{n}");
     assert!(!n["adapter"].as_str().unwrap().is_empty());
+    // The operator's view.
+    let status: Value =
+        serde_json::from_str(&app.cli(&["--json", "status"]).await.unwrap()).unwrap();
+    assert_eq!(status["capacity"]["nodes_up"], 1, "{status}");
+    assert_eq!(status["capacity"]["node_slots"], 1, "{status}");
+    assert_eq!(status["capacity"]["in_process_busy"], 0, "{status}");
+    assert_eq!(status["budget"]["used"], 1, "{status}");
+    let times = &status["render_times_today"][0];
+    assert_eq!(times["node"], "gpu-1", "{status}");
+    assert_eq!(times["renders"], 1, "{status}");
+    assert!(times["p50_ms"].as_i64().unwrap() > 0, "{status}");
+    assert!(app.cli(&["status"]).await.unwrap().contains("gpu-1"));
     let metrics = app.get("/metrics").await.text().await.unwrap();
     assert!(metrics.contains("vis_render_nodes_up 1"), "{metrics}");
     assert!(metrics.contains("vis_render_node_slots 1"), "{metrics}");
@@ -275,6 +287,12 @@ async fn a_job_whose_node_dies_every_time_fails_and_charges_nothing() {
     );
     let account = app.account_json("node-fail@example.com").await;
     assert_eq!(account["credits"], 10, "a failed render charges nothing");
+    let status: Value =
+        serde_json::from_str(&app.cli(&["--json", "status"]).await.unwrap()).unwrap();
+    assert_eq!(
+        status["failures_today_by_cause"]["render node lost"], 1,
+        "{status}"
+    );
 }
 
 #[tokio::test]
