@@ -743,14 +743,17 @@ async fn nodes(store: &SqlStore, cmd: NodesCmd, as_json: bool) -> Result<String,
     use crate::store::NodeStore;
     use std::fmt::Write as _;
     let mut out = String::new();
-    let set_state = async |name: &str, state: &str| -> Result<(), CliError> {
-        if store.set_node_state(name, state).await? {
-            Ok(())
-        } else {
-            Err(CliError::Usage(format!(
+    let set_state = async |name: &str, state: &str, said: &str| -> Result<String, CliError> {
+        if !store.set_node_state(name, state).await? {
+            return Err(CliError::Usage(format!(
                 "no node named {name} (see `nodes list`)"
-            )))
+            )));
         }
+        Ok(say(
+            as_json,
+            json!({ "name": name, "state": state }),
+            &format!("node {name} {said}"),
+        ))
     };
     match cmd {
         NodesCmd::Add { name } => {
@@ -832,29 +835,19 @@ async fn nodes(store: &SqlStore, cmd: NodesCmd, as_json: bool) -> Result<String,
                 }
             }
         }
-        NodesCmd::Drain { name } => {
-            set_state(&name, "draining").await?;
-            out.push_str(&say(
-                as_json,
-                json!({ "name": name, "state": "draining" }),
-                &format!("node {name} is draining: it finishes its jobs in hand and takes no more"),
-            ));
-        }
+        NodesCmd::Drain { name } => out.push_str(
+            &set_state(
+                &name,
+                "draining",
+                "is draining: it finishes its jobs in hand and takes no more",
+            )
+            .await?,
+        ),
         NodesCmd::Resume { name } => {
-            set_state(&name, "active").await?;
-            out.push_str(&say(
-                as_json,
-                json!({ "name": name, "state": "active" }),
-                &format!("node {name} takes jobs again"),
-            ));
+            out.push_str(&set_state(&name, "active", "takes jobs again").await?)
         }
         NodesCmd::Remove { name } => {
-            set_state(&name, "removed").await?;
-            out.push_str(&say(
-                as_json,
-                json!({ "name": name, "state": "removed" }),
-                &format!("node {name} removed; its token no longer works"),
-            ));
+            out.push_str(&set_state(&name, "removed", "removed; its token no longer works").await?)
         }
     }
     Ok(out)

@@ -200,14 +200,14 @@ async fn lease(
     }
 }
 
-/// `PUT /jobs/{id}/source`: the job's source render (PNG); stores it and
-/// finishes the job.
 #[derive(Debug, Deserialize)]
 struct UploadQuery {
     /// How long the node took to draw and encode the render, ms.
     render_ms: Option<u64>,
 }
 
+/// `PUT /jobs/{id}/source`: the job's source render (PNG); stores it and
+/// finishes the job.
 async fn upload(
     State(state): State<AppState>,
     Node(node): Node,
@@ -232,19 +232,8 @@ async fn upload(
         .render_ms
         .and_then(|ms| i64::try_from(ms).ok())
         .unwrap_or_else(|| crate::store::now_millis() - record.created_at);
-    let finished = state
-        .store
-        .finish_job(&id, &node.lease_owner(), Ok(ms))
-        .await?;
-    dispatcher.job_finished.notify_waiters();
-    if !finished {
-        return Err(lost_lease(&id));
-    }
+    finish(&state, &node, &id, Ok(ms)).await?;
     state.metrics.observe_render(ms as f64);
-    state
-        .store
-        .node_counted(&node.name, &crate::renders::utc_day(), true)
-        .await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -258,21 +247,34 @@ async fn failure(
 ) -> Result<Response, ApiError> {
     held_job(&state, &node, &id).await?;
     let error: String = failure.error.chars().take(500).collect();
+    finish(&state, &node, &id, Err(&error)).await?;
+    state.metrics.renders_failed.inc();
+    tracing::warn!(node = %node.name, job.id = %id, error = %error, "a render node failed a job");
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Ends the job this node holds, wakes its waiters and counts it against
+/// the node; 409 when the lease ran out meanwhile.
+async fn finish(
+    state: &AppState,
+    node: &NodeRecord,
+    id: &str,
+    outcome: Result<i64, &str>,
+) -> Result<(), ApiError> {
+    let ok = outcome.is_ok();
     let finished = state
         .store
-        .finish_job(&id, &node.lease_owner(), Err(&error))
+        .finish_job(id, &node.lease_owner(), outcome)
         .await?;
     state.deliverer.dispatcher.job_finished.notify_waiters();
     if !finished {
-        return Err(lost_lease(&id));
+        return Err(lost_lease(id));
     }
-    state.metrics.renders_failed.inc();
-    tracing::warn!(node = %node.name, job.id = %id, error = %error, "a render node failed a job");
     state
         .store
-        .node_counted(&node.name, &crate::renders::utc_day(), false)
+        .node_counted(&node.name, &crate::renders::utc_day(), ok)
         .await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    Ok(())
 }
 
 /// The job `id` while this node holds its lease (404 or 409 otherwise).

@@ -81,6 +81,16 @@ impl Drop for NodeProcess {
     }
 }
 
+/// A cold request that waits for its render while the test plays a node.
+fn request_in_background(
+    client: &reqwest::Client,
+    url: String,
+    key: &str,
+) -> tokio::task::JoinHandle<reqwest::Response> {
+    let (client, key) = (client.clone(), key.to_owned());
+    tokio::spawn(async move { client.get(url).bearer_auth(key).send().await.unwrap() })
+}
+
 async fn nodes_json(app: &TestApp) -> Vec<Value> {
     let out = app.cli(&["--json", "nodes", "list"]).await.unwrap();
     serde_json::from_str::<Value>(&out)
@@ -213,12 +223,7 @@ async fn a_node_that_dies_holding_a_job_loses_only_time() {
     assert_eq!(dead.register().await.status(), 200);
 
     // A cold request waits while the doomed node leases its job.
-    let url = app.url(&variant("blue"));
-    let waiting = {
-        let client = client.clone();
-        let key = key.clone();
-        tokio::spawn(async move { client.get(url).bearer_auth(key).send().await.unwrap() })
-    };
+    let waiting = request_in_background(&client, app.url(&variant("blue")), &key);
     let leased = dead.lease().await;
     assert_eq!(leased.attempt, 1);
     assert_eq!(
@@ -265,11 +270,7 @@ async fn a_job_whose_node_dies_every_time_fails_and_charges_nothing() {
         base: app.url(""),
         token: add_node(&app, "always-dies").await,
     };
-    let url = app.url(&variant("green"));
-    let waiting = {
-        let client = client.clone();
-        tokio::spawn(async move { client.get(url).bearer_auth(key).send().await.unwrap() })
-    };
+    let waiting = request_in_background(&client, app.url(&variant("green")), &key);
     // Leased three times, each lease left to run out.
     for attempt in 1..=3 {
         let leased = dead.lease().await;
