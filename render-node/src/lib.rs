@@ -23,6 +23,8 @@
 
 pub mod gpu;
 pub mod image;
+#[cfg(feature = "onnx")]
+pub mod onnx;
 pub mod passes;
 pub mod sheet;
 mod sheet_font;
@@ -44,6 +46,9 @@ pub enum RenderError {
     Models(String),
     #[error(transparent)]
     Image(#[from] image::ImageError),
+    #[cfg(feature = "onnx")]
+    #[error("refine: {0}")]
+    Refine(#[from] onnx::RefineError),
 }
 
 #[derive(Debug, Clone)]
@@ -81,6 +86,30 @@ pub struct Renderer {
     gpu: gpu::Gpu,
     passes: passes::Passes,
     models: vehicle::ModelLibrary,
+    /// The ONNX refinement stage, when an operator gave a model.
+    #[cfg(feature = "onnx")]
+    refine: Option<onnx::RefineStage>,
+}
+
+/// Folds a renderer's [`Renderer::identity`] into a render revision (the
+/// number in object keys, job rows and ETags). No identity keeps `base`; with
+/// one, the result is a hash of both with the top bit set, so it never equals
+/// a plain revision (operators count those up from 1), and it changes when
+/// the model, the refinement settings or `base` change.
+pub fn fold_revision(base: u32, identity: Option<&str>) -> u32 {
+    let Some(id) = identity else {
+        return base;
+    };
+    // FNV-1a; the identity is already a SHA-256, this only mixes in `base`.
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in b"vis render revision\0"
+        .iter()
+        .chain(&base.to_le_bytes())
+        .chain(id.as_bytes())
+    {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h ^ (h >> 32)) as u32) | 0x8000_0000
 }
 
 fn srgb_to_linear(c: u8) -> f32 {
@@ -106,7 +135,34 @@ impl Renderer {
             gpu,
             passes,
             models,
+            #[cfg(feature = "onnx")]
+            refine: None,
         })
+    }
+
+    /// Refines every render with an ONNX diffusion stage from now on.
+    #[cfg(feature = "onnx")]
+    pub fn with_refine(mut self, stage: onnx::RefineStage) -> Renderer {
+        self.refine = Some(stage);
+        self
+    }
+
+    #[cfg(feature = "onnx")]
+    pub fn refine_stage(&self) -> Option<&onnx::RefineStage> {
+        self.refine.as_ref()
+    }
+
+    /// What besides the code decides this renderer's output bytes: None for
+    /// the procedural renderer alone (the control plane's revision number
+    /// covers it), the refinement stage's fingerprint (hex SHA-256 of model
+    /// content and settings) when one is attached. Fold it into the render
+    /// revision with [`fold_revision`].
+    pub fn identity(&self) -> Option<&str> {
+        #[cfg(feature = "onnx")]
+        if let Some(stage) = &self.refine {
+            return Some(stage.fingerprint());
+        }
+        None
     }
 
     pub fn adapter(&self) -> &wgpu::AdapterInfo {
@@ -143,6 +199,27 @@ impl Renderer {
             metallic: s.color.is_metallic(),
         };
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
-        Ok(Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?)
+        let rgba = Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?;
+        #[cfg(feature = "onnx")]
+        if let Some(stage) = &self.refine {
+            let guide = onnx::Guide::rasterize(&mesh, &view_proj, SOURCE_PX);
+            return Ok(stage.refine_render(&rgba, &guide, s)?.0);
+        }
+        Ok(rgba)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_revision;
+
+    #[test]
+    fn folded_revisions_never_collide_with_plain_ones() {
+        assert_eq!(fold_revision(7, None), 7);
+        let a = fold_revision(1, Some("aaaa"));
+        assert!(a >= 0x8000_0000);
+        assert_eq!(a, fold_revision(1, Some("aaaa")));
+        assert_ne!(a, fold_revision(1, Some("aaab")));
+        assert_ne!(a, fold_revision(2, Some("aaaa")));
     }
 }
