@@ -186,7 +186,33 @@ impl Renderer {
         })
     }
 
+    /// Renders one subject: the procedural render, refined when a stage is
+    /// attached. 1024x1024 RGBA, straight alpha.
     pub fn render_subject(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        #[cfg(feature = "onnx")]
+        if let Some(stage) = &self.refine {
+            let (rgba, guide) = self.render_with_guide(s)?;
+            return Ok(stage.refine_render(&rgba, &guide, s)?.0);
+        }
+        Ok(self.draw(s)?.0)
+    }
+
+    /// The procedural render alone, even with a refinement stage attached.
+    pub fn render_procedural(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        Ok(self.draw(s)?.0)
+    }
+
+    /// The procedural render and its guide maps (material and depth per
+    /// pixel, rasterized on the CPU from the same mesh and camera), what a
+    /// refinement stage needs.
+    #[cfg(feature = "onnx")]
+    pub fn render_with_guide(&self, s: &Subject<'_>) -> Result<(Rgba, onnx::Guide), RenderError> {
+        let (rgba, mesh, view_proj) = self.draw(s)?;
+        let guide = onnx::Guide::rasterize(&mesh, &view_proj, rgba.width);
+        Ok((rgba, guide))
+    }
+
+    fn draw(&self, s: &Subject<'_>) -> Result<(Rgba, vehicle::Mesh, glam::Mat4), RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
         let framing = vehicle::Framing::new(&mesh, params.spec.fill);
@@ -199,13 +225,7 @@ impl Renderer {
             metallic: s.color.is_metallic(),
         };
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
-        let rgba = Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?;
-        #[cfg(feature = "onnx")]
-        if let Some(stage) = &self.refine {
-            let guide = onnx::Guide::rasterize(&mesh, &view_proj, SOURCE_PX);
-            return Ok(stage.refine_render(&rgba, &guide, s)?.0);
-        }
-        Ok(rgba)
+        Ok((Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?, mesh, view_proj))
     }
 }
 

@@ -168,7 +168,7 @@ mod tests {
         assert!(g.is_paint(centre));
         assert!((g.depth[centre] - 4.0).abs() < 1e-3, "{}", g.depth[centre]);
         // Beside the near quad: the far one, 7 units away.
-        let side = 32 * 64 + 12;
+        let side = 32 * 64 + 20;
         assert_eq!(g.material[side], Material::Glass as u8);
         assert!((g.depth[side] - 7.0).abs() < 1e-2, "{}", g.depth[side]);
         assert!(!g.covered(0));

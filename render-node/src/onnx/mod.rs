@@ -162,7 +162,11 @@ pub struct Timings {
     pub text_ms: f64,
     pub encode_ms: f64,
     pub unet_ms: f64,
+    /// VAE decoding and scaling back to the render's size.
     pub decode_ms: f64,
+    /// Re-imposing alpha and paint ([`reimpose`]), in `refine_render`.
+    pub reimpose_ms: f64,
+    /// Everything above.
     pub total_ms: f64,
     /// Unet runs (steps, doubled when guidance needs a separate batch).
     pub unet_runs: usize,
@@ -527,7 +531,12 @@ impl RefineStage {
     ) -> Result<(Rgba, Timings), RefineError> {
         let depth = guide.depth_map();
         let refined = self.refine(procedural, Some(&depth), &self.prompt(s), self.seed(s))?;
-        Ok((reimpose(procedural, &refined.rgb, guide), refined.timings))
+        let t = Instant::now();
+        let out = reimpose(procedural, &refined.rgb, guide);
+        let mut timings = refined.timings;
+        timings.reimpose_ms = ms(t);
+        timings.total_ms += timings.reimpose_ms;
+        Ok((out, timings))
     }
 
     /// The diffusion itself: `image` (straight alpha, square) composited on
