@@ -83,39 +83,58 @@ fn inside_weight(guide: &Guide, n: usize) -> Vec<f32> {
     let cover: Vec<f32> = (0..n * n)
         .map(|i| if guide.covered(i) { 1.0 } else { 0.0 })
         .collect();
-    let eroded = separable(&cover, n, ERODE, |w| w.iter().copied().fold(1.0, f32::min));
-    let len = (2 * BLUR + 1) as f32;
-    separable(&eroded, n, BLUR, |w| w.iter().sum::<f32>() / len)
+    // Erosion of a 0/1 mask: a pixel stays 1 when its whole window is 1.
+    let full = (2 * ERODE + 1) as f32;
+    let rows: Vec<f32> = box_sum(&cover, n, ERODE, true)
+        .into_iter()
+        .map(|v| if v >= full - 0.5 { 1.0 } else { 0.0 })
+        .collect();
+    let eroded: Vec<f32> = box_sum(&rows, n, ERODE, false)
+        .into_iter()
+        .map(|v| if v >= full - 0.5 { 1.0 } else { 0.0 })
+        .collect();
+    let len = ((2 * BLUR + 1) * (2 * BLUR + 1)) as f32;
+    let blurred = box_sum(&box_sum(&eroded, n, BLUR, true), n, BLUR, false);
+    blurred.into_iter().map(|v| v / len).collect()
 }
 
-/// Applies `f` over a (2r+1) window along rows, then columns; out-of-image
-/// samples count as 0.
-fn separable(src: &[f32], n: usize, r: usize, f: impl Fn(&[f32]) -> f32) -> Vec<f32> {
-    let mut window = vec![0.0f32; 2 * r + 1];
-    let mut pass = |src: &[f32], horizontal: bool| -> Vec<f32> {
-        let mut dst = vec![0.0f32; n * n];
-        for y in 0..n {
-            for x in 0..n {
-                for (k, slot) in window.iter_mut().enumerate() {
-                    let d = k as isize - r as isize;
-                    let (xx, yy) = if horizontal {
-                        (x as isize + d, y as isize)
-                    } else {
-                        (x as isize, y as isize + d)
-                    };
-                    *slot = if xx < 0 || yy < 0 || xx >= n as isize || yy >= n as isize {
-                        0.0
-                    } else {
-                        src[yy as usize * n + xx as usize]
-                    };
+/// Sums over a (2r+1) window along rows (or columns) with running sums;
+/// samples outside the image count as 0. Inputs are small integers, so the
+/// float sums are exact.
+fn box_sum(src: &[f32], n: usize, r: usize, horizontal: bool) -> Vec<f32> {
+    let mut dst = vec![0.0f32; n * n];
+    if horizontal {
+        for (s, d) in src.chunks_exact(n).zip(dst.chunks_exact_mut(n)) {
+            let mut sum: f32 = s[..r.min(n)].iter().sum();
+            for k in 0..n {
+                if k + r < n {
+                    sum += s[k + r];
                 }
-                dst[y * n + x] = f(&window);
+                if k > r {
+                    sum -= s[k - r - 1];
+                }
+                d[k] = sum;
             }
         }
-        dst
-    };
-    let h = pass(src, true);
-    pass(&h, false)
+    } else {
+        // Row by row, one running sum per column: cache-friendly.
+        let mut sum = vec![0.0f32; n];
+        for row in src.chunks_exact(n).take(r.min(n)) {
+            sum.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+        }
+        for k in 0..n {
+            if k + r < n {
+                let add = &src[(k + r) * n..(k + r + 1) * n];
+                sum.iter_mut().zip(add).for_each(|(a, b)| *a += b);
+            }
+            if k > r {
+                let sub = &src[(k - r - 1) * n..(k - r) * n];
+                sum.iter_mut().zip(sub).for_each(|(a, b)| *a -= b);
+            }
+            dst[k * n..(k + 1) * n].copy_from_slice(&sum);
+        }
+    }
+    dst
 }
 
 fn value(p: &[u8]) -> f32 {
@@ -224,6 +243,31 @@ mod tests {
         // The glass band takes the refined colour well inside the silhouette.
         let i = 14 * n + 32;
         assert_eq!(&out.pixels[i * 4..i * 4 + 3], &refined[i * 3..i * 3 + 3]);
+    }
+
+    #[test]
+    fn box_sums_match_a_direct_window_sum() {
+        let n = 9;
+        let src: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 3) as f32).collect();
+        for horizontal in [true, false] {
+            let got = box_sum(&src, n, 2, horizontal);
+            for y in 0..n {
+                for x in 0..n {
+                    let mut want = 0.0;
+                    for d in -2isize..=2 {
+                        let (xx, yy) = if horizontal {
+                            (x as isize + d, y as isize)
+                        } else {
+                            (x as isize, y as isize + d)
+                        };
+                        if (0..n as isize).contains(&xx) && (0..n as isize).contains(&yy) {
+                            want += src[yy as usize * n + xx as usize];
+                        }
+                    }
+                    assert_eq!(got[y * n + x], want, "({x},{y}) horizontal {horizontal}");
+                }
+            }
+        }
     }
 
     #[test]
