@@ -24,7 +24,12 @@ struct Cli {
 struct RefineArgs {
     /// Refine renders with the diffusion model exported here (diffusers ONNX
     /// layout; needs render-node built with the onnx feature).
-    #[arg(long, value_name = "MODEL_DIR", env = "VIS_REFINE_MODEL", global = true)]
+    #[arg(
+        long,
+        value_name = "MODEL_DIR",
+        env = "VIS_REFINE_MODEL",
+        global = true
+    )]
     refine: Option<PathBuf>,
     /// The ONNX Runtime library (default: VIS_ORT_DYLIB, ORT_DYLIB_PATH, then
     /// the onnxruntime wheel in Python's site-packages).

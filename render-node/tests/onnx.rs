@@ -61,7 +61,10 @@ fn tiny() -> &'static Tiny {
         };
         let plain = make("plain", &[]);
         let reseeded = make("reseeded", &["--seed", "2"]);
-        let control = make("control", &["--control", "--scheduler", "lcm", "--seed", "1"]);
+        let control = make(
+            "control",
+            &["--control", "--scheduler", "lcm", "--seed", "1"],
+        );
         let plain_copy = base.join("copy-of-plain");
         copy_dir(&plain, &plain_copy);
         Tiny {
@@ -251,7 +254,11 @@ fn refinement_is_deterministic_for_a_seed() {
          clean light grey studio background, soft studio lighting, sharp focus, high detail"
     );
     let seed = stage.seed(&s);
-    assert_eq!(seed, stage.seed(&camry(Color::Blue, View::Rear)), "colour and view keep the seed");
+    assert_eq!(
+        seed,
+        stage.seed(&camry(Color::Blue, View::Rear)),
+        "colour and view keep the seed"
+    );
     let x = stage.refine(&procedural, None, &prompt, seed).unwrap();
     let y = stage.refine(&procedural, None, &prompt, seed).unwrap();
     let z = stage.refine(&procedural, None, &prompt, seed + 1).unwrap();
@@ -270,7 +277,11 @@ fn a_different_model_directory_changes_the_identity() {
     assert_eq!(plain.fingerprint().len(), 64);
 
     let copy = stage(plain_config(&t.plain_copy));
-    assert_eq!(copy.fingerprint(), plain.fingerprint(), "same files elsewhere: same identity");
+    assert_eq!(
+        copy.fingerprint(),
+        plain.fingerprint(),
+        "same files elsewhere: same identity"
+    );
     let reseeded = stage(plain_config(&t.reseeded));
     assert_ne!(reseeded.model_digest(), plain.model_digest());
     assert_ne!(reseeded.fingerprint(), plain.fingerprint());
@@ -281,11 +292,16 @@ fn a_different_model_directory_changes_the_identity() {
         ..plain_config(&t.plain)
     });
     assert_eq!(more_steps.model_digest(), plain.model_digest());
-    assert_ne!(more_steps.fingerprint(), plain.fingerprint(), "settings are part of it");
+    assert_ne!(
+        more_steps.fingerprint(),
+        plain.fingerprint(),
+        "settings are part of it"
+    );
 
     // The control plane's revision follows the identity.
     let base = 3;
-    let revs = [plain, &reseeded, &control, &more_steps].map(|s| fold_revision(base, Some(s.fingerprint())));
+    let revs = [plain, &reseeded, &control, &more_steps]
+        .map(|s| fold_revision(base, Some(s.fingerprint())));
     for (i, a) in revs.iter().enumerate() {
         assert!(*a >= 0x8000_0000);
         for b in &revs[i + 1..] {
@@ -303,9 +319,14 @@ fn a_controlnet_input_gets_the_depth_map() {
         strength: 0.6,
         ..RefineConfig::new(&t.control)
     });
-    let control = stage.control().expect("the control unet's input is detected");
+    let control = stage
+        .control()
+        .expect("the control unet's input is detected");
     assert_eq!(control.name, "controlnet_cond");
-    assert_eq!((control.channels, control.height, control.width), (3, 128, 128));
+    assert_eq!(
+        (control.channels, control.height, control.width),
+        (3, 128, 128)
+    );
     assert_eq!(stage.scheduler().kind(), SchedulerKind::Lcm);
 
     let s = camry(Color::Orange, View::Side);
@@ -319,10 +340,14 @@ fn a_controlnet_input_gets_the_depth_map() {
 
     let prompt = stage.prompt(&s);
     let seed = stage.seed(&s);
-    let with_depth = stage.refine(&procedural, Some(&depth), &prompt, seed).unwrap();
+    let with_depth = stage
+        .refine(&procedural, Some(&depth), &prompt, seed)
+        .unwrap();
     let mut flat = depth.clone();
     flat.values.iter_mut().for_each(|v| *v = 0.5);
-    let flat = stage.refine(&procedural, Some(&flat), &prompt, seed).unwrap();
+    let flat = stage
+        .refine(&procedural, Some(&flat), &prompt, seed)
+        .unwrap();
     assert_ne!(with_depth.rgb, flat.rgb, "the depth map reaches the unet");
 }
 
@@ -364,25 +389,51 @@ fn the_cli_refines_and_prints_the_identity() {
     let out = Command::new(env!("CARGO_BIN_EXE_render-node"))
         .arg("--refine")
         .arg(&tiny().plain)
-        .args(["--refine-steps", "8", "--refine-strength", "0.5", "--refine-guidance", "7.5"])
-        .args(["render", "--make", "Toyota", "--model", "Camry", "--year", "2019"])
+        .args([
+            "--refine-steps",
+            "8",
+            "--refine-strength",
+            "0.5",
+            "--refine-guidance",
+            "7.5",
+        ])
+        .args([
+            "render", "--make", "Toyota", "--model", "Camry", "--year", "2019",
+        ])
         .args(["--color", "red", "--view", "side", "-o"])
         .arg(&png)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let img = vis_render::image::decode_png(&std::fs::read(&png).unwrap()).unwrap();
-    let same = renderer().render_subject(&camry(Color::Red, View::Side)).unwrap();
+    let same = renderer()
+        .render_subject(&camry(Color::Red, View::Side))
+        .unwrap();
     assert_eq!(img, same, "the CLI's refined render equals the library's");
 
     let out = Command::new(env!("CARGO_BIN_EXE_render-node"))
         .arg("--refine")
         .arg(&tiny().plain)
-        .args(["--refine-steps", "8", "--refine-strength", "0.5", "--refine-guidance", "7.5"])
+        .args([
+            "--refine-steps",
+            "8",
+            "--refine-strength",
+            "0.5",
+            "--refine-guidance",
+            "7.5",
+        ])
         .args(["identity", "--base-revision", "3"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let id = renderer().identity().unwrap();
     assert!(stdout.contains(&format!("identity: {id}")), "{stdout}");

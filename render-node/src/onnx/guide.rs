@@ -158,7 +158,11 @@ mod tests {
     fn nearer_triangles_win_and_depth_is_perspective_correct() {
         // Camera at +z looking down -z; a big far quad behind a small near one.
         let proj = Mat4::perspective_rh(60f32.to_radians(), 1.0, 0.1, 100.0);
-        let view = Mat4::look_at_rh(glam::Vec3::new(0.0, 0.0, 5.0), glam::Vec3::ZERO, glam::Vec3::Y);
+        let view = Mat4::look_at_rh(
+            glam::Vec3::new(0.0, 0.0, 5.0),
+            glam::Vec3::ZERO,
+            glam::Vec3::Y,
+        );
         let mut mesh = Mesh::default();
         mesh.vertices.extend(quad(-2.0, 2.0, Material::Glass));
         mesh.vertices.extend(quad(1.0, 0.5, Material::Paint));

@@ -78,8 +78,8 @@ pub fn model_digest(dir: &Path) -> Result<String, RefineError> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), RefineError> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| RefineError::Model(format!("{}: {e}", dir.display())))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| RefineError::Model(format!("{}: {e}", dir.display())))?;
     for entry in entries {
         let entry = entry.map_err(|e| RefineError::Model(format!("{}: {e}", dir.display())))?;
         // Editor and tool droppings (.DS_Store, .cache/) are not the model.

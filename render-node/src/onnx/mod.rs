@@ -211,7 +211,9 @@ impl Net {
         if !path.is_file() {
             return Err(e("missing (diffusers ONNX layout expected)".into()));
         }
-        let session = builder.commit_from_file(path).map_err(|x| e(x.to_string()))?;
+        let session = builder
+            .commit_from_file(path)
+            .map_err(|x| e(x.to_string()))?;
         let inputs = session
             .inputs()
             .iter()
@@ -387,9 +389,10 @@ impl RefineStage {
         };
         let tokenizer = PromptTokenizer::load(&dir.join("tokenizer"))?;
         let sched_path = dir.join("scheduler/scheduler_config.json");
-        let scheduler = SchedulerConfig::parse(&std::fs::read_to_string(&sched_path).map_err(
-            |e| RefineError::Model(format!("{}: {e}", sched_path.display())),
-        )?)?;
+        let scheduler = SchedulerConfig::parse(
+            &std::fs::read_to_string(&sched_path)
+                .map_err(|e| RefineError::Model(format!("{}: {e}", sched_path.display())))?,
+        )?;
         // Settings are checked now, not on the first render.
         Scheduler::img2img(&scheduler, config.steps, f64::from(config.strength))?;
 
@@ -406,9 +409,10 @@ impl RefineStage {
             .get("scaling_factor")
             .and_then(Value::as_f64)
             .unwrap_or(0.18215) as f32;
-        let sample = nets.unet.input("sample").ok_or_else(|| {
-            RefineError::Model("unet/model.onnx has no `sample` input".into())
-        })?;
+        let sample = nets
+            .unet
+            .input("sample")
+            .ok_or_else(|| RefineError::Model("unet/model.onnx has no `sample` input".into()))?;
         let static_side = sample.2.get(2).copied().filter(|d| *d > 0);
         let latent_side = unet_cfg
             .get("sample_size")
@@ -681,11 +685,10 @@ impl RefineStage {
         let ids = self.tokenizer.encode(text)?;
         let shape = vec![1, ids.len() as i64];
         let value = match self.text_input_type {
-            TensorElementType::Int32 => Tensor::from_array((
-                shape,
-                ids.iter().map(|i| *i as i32).collect::<Vec<i32>>(),
-            ))
-            .map(|t| t.into_dyn()),
+            TensorElementType::Int32 => {
+                Tensor::from_array((shape, ids.iter().map(|i| *i as i32).collect::<Vec<i32>>()))
+                    .map(|t| t.into_dyn())
+            }
             _ => Tensor::from_array((
                 shape,
                 ids.iter().map(|i| i64::from(*i)).collect::<Vec<i64>>(),
@@ -726,17 +729,19 @@ impl RefineStage {
             TensorElementType::Float32 => {
                 Tensor::from_array((t_shape, vec![timestep as f32; t_len])).map(|t| t.into_dyn())
             }
-            TensorElementType::Int32 => Tensor::from_array((
-                t_shape,
-                vec![timestep.round() as i32; t_len],
-            ))
-            .map(|t| t.into_dyn()),
+            TensorElementType::Int32 => {
+                Tensor::from_array((t_shape, vec![timestep.round() as i32; t_len]))
+                    .map(|t| t.into_dyn())
+            }
             _ => Tensor::from_array((t_shape, vec![timestep.round() as i64; t_len]))
                 .map(|t| t.into_dyn()),
         }
         .map_err(run_err("tensor"))?;
         let mut inputs = vec![
-            ("sample".to_owned(), f32_value(vec![batch, c, lat, lat], x.to_vec())?),
+            (
+                "sample".to_owned(),
+                f32_value(vec![batch, c, lat, lat], x.to_vec())?,
+            ),
             ("timestep".to_owned(), t_value),
             (
                 "encoder_hidden_states".to_owned(),
@@ -756,7 +761,12 @@ impl RefineStage {
             inputs.push((
                 ci.name.clone(),
                 f32_value(
-                    vec![batch, ci.channels as i64, i64::from(ci.height), i64::from(ci.width)],
+                    vec![
+                        batch,
+                        ci.channels as i64,
+                        i64::from(ci.height),
+                        i64::from(ci.width),
+                    ],
                     data,
                 )?,
             ));
@@ -823,8 +833,18 @@ fn unet_layout(
                     .copied()
                     .filter(|d| *d > 0)
                     .map(|d| d as usize)
-                    .or_else(|| unet_cfg.get("in_channels").and_then(Value::as_u64).map(|d| d as usize))
-                    .or_else(|| vae_cfg.get("latent_channels").and_then(Value::as_u64).map(|d| d as usize))
+                    .or_else(|| {
+                        unet_cfg
+                            .get("in_channels")
+                            .and_then(Value::as_u64)
+                            .map(|d| d as usize)
+                    })
+                    .or_else(|| {
+                        vae_cfg
+                            .get("latent_channels")
+                            .and_then(Value::as_u64)
+                            .map(|d| d as usize)
+                    })
                     .unwrap_or(4);
                 layout.batch2 = shape.first().is_none_or(|d| *d != 1);
             }
@@ -902,7 +922,9 @@ fn control_image(
             resize_f32(&luma, side, side, ci.width, ci.height)?
         }
     };
-    Ok((0..ci.channels).flat_map(|_| plane.iter().copied()).collect())
+    Ok((0..ci.channels)
+        .flat_map(|_| plane.iter().copied())
+        .collect())
 }
 
 /// Straight-alpha RGBA over an opaque background, as RGB8.
@@ -945,8 +967,7 @@ fn resize_f32(src: &[f32], sw: u32, sh: u32, dw: u32, dh: u32) -> Result<Vec<f32
     let bytes: &[u8] = bytemuck::cast_slice(src);
     let src = fr::images::ImageRef::new(sw, sh, bytes, fr::PixelType::F32).map_err(resize_err)?;
     let mut dst = fr::images::Image::new(dw, dh, fr::PixelType::F32);
-    let opts =
-        fr::ResizeOptions::new().resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Box));
+    let opts = fr::ResizeOptions::new().resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Box));
     fr::Resizer::new()
         .resize(&src, &mut dst, &opts)
         .map_err(resize_err)?;
@@ -1035,7 +1056,10 @@ mod tests {
             view: View::Side,
         };
         assert_eq!(
-            prompt("studio product photo of a {color} {year} {make} {model}, {view}", &s),
+            prompt(
+                "studio product photo of a {color} {year} {make} {model}, {view}",
+                &s
+            ),
             "studio product photo of a red 2019 Toyota Camry, side view"
         );
         assert_eq!(title("land-rover"), "Land Rover");
@@ -1050,11 +1074,26 @@ mod tests {
         assert_eq!(base, fingerprint("d", &a.clone()));
         assert_ne!(base, fingerprint("e", &a));
         for change in [
-            RefineConfig { steps: 5, ..a.clone() },
-            RefineConfig { strength: 0.6, ..a.clone() },
-            RefineConfig { guidance: 2.0, ..a.clone() },
-            RefineConfig { seed: 1, ..a.clone() },
-            RefineConfig { prompt: "x".into(), ..a.clone() },
+            RefineConfig {
+                steps: 5,
+                ..a.clone()
+            },
+            RefineConfig {
+                strength: 0.6,
+                ..a.clone()
+            },
+            RefineConfig {
+                guidance: 2.0,
+                ..a.clone()
+            },
+            RefineConfig {
+                seed: 1,
+                ..a.clone()
+            },
+            RefineConfig {
+                prompt: "x".into(),
+                ..a.clone()
+            },
         ] {
             assert_ne!(base, fingerprint("d", &change));
         }

@@ -68,7 +68,9 @@ pub fn reimpose(procedural: &Rgba, refined: &[u8], guide: &Guide) -> Rgba {
         };
         for c in 0..3 {
             let pc = f32::from(p[c]) / 255.0;
-            o[c] = ((pc + (target[c] - pc) * w) * 255.0).round().clamp(0.0, 255.0) as u8;
+            o[c] = ((pc + (target[c] - pc) * w) * 255.0)
+                .round()
+                .clamp(0.0, 255.0) as u8;
         }
     }
     Rgba {
@@ -224,7 +226,10 @@ mod tests {
 
         let mut paint = 0;
         for i in 0..n * n {
-            let (p, o) = (&procedural.pixels[i * 4..i * 4 + 4], &out.pixels[i * 4..i * 4 + 4]);
+            let (p, o) = (
+                &procedural.pixels[i * 4..i * 4 + 4],
+                &out.pixels[i * 4..i * 4 + 4],
+            );
             assert_eq!(o[3], p[3], "alpha at {i}");
             if p[3] == 0 {
                 assert_eq!(o, [0, 0, 0, 0]);
@@ -272,7 +277,13 @@ mod tests {
 
     #[test]
     fn hsv_round_trips() {
-        for p in [[179u8, 18, 28], [31, 78, 168], [242, 196, 20], [107, 110, 115], [0, 0, 0]] {
+        for p in [
+            [179u8, 18, 28],
+            [31, 78, 168],
+            [242, 196, 20],
+            [107, 110, 115],
+            [0, 0, 0],
+        ] {
             let (h, s, v) = hsv(&p);
             let back = rgb(h, s, v).map(|c| (c * 255.0).round() as u8);
             assert_eq!(back, p);

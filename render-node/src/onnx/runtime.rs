@@ -198,7 +198,9 @@ pub fn environment(
         .with_name("vis-render")
         .with_telemetry(false)
         .build()
-        .map_err(|e| RefineError::RuntimeLoad(format!("creating the ONNX Runtime environment: {e}")))?;
+        .map_err(|e| {
+            RefineError::RuntimeLoad(format!("creating the ONNX Runtime environment: {e}"))
+        })?;
     *slot = Some((env.clone(), located.path.clone()));
     Ok((env, located.path.clone()))
 }

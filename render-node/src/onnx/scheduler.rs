@@ -169,8 +169,7 @@ impl Scheduler {
                     .iter()
                     .map(|a| ((1.0 - a) / a).sqrt())
                     .collect();
-                let mut sigmas: Vec<f64> =
-                    all.iter().map(|t| interp(&train_sigmas, *t)).collect();
+                let mut sigmas: Vec<f64> = all.iter().map(|t| interp(&train_sigmas, *t)).collect();
                 sigmas.push(0.0);
                 let run = ((steps as f64 * strength) as usize).min(steps);
                 if run == 0 {
@@ -294,7 +293,7 @@ impl Scheduler {
                     *x = match prev {
                         None => denoised,
                         Some(ap) => {
-                            ap.sqrt() as f32 * denoised + (1.0 - ap).sqrt() as f32 * noise.next()
+                            ap.sqrt() as f32 * denoised + (1.0 - ap).sqrt() as f32 * noise.sample()
                         }
                     };
                 }
@@ -410,7 +409,7 @@ impl Noise {
         ((self.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
     }
 
-    pub fn next(&mut self) -> f32 {
+    pub fn sample(&mut self) -> f32 {
         if let Some(s) = self.spare.take() {
             return s;
         }
@@ -421,7 +420,7 @@ impl Noise {
     }
 
     pub fn fill(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.next()).collect()
+        (0..n).map(|_| self.sample()).collect()
     }
 }
 
@@ -448,7 +447,11 @@ mod tests {
         let lin = Scheduler::img2img(&sd("EulerDiscreteScheduler", "linspace"), 4, 1.0).unwrap();
         assert_eq!(lin.timesteps(), &[999.0, 666.0, 333.0, 0.0]);
         // SD's largest training sigma.
-        assert!((trailing.sigmas[0] - 14.6146).abs() < 1e-3, "{}", trailing.sigmas[0]);
+        assert!(
+            (trailing.sigmas[0] - 14.6146).abs() < 1e-3,
+            "{}",
+            trailing.sigmas[0]
+        );
         assert_eq!(*trailing.sigmas.last().unwrap(), 0.0);
         assert!(trailing.sigmas.windows(2).all(|w| w[0] > w[1]));
     }
@@ -520,7 +523,11 @@ mod tests {
         assert_eq!(a, Noise::new(42).fill(20_000));
         assert_ne!(a, Noise::new(43).fill(20_000));
         let mean = a.iter().map(|x| f64::from(*x)).sum::<f64>() / a.len() as f64;
-        let var = a.iter().map(|x| (f64::from(*x) - mean).powi(2)).sum::<f64>() / a.len() as f64;
+        let var = a
+            .iter()
+            .map(|x| (f64::from(*x) - mean).powi(2))
+            .sum::<f64>()
+            / a.len() as f64;
         assert!(mean.abs() < 0.03, "{mean}");
         assert!((var - 1.0).abs() < 0.05, "{var}");
     }

@@ -113,9 +113,7 @@ impl PromptTokenizer {
         };
         // Length is handled below, the same way for both kinds of file.
         tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| err(dir, e))?;
+        tokenizer.with_truncation(None).map_err(|e| err(dir, e))?;
         let id = |t: &str| tokenizer.token_to_id(t);
         let eos = id(&eos_tok).ok_or_else(|| err(dir, format!("no end token {eos_tok:?}")))?;
         let pad = id(&pad_tok).unwrap_or(eos);
@@ -256,10 +254,16 @@ mod tests {
         let (bos, eos, pad) = (id(DEFAULT_BOS), id(DEFAULT_EOS), id("!"));
         // Lower-cased, whitespace collapsed, words merged with the suffix.
         let ids = t.encode("  RED\tcar ").unwrap();
-        assert_eq!(ids, vec![bos, id("red</w>"), id("car</w>"), eos, pad, pad, pad, pad]);
+        assert_eq!(
+            ids,
+            vec![bos, id("red</w>"), id("car</w>"), eos, pad, pad, pad, pad]
+        );
         // Digits split one by one; punctuation is its own word.
         let ids = t.encode("a1,").unwrap();
-        assert_eq!(&ids[..5], &[bos, id("a</w>"), id("1</w>"), id(",</w>"), eos]);
+        assert_eq!(
+            &ids[..5],
+            &[bos, id("a</w>"), id("1</w>"), id(",</w>"), eos]
+        );
         // Too long: truncated, the end marker kept.
         let ids = t.encode("red car red car red car red car").unwrap();
         assert_eq!(ids.len(), 8);
@@ -276,7 +280,11 @@ mod tests {
         .unwrap();
         let fast = PromptTokenizer::load(&json_dir).unwrap();
         for text in ["studio photo of a red car", "A1, red!"] {
-            assert_eq!(fast.encode(text).unwrap(), t.encode(text).unwrap(), "{text}");
+            assert_eq!(
+                fast.encode(text).unwrap(),
+                t.encode(text).unwrap(),
+                "{text}"
+            );
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
