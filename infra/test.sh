@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test: the workspace's unit and black-box tests, the store
-# conformance suite on SQLite and on a throwaway PostgreSQL server this script
-# starts (and stops). Installs what is missing and says so.
+# Runs every test: the workspace's unit and black-box tests on SQLite, the
+# black-box suite again on a throwaway PostgreSQL server this script starts
+# (and stops), where the store conformance suite and the two-replica test
+# also run; then schemathesis. Installs what is missing and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
 ensure_rust
-ensure_packages ca-certificates postgresql mesa-vulkan-drivers
+# chromium + chromium-driver: the browser tests; nodejs, python3, openssl: the
+# signing recipes of docs/embeds.md, run as written.
+ensure_packages ca-certificates postgresql mesa-vulkan-drivers chromium chromium-driver fonts-dejavu-core nodejs python3 openssl
 
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 PG_DIR=$(mktemp -d /tmp/vis-pg.XXXXXX)
@@ -20,8 +23,25 @@ stop_pg() { as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/nul
 trap stop_pg EXIT
 as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
+  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
 export VIS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
-echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT for the conformance suite" >&2
+echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (fsync off: tests kill servers, never the database)" >&2
+
+# The official Python MCP SDK (PyPI), the client of the MCP session test.
+MCP_VENV="${VIS_MCP_CLIENT_VENV:-$HOME/.cache/vis-mcp-client}"
+ensure_packages python3-venv
+if ! "$MCP_VENV/bin/python" -c 'import mcp' 2>/dev/null; then
+  echo "infra: installing the MCP client SDK into $MCP_VENV" >&2
+  python3 -m venv "$MCP_VENV"
+  "$MCP_VENV/bin/pip" install -q -r tests/mcp/requirements.txt
+fi
+export VIS_TEST_MCP_PYTHON="$MCP_VENV/bin/python"
 
 cargo test --workspace --no-fail-fast "$@"
+
+# The whole black-box suite again, every app on a fresh PostgreSQL database.
+echo "infra: the black-box suite on PostgreSQL" >&2
+VIS_TEST_BACKEND=postgres cargo test -p vis-tests --test blackbox --no-fail-fast "$@"
+
+# The running server against its own interface description (all checks).
+./infra/schemathesis.sh

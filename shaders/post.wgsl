@@ -1,5 +1,6 @@
 // Post-processing: resolves the 4x MSAA HDR target, tone-mapping every
-// sample before averaging (clean edges against bright highlights), then
+// sample before averaging (clean edges against bright highlights; Khronos
+// PBR Neutral, so paint keeps its hue and saturation), then
 // un-premultiplies, cleans up alpha and encodes sRGB into straight-alpha
 // RGBA8. Un-premultiplying before the sRGB curve is what keeps dark
 // fringes off anti-aliased edges.
@@ -8,14 +9,26 @@
 @group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;
 
 fn tonemap(x: vec3<f32>) -> vec3<f32> {
-    // ACES fit (Narkowicz 2015) at a fixed studio exposure.
-    let e = x * 0.9;
-    let a = 2.51;
-    let b = 0.03;
-    let c = 2.43;
-    let d = 0.59;
-    let f = 0.14;
-    return clamp((e * (a * e + b)) / (e * (c * e + d) + f), vec3<f32>(0.0), vec3<f32>(1.0));
+    // Khronos PBR Neutral (KhronosGroup/ToneMapping, "PBR Neutral"): below
+    // the compression start a colour passes through (less a small offset
+    // that keeps blacks from floating), so a paint lit by an irradiance of
+    // 1 comes out as its swatch; above it the peak channel rolls off
+    // towards 1 and the colour desaturates towards white as much as it was
+    // compressed, with no hue shift.
+    let start = 0.8 - 0.04;
+    let desaturation = 0.15;
+    let m = min(x.r, min(x.g, x.b));
+    let offset = select(0.04, m - 6.25 * m * m, m < 0.08);
+    var c = x - vec3<f32>(offset);
+    let peak = max(c.r, max(c.g, c.b));
+    if (peak < start) {
+        return c;
+    }
+    let d = 1.0 - start;
+    let new_peak = 1.0 - d * d / (peak + d - start);
+    c *= new_peak / peak;
+    let g = 1.0 - 1.0 / (desaturation * (peak - new_peak) + 1.0);
+    return mix(c, vec3<f32>(new_peak), g);
 }
 
 fn srgb(c: vec3<f32>) -> vec3<f32> {

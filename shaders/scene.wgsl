@@ -9,7 +9,8 @@ struct Scene {
     paint: vec4<f32>,
     // Ground rectangle of the shadow map: x0, z0, 1/width, 1/depth.
     shadow_rect: vec4<f32>,
-    // Shadow pass: height scale in x.
+    // Shadow pass: height scale in x, occlusion scale in y; z = 1 for a
+    // flat-lit colour check.
     misc: vec4<f32>,
 };
 
@@ -113,6 +114,13 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         let a = clamp(s * 0.88, 0.0, 0.88) * edge;
         return vec4<f32>(0.0, 0.0, 0.0, a);
     }
+    if (scene.misc.z > 0.5 && i.material == 0u) {
+        // Flat-lit colour check: the paint in a uniform white studio of
+        // intensity 1 (diffuse irradiance 1 plus the clear coat's 4.5%
+        // reflection at normal incidence), which PBR Neutral maps back to
+        // the base colour.
+        return vec4<f32>(scene.paint.rgb * (1.0 - 0.045) + vec3<f32>(0.045), 1.0);
+    }
     var n = normalize(i.normal);
     if (!front) {
         n = -n;
@@ -160,11 +168,16 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             k1 = vec3<f32>(0.035 + 0.965 * f);
         }
         case 2u: {
-            // Rubber, with tread grooves on the running surface.
+            // Rubber, with tread grooves on the running surface; the outer
+            // sidewall (uv.x >= 2) is satin, its rim protector a touch
+            // glossier, and it carries a fine moulded ring (no lettering).
+            let side = step(1.5, i.uv.x);
             let groove = step(0.8, fract(i.uv.y * 60.0)) * step(0.3, i.uv.x) * step(i.uv.x, 0.75);
-            c = vec3<f32>(0.025) * irr * (1.0 - groove * 0.6);
-            k1 = vec3<f32>(0.035);
-            r1 = 0.6;
+            let bead = side * (1.0 - step(2.1, i.uv.x));
+            let ring = side * step(2.5, i.uv.x) * (1.0 - step(2.7, i.uv.x));
+            c = vec3<f32>(0.025 + 0.01 * ring) * irr * (1.0 - groove * 0.6);
+            k1 = vec3<f32>(0.035 + 0.03 * side + 0.04 * bead);
+            r1 = 0.6 - 0.3 * side;
         }
         case 3u: {
             k1 = vec3<f32>(0.9, 0.92, 0.95);
@@ -234,6 +247,15 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         }
         case 13u: {
             c = vec3<f32>(0.006);
+        }
+        case 14u: {
+            // Contrast roof under the same clear coat as the paint.
+            let l = dot(scene.paint.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));
+            let base = select(vec3<f32>(0.75), vec3<f32>(0.012), l > 0.25);
+            let f = fresnel(nv, 0.045);
+            c = base * irr * (1.0 - f);
+            k1 = vec3<f32>(f);
+            r1 = 0.01;
         }
         default: {
             c = vec3<f32>(1.0, 0.0, 1.0);

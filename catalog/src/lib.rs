@@ -50,8 +50,8 @@ use std::sync::OnceLock;
 
 pub use load::LoadError;
 pub use model::{
-    CatalogStats, HitKind, LookupError, Make, MatchKind, Model, SearchHit, Source, Vehicle,
-    YearRange,
+    CatalogStats, HitKind, LookupError, Make, MakeAlias, MatchKind, Model, SearchHit, Source,
+    Vehicle, YearRange,
 };
 pub use resolve::{
     Candidate, Confidence, Display, Extracted, Resolution, ResolveError, ResolveInput,
@@ -72,6 +72,8 @@ pub struct Catalog {
     make_models: Vec<(u32, u32)>,
     /// Years in which a make has at least one model, per make.
     make_years: Vec<Vec<u16>>,
+    /// Makes folded into another one, with the index of that make.
+    make_aliases: Vec<(MakeAlias, u32)>,
     years: Vec<u16>,
     model_years: usize,
     index: search::Index,
@@ -106,7 +108,12 @@ impl Catalog {
             years.extend(m.years.iter().copied());
             model_years += m.years.len();
         }
-        let index = search::Index::build(&parsed.makes, &parsed.models, &make_models);
+        let index = search::Index::build(
+            &parsed.makes,
+            &parsed.models,
+            &make_models,
+            &parsed.make_aliases,
+        );
         Ok(Catalog {
             sources: parsed.sources,
             makes: parsed.makes,
@@ -116,6 +123,7 @@ impl Catalog {
                 .into_iter()
                 .map(|s| s.into_iter().collect())
                 .collect(),
+            make_aliases: parsed.make_aliases,
             years: years.into_iter().collect(),
             model_years,
             index,
@@ -160,8 +168,25 @@ impl Catalog {
             .collect()
     }
 
+    /// A make by id; the id of a make folded into another one finds that one.
     pub fn make_by_id(&self, id: u64) -> Option<&Make> {
-        self.makes.iter().find(|m| m.id == id)
+        self.makes.iter().find(|m| m.id == id).or_else(|| {
+            self.make_aliases
+                .iter()
+                .find(|(a, _)| a.id == id)
+                .map(|(_, k)| &self.makes[*k as usize])
+        })
+    }
+
+    /// The makes folded into `make` (docs/catalog.md, "Cleaning rules"), whose names and slugs
+    /// find it.
+    pub fn aliases_of(&self, make: &Make) -> Vec<&MakeAlias> {
+        let k = self.make_index(make);
+        self.make_aliases
+            .iter()
+            .filter(|(_, m)| Some(*m) == k)
+            .map(|(a, _)| a)
+            .collect()
     }
 
     /// Models of the make with this id that exist in `year`; `None` when the id is unknown.
@@ -171,10 +196,12 @@ impl Catalog {
     }
 
     /// A make by slug, name or alias ("vw", "chevy", "mercedes"), case- and punctuation-insensitive.
+    /// The slug or name of a make folded into another one finds that one ("range-rover" →
+    /// Land Rover).
     pub fn make_by_slug_or_name(&self, raw: &str) -> Option<&Make> {
         self.index
-            .make_by_key(&text::compact(raw))
-            .map(|i| &self.makes[i as usize])
+            .make_for_lookup(&text::compact(raw))
+            .map(|(i, _)| &self.makes[i as usize])
     }
 
     /// The make's years (any model), ascending.
@@ -191,7 +218,8 @@ impl Catalog {
             .collect()
     }
 
-    /// A model of `make` by name, slug or unique prefix (case-insensitive).
+    /// A model of `make` by name, slug, alias ("miata" → MX-5) or unique prefix
+    /// (case-insensitive).
     pub fn find_model(&self, make: &Make, raw: &str) -> Result<&Model, LookupError> {
         let models = self.model_slice(make);
         let unknown = || LookupError::UnknownModel {
@@ -209,9 +237,21 @@ impl Catalog {
         if let Some(m) = models.iter().find(|m| text::compact(&m.slug) == compact) {
             return Ok(m);
         }
+        if let Some(m) = models
+            .iter()
+            .find(|m| m.aliases.iter().any(|a| text::compact(a) == compact))
+        {
+            return Ok(m);
+        }
         let prefixed: Vec<&Model> = models
             .iter()
-            .filter(|m| m.slug.starts_with(&slug) || text::compact(&m.slug).starts_with(&compact))
+            .filter(|m| {
+                m.slug.starts_with(&slug)
+                    || text::compact(&m.slug).starts_with(&compact)
+                    || m.aliases
+                        .iter()
+                        .any(|a| text::compact(a).starts_with(&compact))
+            })
             .collect();
         match prefixed.as_slice() {
             [] => Err(unknown()),
@@ -225,10 +265,36 @@ impl Catalog {
     }
 
     /// Make and model for `GET /api/v1/vehicles?make=&model=`; the years are `model.years`.
+    ///
+    /// Under the slug or name of a folded make, its old models are found as they were
+    /// (`range-rover` + `vogue` → Land Rover Range Rover Vogue), and for a model line the
+    /// line's name is tried before the model's (`range-rover` + `sport` → Range Rover Sport).
     pub fn model_years(&self, make: &str, model: &str) -> Result<(&Make, &Model), LookupError> {
-        let mk = self
-            .make_by_slug_or_name(make)
+        let (k, alias) = self
+            .index
+            .make_for_lookup(&text::compact(make))
             .ok_or_else(|| LookupError::UnknownMake(make.to_owned()))?;
+        let mk = &self.makes[k as usize];
+        if let Some(a) = alias.map(|a| &self.make_aliases[a as usize].0) {
+            let key = text::compact(model);
+            if let Some(m) = a
+                .models
+                .get(&key)
+                .and_then(|slug| self.model_slice(mk).iter().find(|m| m.slug == *slug))
+            {
+                return Ok((mk, m));
+            }
+            if a.line {
+                let lined = format!("{} {model}", a.name);
+                let wanted = text::compact(&lined);
+                if let Ok(m) = self.find_model(mk, &lined)
+                    && (text::compact(&m.slug) == wanted
+                        || m.aliases.iter().any(|x| text::compact(x) == wanted))
+                {
+                    return Ok((mk, m));
+                }
+            }
+        }
         Ok((mk, self.find_model(mk, model)?))
     }
 

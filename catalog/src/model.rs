@@ -5,6 +5,8 @@ use vis_protocol::BodyShape;
 
 /// A make (spec `CatalogMake`). `id` is the source's make id of the canonical spelling; some
 /// source ids exceed `u32`, so it is a `u64` (JSON integers carry it exactly below 2^53).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CatalogMake))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Make {
     pub id: u64,
@@ -12,13 +14,36 @@ pub struct Make {
     pub slug: String,
 }
 
+/// A make folded into another one by the generator (`catalog/data/make-folds.toml`): a model
+/// line filed as a make ("Range Rover" → Land Rover) or another name of the make ("Chevrolet
+/// GMC" → Chevrolet). Its slug, name and id still find the make it was folded into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MakeAlias {
+    pub id: u64,
+    pub name: String,
+    pub slug: String,
+    /// A model line of the make, not a manufacturer: a make alias for lookups (slugs, image
+    /// URLs, resolve's `make` field) but not in free-text search, where its words name models.
+    pub line: bool,
+    /// The old make's model keys (slug without hyphens) → the slug of the model they are now,
+    /// where the two differ ("c6" → "corvette").
+    #[serde(skip)]
+    pub models: std::collections::BTreeMap<String, String>,
+}
+
 /// A model of one make (spec `CatalogModel` when serialised: name, slug, vehicle_type).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CatalogModel))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Model {
     pub name: String,
     pub slug: String,
     /// The source's vehicle type ("Passenger Car", "Truck", "Motorcycle", ...).
     pub vehicle_type: String,
+    /// Other names of the model that search, lookup and resolve accept ("Miata" for the MX-5,
+    /// "3" for the Mazda3); see docs/catalog.md, "Cleaning rules".
+    #[serde(skip)]
+    pub aliases: Vec<String>,
     /// Model years, ascending.
     #[serde(skip)]
     pub years: Vec<u16>,
@@ -94,6 +119,7 @@ pub struct Source {
 }
 
 /// How a search hit matched, best first (spec: exact, prefix, token, contains, fuzzy).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchKind {
@@ -117,6 +143,7 @@ impl MatchKind {
 }
 
 /// `make` or `model` (spec `CatalogSearchHit.kind`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HitKind {
@@ -125,6 +152,8 @@ pub enum HitKind {
 }
 
 /// One search result (spec `CatalogSearchHit`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CatalogSearchHit))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchHit {
     pub kind: HitKind,

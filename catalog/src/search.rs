@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::Catalog;
-use crate::model::{HitKind, Make, MatchKind, Model, SearchHit};
+use crate::model::{HitKind, Make, MakeAlias, MatchKind, Model, SearchHit};
 use crate::text::{self, compact, distance_within, typo_budget};
 
 /// Common nicknames and short forms of makes → the make's slug.
@@ -47,20 +47,35 @@ const MAX_MODEL_WORDS: usize = 6;
 
 #[derive(Debug)]
 pub(crate) struct Index {
-    /// Compact make name/slug/alias → make index.
+    /// Compact make name/slug/alias → make index: the makes free-text search recognises.
     make_keys: HashMap<String, u32>,
+    /// Compact name/slug of a folded make → (make index, index into the catalog's make
+    /// aliases): lookups only (a model line is no make in free-text search).
+    fold_keys: HashMap<String, (u32, u32)>,
     make_compact: Vec<String>,
     /// Model-years of the make: a popularity proxy for ranking.
     make_weight: Vec<u32>,
-    model_compact: Vec<String>,
-    /// Characters present in each compact name (see [`char_mask`]): a cheap pre-filter for the
-    /// substring and typo scans.
-    model_mask: Vec<u64>,
-    model_tokens: Vec<Vec<String>>,
+    /// Every name a model answers to: its own first, then its aliases ("MX-5", "Miata", ...).
+    names: Vec<Name>,
+    /// Range into `names` per model.
+    model_names: Vec<(u32, u32)>,
+    /// Compact name (own or alias) → models, ascending.
     by_compact: HashMap<String, Vec<u32>>,
+    /// Word of a name (own or alias) → models, ascending.
     by_token: HashMap<String, Vec<u32>>,
-    /// Model indexes sorted by compact name, for prefix ranges.
+    /// Indexes into `names`, sorted by compact name, for prefix ranges.
     sorted: Vec<u32>,
+}
+
+/// One name of a model.
+#[derive(Debug)]
+struct Name {
+    model: u32,
+    compact: String,
+    tokens: Vec<String>,
+    /// Characters present in `compact` (see [`char_mask`]): a cheap pre-filter for the
+    /// substring and typo scans.
+    mask: u64,
 }
 
 /// A candidate before it becomes a [`SearchHit`].
@@ -104,7 +119,12 @@ impl Cand {
 }
 
 impl Index {
-    pub(crate) fn build(makes: &[Make], models: &[Model], make_models: &[(u32, u32)]) -> Index {
+    pub(crate) fn build(
+        makes: &[Make],
+        models: &[Model],
+        make_models: &[(u32, u32)],
+        make_aliases: &[(MakeAlias, u32)],
+    ) -> Index {
         let mut make_keys = HashMap::new();
         let mut make_compact = Vec::with_capacity(makes.len());
         for (i, m) in makes.iter().enumerate() {
@@ -118,6 +138,15 @@ impl Index {
                 make_keys.entry((*alias).to_owned()).or_insert(i as u32);
             }
         }
+        let mut fold_keys = HashMap::new();
+        for (a, (alias, make)) in make_aliases.iter().enumerate() {
+            for key in [compact(&alias.slug), compact(&alias.name)] {
+                if !alias.line {
+                    make_keys.entry(key.clone()).or_insert(*make);
+                }
+                fold_keys.entry(key).or_insert((*make, a as u32));
+            }
+        }
         let make_weight = make_models
             .iter()
             .map(|(a, b)| {
@@ -127,33 +156,51 @@ impl Index {
                     .sum()
             })
             .collect();
-        let mut model_compact = Vec::with_capacity(models.len());
-        let mut model_tokens = Vec::with_capacity(models.len());
+        let mut names = Vec::with_capacity(models.len());
+        let mut model_names = Vec::with_capacity(models.len());
         let mut by_compact: HashMap<String, Vec<u32>> = HashMap::new();
         let mut by_token: HashMap<String, Vec<u32>> = HashMap::new();
         for (i, m) in models.iter().enumerate() {
-            let c = compact(&m.slug);
-            by_compact.entry(c.clone()).or_default().push(i as u32);
-            let toks = text::tokens(&m.slug);
-            for t in &toks {
-                let list = by_token.entry(t.clone()).or_default();
-                if list.last() != Some(&(i as u32)) {
-                    list.push(i as u32);
+            let i = i as u32;
+            let start = names.len() as u32;
+            for raw in std::iter::once(&m.slug).chain(&m.aliases) {
+                let c = compact(raw);
+                if c.is_empty()
+                    || names[start as usize..]
+                        .iter()
+                        .any(|n: &Name| n.compact == c)
+                {
+                    continue;
                 }
+                let list = by_compact.entry(c.clone()).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+                let toks = text::tokens(raw);
+                for t in &toks {
+                    let list = by_token.entry(t.clone()).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+                names.push(Name {
+                    model: i,
+                    mask: char_mask(&c),
+                    compact: c,
+                    tokens: toks,
+                });
             }
-            model_compact.push(c);
-            model_tokens.push(toks);
+            model_names.push((start, names.len() as u32));
         }
-        let model_mask = model_compact.iter().map(|c| char_mask(c)).collect();
-        let mut sorted: Vec<u32> = (0..models.len() as u32).collect();
-        sorted.sort_by(|a, b| model_compact[*a as usize].cmp(&model_compact[*b as usize]));
+        let mut sorted: Vec<u32> = (0..names.len() as u32).collect();
+        sorted.sort_by(|a, b| names[*a as usize].compact.cmp(&names[*b as usize].compact));
         Index {
             make_keys,
+            fold_keys,
             make_compact,
             make_weight,
-            model_compact,
-            model_mask,
-            model_tokens,
+            names,
+            model_names,
             by_compact,
             by_token,
             sorted,
@@ -162,6 +209,20 @@ impl Index {
 
     pub(crate) fn make_by_key(&self, key: &str) -> Option<u32> {
         self.make_keys.get(key).copied()
+    }
+
+    /// A make for lookups: a folded make's name or slug first (with which fold it was), then
+    /// the names, slugs and nicknames of search.
+    pub(crate) fn make_for_lookup(&self, key: &str) -> Option<(u32, Option<u32>)> {
+        match self.fold_keys.get(key) {
+            Some(&(make, alias)) => Some((make, Some(alias))),
+            None => self.make_by_key(key).map(|m| (m, None)),
+        }
+    }
+
+    fn names_of(&self, mi: u32) -> &[Name] {
+        let (a, b) = self.model_names[mi as usize];
+        &self.names[a as usize..b as usize]
     }
 }
 
@@ -420,6 +481,7 @@ impl Catalog {
         Vec::new()
     }
 
+    /// How one model matches the words: the best over its names (own and aliases).
     fn match_model(
         &self,
         mi: u32,
@@ -427,36 +489,11 @@ impl Catalog {
         q: &str,
         allow_fuzzy: bool,
     ) -> Option<MatchKind> {
-        if q.is_empty() {
-            return None;
-        }
-        let mc = &self.index.model_compact[mi as usize];
-        if mc == q {
-            return Some(MatchKind::Exact);
-        }
-        if mc.starts_with(q) {
-            return Some(MatchKind::Prefix);
-        }
-        let mt = &self.index.model_tokens[mi as usize];
-        if toks.iter().all(|t| mt.contains(t)) {
-            return Some(MatchKind::Token);
-        }
-        if q.len() >= 2 && mc.contains(q) {
-            return Some(MatchKind::Contains);
-        }
-        let budget = typo_budget(q.len());
-        if allow_fuzzy && budget > 0 && !q.bytes().all(|b| b.is_ascii_digit()) {
-            if distance_within(q, mc, budget).is_some() {
-                return Some(MatchKind::Fuzzy);
-            }
-            if mc.len() > q.len()
-                && let Some(head) = mc.get(..q.len())
-                && distance_within(q, head, 1).is_some()
-            {
-                return Some(MatchKind::Fuzzy);
-            }
-        }
-        None
+        self.index
+            .names_of(mi)
+            .iter()
+            .filter_map(|n| match_name(n, toks, q, allow_fuzzy))
+            .min()
     }
 
     /// Models anywhere matching all the query's tokens.
@@ -471,14 +508,15 @@ impl Catalog {
         }
         // Prefix range in the sorted compact names.
         let s = &self.index.sorted;
-        let lo = s.partition_point(|&i| self.index.model_compact[i as usize].as_str() < q.as_str());
-        for &mi in s[lo..].iter().take(200) {
-            let c = &self.index.model_compact[mi as usize];
-            if !c.starts_with(&q) {
+        let names = &self.index.names;
+        let lo = s.partition_point(|&i| names[i as usize].compact.as_str() < q.as_str());
+        for &ni in s[lo..].iter().take(200) {
+            let n = &names[ni as usize];
+            if !n.compact.starts_with(&q) {
                 break;
             }
-            if *c != q {
-                found.push((mi, MatchKind::Prefix));
+            if n.compact != q {
+                found.push((n.model, MatchKind::Prefix));
             }
         }
         // All tokens present.
@@ -524,26 +562,59 @@ impl Catalog {
         // Substring and typo scans only when nothing better was found.
         let qmask = char_mask(&q);
         if found.is_empty() && q.len() >= 3 {
-            for (i, c) in self.index.model_compact.iter().enumerate() {
+            for n in names {
                 // Every character of q must occur in the name.
-                if qmask & !self.index.model_mask[i] == 0 && c.contains(&q) {
-                    found.push((i as u32, MatchKind::Contains));
+                if qmask & !n.mask == 0 && n.compact.contains(&q) {
+                    found.push((n.model, MatchKind::Contains));
                 }
             }
         }
         let budget = typo_budget(q.len());
         if found.is_empty() && budget > 0 && !q.bytes().all(|b| b.is_ascii_digit()) {
-            for (i, c) in self.index.model_compact.iter().enumerate() {
+            for n in names {
                 // Each edit changes the set of characters by at most two.
-                if (qmask ^ self.index.model_mask[i]).count_ones() as usize <= 2 * budget
-                    && distance_within(&q, c, budget).is_some()
+                if (qmask ^ n.mask).count_ones() as usize <= 2 * budget
+                    && distance_within(&q, &n.compact, budget).is_some()
                 {
-                    found.push((i as u32, MatchKind::Fuzzy));
+                    found.push((n.model, MatchKind::Fuzzy));
                 }
             }
         }
         found
     }
+}
+
+/// How one name of a model matches the words `toks` (`q`: the words run together).
+fn match_name(n: &Name, toks: &[String], q: &str, allow_fuzzy: bool) -> Option<MatchKind> {
+    if q.is_empty() {
+        return None;
+    }
+    let mc = &n.compact;
+    if mc == q {
+        return Some(MatchKind::Exact);
+    }
+    if mc.starts_with(q) {
+        return Some(MatchKind::Prefix);
+    }
+    if toks.iter().all(|t| n.tokens.contains(t)) {
+        return Some(MatchKind::Token);
+    }
+    if q.len() >= 2 && mc.contains(q) {
+        return Some(MatchKind::Contains);
+    }
+    let budget = typo_budget(q.len());
+    if allow_fuzzy && budget > 0 && !q.bytes().all(|b| b.is_ascii_digit()) {
+        if distance_within(q, mc, budget).is_some() {
+            return Some(MatchKind::Fuzzy);
+        }
+        if mc.len() > q.len()
+            && let Some(head) = mc.get(..q.len())
+            && distance_within(q, head, 1).is_some()
+        {
+            return Some(MatchKind::Fuzzy);
+        }
+    }
+    None
 }
 
 /// A bit per character class present: a–z, 0–9, and one bucket for anything else.
@@ -559,8 +630,15 @@ fn char_mask(s: &str) -> u64 {
 }
 
 impl Catalog {
+    /// A make named in free text (name, slug, nickname, a folded make's other name).
     pub(crate) fn index_make(&self, key: &str) -> Option<u32> {
         self.index.make_by_key(key)
+    }
+
+    /// A make for a lookup field (resolve's `make`): also the slug or name of a model line
+    /// folded into a make ("range rover" → Land Rover).
+    pub(crate) fn lookup_make(&self, key: &str) -> Option<u32> {
+        self.index.make_for_lookup(key).map(|(k, _)| k)
     }
 
     /// Does the make have a model whose compact name is exactly `key`?

@@ -17,9 +17,9 @@ fn cat() -> &'static Catalog {
 #[test]
 fn stats_match_the_documented_counts() {
     let s = cat().stats();
-    assert_eq!(s.makes, 1135);
-    assert_eq!(s.models, 14921);
-    assert_eq!(s.model_years, 112786);
+    assert_eq!(s.makes, 1125);
+    assert_eq!(s.models, 14801);
+    assert_eq!(s.model_years, 112015);
     assert_eq!((s.years.from, s.years.to), (1990, 2026));
 }
 
@@ -142,6 +142,409 @@ fn cleaning_merges_spellings_and_drops_junk() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Identity: one model per vehicle, one make per manufacturer (docs/catalog.md, "Cleaning rules")
+
+fn model_of<'a>(make: &str, model: &str) -> &'a vis_catalog::Model {
+    let (_, md) = cat()
+        .model_years(make, model)
+        .unwrap_or_else(|e| panic!("{make} {model}: {e}"));
+    md
+}
+
+fn slugs_of(make: &str) -> Vec<&'static str> {
+    let mk = cat().make_by_slug_or_name(make).unwrap();
+    cat()
+        .models_of_make(mk, None)
+        .iter()
+        .map(|m| m.slug.as_str())
+        .collect()
+}
+
+#[test]
+fn other_names_of_a_model_are_one_model_with_its_aliases() {
+    // Curated: Miata (US), MX5 Miata / MX-5 Miata, Roadster (Japan) are the MX-5.
+    let mx5 = model_of("mazda", "mx-5");
+    assert_eq!(mx5.name, "MX-5");
+    assert_eq!(mx5.aliases, ["Miata", "MX5 Miata", "Roadster"]);
+    for name in [
+        "miata",
+        "Miata",
+        "MX5 Miata",
+        "mx-5-miata",
+        "mx5-miata",
+        "roadster",
+        "MX5",
+    ] {
+        assert_eq!(model_of("mazda", name).slug, "mx-5", "{name}");
+    }
+    assert_eq!(mx5.years.first(), Some(&1990));
+    assert!(mx5.has_year(2014) && mx5.has_year(2026));
+    assert_eq!(mx5.shape(2016), Some(BodyShape::Convertible));
+    // The make's name before the model: Mazda3 = 3, Mazda6 = 6, Polestar 2 = 2 (and PS2).
+    for (make, alias, slug, name) in [
+        ("mazda", "3", "mazda3", "Mazda3"),
+        ("mazda", "6", "mazda6", "Mazda6"),
+        ("mazda", "2", "mazda2", "Mazda2"),
+        ("mazda", "mazda 3", "mazda3", "Mazda3"),
+        ("polestar", "2", "polestar-2", "Polestar 2"),
+        ("polestar", "ps2", "polestar-2", "Polestar 2"),
+        ("mg", "4", "mg4", "MG4"),
+        ("nissan", "z", "nissan-z", "Nissan Z"),
+        ("honda", "honda today", "today", "Today"),
+        // The line word: C = C-Class, GLE = GLE-Class.
+        ("mercedes-benz", "c", "c-class", "C-Class"),
+        ("mercedes-benz", "gle", "gle-class", "GLE-Class"),
+        ("jaguar", "xf series", "xf", "XF"),
+        // Spellings (letters and digits equal) were already one model.
+        ("mazda", "cx5", "cx-5", "CX-5"),
+        ("ford", "f150", "f-150", "F-150"),
+        ("toyota", "landcruiser", "land-cruiser", "Land Cruiser"),
+        ("tesla", "MODEL 3", "model-3", "Model 3"),
+        (
+            "land-rover",
+            "RANGE ROVER SPORT",
+            "range-rover-sport",
+            "Range Rover Sport",
+        ),
+        (
+            "chrysler",
+            "town & country",
+            "town-and-country",
+            "Town and Country",
+        ),
+    ] {
+        let md = model_of(make, alias);
+        assert_eq!(
+            (md.slug.as_str(), md.name.as_str()),
+            (slug, name),
+            "{make} {alias}"
+        );
+    }
+    // The folded names are no models of their own any more.
+    let mazda = slugs_of("mazda");
+    for gone in ["miata", "mx5-miata", "roadster", "3", "6", "2"] {
+        assert!(!mazda.contains(&gone), "mazda {gone}");
+    }
+    assert!(mazda.contains(&"mx-5") && mazda.contains(&"mazda3"));
+    let polestar = slugs_of("polestar");
+    assert_eq!(
+        polestar[..4],
+        ["polestar-1", "polestar-2", "polestar-3", "polestar-4"]
+    );
+    assert!(
+        !polestar
+            .iter()
+            .any(|s| ["1", "2", "ps1", "ps2"].contains(s))
+    );
+    // Years of the folded names are the model's: the old "3" had 1992.
+    assert_eq!(model_of("mazda", "mazda3").years.first(), Some(&1992));
+    // Trims stay models of their own (conservative).
+    assert!(mazda.contains(&"mx5-hardtop"));
+    assert!(slugs_of("toyota").contains(&"land-cruiser-prado"));
+}
+
+#[test]
+fn model_lines_and_combined_makes_are_folded_into_their_make() {
+    for gone in [
+        "range-rover",
+        "corvette",
+        "chevrolet-gmc",
+        "chrysler-jeep",
+        "toyota-lexus",
+        "dodge-commer",
+        "fuso",
+        "korando",
+        "musso",
+        "colt",
+    ] {
+        assert!(
+            cat().makes().iter().all(|m| m.slug != gone),
+            "{gone} is still a make"
+        );
+        // ... but the old slug still finds the make it went into.
+        assert!(cat().make_by_slug_or_name(gone).is_some(), "{gone}");
+    }
+    for (old, new) in [
+        ("range-rover", "land-rover"),
+        ("Range Rover", "land-rover"),
+        ("corvette", "chevrolet"),
+        ("chevrolet-gmc", "chevrolet"),
+        ("CHEVROLET GMC", "chevrolet"),
+        ("chrysler-jeep", "jeep"),
+        ("toyota-lexus", "lexus"),
+        ("dodge-commer", "dodge"),
+        ("fuso", "mitsubishi-fuso"),
+        ("korando", "ssangyong"),
+        ("musso", "ssangyong"),
+        ("colt", "mitsubishi"),
+    ] {
+        assert_eq!(
+            cat().make_by_slug_or_name(old).map(|m| m.slug.as_str()),
+            Some(new),
+            "{old}"
+        );
+    }
+    // Old make + old model slugs find the model they are now, with their years.
+    for (make, model, year, to_make, to_model) in [
+        (
+            "range-rover",
+            "vogue",
+            2016,
+            "land-rover",
+            "range-rover-vogue",
+        ),
+        (
+            "range-rover",
+            "evoque",
+            2012,
+            "land-rover",
+            "range-rover-evoque",
+        ),
+        (
+            "range-rover",
+            "land-rover",
+            1991,
+            "land-rover",
+            "range-rover",
+        ),
+        ("range-rover", "hse", 1996, "land-rover", "range-rover"),
+        (
+            "range-rover",
+            "sport",
+            2019,
+            "land-rover",
+            "range-rover-sport",
+        ),
+        ("corvette", "c6", 2008, "chevrolet", "corvette"),
+        ("corvette", "z06", 2015, "chevrolet", "corvette"),
+        ("chevrolet-gmc", "tahoe", 2010, "chevrolet", "tahoe"),
+        ("toyota-lexus", "gs300", 2005, "lexus", "gs-300"),
+        ("chrysler-jeep", "wrangler", 2008, "jeep", "wrangler"),
+        ("korando", "korando-lhd", 2015, "ssangyong", "korando"),
+        ("musso", "602-el", 1996, "ssangyong", "musso"),
+        ("fuso", "canter", 2015, "mitsubishi-fuso", "canter"),
+        ("colt", "lancer", 1998, "mitsubishi", "lancer"),
+    ] {
+        let v = cat()
+            .lookup(make, model, year)
+            .unwrap_or_else(|e| panic!("{make} {model} {year}: {e}"));
+        assert_eq!(
+            (v.make.slug.as_str(), v.model.slug.as_str()),
+            (to_make, to_model),
+            "{make} {model}"
+        );
+    }
+    // The old make's id lists the make it went into.
+    let lr = cat().make_by_slug_or_name("land-rover").unwrap();
+    assert_eq!(cat().make_by_id(100107).map(|m| &m.slug), Some(&lr.slug));
+    let aliases = cat().aliases_of(lr);
+    assert_eq!(aliases.len(), 1);
+    assert_eq!(
+        (
+            aliases[0].slug.as_str(),
+            aliases[0].name.as_str(),
+            aliases[0].line
+        ),
+        ("range-rover", "Range Rover", true)
+    );
+    // Makes keep all their models: the Corvette's years are the union.
+    let vette = model_of("chevrolet", "corvette");
+    assert!(vette.has_year(2008) && vette.has_year(2015));
+}
+
+#[test]
+fn every_alias_is_searchable() {
+    for (q, make, model) in [
+        ("miata", "mazda", "mx-5"),
+        ("mazda miata", "mazda", "mx-5"),
+        ("mx5 miata", "mazda", "mx-5"),
+        ("MX-5 Miata", "mazda", "mx-5"),
+        ("mazda 3", "mazda", "mazda3"),
+        ("mazda6", "mazda", "mazda6"),
+        ("polestar ps2", "polestar", "polestar-2"),
+        ("range rover evoque", "land-rover", "range-rover-evoque"),
+        ("land rover evoque", "land-rover", "range-rover-evoque"),
+        ("new range rover", "land-rover", "range-rover"),
+        ("xv crosstrek", "subaru", "crosstrek"),
+        ("town & country", "chrysler", "town-and-country"),
+        ("chevrolet gmc tahoe", "chevrolet", "tahoe"),
+        ("fuso canter", "mitsubishi-fuso", "canter"),
+    ] {
+        let (m, d, kind) = first(q);
+        assert_eq!((m.as_str(), d.as_deref()), (make, Some(model)), "{q}");
+        assert!(kind <= MatchKind::Token, "{q}: {kind:?}");
+    }
+    // Exactly named by an alias is an exact match.
+    assert_eq!(first("miata").2, MatchKind::Exact);
+    // With a year, the folded model is found for years only the alias had, and the other way.
+    let hits = cat().search("miata", Some(2016), 5);
+    assert_eq!(hits[0].model_slug.as_deref(), Some("mx-5"));
+    // A model line is no make in free text: "range rover" is the model.
+    let hits = cat().search("range rover", None, 5);
+    assert_eq!(hits[0].make_slug, "land-rover");
+    assert_eq!(hits[0].model_slug.as_deref(), Some("range-rover"));
+}
+
+#[test]
+fn resolve_finds_a_model_by_any_of_its_names_and_keeps_the_year() {
+    let run = |q: &str| {
+        resolve(
+            cat(),
+            ResolveInput {
+                query: q,
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+    };
+    let r = run("2014 mazda mx-5 miata in crimson");
+    assert_eq!(
+        (
+            r.params.make.as_str(),
+            r.params.model.as_str(),
+            r.params.year
+        ),
+        ("mazda", "mx-5", 2014)
+    );
+    assert_eq!(r.params.color.id(), "red");
+    assert_eq!(r.confidence, High);
+    assert_eq!(r.display.model_name, "MX-5");
+    assert_eq!(
+        r.image_path,
+        "/api/v1/images/car?make=mazda&model=mx-5&year=2014&color=red"
+    );
+    for (q, make, model, year) in [
+        ("2016 mazda miata", "mazda", "mx-5", 2016),
+        ("1991 mx5 miata", "mazda", "mx-5", 1991),
+        ("mazda roadster 2019", "mazda", "mx-5", 2019),
+        ("2019 polestar ps2", "polestar", "polestar-2", 2021),
+        ("2008 corvette c6", "chevrolet", "corvette", 2008),
+        (
+            "2016 range rover vogue",
+            "land-rover",
+            "range-rover-vogue",
+            2016,
+        ),
+        (
+            "2013 land rover evoque",
+            "land-rover",
+            "range-rover-evoque",
+            2013,
+        ),
+        ("mercedes c 2019", "mercedes-benz", "c-class", 2019),
+    ] {
+        let r = run(q);
+        let p = &r.params;
+        if year == 2021 {
+            // Polestar 2 starts in 2020: the nearest year, low confidence, the text's year kept
+            // in `extracted`.
+            assert_eq!(
+                (p.make.as_str(), p.model.as_str(), p.year),
+                (make, model, 2020)
+            );
+            assert_eq!(r.confidence, Low, "{q}");
+            assert_eq!(r.extracted.year, Some(2019));
+            continue;
+        }
+        assert_eq!(
+            (p.make.as_str(), p.model.as_str(), p.year),
+            (make, model, year),
+            "{q}"
+        );
+        assert_ne!(r.confidence, Low, "{q}");
+    }
+    // The `make` field accepts a folded make's name: a model line narrows to its make.
+    let r = resolve(
+        cat(),
+        ResolveInput {
+            query: "evoque 2018 white",
+            make: Some("range rover"),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        (r.params.make.as_str(), r.params.model.as_str()),
+        ("land-rover", "range-rover-evoque")
+    );
+}
+
+#[test]
+fn resolve_never_answers_another_year_than_the_texts_with_confidence() {
+    // A second four-digit word is the year when the first is the model.
+    for q in [
+        "peugeot 2008 2014 in blue",
+        "2008 peugeot 2014",
+        "peugeot 2008 from 2014",
+    ] {
+        let r = resolve(
+            cat(),
+            ResolveInput {
+                query: q,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (r.params.model.as_str(), r.params.year),
+            ("2008", 2014),
+            "{q}"
+        );
+        assert_eq!(r.extracted.year, Some(2014), "{q}");
+    }
+    // When the model lacks the text's year: the nearest year, low confidence, and `extracted`
+    // says what the text asked for. Never high or medium with another year.
+    for (q, year, nearest) in [
+        ("tesla model 3 2012", 2012, 2017),
+        ("2005 tesla model s", 2005, 2012),
+        ("toyota camry 1985", 1985, 1990),
+    ] {
+        let r = resolve(
+            cat(),
+            ResolveInput {
+                query: q,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.params.year, nearest, "{q}");
+        assert_eq!(r.confidence, Low, "{q}");
+        assert_eq!(r.extracted.year, Some(year), "{q}");
+    }
+    // Over many models: a year in the text is the year answered, or confidence is low.
+    let mut checked = 0;
+    for mk in [
+        "toyota",
+        "mazda",
+        "ford",
+        "land-rover",
+        "mercedes-benz",
+        "polestar",
+    ] {
+        let make = cat().make_by_slug_or_name(mk).unwrap();
+        for md in cat().models_of_make(make, None).iter().step_by(3) {
+            for y in [1995u16, 2014, 2024] {
+                let q = format!("{y} {} {}", make.name, md.name);
+                let Ok(r) = resolve(
+                    cat(),
+                    ResolveInput {
+                        query: &q,
+                        ..Default::default()
+                    },
+                ) else {
+                    continue;
+                };
+                checked += 1;
+                if r.params.year != y {
+                    assert_eq!(r.confidence, Low, "{q} -> {}", r.params.year);
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
 }
 
 #[test]
@@ -436,7 +839,7 @@ const PHRASES: &[Phrase] = &[
     ("merc c class 2017", "mercedes-benz", "c-class", 2017, "front-3-4", "silver", High, ""),
     ("mercedes c-class 2019 black rear", "mercedes-benz", "c-class", 2019, "rear", "black", High, ""),
     ("2020 mercedes-benz e-class white", "mercedes-benz", "e-class", 2020, "front-3-4", "white", High, ""),
-    ("mercedes benz gle 2021 silver", "mercedes-benz", "gle-class", 2021, "front-3-4", "silver", Medium, ""),
+    ("mercedes benz gle 2021 silver", "mercedes-benz", "gle-class", 2021, "front-3-4", "silver", High, ""),
     ("mercedez benz s class 2018", "mercedes-benz", "s-class", 2018, "front-3-4", "silver", High, ""),
     ("2019 mercedes benz sprinter white", "mercedes-benz", "sprinter", 2019, "front-3-4", "white", High, ""),
     ("mercedes-benz g-class 2020 black", "mercedes-benz", "g-class", 2020, "front-3-4", "black", High, ""),
@@ -463,9 +866,9 @@ const PHRASES: &[Phrase] = &[
     ("mazda cx-5 2019 rear 3/4", "mazda", "cx-5", 2019, "rear-3-4", "silver", High, ""),
     ("mazda cx5 2018 soul red", "mazda", "cx-5", 2018, "front-3-4", "red", High, ""),
     ("mazda mx-5 2017 red", "mazda", "mx-5", 2017, "front-3-4", "red", High, ""),
-    ("mazda miata 2016 blue", "mazda", "miata", 2008, "front-3-4", "blue", Low, ""),
+    ("mazda miata 2016 blue", "mazda", "mx-5", 2016, "front-3-4", "blue", High, ""),
     ("2020 mazda3 hatchback", "mazda", "mazda3", 2020, "front-3-4", "silver", High, ""),
-    ("mazda 3 2020", "mazda", "3", 2020, "front-3-4", "silver", High, ""),
+    ("mazda 3 2020", "mazda", "mazda3", 2020, "front-3-4", "silver", High, ""),
     ("2019 Subaru Outback green", "subaru", "outback", 2019, "front-3-4", "green", High, ""),
     ("subaru forester 2020 blue", "subaru", "forester", 2020, "front-3-4", "blue", High, ""),
     ("subaru wrx 2018 blue", "subaru", "wrx", 2018, "front-3-4", "blue", High, ""),
@@ -540,7 +943,7 @@ const PHRASES: &[Phrase] = &[
     ("acura mdx 2018 white", "acura", "mdx", 2018, "front-3-4", "white", High, ""),
     ("acura nsx 2017 red", "acura", "nsx", 2017, "front-3-4", "red", High, ""),
     ("genesis g70 2020 blue", "genesis", "g70", 2020, "front-3-4", "blue", High, ""),
-    ("2020 polestar 2 white", "polestar", "2", 2020, "front-3-4", "white", High, ""),
+    ("2020 polestar 2 white", "polestar", "polestar-2", 2020, "front-3-4", "white", High, ""),
     ("2019 chrysler pacifica white", "chrysler", "pacifica", 2019, "front-3-4", "white", High, ""),
     ("chrysler 300 2018 black", "chrysler", "300", 2018, "front-3-4", "black", High, ""),
     ("2019 kia stinger red thumb", "kia", "stinger", 2019, "front-3-4", "red", High, "size=thumb"),
@@ -913,7 +1316,11 @@ fn random_text(rng: &mut Rng) -> String {
 fn no_input_panics_or_is_slow() {
     let cat = cat();
     let mut rng = Rng(0x5EED_CAFE_F00D_0001);
-    let bound = Duration::from_millis(200);
+    // A guard against pathological inputs (a blow-up is seconds, not
+    // milliseconds), not a speed goal: those are criterion benchmarks
+    // (docs/benchmarks.md), since a shared 2-core CI machine under load
+    // stretches any one call far past its typical sub-millisecond time.
+    let bound = Duration::from_secs(2);
     for i in 0..500 {
         let q = random_text(&mut rng);
         let year = match rng.below(3) {

@@ -5,10 +5,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::config::{Config, ObjectStoreConfig};
+use crate::config::{Config, HttpConfig, ObjectStoreConfig};
 use crate::delivery::Deliverer;
 use crate::delivery::signed::{self, SignedUrls, TtlBounds};
 use crate::delivery::tokens::{self, TokenKey};
@@ -19,7 +18,7 @@ use crate::ratelimit::RateLimiter;
 use crate::renders::cache::DerivedCache;
 use crate::renders::worker::{InProcessRenderer, WorkerPool};
 use crate::renders::{DispatchConfig, Dispatcher, RenderBackend};
-use crate::store::{DeliveryUrlStore, SqlStore, Store};
+use crate::store::{DeliveryUrlStore, RateStore, SqlStore, Store};
 
 /// Shared by every request: one pointer, so the clone each extractor makes
 /// costs a reference count, not one per field.
@@ -40,7 +39,7 @@ pub struct Shared {
     pub objects: Arc<dyn ObjectStore>,
     pub base_url: Arc<str>,
     /// The options document's `data`, built once.
-    pub options: Arc<Value>,
+    pub options: Arc<http::options::OptionsDocument>,
     pub catalog: &'static vis_catalog::Catalog,
     pub limiter: Arc<RateLimiter>,
     /// Keys seen recently (see `http::auth::CachedAuth`).
@@ -49,6 +48,22 @@ pub struct Shared {
     pub deliverer: Deliverer,
     /// Signed delivery URLs: minting and loading.
     pub urls: Arc<SignedUrls>,
+    /// The telemetry sink's queue (`POST /api/v1/events`).
+    pub events: Arc<crate::events::EventSink>,
+    /// The grants of `GET /images/car.png` (`embeds`).
+    pub embeds: crate::embeds::Embeds,
+    /// The web pages' templates (`http::pages`).
+    pub pages: crate::http::pages::Pages,
+    /// The MCP endpoint's transport (`mcp`), stateless.
+    pub mcp: crate::mcp::McpService,
+    /// When feedback flags a render, and what follows (`[feedback]`).
+    pub feedback: crate::config::FeedbackConfig,
+    /// Pages for people: the web secret, cookies, mail (`http::web`).
+    pub web: crate::http::web::Web,
+    /// The payment provider that sells credit packs (`[payments]`).
+    pub payments: Arc<dyn crate::payments::PaymentProvider>,
+    /// The sandbox provider, when it is the one in use (its pages).
+    pub sandbox: Option<Arc<crate::payments::sandbox::SandboxProvider>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +82,8 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error("configuration: {0}")]
+    Config(String),
     #[error(
         "the renderer cannot start: {0}. Without a GPU, install Mesa's lavapipe (apt-get install mesa-vulkan-drivers), or set render.workers = 0 to run without an in-process render node"
     )]
@@ -92,6 +109,9 @@ pub fn open_objects(config: &Config) -> Result<Arc<dyn ObjectStore>, StartError>
 
 pub struct App {
     listener: TcpListener,
+    /// The operators' listener for `GET /metrics`, when configured apart.
+    metrics_listener: Option<TcpListener>,
+    http: HttpConfig,
     state: AppState,
     grace: Duration,
     extra_routes: Option<axum::Router<AppState>>,
@@ -107,6 +127,53 @@ pub fn wgpu_backend(config: &Config) -> Result<Arc<dyn RenderBackend>, StartErro
     .map_err(|e| StartError::Renderer(e.to_string()))?;
     tracing::info!(adapter = %renderer.adapter().name, backend = ?renderer.adapter().backend, "renderer ready");
     Ok(Arc::new(InProcessRenderer::new(Arc::new(renderer))))
+}
+
+/// The provider `[payments]` names; the sandbox's webhook secret is made
+/// once and shared through the database, like the other generated secrets.
+async fn payment_provider(
+    config: &Config,
+    base_url: &str,
+    store: &dyn Store,
+    web_secret: &str,
+) -> Result<
+    (
+        Arc<dyn crate::payments::PaymentProvider>,
+        Option<Arc<crate::payments::sandbox::SandboxProvider>>,
+    ),
+    StartError,
+> {
+    use crate::config::Secret;
+    let p = &config.payments;
+    if p.provider == "stripe" {
+        let (Some(key), Some(hook)) = (&p.stripe_api_key, &p.stripe_webhook_secret) else {
+            return Err(StartError::Config(
+                "[payments] stripe needs stripe_api_key and stripe_webhook_secret".into(),
+            ));
+        };
+        let stripe = crate::payments::stripe::StripeProvider::new(
+            key.clone(),
+            hook.clone(),
+            p.stripe_api_base.clone(),
+        )
+        .map_err(|e| StartError::Config(e.to_string()))?;
+        return Ok((Arc::new(stripe), None));
+    }
+    let hook = store
+        .setting_or_insert(
+            "sandbox_webhook_secret",
+            &format!("whsec_{}", tokens::generate_secret()),
+        )
+        .await?;
+    let sandbox = Arc::new(crate::payments::sandbox::SandboxProvider::new(
+        base_url.to_owned(),
+        Secret::new(hook),
+        Secret::new(format!("portal:{web_secret}").into_bytes()),
+    ));
+    Ok((
+        Arc::clone(&sandbox) as Arc<dyn crate::payments::PaymentProvider>,
+        Some(sandbox),
+    ))
 }
 
 impl App {
@@ -126,6 +193,7 @@ impl App {
         config: Config,
         backend: Option<Arc<dyn RenderBackend>>,
     ) -> Result<App, StartError> {
+        crate::memory::tune_allocator();
         let store = open_store(&config).await?;
         let objects = open_objects(&config)?;
         let listener =
@@ -135,6 +203,14 @@ impl App {
                     addr: config.listen,
                     source,
                 })?;
+        let metrics_listener = match config.metrics_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| StartError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
         // Port 0 means "pick one": the base URL then follows the bound port.
         let base_url = if config.listen.port() == 0 {
             let addr = listener.local_addr().map_err(|source| StartError::Bind {
@@ -165,13 +241,16 @@ impl App {
             }
         };
         let store: Arc<dyn Store> = Arc::new(store);
-        let charges =
-            crate::billing::batch::ChargeBatcher::start(Arc::clone(&store), &config.billing)
-                .await?;
+        let ledger = crate::billing::Ledger::start(
+            Arc::clone(&store),
+            &config.database_url,
+            &config.billing,
+        )
+        .await?;
         let urls = Arc::new(SignedUrls::new(
             TokenKey::new(secret.as_bytes()),
             Arc::clone(&store),
-            charges.clone(),
+            ledger.clone(),
             ttl,
         ));
         let metrics = Arc::new(Metrics::default());
@@ -198,28 +277,95 @@ impl App {
                 Arc::clone(&metrics),
             )
         });
+        let revisions = Arc::new(crate::renders::revisions::Revisions::new(
+            rc.revision,
+            store.variant_bumps().await?,
+        ));
         let deliverer = Deliverer {
             store: Arc::clone(&store),
-            charges,
+            ledger,
             objects: Arc::clone(&objects),
             dispatcher,
             derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
             metrics: Arc::clone(&metrics),
+            revisions: Arc::clone(&revisions),
         };
+        let events = Arc::new(crate::events::EventSink::start(
+            Arc::clone(&store),
+            config.events.queue_batches,
+        ));
+        let limiter = Arc::new(RateLimiter::new(Arc::clone(&store) as Arc<dyn RateStore>));
+        limiter.spawn_pruner();
+        let keys = Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000));
+        let partners = Arc::new(crate::embeds::partners::PartnerKeys::new(
+            Arc::clone(&store) as Arc<dyn crate::store::PartnerStore>,
+        ));
+        partners.reload().await?;
+        crate::revocations::spawn(
+            Arc::clone(&store) as Arc<dyn crate::store::RevocationStore>,
+            vec![
+                Arc::clone(&keys) as Arc<dyn crate::revocations::RevocationSink>,
+                Arc::clone(&urls) as Arc<dyn crate::revocations::RevocationSink>,
+                Arc::clone(&partners) as Arc<dyn crate::revocations::RevocationSink>,
+                Arc::clone(&revisions) as Arc<dyn crate::revocations::RevocationSink>,
+            ],
+        );
+        let catalog = vis_catalog::Catalog::embedded();
+        let examples =
+            crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
+                .map_err(StartError::Config)?;
+        let embeds = crate::embeds::Embeds {
+            partners,
+            examples,
+            cookies: crate::embeds::playground::PlaygroundCookies::new(secret.as_bytes()),
+            playground: config.playground.clone(),
+            allow_legacy_query_keys: config.embeds.allow_legacy_query_keys,
+        };
+        if config.embeds.prewarm_examples && workers.is_some() {
+            crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());
+        }
+        let pages = crate::http::pages::Pages::new().map_err(StartError::Config)?;
+        let web_secret = store
+            .setting_or_insert(crate::http::web::SECRET_SETTING, &tokens::generate_secret())
+            .await?;
+        let mailer = crate::people::mail::Mailer::new(
+            &config.mail.from,
+            config.mail.smtp_url.as_ref(),
+            &config
+                .mail
+                .outbox
+                .clone()
+                .unwrap_or_else(|| config.data_dir.join("outbox")),
+        )
+        .map_err(|e| StartError::Config(e.to_string()))?;
+        let web = crate::http::web::Web::new(web_secret.as_bytes(), &base_url, mailer);
+        let (payments, sandbox) =
+            payment_provider(&config, &base_url, &*store, &web_secret).await?;
+        let base_url_for_mcp = base_url.clone();
         let state = AppState(Arc::new(Shared {
+            events,
             store,
             objects,
             base_url: Arc::from(base_url),
             options: Arc::new(options),
-            catalog: vis_catalog::Catalog::embedded(),
-            limiter: Arc::new(RateLimiter::default()),
-            keys: Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000)),
+            catalog,
+            limiter,
+            keys,
             metrics,
             deliverer,
             urls,
+            embeds,
+            pages,
+            mcp: crate::mcp::service(&base_url_for_mcp),
+            feedback: config.feedback.clone(),
+            web,
+            payments,
+            sandbox,
         }));
         Ok(App {
             listener,
+            metrics_listener,
+            http: config.http.clone(),
             state,
             grace: Duration::from_secs(config.shutdown_grace_secs),
             extra_routes: None,
@@ -240,6 +386,13 @@ impl App {
             .expect("bound listener has an address")
     }
 
+    /// Where `GET /metrics` is served apart, if configured.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+    }
+
     pub fn base_url(&self) -> &str {
         &self.state.base_url
     }
@@ -254,23 +407,36 @@ impl App {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let charges = self.state.deliverer.charges.clone();
-        let router = http::router(self.state, self.extra_routes);
+        let events = Arc::clone(&self.state.events);
+        let limits = http::server::Limits::new(&self.http, Arc::clone(&self.state.base_url));
+        let body_timeout = Duration::from_secs(self.http.body_read_timeout_secs);
+        let separate_metrics = self.metrics_listener.is_some();
+        if let Some(listener) = self.metrics_listener {
+            let router = http::metrics_router(self.state.clone());
+            let limits = limits.clone();
+            // Lives as long as the process: scrapes need no graceful drain.
+            tokio::spawn(async move {
+                http::server::serve(listener, router, limits, std::future::pending()).await;
+            });
+        }
+        let router = http::router(
+            self.state,
+            self.extra_routes,
+            http::RouterOptions {
+                body_timeout,
+                metrics: !separate_metrics,
+            },
+        );
         let workers = self.workers;
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let grace = self.grace;
-        let server = axum::serve(self.listener, router).with_graceful_shutdown(async move {
+        let graceful = http::server::serve(self.listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutdown requested; finishing in-flight requests");
-            let _ = tx.send(());
-        });
-        let server = tokio::spawn(async move { server.await });
+        })
+        .await;
         let served = tokio::select! {
-            done = server => done.map_err(std::io::Error::other)?,
-            () = async {
-                let _ = rx.await;
-                tokio::time::sleep(grace).await;
-            } => {
+            () = graceful.shutdown() => Ok(()),
+            () = tokio::time::sleep(grace) => {
                 tracing::warn!(grace_secs = grace.as_secs(), "grace period over; dropping remaining connections");
                 Ok(())
             }
@@ -280,8 +446,8 @@ impl App {
         if let Some(workers) = workers {
             workers.shutdown().await;
         }
-        // Every held charge into the ledger, every hold given back.
-        charges.shutdown().await;
+        // Accepted events into the database.
+        events.shutdown(Duration::from_secs(5)).await;
         served
     }
 

@@ -7,13 +7,16 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use crate::app::{self, App};
-use crate::auth::{ApiKey, Scopes, random_base62};
+use crate::auth::{ApiKey, Scopes};
 use crate::billing::FREE_CREDITS;
 use crate::config::{Config, Overrides};
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
-use crate::store::{AccountStore, BudgetStore, JobStore, KeyStore, LedgerStore, PartnerStore};
+use crate::store::{
+    AccountStore, BudgetStore, DeviceStore, EventStore, FeedbackStore, JobStore, KeyStore,
+    LedgerStore, PartnerStore,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -52,6 +55,60 @@ pub enum Command {
     /// The daily generation budget (cold renders per UTC day).
     #[command(subcommand)]
     Budget(BudgetCmd),
+    /// Telemetry events (POST /api/v1/events).
+    #[command(subcommand)]
+    Events(EventsCmd),
+    /// Renders that feedback flagged; re-render or dismiss them.
+    #[command(subcommand)]
+    Renders(RendersCmd),
+    /// Device logins (RFC 8628): approve or deny a user code.
+    #[command(subcommand)]
+    Device(DeviceCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DeviceCmd {
+    /// Approve a pending login for an account: its next poll gets a key.
+    Approve {
+        user_code: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// Deny a pending login.
+    Deny { user_code: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RendersCmd {
+    /// Renders flagged by negative feedback, newest first, with reasons.
+    Flagged {
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+    },
+    /// Re-render a variant (make/model/year/color/view) under its next
+    /// revision; every replica serves the new render within a second.
+    Rerender {
+        variant: String,
+        /// The flagged revision this resolves (default: none).
+        #[arg(long, default_value_t = 0)]
+        revision: i64,
+    },
+    /// Dismiss a flag: the render stays as it is.
+    Dismiss {
+        variant: String,
+        #[arg(long)]
+        revision: i64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EventsCmd {
+    /// Count events by UTC day and name.
+    Stats {
+        /// First day to count, YYYY-MM-DD (UTC); default: 30 days ago.
+        #[arg(long)]
+        since: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,11 +177,20 @@ pub enum KeysCmd {
 
 #[derive(Debug, Subcommand)]
 pub enum PartnersCmd {
-    /// Issue a partner secret; the id and secret are printed once.
+    /// Issue a partner secret under an API key (revoking the key revokes
+    /// it); the id and secret are printed once.
     Create {
+        /// The id of the live API key the partner answers to.
+        #[arg(long = "key")]
+        key_id: String,
+    },
+    /// List an account's partners (never their secrets).
+    List {
         #[arg(long)]
         email: String,
     },
+    /// Revoke a partner by id; its signed URLs stop working within a second.
+    Revoke { partner_id: String },
 }
 
 /// A failed command: the message goes to stderr, the exit code is non-zero.
@@ -280,16 +346,15 @@ async fn operate(
                 let _ = writeln!(
                     out,
                     "{}",
-                    json!({ "id": account.id, "email": account.email, "credits": account.balance, "held": account.held, "keys": keys.len(), "ledger": entries })
+                    json!({ "id": account.id, "email": account.email, "credits": account.balance, "keys": keys.len(), "ledger": entries })
                 );
             } else {
                 let _ = writeln!(
                     out,
-                    "account  {}\nemail    {}\ncredits  {}\nheld     {} (by running servers for image charges)\nkeys     {}",
+                    "account  {}\nemail    {}\ncredits  {}\nkeys     {}",
                     account.id,
                     account.email,
                     account.balance,
-                    account.held,
                     keys.len()
                 );
                 let _ = writeln!(out, "recent ledger entries:");
@@ -330,12 +395,6 @@ async fn operate(
                 )
                 .await
                 .map_err(|e| match e {
-                    StoreError::InsufficientCredits { balance, .. } if account.held > 0 => {
-                        CliError::Usage(format!(
-                            "--delta: the balance is {balance}, of which about {} is held by running servers for image charges; it cannot go below what they hold (they give back what an account stops using within a second)",
-                            account.held
-                        ))
-                    }
                     StoreError::InsufficientCredits { balance, .. } => CliError::Usage(format!(
                         "--delta: the balance is {balance}; it cannot go below 0"
                     )),
@@ -432,25 +491,71 @@ async fn operate(
                 &format!("key {} revoked", key.id),
             ));
         }
-        Command::Partners(PartnersCmd::Create { email }) => {
-            let account = account(store, &email).await?;
-            let secret = format!("vps_{}", random_base62(48));
-            let partner = store.create_partner(&account.id, &secret).await?;
+        Command::Partners(PartnersCmd::Create { key_id }) => {
+            let secret = crate::embeds::partners::generate_secret();
+            let partner = match store.create_partner(&key_id, &secret).await {
+                Err(StoreError::NotFound(_)) => {
+                    return Err(CliError::Usage(format!(
+                        "no live key with id {key_id} (see `keys list --email E`)"
+                    )));
+                }
+                other => other?,
+            };
             if as_json {
                 let _ = writeln!(
                     out,
                     "{}",
-                    json!({ "partner_id": partner.id, "secret": secret })
+                    json!({ "partner_id": partner.id, "key_id": key_id, "secret": secret })
                 );
             } else {
                 let _ = writeln!(
                     out,
-                    "partner {} created; its secret is shown once:",
+                    "partner {} created under key {key_id}; its secret is shown once:",
                     partner.id
                 );
                 let _ = writeln!(out, "partner_id {}", partner.id);
                 let _ = writeln!(out, "{secret}");
             }
+        }
+        Command::Partners(PartnersCmd::List { email }) => {
+            let account = account(store, &email).await?;
+            let partners = store.partners_of_account(&account.id).await?;
+            if as_json {
+                let list: Vec<_> = partners
+                    .iter()
+                    .map(|p| json!({ "id": p.id, "key_id": p.key_id, "created_at": p.created_at, "revoked": p.revoked_at.is_some() }))
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                for p in partners {
+                    let state = if p.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{}  key {}  {state}",
+                        p.id,
+                        p.key_id.as_deref().unwrap_or("(none: never honoured)")
+                    );
+                }
+            }
+        }
+        Command::Partners(PartnersCmd::Revoke { partner_id }) => {
+            if store.partner_by_id(&partner_id).await?.is_none() {
+                return Err(CliError::Usage(format!("no partner with id {partner_id}")));
+            }
+            if !store.revoke_partner(&partner_id).await? {
+                return Err(CliError::Usage(format!(
+                    "partner {partner_id} was already revoked"
+                )));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "id": partner_id, "revoked": true }),
+                &format!("partner {partner_id} revoked"),
+            ));
         }
         Command::Budget(BudgetCmd::Set { daily }) => {
             if daily < 0 {
@@ -483,6 +588,121 @@ async fn operate(
                     jobs.running,
                     jobs.failed
                 ),
+            ));
+        }
+        Command::Device(cmd) => {
+            let (raw, email) = match &cmd {
+                DeviceCmd::Approve { user_code, email } => (user_code, Some(email)),
+                DeviceCmd::Deny { user_code } => (user_code, None),
+            };
+            let code = crate::http::device::normalize_user_code(raw).ok_or_else(|| {
+                CliError::Usage(format!("{raw:?} is not a user code like ABCD-EF23"))
+            })?;
+            let account_id = match email {
+                Some(e) => Some(account(store, e).await?.id),
+                None => None,
+            };
+            let Some(login) = store
+                .decide_device_login(&code, account_id.as_deref())
+                .await?
+            else {
+                return Err(CliError::Usage(format!(
+                    "no pending login has the code {code} (expired, already decided, or mistyped)"
+                )));
+            };
+            let verb = if account_id.is_some() {
+                "approved"
+            } else {
+                "denied"
+            };
+            out.push_str(&say(
+                as_json,
+                json!({ "user_code": code, "client_name": login.client_name, "status": verb }),
+                &format!("{code} ({}) {verb}", login.client_name),
+            ));
+        }
+        Command::Renders(RendersCmd::Flagged { limit }) => {
+            let flags = store.render_flags(limit.clamp(1, 1000)).await?;
+            if as_json {
+                let list: Vec<_> = flags
+                    .iter()
+                    .map(|f| json!({ "variant": f.variant, "revision": f.revision, "state": f.state, "reports": f.reports, "flagged_at": f.flagged_at, "resolved_at": f.resolved_at, "reasons": f.reasons }))
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                for f in flags {
+                    let _ = writeln!(
+                        out,
+                        "{}  r{}  {:<10} {} reports  {}",
+                        f.variant,
+                        f.revision,
+                        f.state,
+                        f.reports,
+                        f.reasons.join(" | ")
+                    );
+                }
+            }
+        }
+        Command::Renders(RendersCmd::Rerender { variant, revision }) => {
+            if variant.parse::<vis_protocol::VariantKey>().is_err() {
+                return Err(CliError::Usage(format!(
+                    "{variant:?} is not a variant: make/model/year/color/view, in slugs"
+                )));
+            }
+            let bump = store.rerender_variant(&variant, revision).await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "variant": variant, "bump": bump }),
+                &format!(
+                    "{variant} will be re-rendered (re-render {bump}); its next delivery renders it"
+                ),
+            ));
+        }
+        Command::Renders(RendersCmd::Dismiss { variant, revision }) => {
+            if !store.dismiss_flag(&variant, revision).await? {
+                return Err(CliError::Usage(format!(
+                    "no open flag for {variant} at revision {revision} (see `renders flagged`)"
+                )));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "variant": variant, "revision": revision, "dismissed": true }),
+                &format!("flag on {variant} r{revision} dismissed"),
+            ));
+        }
+        Command::Events(EventsCmd::Stats { since }) => {
+            let since = match since {
+                Some(day) => {
+                    let valid = time::Date::parse(
+                        &day,
+                        time::macros::format_description!("[year]-[month]-[day]"),
+                    )
+                    .is_ok();
+                    if !valid {
+                        return Err(CliError::Usage(
+                            "--since: must be a date, YYYY-MM-DD".into(),
+                        ));
+                    }
+                    day
+                }
+                None => crate::store::utc_day_of(
+                    crate::store::now_millis() - crate::billing::THIRTY_DAYS_MS,
+                ),
+            };
+            let counts = store.event_counts(&since).await?;
+            let total: i64 = counts.iter().map(|c| c.count).sum();
+            let rows: Vec<_> = counts
+                .iter()
+                .map(|c| json!({ "day": c.day, "event": c.name, "count": c.count }))
+                .collect();
+            let mut text = format!("events since {since}: {total}\n");
+            for c in &counts {
+                text.push_str(&format!("{}  {:<24} {}\n", c.day, c.name, c.count));
+            }
+            out.push_str(&say(
+                as_json,
+                json!({ "since": since, "total": total, "counts": rows }),
+                text.trim_end(),
             ));
         }
         Command::Serve | Command::Migrate => unreachable!("handled by run"),

@@ -51,26 +51,304 @@ pub struct Config {
     pub render: RenderConfig,
     pub delivery: DeliveryConfig,
     pub billing: BillingConfig,
+    pub http: HttpConfig,
+    pub events: EventsConfig,
+    pub embeds: EmbedsConfig,
+    pub playground: PlaygroundConfig,
+    pub feedback: FeedbackConfig,
+    pub mail: MailConfig,
+    pub payments: PaymentsConfig,
+    /// A second address serving only `GET /metrics`; when set, the main
+    /// listener no longer serves it (operators keep it off the internet).
+    pub metrics_listen: Option<SocketAddr>,
+}
+
+/// The embeddable endpoint `GET /images/car.png` (`[embeds]`, docs/embeds.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmbedsConfig {
+    /// Honour a `key` query parameter (deprecated; spec §5
+    /// ALLOW_LEGACY_QUERY_KEYS, `VIS_ALLOW_LEGACY_QUERY_KEYS`). Off by
+    /// default: keys in URLs end up in logs, histories and referrers.
+    pub allow_legacy_query_keys: bool,
+    /// The home page's example images: free and publicly cacheable.
+    pub examples: Vec<ExampleVehicle>,
+    /// The examples' width in pixels (their height follows the square source).
+    pub examples_width: u32,
+    /// The examples' format: png, webp or jpg.
+    pub examples_format: String,
+    /// Render the examples in the background at start, so the home page
+    /// never waits for a cold render.
+    pub prewarm_examples: bool,
+}
+
+/// One example vehicle of the home page.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleVehicle {
+    pub make: String,
+    pub model: String,
+    pub year: u16,
+    #[serde(default = "ExampleVehicle::default_view")]
+    pub view: String,
+    #[serde(default = "ExampleVehicle::default_color")]
+    pub color: String,
+}
+
+impl ExampleVehicle {
+    fn default_view() -> String {
+        "front-3-4".into()
+    }
+    fn default_color() -> String {
+        "silver".into()
+    }
+    fn new(make: &str, model: &str, year: u16, view: &str, color: &str) -> ExampleVehicle {
+        ExampleVehicle {
+            make: make.into(),
+            model: model.into(),
+            year,
+            view: view.into(),
+            color: color.into(),
+        }
+    }
+}
+
+impl Default for EmbedsConfig {
+    fn default() -> Self {
+        EmbedsConfig {
+            allow_legacy_query_keys: false,
+            examples: vec![
+                ExampleVehicle::new("porsche", "911", 2020, "front-3-4", "red"),
+                ExampleVehicle::new("toyota", "camry", 2019, "front-3-4", "blue"),
+                ExampleVehicle::new("ford", "f-150", 2021, "side", "white"),
+                ExampleVehicle::new("jeep", "wrangler", 2018, "front-3-4", "green"),
+                ExampleVehicle::new("tesla", "model-3", 2022, "rear-3-4", "white"),
+                ExampleVehicle::new("bmw", "x5", 2020, "front-3-4", "black"),
+            ],
+            examples_width: 512,
+            examples_format: "webp".into(),
+            prewarm_examples: true,
+        }
+    }
+}
+
+/// Feedback on renders (`[feedback]`, docs/feedback.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackConfig {
+    /// Negative reports from distinct accounts that flag a render.
+    pub flag_after: i64,
+    /// Re-render a flagged render at once (else an operator decides).
+    pub auto_rerender: bool,
+}
+
+impl Default for FeedbackConfig {
+    fn default() -> Self {
+        FeedbackConfig {
+            flag_after: 3,
+            auto_rerender: true,
+        }
+    }
+}
+
+/// Mail to people (`[mail]`, docs/accounts.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MailConfig {
+    /// The sender, `Name <address>`.
+    pub from: String,
+    /// `smtps://user:password@host:465` or `smtp://host:587?tls=required`
+    /// (`VIS_SMTP_URL`). Unset: messages go to `outbox` as `.eml` files.
+    pub smtp_url: Option<Secret<String>>,
+    /// Default `<data_dir>/outbox`.
+    pub outbox: Option<PathBuf>,
+}
+
+impl Default for MailConfig {
+    fn default() -> Self {
+        MailConfig {
+            from: "Vehicle Image Service <noreply@localhost>".into(),
+            smtp_url: None,
+            outbox: None,
+        }
+    }
+}
+
+/// Which payment provider sells credit packs (`[payments]`, docs/billing.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PaymentsConfig {
+    /// `sandbox` (the default: test payments on a page the service serves)
+    /// or `stripe` (`VIS_PAYMENTS_PROVIDER`).
+    pub provider: String,
+    /// Stripe's secret API key, `sk_live_…` or `sk_test_…` (`VIS_STRIPE_API_KEY`).
+    pub stripe_api_key: Option<Secret<String>>,
+    /// The signing secret of the Stripe webhook endpoint, `whsec_…`
+    /// (`VIS_STRIPE_WEBHOOK_SECRET`).
+    pub stripe_webhook_secret: Option<Secret<String>>,
+    /// Stripe's API address (tests point it at a recorder).
+    pub stripe_api_base: String,
+}
+
+impl Default for PaymentsConfig {
+    fn default() -> Self {
+        PaymentsConfig {
+            provider: "sandbox".into(),
+            stripe_api_key: None,
+            stripe_webhook_secret: None,
+            stripe_api_base: "https://api.stripe.com".into(),
+        }
+    }
+}
+
+impl PaymentsConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        match self.provider.as_str() {
+            "sandbox" => Ok(()),
+            "stripe" if self.stripe_api_key.is_none() => Err(ConfigError::Invalid {
+                field: "payments.stripe_api_key",
+                message: "is required with provider = \"stripe\"".into(),
+            }),
+            "stripe" if self.stripe_webhook_secret.is_none() => Err(ConfigError::Invalid {
+                field: "payments.stripe_webhook_secret",
+                message: "is required with provider = \"stripe\"".into(),
+            }),
+            "stripe" => Ok(()),
+            other => Err(ConfigError::Invalid {
+                field: "payments.provider",
+                message: format!("unknown provider {other:?}; expected sandbox or stripe"),
+            }),
+        }
+    }
+}
+
+/// The playground's free renders (`[playground]`, docs/embeds.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlaygroundConfig {
+    /// Images per minute per client address through the playground cookie.
+    pub per_minute: u64,
+    /// Cold renders per UTC day through the playground, all replicas together.
+    pub cold_per_day: i64,
+    /// The share of the daily generation budget the playground never
+    /// spends: it stays for paying clients.
+    pub budget_reserve_percent: u8,
+}
+
+impl Default for PlaygroundConfig {
+    fn default() -> Self {
+        PlaygroundConfig {
+            per_minute: 30,
+            cold_per_day: 200,
+            budget_reserve_percent: 20,
+        }
+    }
+}
+
+impl PlaygroundConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.budget_reserve_percent > 100 {
+            return Err(ConfigError::Invalid {
+                field: "playground.budget_reserve_percent",
+                message: "must be from 0 to 100".into(),
+            });
+        }
+        if self.cold_per_day < 0 {
+            return Err(ConfigError::Invalid {
+                field: "playground.cold_per_day",
+                message: "must not be negative".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The telemetry sink (`[events]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EventsConfig {
+    /// Accepted batches waiting to be written; past it a batch gets 503.
+    pub queue_batches: usize,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            queue_batches: 1024,
+        }
+    }
+}
+
+/// Connections and their clocks (`[http]`, docs/OPERATIONS.md "Connections").
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// A request head must arrive in full within this long of its first
+    /// byte (or of the connection opening), seconds.
+    pub header_read_timeout_secs: u64,
+    /// A request body may pause this long between bytes before the request
+    /// is answered 408, seconds.
+    pub body_read_timeout_secs: u64,
+    /// A kept-alive connection waiting for its next request is closed after
+    /// this long, seconds.
+    pub idle_timeout_secs: u64,
+    /// Open connections per listener; past it a new connection gets a 503
+    /// problem and is closed.
+    pub max_connections: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 30,
+            idle_timeout_secs: 60,
+            max_connections: 4096,
+        }
+    }
+}
+
+impl HttpConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let fields = [
+            (
+                "http.header_read_timeout_secs",
+                self.header_read_timeout_secs,
+            ),
+            ("http.body_read_timeout_secs", self.body_read_timeout_secs),
+            ("http.idle_timeout_secs", self.idle_timeout_secs),
+            ("http.max_connections", self.max_connections as u64),
+        ];
+        for (field, value) in fields {
+            if value == 0 {
+                return Err(ConfigError::Invalid {
+                    field,
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How image deliveries are charged (`[billing]`, docs/ledger.md).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BillingConfig {
-    /// Charge deliveries against credit holds with a journal beside the
-    /// database, settled into the ledger in batches (SQLite files only;
-    /// elsewhere every charge is a group-committed transaction).
-    pub held_charges: bool,
-    /// How often held charges move from the journal into the ledger,
-    /// milliseconds: how far the ledger, the CLI and other servers may lag.
-    pub settle_every_ms: u64,
+    /// Image charges committed together in one transaction at most.
+    pub max_batch: usize,
+    /// Charge transactions in flight at once (0 means 1). More than one
+    /// helps only when many accounts are charged at once: batches of one
+    /// account queue on its row and each waits for its own commit
+    /// (docs/benchmarks.md, "One ledger").
+    pub batches_in_flight: usize,
 }
 
 impl Default for BillingConfig {
     fn default() -> Self {
         BillingConfig {
-            held_charges: true,
-            settle_every_ms: 20,
+            max_batch: 256,
+            batches_in_flight: 0,
         }
     }
 }
@@ -175,6 +453,14 @@ pub struct FileConfig {
     pub render: Option<RenderConfig>,
     pub delivery: Option<DeliveryConfig>,
     pub billing: Option<BillingConfig>,
+    pub http: Option<HttpConfig>,
+    pub events: Option<EventsConfig>,
+    pub embeds: Option<EmbedsConfig>,
+    pub playground: Option<PlaygroundConfig>,
+    pub feedback: Option<FeedbackConfig>,
+    pub mail: Option<MailConfig>,
+    pub payments: Option<PaymentsConfig>,
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// Values from flags or `VIS_*` variables (clap fills these; flags win).
@@ -210,6 +496,40 @@ pub struct Overrides {
         hide_env_values = true
     )]
     pub delivery_secret: Option<String>,
+    /// Serve `GET /metrics` on this address only (default: on the main listener).
+    #[arg(long, env = "VIS_METRICS_LISTEN", global = true)]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Honour the deprecated `key` query parameter of /images/car.png
+    /// (true/false; default false).
+    #[arg(
+        long,
+        env = "VIS_ALLOW_LEGACY_QUERY_KEYS",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_legacy_query_keys: Option<bool>,
+    /// `[mail] smtp_url`.
+    #[arg(long, env = "VIS_SMTP_URL", global = true, hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// `[payments] provider`.
+    #[arg(long, env = "VIS_PAYMENTS_PROVIDER", global = true)]
+    pub payments_provider: Option<String>,
+    /// `[payments] stripe_api_key`.
+    #[arg(
+        long,
+        env = "VIS_STRIPE_API_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub stripe_api_key: Option<String>,
+    /// `[payments] stripe_webhook_secret`.
+    #[arg(
+        long,
+        env = "VIS_STRIPE_WEBHOOK_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
+    pub stripe_webhook_secret: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -294,12 +614,57 @@ impl Config {
         }
         delivery.validate()?;
         let billing = file.billing.unwrap_or_default();
-        if billing.settle_every_ms == 0 {
+        if !(1..=10_000).contains(&billing.max_batch) {
             return Err(ConfigError::Invalid {
-                field: "billing.settle_every_ms",
+                field: "billing.max_batch",
+                message: "must be from 1 to 10000".into(),
+            });
+        }
+        if billing.batches_in_flight > 4 {
+            return Err(ConfigError::Invalid {
+                field: "billing.batches_in_flight",
+                message: "must be from 0 (automatic) to 4".into(),
+            });
+        }
+        let http = file.http.unwrap_or_default();
+        http.validate()?;
+        let mut embeds = file.embeds.unwrap_or_default();
+        if let Some(allow) = o.allow_legacy_query_keys {
+            embeds.allow_legacy_query_keys = allow;
+        }
+        if !(1..=1024).contains(&embeds.examples_width) {
+            return Err(ConfigError::Invalid {
+                field: "embeds.examples_width",
+                message: "must be from 1 to 1024".into(),
+            });
+        }
+        let playground = file.playground.unwrap_or_default();
+        playground.validate()?;
+        let feedback = file.feedback.unwrap_or_default();
+        if feedback.flag_after < 1 {
+            return Err(ConfigError::Invalid {
+                field: "feedback.flag_after",
                 message: "must be at least 1".into(),
             });
         }
+        let mut mail = file.mail.unwrap_or_default();
+        if let Some(url) = o.smtp_url {
+            mail.smtp_url = Some(Secret::new(url));
+        }
+        if mail.outbox.is_none() {
+            mail.outbox = Some(data_dir.join("outbox"));
+        }
+        let mut payments = file.payments.unwrap_or_default();
+        if let Some(provider) = o.payments_provider {
+            payments.provider = provider;
+        }
+        if let Some(key) = o.stripe_api_key {
+            payments.stripe_api_key = Some(Secret::new(key));
+        }
+        if let Some(secret) = o.stripe_webhook_secret {
+            payments.stripe_webhook_secret = Some(Secret::new(secret));
+        }
+        payments.validate()?;
         Ok(Config {
             listen,
             base_url,
@@ -310,6 +675,14 @@ impl Config {
             render: file.render.unwrap_or_default(),
             delivery,
             billing,
+            http,
+            events: file.events.unwrap_or_default(),
+            embeds,
+            playground,
+            feedback,
+            mail,
+            payments,
+            metrics_listen: o.metrics_listen.or(file.metrics_listen),
         })
     }
 
@@ -324,6 +697,7 @@ impl Config {
             Config::merge(FileConfig::default(), overrides).expect("test config is valid");
         // Tests that render start the in-process node themselves.
         config.render.workers = 0;
+        config.embeds.prewarm_examples = false;
         config
     }
 }

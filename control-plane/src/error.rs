@@ -3,7 +3,9 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
 
 use crate::http::context;
 
@@ -30,8 +32,15 @@ pub enum ApiError {
     MethodNotAllowed,
     #[error("{0}")]
     Gone(String),
+    /// 409: the request conflicts with an earlier one (an Idempotency-Key
+    /// reused with another body).
+    #[error("{0}")]
+    Conflict(String),
     #[error("request body is larger than this endpoint's limit of {limit_bytes} bytes")]
     PayloadTooLarge { limit_bytes: usize },
+    /// 408: the request body stalled past the body-read timeout.
+    #[error("the request body was not received in time; send it without pausing")]
+    RequestTimeout,
     #[error("rate limit exceeded")]
     TooManyRequests { retry_after_secs: u64 },
     /// 500: the cause is logged, never shown.
@@ -91,8 +100,10 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Gone(_) => StatusCode::GONE,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -131,6 +142,7 @@ pub fn title_for(status: StatusCode) -> &'static str {
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
         408 => "Request Timeout",
+        409 => "Conflict",
         410 => "Gone",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
@@ -143,20 +155,82 @@ pub fn title_for(status: StatusCode) -> &'static str {
     }
 }
 
+/// A problem document (RFC 9457; spec §2 Problem). Members beyond the five
+/// every problem carries depend on the status; additional members are
+/// allowed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Problem {
+    /// `{base_url}/docs/errors#<status>`.
+    #[serde(rename = "type")]
+    #[schema(format = "uri")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    /// What went wrong; on a 400 it names the parameter.
+    pub detail: String,
+    pub request_id: String,
+    /// 400: the offending parameter, in the API's words (`images[2].year`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// 403: the scope the key lacks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// 402: the current balance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balance: Option<i64>,
+    /// 402: the credits the request needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required_credits: Option<i64>,
+    /// 402: the current balance (as `balance`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credits_remaining: Option<i64>,
+    /// 402: where to buy credits (`billing`) and read more (`docs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<std::collections::BTreeMap<String, String>>,
+    /// Batch requests: the index of the failing item.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// Members that belong to one error (`makes`, `candidates`,
+    /// `available_years`, `limit_bytes`, `checks`, …).
+    #[serde(flatten)]
+    #[schema(ignore)]
+    pub extra: Map<String, Value>,
+}
+
 /// Builds a problem document for `status` with `detail`, plus `extra` members.
 pub fn problem_response(status: StatusCode, detail: &str, extra: Map<String, Value>) -> Response {
     let ctx = context::current();
-    let mut body = json!({
-        "type": format!("{}/docs/errors#{}", ctx.base_url, status.as_u16()),
-        "title": title_for(status),
-        "status": status.as_u16(),
-        "detail": detail,
-        "request_id": ctx.request_id,
-    });
-    if let Value::Object(map) = &mut body {
-        map.extend(extra);
+    let mut body = Problem {
+        kind: format!("{}/docs/errors#{}", ctx.base_url, status.as_u16()),
+        title: title_for(status).to_owned(),
+        status: status.as_u16(),
+        detail: detail.to_owned(),
+        request_id: ctx.request_id,
+        param: None,
+        scope: None,
+        balance: None,
+        required_credits: None,
+        credits_remaining: None,
+        links: None,
+        index: None,
+        extra: Map::new(),
+    };
+    for (key, value) in extra {
+        match key.as_str() {
+            "param" => body.param = value.as_str().map(str::to_owned),
+            "scope" => body.scope = value.as_str().map(str::to_owned),
+            "balance" => body.balance = value.as_i64(),
+            "required_credits" => body.required_credits = value.as_i64(),
+            "credits_remaining" => body.credits_remaining = value.as_i64(),
+            "index" => body.index = value.as_u64().map(|i| i as usize),
+            "links" => body.links = serde_json::from_value(value).ok(),
+            _ => {
+                body.extra.insert(key, value);
+            }
+        }
     }
-    let mut response = (status, body.to_string()).into_response();
+    let text = serde_json::to_string(&body).unwrap_or_default();
+    let mut response = (status, text).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));

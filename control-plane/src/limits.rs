@@ -14,3 +14,5 @@ pub const BODY_EVENTS: usize = 32 * 1024;
 pub const BODY_FEEDBACK: usize = 8 * 1024;
 pub const BODY_RESOLVE: usize = 4 * 1024;
 pub const BODY_CHECKOUT: usize = 1024;
+/// A payment provider's webhook event (Stripe's are a few KiB).
+pub const BODY_WEBHOOK: usize = 256 * 1024;

@@ -4,6 +4,8 @@
 //! Enumerations) and prints its canonical id. An invalid value cannot be
 //! constructed, so code that holds a [`View`] or a [`Slug`] never re-validates.
 
+#[cfg(feature = "openapi")]
+mod openapi;
 mod params;
 mod shape;
 mod slug;

@@ -60,6 +60,11 @@ pub struct RenderJob {
     /// Bumped when the renderer's output changes or a render is flagged for
     /// re-render; part of the object key and the ETag.
     pub revision: u32,
+    /// How many times this variant was re-rendered (0 for its first
+    /// render): each re-render draws a slightly different pose, so it has
+    /// new bytes while the vehicle stays itself.
+    #[serde(default)]
+    pub variation: u32,
 }
 
 #[cfg(test)]

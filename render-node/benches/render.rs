@@ -35,6 +35,31 @@ fn benches(c: &mut Criterion) {
                         shape,
                         color: Color::Red,
                         view: View::Front34,
+                        variation: 0,
+                    })
+                    .unwrap();
+                black_box(encode_png(&img).unwrap())
+            })
+        });
+    }
+    // Curated vehicles (models/identity/): the most detailed bodies.
+    for (make, model, year) in [
+        ("bmw", "x5", 2020),
+        ("jeep", "wrangler", 2018),
+        ("ford", "f-150", 2019),
+        ("lamborghini", "aventador", 2019),
+    ] {
+        g.bench_function(BenchmarkId::new("cold_1024_png_curated", model), |b| {
+            b.iter(|| {
+                let img = renderer
+                    .render_subject(&Subject {
+                        make,
+                        model,
+                        year,
+                        shape: BodyShape::Sedan,
+                        color: Color::Red,
+                        view: View::Front34,
+                        variation: 0,
                     })
                     .unwrap();
                 black_box(encode_png(&img).unwrap())
@@ -51,6 +76,7 @@ fn benches(c: &mut Criterion) {
             shape: BodyShape::Suv,
             color: Color::Blue,
             view: View::Front34,
+            variation: 0,
         })
         .unwrap();
     let png = encode_png(&source).unwrap();

@@ -15,6 +15,7 @@
 //!     },
 //!     shape: BodyShape::Sedan,
 //!     revision: 1,
+//!     variation: 0,
 //! };
 //! let rgba = renderer.render(&job)?; // 1024x1024, straight alpha
 //! let png = vis_render::image::encode_png(&rgba)?;
@@ -77,6 +78,9 @@ pub struct Subject<'a> {
     pub shape: BodyShape,
     pub color: Color,
     pub view: View,
+    /// 0 for a variant's first render; n for its n-th re-render (a slightly
+    /// turned pose: new bytes, the same vehicle).
+    pub variation: u32,
 }
 
 /// The renderer: one wgpu device, pipelines and a pool of targets. Share it
@@ -183,6 +187,7 @@ impl Renderer {
             shape: job.shape,
             color: v.color,
             view: v.view,
+            variation: job.variation,
         })
     }
 
@@ -194,12 +199,12 @@ impl Renderer {
             let (rgba, guide) = self.render_with_guide(s)?;
             return Ok(stage.refine_render(&rgba, &guide, s)?.0);
         }
-        Ok(self.draw(s)?.0)
+        Ok(self.draw(s, false)?.0)
     }
 
     /// The procedural render alone, even with a refinement stage attached.
     pub fn render_procedural(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
-        Ok(self.draw(s)?.0)
+        Ok(self.draw(s, false)?.0)
     }
 
     /// The procedural render and its guide maps (material and depth per
@@ -207,22 +212,43 @@ impl Renderer {
     /// refinement stage needs.
     #[cfg(feature = "onnx")]
     pub fn render_with_guide(&self, s: &Subject<'_>) -> Result<(Rgba, onnx::Guide), RenderError> {
-        let (rgba, mesh, view_proj) = self.draw(s)?;
+        let (rgba, mesh, view_proj) = self.draw(s, false)?;
         let guide = onnx::Guide::rasterize(&mesh, &view_proj, rgba.width);
         Ok((rgba, guide))
     }
 
-    fn draw(&self, s: &Subject<'_>) -> Result<(Rgba, vehicle::Mesh, glam::Mat4), RenderError> {
+    /// The subject with its paint flat-lit (a uniform white studio of
+    /// intensity 1: diffuse irradiance 1 and the clear coat's 4.5%
+    /// reflection) and everything else as usual: what the paint's colour
+    /// becomes through tone mapping and encoding, for colour checks. Never
+    /// refined: it measures the procedural paint.
+    pub fn render_flat_lit(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        Ok(self.draw(s, true)?.0)
+    }
+
+    fn draw(
+        &self,
+        s: &Subject<'_>,
+        flat_lit: bool,
+    ) -> Result<(Rgba, vehicle::Mesh, glam::Mat4), RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
         let framing = vehicle::Framing::new(&mesh, params.spec.fill);
-        let (view_proj, eye) = framing.camera(&mesh, s.view);
+        let (mut view_proj, eye) = framing.camera(&mesh, s.view);
+        if s.variation > 0 {
+            // Turn the vehicle a little on its turntable: ±1.5° steps,
+            // alternating sides, at most 4.5°.
+            let step = s.variation.div_ceil(2).min(3) as f32 * 1.5;
+            let sign = if s.variation % 2 == 1 { 1.0 } else { -1.0 };
+            view_proj *= glam::Mat4::from_rotation_y((sign * step).to_radians());
+        }
         let [r, g, b] = s.color.rgb();
         let frame = passes::FrameParams {
             view_proj,
             eye,
             paint: [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b)],
             metallic: s.color.is_metallic(),
+            flat_lit,
         };
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
         Ok((Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?, mesh, view_proj))

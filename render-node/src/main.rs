@@ -10,9 +10,10 @@ use vis_render::{Renderer, RendererConfig, Subject};
 #[derive(Parser)]
 #[command(name = "render-node", about = "Studio renders of vehicles")]
 struct Cli {
-    /// Load models/*.toml from this directory instead of the built-in copies.
+    /// Load models/*.toml and models/identity/*.csv from this directory
+    /// instead of the built-in copies.
     #[arg(long, env = "VIS_MODELS_DIR", global = true)]
-    models: Option<PathBuf>,
+    models_dir: Option<PathBuf>,
     #[command(flatten)]
     refine: RefineArgs,
     #[command(subcommand)]
@@ -74,13 +75,18 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Render every shape in every view and a few colours into one PNG.
+    /// Render every shape in every view and a few colours into one PNG, or
+    /// with --models a named list of vehicles, one row each in all six views.
     Sheet {
         #[arg(long, default_value_t = 256)]
         cell: u32,
         /// Only these shapes (comma-separated); all by default.
         #[arg(long, value_delimiter = ',')]
         shapes: Vec<BodyShape>,
+        /// A vehicle list: one `year make model [colour] [shape]` a line
+        /// (e.g. models/sheets/icons.txt).
+        #[arg(long)]
+        models: Option<PathBuf>,
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -155,7 +161,7 @@ fn attach_refine(renderer: Renderer, args: &RefineArgs) -> anyhow::Result<Render
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let renderer = Renderer::new(RendererConfig {
-        models_dir: cli.models,
+        models_dir: cli.models_dir,
         ..Default::default()
     })
     .context("starting the renderer")?;
@@ -185,6 +191,7 @@ fn main() -> anyhow::Result<()> {
                 shape,
                 color,
                 view,
+                variation: 0,
             })?;
             let png = vis_render::image::encode_png(&img)?;
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;
@@ -197,14 +204,23 @@ fn main() -> anyhow::Result<()> {
         Cmd::Sheet {
             cell,
             shapes,
+            models,
             output,
         } => {
-            let shapes = if shapes.is_empty() {
-                BodyShape::ALL.to_vec()
+            let img = if let Some(list) = models {
+                let text =
+                    std::fs::read_to_string(&list).with_context(|| list.display().to_string())?;
+                let vehicles = vis_render::sheet::parse_vehicle_list(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", list.display()))?;
+                vis_render::sheet::vehicle_sheet(&renderer, cell, &vehicles)?
             } else {
-                shapes
+                let shapes = if shapes.is_empty() {
+                    BodyShape::ALL.to_vec()
+                } else {
+                    shapes
+                };
+                vis_render::sheet::contact_sheet(&renderer, cell, &shapes)?
             };
-            let img = vis_render::sheet::contact_sheet(&renderer, cell, &shapes)?;
             let png = vis_render::image::encode_png(&img)?;
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;
             eprintln!("render-node: wrote {}", output.display());

@@ -130,6 +130,7 @@ fn camry(color: Color, view: View) -> Subject<'static> {
         shape: BodyShape::Sedan,
         color,
         view,
+        variation: 0,
     }
 }
 

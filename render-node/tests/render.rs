@@ -51,6 +51,7 @@ fn all_views() -> &'static BTreeMap<(BodyShape, View), Rgba> {
                         shape,
                         color: shape_color(shape),
                         view,
+                        variation: 0,
                     })
                     .unwrap();
                 m.insert((shape, view), img);
@@ -228,6 +229,7 @@ fn every_preset_colour_paints_the_body() {
                 shape: BodyShape::Hatchback,
                 color,
                 view: View::Side,
+                variation: 0,
             })
             .unwrap();
         let [r, g, b] = color.rgb();
@@ -321,6 +323,7 @@ fn one_model_is_the_same_vehicle_and_two_models_differ() {
             shape: BodyShape::Sedan,
             color,
             view: View::Side,
+            variation: 0,
         })
         .unwrap()
     };
@@ -569,6 +572,7 @@ fn concurrent_renders_share_the_device_and_match() {
         shape: BodyShape::Crossover,
         color,
         view: View::Rear34,
+        variation: 0,
     };
     // More threads than frames allowed in flight: callers queue, none fail.
     let images: Vec<Rgba> = std::thread::scope(|s| {

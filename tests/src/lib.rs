@@ -1,6 +1,13 @@
 //! Helpers for the black-box tests in `tests/tests/`: start the real app on
 //! port 0 with its own data directory, speak HTTP to it, run operator
 //! commands against the same configuration.
+//!
+//! The suite runs on SQLite (a file in each app's data directory) or, with
+//! `VIS_TEST_BACKEND=postgres`, on PostgreSQL: each data directory then gets
+//! a fresh database of its own on the server at `VIS_TEST_POSTGRES_URL`
+//! (infra/test.sh runs the suite both ways).
+
+pub mod embed_recipe;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,15 +21,13 @@ use control_plane::cli::{Cli, CliError};
 use control_plane::{App, Config};
 use tokio::sync::oneshot;
 
-/// A running server with its own SQLite database and object directory.
+/// A running server with its own database and object directory.
 pub struct TestApp {
     pub addr: SocketAddr,
     pub base_url: String,
     pub config: Config,
     pub client: reqwest::Client,
     _dir: tempfile::TempDir,
-    /// The server's image charges (held charges are settled on demand).
-    charges: control_plane::billing::batch::ChargeBatcher,
     stop: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
@@ -34,7 +39,8 @@ impl TestApp {
         Self::spawn_with(config, dir).await
     }
 
-    pub async fn spawn_with(config: Config, dir: tempfile::TempDir) -> TestApp {
+    pub async fn spawn_with(mut config: Config, dir: tempfile::TempDir) -> TestApp {
+        use_test_database(&mut config).await;
         Self::spawn_app(
             App::build(config.clone()).await.expect("app builds"),
             config,
@@ -59,9 +65,10 @@ impl TestApp {
     /// `config.render.workers` workers.
     pub async fn spawn_rendering_with(
         backend: Arc<dyn RenderBackend>,
-        config: Config,
+        mut config: Config,
         dir: tempfile::TempDir,
     ) -> TestApp {
+        use_test_database(&mut config).await;
         let app = App::build_with_backend(config.clone(), Some(backend))
             .await
             .expect("app builds");
@@ -71,7 +78,8 @@ impl TestApp {
     /// Starts with extra routes under the app's middleware.
     pub async fn spawn_with_routes(routes: axum::Router<control_plane::AppState>) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
-        let config = Config::for_tests(dir.path());
+        let mut config = Config::for_tests(dir.path());
+        use_test_database(&mut config).await;
         let app = App::build(config.clone())
             .await
             .expect("app builds")
@@ -82,7 +90,6 @@ impl TestApp {
     fn spawn_app(app: App, config: Config, dir: tempfile::TempDir) -> TestApp {
         let addr = app.local_addr();
         let base_url = app.base_url().to_owned();
-        let charges = app.state().deliverer.charges.clone();
         let (stop, stopped) = oneshot::channel::<()>();
         let server = tokio::spawn(app.run_until(async move {
             let _ = stopped.await;
@@ -91,12 +98,11 @@ impl TestApp {
             addr,
             base_url,
             config,
-            client: reqwest::Client::builder()
+            client: http_client()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("client"),
             _dir: dir,
-            charges,
             stop: Some(stop),
             server: Some(server),
         }
@@ -126,62 +132,44 @@ impl TestApp {
     /// Runs an operator command (`["keys", "create", "--email", …]`) against
     /// this app's configuration; returns its stdout.
     pub async fn cli(&self, args: &[&str]) -> Result<String, CliError> {
-        let data_dir = self.config.data_dir.display().to_string();
-        let mut argv = vec!["control-plane", "--data-dir", &data_dir];
-        argv.extend_from_slice(args);
-        let cli = Cli::try_parse_from(argv).map_err(|e| CliError::Usage(e.to_string()))?;
-        control_plane::cli::run(cli).await
+        operator(
+            &self.config.data_dir,
+            self.config.database_url.expose(),
+            args,
+        )
+        .await
     }
 
     /// Creates an account and a key with `scopes`; returns (key id, key).
     pub async fn account_with_key(&self, email: &str, scopes: &str) -> (String, String) {
-        self.cli(&["accounts", "create", "--email", email])
-            .await
-            .expect("account");
-        let out = self
-            .cli(&[
-                "--json", "keys", "create", "--email", email, "--scopes", scopes,
-            ])
-            .await
-            .expect("key");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
-        (
-            v["id"].as_str().unwrap().to_owned(),
-            v["key"].as_str().unwrap().to_owned(),
-        )
+        self.new_key(email, None, &["--scopes", scopes]).await
     }
 
     /// Creates an account with `credits` and a key made with `key_args`
     /// (e.g. `["--rate-limit", "2"]`); returns the key.
     pub async fn key_for(&self, email: &str, credits: i64, key_args: &[&str]) -> String {
-        let credits = credits.to_string();
-        self.cli(&[
-            "accounts",
-            "create",
-            "--email",
-            email,
-            "--credits",
-            &credits,
-        ])
-        .await
-        .expect("account");
-        let mut args = vec!["--json", "keys", "create", "--email", email];
-        args.extend_from_slice(key_args);
-        let out = self.cli(&args).await.expect("key");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
-        v["key"].as_str().expect("key in output").to_owned()
+        self.new_key(email, Some(credits), key_args).await.1
     }
 
-    /// Moves this server's held charges into the ledger now, as its
-    /// settler does every 20 ms (docs/ledger.md).
-    pub async fn settle(&self) {
-        self.charges.settle_now().await.expect("settle");
+    async fn new_key(
+        &self,
+        email: &str,
+        credits: Option<i64>,
+        key_args: &[&str],
+    ) -> (String, String) {
+        account_and_key(
+            &self.config.data_dir,
+            self.config.database_url.expose(),
+            email,
+            credits,
+            key_args,
+        )
+        .await
     }
 
     /// The account as `accounts show --json` prints it (credits, ledger, …)
-    /// once this server's held charges are settled.
+    /// (every charge commits before its response, so it is up to date).
     pub async fn account_json(&self, email: &str) -> serde_json::Value {
-        self.settle().await;
         let out = self
             .cli(&["--json", "accounts", "show", "--email", email])
             .await
@@ -200,6 +188,22 @@ impl TestApp {
         }
         Ok(std::mem::replace(&mut self._dir, tempfile::tempdir()?))
     }
+}
+
+/// A response header that must be there, as text.
+/// A reqwest client builder for tests (rustls's provider installed first).
+pub fn http_client() -> reqwest::ClientBuilder {
+    control_plane::payments::install_tls_provider();
+    reqwest::Client::builder()
+}
+
+pub fn header(r: &reqwest::Response, name: &str) -> String {
+    r.headers()
+        .get(name)
+        .unwrap_or_else(|| panic!("missing header {name}"))
+        .to_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// Parses a problem document and checks the members every problem carries.
@@ -335,4 +339,117 @@ impl RenderBackend for Gated {
         permit.forget();
         self.inner.render_png(job).await
     }
+}
+
+/// Which database the black-box suite runs on (`VIS_TEST_BACKEND`).
+pub fn test_backend_is_postgres() -> bool {
+    std::env::var("VIS_TEST_BACKEND").as_deref() == Ok("postgres")
+}
+
+/// On the PostgreSQL backend, points `config` at the database of its data
+/// directory, created fresh the first time a directory asks (a test that
+/// restarts a server on the same directory finds the same database). On
+/// SQLite, leaves the default file in the data directory.
+pub async fn use_test_database(config: &mut Config) {
+    if !test_backend_is_postgres() || !config.database_url.expose().starts_with("sqlite:") {
+        return;
+    }
+    let url = postgres_database_for(&config.data_dir).await;
+    config.database_url = control_plane::config::Secret::new(url);
+}
+
+/// A fresh PostgreSQL database on the `VIS_TEST_POSTGRES_URL` server for
+/// `dir`, the same one for every call with the same directory.
+pub async fn postgres_database_for(dir: &std::path::Path) -> String {
+    static DATABASES: OnceLock<
+        tokio::sync::Mutex<std::collections::HashMap<std::path::PathBuf, String>>,
+    > = OnceLock::new();
+    let mut known = DATABASES.get_or_init(Default::default).lock().await;
+    if let Some(url) = known.get(dir) {
+        return url.clone();
+    }
+    let url = fresh_postgres_database().await;
+    known.insert(dir.to_owned(), url.clone());
+    url
+}
+
+/// Creates a new, empty database on the `VIS_TEST_POSTGRES_URL` server and
+/// returns its URL.
+pub async fn fresh_postgres_database() -> String {
+    let admin_url = std::env::var("VIS_TEST_POSTGRES_URL").expect(
+        "VIS_TEST_BACKEND=postgres needs VIS_TEST_POSTGRES_URL (./infra/test.sh sets both)",
+    );
+    let name = format!("vis_test_{}", uuid::Uuid::new_v4().simple());
+    let admin = control_plane::store::SqlStore::connect(&admin_url)
+        .await
+        .expect("connect to PostgreSQL");
+    control_plane::store::execute_raw(&admin, &format!("CREATE DATABASE {name}"))
+        .await
+        .expect("create a test database");
+    admin.close().await;
+    let (base, _) = admin_url.rsplit_once('/').expect("URL has a database");
+    format!("{base}/{name}")
+}
+
+/// Runs an operator command (`["keys", "revoke", id]`) on the data in
+/// `data_dir` and the database at `database_url`; returns its stdout.
+pub async fn operator(
+    data_dir: &std::path::Path,
+    database_url: &str,
+    args: &[&str],
+) -> Result<String, CliError> {
+    let data_dir = data_dir.display().to_string();
+    let mut argv = vec![
+        "control-plane",
+        "--data-dir",
+        &data_dir,
+        "--database-url",
+        database_url,
+    ];
+    argv.extend_from_slice(args);
+    let cli = Cli::try_parse_from(argv).map_err(|e| CliError::Usage(e.to_string()))?;
+    control_plane::cli::run(cli).await
+}
+
+/// The PostgreSQL server of the tests that need one (`VIS_TEST_POSTGRES_URL`,
+/// which infra/test.sh sets). None when `VIS_TEST_SKIP_POSTGRES=1` skips
+/// them on purpose; without either, the test fails.
+pub fn postgres_url_or_skip(test: &str) -> Option<String> {
+    if let Ok(url) = std::env::var("VIS_TEST_POSTGRES_URL") {
+        return Some(url);
+    }
+    if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
+        eprintln!("{test}: skipped on purpose (VIS_TEST_SKIP_POSTGRES=1)");
+        return None;
+    }
+    panic!(
+        "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
+    );
+}
+
+/// Creates an account (with `credits`, else the free grant) and a key made
+/// with `key_args` through the operator CLI; returns (key id, key).
+pub async fn account_and_key(
+    data_dir: &std::path::Path,
+    database_url: &str,
+    email: &str,
+    credits: Option<i64>,
+    key_args: &[&str],
+) -> (String, String) {
+    let credits = credits.map(|c| c.to_string());
+    let mut account = vec!["accounts", "create", "--email", email];
+    if let Some(c) = &credits {
+        account.extend_from_slice(&["--credits", c]);
+    }
+    operator(data_dir, database_url, &account)
+        .await
+        .expect("account");
+    let mut args = vec!["--json", "keys", "create", "--email", email];
+    args.extend_from_slice(key_args);
+    let out = operator(data_dir, database_url, &args).await.expect("key");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    (
+        v["id"].as_str().expect("key id in output").to_owned(),
+        v["key"].as_str().expect("key in output").to_owned(),
+    )
 }

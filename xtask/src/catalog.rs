@@ -543,16 +543,292 @@ struct OutModel {
     vehicle_type: u32,
     years: Vec<u16>,
     shapes: Vec<BodyShape>,
+    /// Other names of the model (folded spellings whose letters and digits differ).
+    aliases: Vec<String>,
+}
+
+/// A make folded into another one, kept as an alias of it.
+struct OutMakeAlias {
+    id: u64,
+    name: String,
+    slug: String,
+    line: bool,
+    /// Old model key (slug without hyphens) → the new model's slug, where they differ.
+    models: BTreeMap<String, String>,
 }
 
 struct OutMake {
     id: u64,
     name: String,
     slug: String,
+    aliases: Vec<OutMakeAlias>,
     models: Vec<OutModel>,
 }
 
+// ---------------------------------------------------------------------------------------------
+// Curated tables (catalog/data/*.toml)
+
+const MAKE_FOLDS: &str = include_str!("../../catalog/data/make-folds.toml");
+const MODEL_ALIASES: &str = include_str!("../../catalog/data/model-aliases.toml");
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FoldFile {
+    fold: Vec<Fold>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fold {
+    from: String,
+    into: String,
+    #[serde(default)]
+    line: bool,
+    #[serde(default)]
+    models: BTreeMap<String, String>,
+    #[allow(dead_code)]
+    why: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AliasFile {
+    model: Vec<CuratedModel>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CuratedModel {
+    make: String,
+    name: String,
+    aliases: Vec<String>,
+    #[allow(dead_code)]
+    why: String,
+}
+
+fn curated() -> anyhow::Result<(Vec<Fold>, Vec<CuratedModel>)> {
+    let folds: FoldFile = toml::from_str(MAKE_FOLDS).context("catalog/data/make-folds.toml")?;
+    let aliases: AliasFile =
+        toml::from_str(MODEL_ALIASES).context("catalog/data/model-aliases.toml")?;
+    Ok((folds.fold, aliases.model))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Models of one make
+
+/// Rows of one model under one make, accumulated from the source.
+#[derive(Default)]
+struct Acc {
+    /// Spelling → (from vPIC, rows).
+    spellings: BTreeMap<String, (bool, usize)>,
+    types: BTreeMap<u32, usize>,
+    years: BTreeSet<u16>,
+    /// Keys (slug without hyphens) of every name folded into this model.
+    keys: BTreeSet<String>,
+    /// Display name fixed by a rule or the curated table.
+    forced: Option<String>,
+}
+
+impl Acc {
+    /// The spelling to display: the vPIC (manufacturer-registered) spelling, then mixed case,
+    /// then most rows, then one with a hyphen; with whether it came from vPIC.
+    fn best_spelling(&self) -> Option<(&String, bool)> {
+        self.spellings
+            .iter()
+            .max_by(|a, b| {
+                let ka = (a.1.0, !all_caps(a.0), a.1.1, a.0.contains('-'));
+                let kb = (b.1.0, !all_caps(b.0), b.1.1, b.0.contains('-'));
+                ka.cmp(&kb).then_with(|| b.0.cmp(a.0))
+            })
+            .map(|(s, (v, _))| (s, *v))
+    }
+
+    /// The best spelling, title-cased when it is all caps and not the manufacturer's.
+    fn natural_display(&self) -> Option<String> {
+        let (best, from_vpic) = self.best_spelling()?;
+        Some(if !from_vpic && all_caps(best) {
+            title_case(best, true)
+        } else {
+            best.clone()
+        })
+    }
+
+    /// Folds `other` in; returns how many model-years both had.
+    fn absorb(&mut self, other: Acc) -> usize {
+        for (s, (v, n)) in other.spellings {
+            let e = self.spellings.entry(s).or_insert((false, 0));
+            e.0 |= v;
+            e.1 += n;
+        }
+        for (t, n) in other.types {
+            *self.types.entry(t).or_default() += n;
+        }
+        let before = self.years.len() + other.years.len();
+        self.years.extend(other.years);
+        self.keys.extend(other.keys);
+        if self.forced.is_none() {
+            self.forced = other.forced;
+        }
+        before - self.years.len()
+    }
+}
+
+/// Moves the model `from` into the model `into` (created when absent).
+fn fold_model(
+    models: &mut BTreeMap<String, Acc>,
+    from: &str,
+    into: &str,
+    stats: &mut Stats,
+) -> bool {
+    if from == into {
+        return false;
+    }
+    let Some(acc) = models.remove(from) else {
+        return false;
+    };
+    let dup = models.entry(into.to_owned()).or_default().absorb(acc);
+    stats.add(
+        "rows merged: same model-year under two names of one model (folds)",
+        dup,
+    );
+    true
+}
+
+/// The part of `spelling` after the make's name ("MAZDA8" → "8", "Polestar 2" → " 2"), when the
+/// spelling starts with it (letters and digits compared, case ignored).
+fn after_make<'a>(spelling: &'a str, make_key: &str) -> Option<&'a str> {
+    let mut want = make_key.chars().peekable();
+    for (i, c) in spelling.char_indices() {
+        if want.peek().is_none() {
+            return Some(&spelling[i..]);
+        }
+        if !c.is_alphanumeric() {
+            continue;
+        }
+        let folded: String = c.to_lowercase().collect();
+        for f in folded.chars() {
+            if want.next() != Some(f) {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// The cleaning rules that fold differently written names of one model (docs/catalog.md):
+/// the curated table, the make's name written before the model, and a line word ("Class",
+/// "Series") after it. Keys are slugs without hyphens.
+fn fold_model_names(
+    make_key: &str,
+    make_name: &str,
+    models: &mut BTreeMap<String, Acc>,
+    curated: &[CuratedModel],
+    stats: &mut Stats,
+) -> anyhow::Result<()> {
+    // 1. Curated aliases.
+    for c in curated.iter().filter(|c| name_key(&c.make) == make_key) {
+        let target = name_key(&c.name);
+        for alias in &c.aliases {
+            let key = name_key(alias);
+            ensure!(
+                models.contains_key(&key),
+                "model-aliases.toml: {} has no model {alias:?}",
+                c.make
+            );
+            fold_model(models, &key, &target, stats);
+            stats.add("model names folded by the curated alias table", 1);
+        }
+        if let Some(acc) = models.get_mut(&target) {
+            acc.forced = Some(c.name.clone());
+        }
+    }
+
+    // 2. The make's name written before the model ("Mazda3" = "3", "Polestar 2" = "2"), when
+    //    both names are models of the make. Short or numeric names keep the make's name, as
+    //    the maker writes them ("Mazda3", "MG4"); others drop it ("Today", not "Honda Today").
+    let prefixed: Vec<String> = models
+        .keys()
+        .filter(|k| {
+            k.len() > make_key.len()
+                && k.starts_with(make_key)
+                && models.contains_key(&k[make_key.len()..])
+        })
+        .cloned()
+        .collect();
+    for k in prefixed {
+        let bare = k[make_key.len()..].to_owned();
+        let (Some(p), Some(b)) = (models.get(&k), models.get(&bare)) else {
+            continue;
+        };
+        if p.forced.is_some() || b.forced.is_some() {
+            continue;
+        }
+        let keep_make = bare.len() <= 2 || bare.bytes().all(|c| c.is_ascii_digit());
+        if keep_make {
+            let (best, _) = p.best_spelling().context("model without spelling")?;
+            let rest = after_make(best, make_key).context("prefixed spelling")?;
+            let display = format!("{make_name}{}", title_case(rest, true));
+            fold_model(models, &bare, &k, stats);
+            if let Some(acc) = models.get_mut(&k) {
+                acc.forced = Some(display);
+            }
+        } else {
+            let display = b.natural_display().context("model without spelling")?;
+            fold_model(models, &k, &bare, stats);
+            if let Some(acc) = models.get_mut(&bare) {
+                acc.forced = Some(display);
+            }
+        }
+        stats.add(
+            "model names with the make's name folded into the bare name (Mazda3 = 3)",
+            1,
+        );
+    }
+
+    // 3. A line word after the name ("C" = "C-Class", "XF" = "XF Series"), when both are
+    //    models of the make and the longer one spells the word as a word of its own.
+    let lines: Vec<(String, String)> = models
+        .iter()
+        .filter_map(|(k, acc)| {
+            ["class", "series"].iter().find_map(|word| {
+                let base = k.strip_suffix(word)?;
+                let own_word = acc.spellings.keys().any(|s| {
+                    s.rsplit(|c: char| !c.is_alphanumeric())
+                        .next()
+                        .is_some_and(|w| w.eq_ignore_ascii_case(word))
+                });
+                (!base.is_empty() && own_word && models.contains_key(base))
+                    .then(|| (base.to_owned(), k.clone()))
+            })
+        })
+        .collect();
+    for (base, k) in lines {
+        // Display: the manufacturer's (vPIC) spelling when either has one, else the name with
+        // more model-years (so the more established slug is the one kept).
+        let (Some(b), Some(l)) = (models.get(&base), models.get(&k)) else {
+            continue;
+        };
+        let rank = |a: &Acc| (a.best_spelling().is_some_and(|(_, v)| v), a.years.len());
+        let winner = if rank(b) > rank(l) { b } else { l };
+        let display = match &winner.forced {
+            Some(f) => f.clone(),
+            None => winner.natural_display().context("model without spelling")?,
+        };
+        if fold_model(models, &base, &k, stats) {
+            if let Some(acc) = models.get_mut(&k) {
+                acc.forced = Some(display);
+            }
+            stats.add(
+                "model names folded into the same name with its line word (C = C-Class)",
+                1,
+            );
+        }
+    }
+    Ok(())
+}
+
 fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result<Vec<OutMake>> {
+    let (folds, curated_models) = curated()?;
     let atul_bit = src
         .sources
         .iter()
@@ -604,12 +880,46 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
         }
     }
 
-    // Rows grouped by canonical make → model key.
-    struct Acc {
-        spellings: BTreeMap<String, (bool, usize)>, // spelling → (from vPIC, rows)
-        types: BTreeMap<u32, usize>,
-        years: BTreeSet<u16>,
+    // Curated make folds: every source id of `from` now counts as `into`.
+    // fold index per source make id; (old canonical id, old key) per fold.
+    let mut folded_from: HashMap<u64, usize> = HashMap::new();
+    let mut fold_old: Vec<(u64, String)> = Vec::new();
+    // Old model key → new model key, per fold.
+    let mut fold_models: Vec<BTreeMap<String, String>> = Vec::new();
+    // Make key → keys of the makes folded into it (for vPIC).
+    let mut vpic_make_keys: HashMap<String, Vec<String>> = HashMap::new();
+    for (i, f) in folds.iter().enumerate() {
+        let (from, into) = (name_key(&f.from), name_key(&f.into));
+        let from_ids = make_groups
+            .get(&from)
+            .with_context(|| format!("make-folds.toml: no make {:?}", f.from))?;
+        let into_ids = make_groups
+            .get(&into)
+            .with_context(|| format!("make-folds.toml: no make {:?}", f.into))?;
+        let target = canonical[&into_ids[0]].clone();
+        let old = canonical[&from_ids[0]].clone();
+        stats.add(
+            "makes folded into another make (curated: model lines, combined names)",
+            1,
+        );
+        for id in from_ids {
+            stats.add(
+                "rows moved to another make (curated make folds)",
+                rows_per_make.get(id).copied().unwrap_or(0),
+            );
+            folded_from.insert(*id, i);
+            canonical.insert(*id, target.clone());
+        }
+        vpic_make_keys.entry(target.1).or_default().push(from);
+        fold_old.push(old);
+        fold_models.push(BTreeMap::new());
     }
+    let fold_renames: Vec<HashMap<String, &String>> = folds
+        .iter()
+        .map(|f| f.models.iter().map(|(k, v)| (name_key(k), v)).collect())
+        .collect();
+
+    // Rows grouped by canonical make → model key.
     let mut makes: BTreeMap<u64, (String, BTreeMap<String, Acc>)> = BTreeMap::new();
     for &(year, make_id, name_idx, vtype, mask) in &src.rows {
         if Some(mask) == atul_bit {
@@ -626,8 +936,8 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
             stats.add("rows dropped: year outside 1990-2026", 1);
             continue;
         }
-        let raw = collapse_ws(src.names.get(name_idx).map_or("", String::as_str));
-        let key = name_key(&raw);
+        let mut raw = collapse_ws(src.names.get(name_idx).map_or("", String::as_str));
+        let mut key = name_key(&raw);
         if is_placeholder(&key) {
             stats.add(
                 "rows dropped: placeholder model names (Other, OTHER, Others)",
@@ -635,14 +945,19 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
             );
             continue;
         }
+        if let Some(&fi) = folded_from.get(&make_id) {
+            let old_key = key.clone();
+            if let Some(new) = fold_renames[fi].get(&key) {
+                raw = (*new).clone();
+                key = name_key(&raw);
+            }
+            fold_models[fi].insert(old_key, key.clone());
+        }
         let entry = makes
             .entry(*canon)
             .or_insert_with(|| (make_key.clone(), BTreeMap::new()));
-        let acc = entry.1.entry(key).or_insert_with(|| Acc {
-            spellings: BTreeMap::new(),
-            types: BTreeMap::new(),
-            years: BTreeSet::new(),
-        });
+        let acc = entry.1.entry(key.clone()).or_default();
+        acc.keys.insert(key);
         let sp = acc.spellings.entry(raw).or_insert((false, 0));
         sp.0 |= mask & vpic_bit != 0;
         sp.1 += 1;
@@ -651,6 +966,15 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
             stats.add(
                 "rows merged: same model-year under two spellings or types",
                 1,
+            );
+        }
+    }
+    for (fi, f) in folds.iter().enumerate() {
+        for old in f.models.keys() {
+            ensure!(
+                fold_models[fi].contains_key(&name_key(old)),
+                "make-folds.toml: {} has no model {old:?}",
+                f.from
             );
         }
     }
@@ -693,44 +1017,42 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
     ];
 
     let mut out = Vec::new();
-    for (id, (make_key, models)) in makes {
+    for (id, (make_key, mut models)) in makes {
         let raw_make = make_by_id.get(&id).copied().unwrap_or_default();
         let name = make_display(raw_make);
         if name != collapse_ws(raw_make) {
             stats.add("make names re-cased (curated map or title case)", 1);
         }
         let slug = slugify(&name).context("make slug")?.to_string();
+        fold_model_names(&make_key, &name, &mut models, &curated_models, stats)?;
+        let mut make_keys = vec![make_key.clone()];
+        make_keys.extend(vpic_make_keys.get(&make_key).into_iter().flatten().cloned());
+
         let mut used: BTreeSet<String> = BTreeSet::new();
         let mut out_models = Vec::new();
         let mut pending = Vec::new();
-        for (key, acc) in models {
-            if acc.spellings.len() > 1 {
-                stats.add(
-                    "model spellings merged into one model (case, spaces, punctuation)",
-                    acc.spellings.len() - 1,
-                );
-            }
-            // Display: the vPIC (manufacturer-registered) spelling, then mixed case, then most rows.
-            let (best, (from_vpic, _)) = acc
-                .spellings
-                .iter()
-                .max_by(|a, b| {
-                    let ka = (a.1.0, !all_caps(a.0), a.1.1, a.0.contains('-'));
-                    let kb = (b.1.0, !all_caps(b.0), b.1.1, b.0.contains('-'));
-                    ka.cmp(&kb).then_with(|| b.0.cmp(a.0))
-                })
-                .context("model without spelling")?;
-            let mut display = best.clone();
-            if !from_vpic && all_caps(&display) {
-                let t = title_case(&display, true);
-                if t != display {
-                    stats.add(
-                        "model names title-cased (all-caps, no manufacturer spelling)",
-                        1,
-                    );
-                    display = t;
+        // Every key folded into a model → that model's slug (for the make aliases).
+        let mut slug_of_key: HashMap<String, String> = HashMap::new();
+        for (_, acc) in models {
+            // Spellings with the same letters and digits (the other folds count themselves).
+            let distinct: BTreeSet<String> = acc.spellings.keys().map(|s| name_key(s)).collect();
+            stats.add(
+                "model spellings merged into one model (case, spaces, punctuation)",
+                acc.spellings.len() - distinct.len(),
+            );
+            let display = match &acc.forced {
+                Some(f) => f.clone(),
+                None => {
+                    let d = acc.natural_display().context("model without spelling")?;
+                    if acc.best_spelling().is_some_and(|(s, _)| *s != d) {
+                        stats.add(
+                            "model names title-cased (all-caps, no manufacturer spelling)",
+                            1,
+                        );
+                    }
+                    d
                 }
-            }
+            };
             let base = slugify(&display).context("model slug")?.to_string();
             let mut mslug = base.clone();
             let mut n = 2;
@@ -742,6 +1064,19 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
                 stats.add("model slugs de-duplicated with a numeric suffix", 1);
             }
             used.insert(mslug.clone());
+            for k in &acc.keys {
+                slug_of_key.insert(k.clone(), mslug.clone());
+            }
+            // Other names: each folded key that is not the display's, in its best spelling.
+            let display_key = name_key(&display);
+            let mut by_key: BTreeMap<String, Acc> = BTreeMap::new();
+            for (s, v) in &acc.spellings {
+                let k = name_key(s);
+                if k != display_key {
+                    by_key.entry(k).or_default().spellings.insert(s.clone(), *v);
+                }
+            }
+            let aliases: Vec<String> = by_key.values().filter_map(Acc::natural_display).collect();
             let vehicle_type = acc
                 .types
                 .iter()
@@ -757,8 +1092,17 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
             let exact: Vec<Option<BodyShape>> = years
                 .iter()
                 .map(|y| {
-                    vpic.get(&(make_key.clone(), key.clone(), *y))
-                        .and_then(pick_shape)
+                    let mut counts: BTreeMap<BodyShape, u32> = BTreeMap::new();
+                    for mk in &make_keys {
+                        for k in &acc.keys {
+                            for (s, n) in
+                                vpic.get(&(mk.clone(), k.clone(), *y)).into_iter().flatten()
+                            {
+                                *counts.entry(*s).or_default() += n;
+                            }
+                        }
+                    }
+                    pick_shape(&counts)
                 })
                 .collect();
             let type_name = src
@@ -766,14 +1110,22 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
                 .get(&vehicle_type)
                 .map_or("", String::as_str)
                 .to_owned();
-            pending.push((display, mslug, vehicle_type, years, exact, type_name));
+            pending.push((
+                display,
+                mslug,
+                vehicle_type,
+                years,
+                exact,
+                type_name,
+                aliases,
+            ));
         }
         // Second pass: shapes. vPIC for the year, else vPIC for the nearest year of the same
         // model, else vPIC of the base model whose name this one extends ("911 Carrera" → "911"),
         // else vehicle type and name words.
         let vpic_years: HashMap<String, Vec<(u16, BodyShape)>> = pending
             .iter()
-            .map(|(name, _, _, years, exact, _)| {
+            .map(|(name, _, _, years, exact, _, _)| {
                 let v = years
                     .iter()
                     .zip(exact)
@@ -783,7 +1135,7 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
             })
             .collect();
         let heavy = heavy_makes.contains(&make_key.as_str());
-        for (display, mslug, vehicle_type, years, exact, type_name) in pending {
+        for (display, mslug, vehicle_type, years, exact, type_name, aliases) in pending {
             let lower = display.to_ascii_lowercase();
             let own = &vpic_years[&lower];
             let base: Option<&Vec<(u16, BodyShape)>> = vpic_years
@@ -821,20 +1173,54 @@ fn build(src: &SourceDb, vpic: &VpicShapes, stats: &mut Stats) -> anyhow::Result
             }
             stats.add("output: models", 1);
             stats.add("output: model-year rows", years.len());
+            stats.add(
+                "output: model aliases (other names kept for search)",
+                aliases.len(),
+            );
             out_models.push(OutModel {
                 name: display,
                 slug: mslug,
                 vehicle_type,
                 years,
                 shapes,
+                aliases,
             });
         }
         out_models.sort_by(|a, b| a.slug.cmp(&b.slug));
+        // The makes folded into this one, as aliases that keep their old model slugs.
+        let mut aliases = Vec::new();
+        for (fi, f) in folds.iter().enumerate() {
+            if name_key(&f.into) != make_key {
+                continue;
+            }
+            let (old_id, _) = &fold_old[fi];
+            let old_name = make_display(make_by_id.get(old_id).copied().unwrap_or_default());
+            let old_slug = slugify(&old_name).context("make slug")?.to_string();
+            let mut models = BTreeMap::new();
+            for (old_key, new_key) in &fold_models[fi] {
+                let slug = slug_of_key
+                    .get(new_key)
+                    .with_context(|| format!("fold {}: lost model {old_key}", f.from))?;
+                // A model of the same letters and digits is found by name anyway.
+                if name_key(slug) != *old_key {
+                    models.insert(old_key.clone(), slug.clone());
+                }
+            }
+            aliases.push(OutMakeAlias {
+                id: *old_id,
+                name: old_name,
+                slug: old_slug,
+                line: f.line,
+                models,
+            });
+        }
+        aliases.sort_by(|a, b| a.slug.cmp(&b.slug));
         stats.add("output: makes", 1);
         out.push(OutMake {
             id,
             name,
             slug,
+            aliases,
             models: out_models,
         });
     }
@@ -1013,7 +1399,7 @@ fn shape_code(s: BodyShape) -> char {
 fn render(src: &SourceDb, makes: &[OutMake]) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut o = String::new();
-    o.push_str("{\"format\":1,\n\"generated_by\":\"cargo xtask catalog\",\n\"packages\":[");
+    o.push_str("{\"format\":2,\n\"generated_by\":\"cargo xtask catalog\",\n\"packages\":[");
     for (i, (spec, _, sha)) in [VEHICLE_DB, CORGI].iter().enumerate() {
         let _ = write!(
             o,
@@ -1061,18 +1447,40 @@ fn render(src: &SourceDb, makes: &[OutMake]) -> String {
     for (i, m) in makes.iter().enumerate() {
         let _ = write!(
             o,
-            "{}{{\"id\":{},\"name\":{},\"slug\":{},\"models\":[",
+            "{}{{\"id\":{},\"name\":{},\"slug\":{},",
             if i > 0 { ",\n" } else { "" },
             m.id,
             q(&m.name),
             q(&m.slug)
         );
+        if !m.aliases.is_empty() {
+            o.push_str("\"aliases\":[");
+            for (j, a) in m.aliases.iter().enumerate() {
+                let models: Vec<String> = a
+                    .models
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", q(k), q(v)))
+                    .collect();
+                let _ = write!(
+                    o,
+                    "{}{{\"id\":{},\"name\":{},\"slug\":{},\"line\":{},\"models\":{{{}}}}}",
+                    if j > 0 { "," } else { "" },
+                    a.id,
+                    q(&a.name),
+                    q(&a.slug),
+                    a.line,
+                    models.join(",")
+                );
+            }
+            o.push_str("],");
+        }
+        o.push_str("\"models\":[");
         for (j, md) in m.models.iter().enumerate() {
             let years: Vec<String> = md.years.iter().map(u16::to_string).collect();
             let shapes: String = md.shapes.iter().map(|s| shape_code(*s)).collect();
             let _ = write!(
                 o,
-                "{}[{},{},{},[{}],{}]",
+                "{}[{},{},{},[{}],{}",
                 if j > 0 { "," } else { "" },
                 q(&md.name),
                 q(&md.slug),
@@ -1080,6 +1488,11 @@ fn render(src: &SourceDb, makes: &[OutMake]) -> String {
                 years.join(","),
                 q(&shapes)
             );
+            if !md.aliases.is_empty() {
+                let a: Vec<String> = md.aliases.iter().map(|s| q(s)).collect();
+                let _ = write!(o, ",[{}]", a.join(","));
+            }
+            o.push(']');
         }
         o.push_str("]}");
     }

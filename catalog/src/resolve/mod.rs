@@ -23,6 +23,7 @@ pub struct ResolveInput<'a> {
 }
 
 /// Exact request parameters (spec `params`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResolvedParams {
     pub make: String,
@@ -38,12 +39,14 @@ pub struct ResolvedParams {
     pub format: Option<Format>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Display {
     pub make_name: String,
     pub model_name: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Candidate {
     pub make_name: String,
@@ -54,6 +57,7 @@ pub struct Candidate {
     pub match_kind: MatchKind,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
@@ -63,6 +67,7 @@ pub enum Confidence {
 }
 
 /// What the parser recognised in the text; `None` (JSON null) when absent.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Extracted {
     pub year: Option<u16>,
@@ -74,6 +79,8 @@ pub struct Extracted {
 }
 
 /// The response `data` (without `request_id`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ResolveData))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Resolution {
     pub params: ResolvedParams,
@@ -98,7 +105,7 @@ pub const MAX_CANDIDATES: usize = 5;
 /// Resolves free text (plus optional year/make/model) to exact image parameters.
 pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, ResolveError> {
     let parsed = parse::parse(cat, input.query);
-    let extracted = Extracted {
+    let mut extracted = Extracted {
         year: parsed.year,
         color: parsed.color,
         view: parsed.view,
@@ -110,7 +117,7 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
 
     // The make narrowing, if given.
     let only_make = match input.make.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(raw) => match cat.index_make(&text::compact(raw)) {
+        Some(raw) => match cat.lookup_make(&text::compact(raw)) {
             Some(k) => Some(k),
             None => {
                 let c = cat.candidates(&text::tokens(raw), None, None, 5);
@@ -147,15 +154,26 @@ pub fn resolve(cat: &Catalog, input: ResolveInput<'_>) -> Result<Resolution, Res
         }
     }
     if !has_model(&cands) && input.year.is_none() && input.model.is_none() {
-        // A four-digit "year" may be the model ("Peugeot 2008").
+        // A four-digit "year" may be the model ("Peugeot 2008"); another four-digit word of
+        // the text is then the year ("Peugeot 2008 2014 in blue"), never dropped.
         if let Some((_, word)) = &parsed.year_word {
-            let mut toks = text_tokens.clone();
+            let other = parsed
+                .rest
+                .iter()
+                .find_map(|w| parse::year_of(w).map(|y| (w.as_str(), y)));
+            let mut toks: Vec<String> = text_tokens
+                .iter()
+                .filter(|t| other.is_none_or(|(w, _)| t.as_str() != w))
+                .cloned()
+                .collect();
             toks.extend(text::tokens(word));
-            let retry = cat.candidates(&toks, only_make, None, 20);
+            let other_year = other.map(|(_, y)| y);
+            let (retry, missing) = search_with_year(cat, &toks, only_make, other_year);
             if has_model(&retry) {
                 cands = retry;
-                year = None;
-                year_missing = false;
+                year = other_year;
+                year_missing = missing;
+                extracted.year = other_year.or(extracted.year);
             }
         }
     }

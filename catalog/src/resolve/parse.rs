@@ -363,7 +363,7 @@ fn split_words(query: &str) -> Vec<String> {
         .collect()
 }
 
-fn year_of(w: &str) -> Option<u16> {
+pub(crate) fn year_of(w: &str) -> Option<u16> {
     if w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) {
         let y: u16 = w.parse().ok()?;
         return (1900..=2099).contains(&y).then_some(y);

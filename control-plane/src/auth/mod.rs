@@ -198,44 +198,41 @@ mod tests {
 /// Recently seen keys by hash, for the one hot path that may skip the key
 /// read: the image endpoint, whose charge re-checks the key in its own
 /// transaction and which confirms the key before any unbilled answer.
-/// Entries expire after `ttl`; the map is cleared when it reaches `max`.
+/// Entries expire after `ttl`; past `max` entries, the least used are
+/// evicted (`quick_cache`), never the whole map.
 #[derive(Debug)]
-pub struct KeyCache<V> {
-    entries: std::sync::Mutex<std::collections::HashMap<String, (V, std::time::Instant)>>,
+pub struct KeyCache<V: Clone> {
+    entries: quick_cache::sync::Cache<String, (V, std::time::Instant)>,
     ttl: std::time::Duration,
-    max: usize,
 }
 
 impl<V: Clone> KeyCache<V> {
     pub fn new(ttl: std::time::Duration, max: usize) -> KeyCache<V> {
         KeyCache {
-            entries: Default::default(),
+            entries: quick_cache::sync::Cache::new(max.max(1)),
             ttl,
-            max,
         }
     }
 
     pub fn get(&self, hash: &str) -> Option<V> {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        entries
+        self.entries
             .get(hash)
             .filter(|(_, at)| at.elapsed() < self.ttl)
-            .map(|(v, _)| v.clone())
+            .map(|(v, _)| v)
     }
 
     pub fn insert(&self, hash: String, value: V) {
-        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if entries.len() >= self.max {
-            entries.clear();
-        }
-        entries.insert(hash, (value, std::time::Instant::now()));
+        self.entries
+            .insert(hash, (value, std::time::Instant::now()));
     }
 
     pub fn forget(&self, hash: &str) {
-        self.entries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(hash);
+        self.entries.remove(hash);
+    }
+
+    /// Drops every entry whose value matches (a revoked key's).
+    pub fn forget_where(&self, matches: impl Fn(&V) -> bool) {
+        self.entries.retain(|_, (v, _)| !matches(v));
     }
 }
 
@@ -245,16 +242,32 @@ mod cache_tests {
 
     #[test]
     fn entries_expire_and_the_map_stays_bounded() {
-        let c = KeyCache::new(std::time::Duration::from_millis(30), 2);
+        let c = KeyCache::new(std::time::Duration::from_millis(30), 100);
         c.insert("a".into(), 1);
         assert_eq!(c.get("a"), Some(1));
         std::thread::sleep(std::time::Duration::from_millis(40));
         assert_eq!(c.get("a"), None);
-        c.insert("b".into(), 2);
-        c.insert("c".into(), 3);
-        c.insert("d".into(), 4); // full: cleared first
-        assert_eq!((c.get("b"), c.get("d")), (None, Some(4)));
+        c.insert("d".into(), 4);
         c.forget("d");
         assert_eq!(c.get("d"), None);
+    }
+
+    #[test]
+    fn a_full_cache_evicts_instead_of_emptying() {
+        let c = KeyCache::new(std::time::Duration::from_secs(60), 100);
+        c.insert("busy".into(), 0);
+        for i in 0..1000 {
+            c.insert(format!("k{i}"), i);
+            // A key in use between every new one stays.
+            assert_eq!(c.get("busy"), Some(0), "evicted at {i}");
+        }
+        let kept = (900..1000)
+            .filter(|i| c.get(&format!("k{i}")).is_some())
+            .count();
+        assert!(kept > 0, "recent keys are kept, not cleared with the rest");
+        let held = (0..1000)
+            .filter(|i| c.get(&format!("k{i}")).is_some())
+            .count();
+        assert!(held <= 110, "bounded: {held}");
     }
 }

@@ -1,9 +1,9 @@
-//! Prices, packs and what an account has spent (spec §1). No HTTP, no SQL:
-//! the ledger itself lives behind `store::LedgerStore`.
+//! Prices, packs and what an account has spent (spec §1), and the ledger
+//! port every credit movement goes through (`ledger.rs`). No HTTP, no SQL.
 
-pub mod batch;
-pub mod holds;
-pub mod journal;
+pub mod ledger;
+
+pub use ledger::Ledger;
 
 use serde::Serialize;
 
@@ -14,11 +14,17 @@ pub const CREDITS_PER_IMAGE: i64 = 1;
 /// Credits granted to every new account.
 pub const FREE_CREDITS: i64 = 100;
 
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+/// A credit pack (spec §2 Pack).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 pub struct Pack {
     pub credits: i64,
     pub cents: i64,
     pub label: &'static str,
+}
+
+/// The pack of `credits`, if it is one of [`PACKS`].
+pub fn pack(credits: i64) -> Option<Pack> {
+    PACKS.iter().copied().find(|p| p.credits == credits)
 }
 
 /// Credit packs (spec §1): 5000 / $5, 10000 / $10, 25000 / $25, 100000 / $100.
@@ -50,7 +56,8 @@ pub fn credits_value_usd(credits: i64) -> f64 {
     credits as f64 / CREDITS_PER_DOLLAR as f64
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// An account's use of the service over a period (spec §2 Account usage_30d).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Usage {
     pub requests: i64,
     pub images: i64,

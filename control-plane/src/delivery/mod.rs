@@ -26,7 +26,7 @@ use crate::billing::CREDITS_PER_IMAGE;
 use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
 use crate::renders::cache::{Derived, DerivedCache, DerivedKey};
-use crate::renders::{DispatchError, Dispatcher, SourceKind};
+use crate::renders::{Admission, DispatchError, Dispatcher, SourceKind};
 pub use crate::store::Payer;
 use crate::store::{NewDelivery, Store, StoreError};
 
@@ -81,19 +81,25 @@ impl Resolved {
 
     /// The canonical request path of this image, in `make` spelling.
     pub fn canonical_path(&self) -> String {
+        format!("/api/v1/images/car?{}", self.canonical_query())
+    }
+
+    /// The canonical query of this image: slugs, every parameter spelt out,
+    /// in a fixed order (`make, model, year, view, color, w, h, format`).
+    pub fn canonical_query(&self) -> String {
         let v = &self.variant;
-        let mut path = format!(
-            "/api/v1/images/car?make={}&model={}&year={}&view={}&color={}",
+        let mut query = format!(
+            "make={}&model={}&year={}&view={}&color={}",
             v.make, v.model, v.year, v.view, v.color
         );
         if let Some(w) = self.box_w {
-            path.push_str(&format!("&w={w}"));
+            query.push_str(&format!("&w={w}"));
         }
         if let Some(h) = self.box_h {
-            path.push_str(&format!("&h={h}"));
+            query.push_str(&format!("&h={h}"));
         }
-        path.push_str(&format!("&format={}", self.format));
-        path
+        query.push_str(&format!("&format={}", self.format));
+        query
     }
 }
 
@@ -117,16 +123,6 @@ pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Reso
         format: p.format,
         box_w: p.width,
         box_h: p.height,
-    })
-}
-
-/// If-None-Match compared weakly (spec §4): `W/` on either side still matches.
-pub fn etag_matches(if_none_match: &str, etag: &str) -> bool {
-    let strip = |t: &str| t.trim().trim_start_matches("W/").to_owned();
-    let ours = strip(etag);
-    if_none_match.split(',').any(|t| {
-        let t = t.trim();
-        t == "*" || strip(t) == ours
     })
 }
 
@@ -155,16 +151,49 @@ pub struct Delivered {
 #[derive(Debug, Clone)]
 pub struct Deliverer {
     pub store: Arc<dyn Store>,
-    pub charges: crate::billing::batch::ChargeBatcher,
+    pub ledger: crate::billing::Ledger,
     pub objects: Arc<dyn ObjectStore>,
     pub dispatcher: Arc<Dispatcher>,
     pub derived: Arc<DerivedCache>,
     pub metrics: Arc<Metrics>,
+    /// Each variant's render revision (`renders::revisions`).
+    pub revisions: Arc<crate::renders::revisions::Revisions>,
 }
 
 impl Deliverer {
+    /// Looks the vehicle up, at its current render revision.
+    pub fn resolve(&self, catalog: &Catalog, p: &ImageParams) -> Result<Resolved, LookupError> {
+        let mut r = resolve(catalog, p, self.revisions.base())?;
+        r.revision = self.revisions.of(&r.variant);
+        Ok(r)
+    }
+
+    /// Whether `r`'s output or its source render already exists, so that a
+    /// delivery now would be a cache hit (HEAD answers with this).
+    pub async fn is_cached(&self, r: &Resolved) -> bool {
+        let key = r.derived_key();
+        if self.derived.get(&key).is_some() {
+            return true;
+        }
+        if let Ok(Some(_)) = self.objects.head(&key.object_key()).await {
+            return true;
+        }
+        let source = crate::renders::source_key(&r.variant, r.revision);
+        matches!(self.objects.head(&source).await, Ok(Some(_)))
+    }
+
     /// The output for `r`, from cache or derived (rendering if needed).
     pub async fn output(&self, r: &Resolved) -> Result<(Derived, SourceKind), DeliveryError> {
+        self.output_with(r, Admission::Paid).await
+    }
+
+    /// The output for `r`, from cache or derived; a cold render only when
+    /// `admission` allows one.
+    pub async fn output_with(
+        &self,
+        r: &Resolved,
+        admission: Admission,
+    ) -> Result<(Derived, SourceKind), DeliveryError> {
         let key = r.derived_key();
         if let Some(hit) = self.derived.get(&key) {
             return Ok((hit, SourceKind::Cache));
@@ -184,8 +213,9 @@ impl Deliverer {
             variant: r.variant.clone(),
             shape: r.shape,
             revision: r.revision,
+            variation: r.revision.saturating_sub(self.revisions.base()),
         };
-        let (source, kind) = self.dispatcher.source(&job).await?;
+        let (source, kind) = self.dispatcher.source_with(&job, admission).await?;
         let (box_w, box_h, format) = (r.box_w, r.box_h, r.format);
         let encoded = tokio::task::spawn_blocking(move || {
             vis_render::image::derive(vis_render::Source::Png(&source), box_w, box_h, format)
@@ -250,7 +280,7 @@ impl Deliverer {
             source: source.as_str(),
             credits: CREDITS_PER_IMAGE,
         };
-        let balance_after = match self.charges.charge(delivery).await {
+        let balance_after = match self.ledger.charge(delivery).await {
             Ok(b) => b,
             Err(StoreError::InsufficientCredits { balance, required }) => {
                 return Err(DeliveryError::InsufficientCredits { balance, required });
@@ -260,28 +290,12 @@ impl Deliverer {
         match source {
             SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
             SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
-        }
+        };
         Ok(Delivered {
             output,
             source,
             credits_charged: CREDITS_PER_IMAGE,
             balance_after,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weak_comparison_of_etags() {
-        let tag = "\"r1-abc\"";
-        assert!(etag_matches("\"r1-abc\"", tag));
-        assert!(etag_matches("W/\"r1-abc\"", tag));
-        assert!(etag_matches("\"x\", W/\"r1-abc\"", tag));
-        assert!(etag_matches("*", tag));
-        assert!(!etag_matches("\"r2-abc\"", tag));
-        assert!(etag_matches("\"r1-abc\"", "W/\"r1-abc\""));
     }
 }

@@ -5,9 +5,14 @@
 //! Order of work for one load, and why:
 //! 1. The token's HMAC is checked before anything else: a forged or
 //!    malformed token costs no database work.
-//! 2. One read gives the URL and its key's revocation state; revoked and
-//!    expired URLs are refused (403), spent and consumed ones too (410),
-//!    before any render is spent on them.
+//! 2. The URL's row, from this replica's URL cache or one read that also
+//!    gives its key's revocation state; revoked and expired URLs are refused
+//!    (403), spent and consumed ones too (410), before any render is spent
+//!    on them. The cache holds only rows that can no longer change but by a
+//!    revocation: unlimited URLs whose first load succeeded. The revocation
+//!    follower (`revocations.rs`) drops a revoked key's rows within a
+//!    second; expiry is checked on every load. Use-capped URLs always read
+//!    and redeem in the database, so their caps are exact across replicas.
 //! 3. The bytes come from [`Deliverer::output`] (cache, else render), which
 //!    never bills: the URL was paid for at creation.
 //! 4. Only with bytes in hand is a use redeemed, atomically. A render failure
@@ -15,15 +20,18 @@
 //!    spent budget or a full queue consumes nothing.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use vis_protocol::{BodyShape, Format, VariantKey};
 
 use super::tokens::TokenKey;
 use super::{Deliverer, DeliveryError, Resolved};
-use crate::billing::batch::ChargeBatcher;
+use crate::billing::Ledger;
 use crate::renders::cache::Derived;
 use crate::renders::{DispatchError, SourceKind};
-use crate::store::{DeliveryUrlRecord, Millis, NewDeliveryUrl, Payer, Store, StoreError};
+use crate::store::{
+    DeliveryUrlRecord, IdempotencyClaim, Millis, NewDeliveryUrl, Payer, Store, StoreError,
+};
 
 /// The settings row that holds the generated delivery secret.
 pub const SECRET_SETTING: &str = "delivery_url_secret";
@@ -63,7 +71,8 @@ pub enum Refused {
 /// A valid URL, ready to load.
 #[derive(Debug, Clone)]
 pub struct Opened {
-    pub record: DeliveryUrlRecord,
+    /// Shared with the URL cache: a cached load copies nothing.
+    pub record: Arc<DeliveryUrlRecord>,
     pub resolved: Resolved,
 }
 
@@ -117,29 +126,49 @@ pub struct Minted {
     pub balance_after: i64,
 }
 
+/// A mint that an Idempotency-Key already made, rebuilt for a retry.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub minted: Minted,
+    /// The request id of the mint that charged (the first answer's).
+    pub request_id: String,
+    /// A hash of the body the key was first used with.
+    pub fingerprint: String,
+}
+
 /// Mints, opens and loads signed delivery URLs.
 #[derive(Debug, Clone)]
 pub struct SignedUrls {
     key: TokenKey,
     store: Arc<dyn Store>,
-    /// Image charges: this server may hold credits a mint needs.
-    charges: ChargeBatcher,
+    ledger: Ledger,
     pub ttl: TtlBounds,
+    /// Rows of unlimited URLs whose first load succeeded, by id.
+    loaded: Arc<quick_cache::sync::Cache<String, Arc<DeliveryUrlRecord>>>,
+    /// Revocations applied to `loaded`: a row read before one is not cached
+    /// after it.
+    revocations_seen: Arc<AtomicU64>,
 }
 
+/// Rows in a replica's URL cache at most.
+const URL_CACHE_ROWS: usize = 100_000;
+
 impl SignedUrls {
-    pub fn new(
-        key: TokenKey,
-        store: Arc<dyn Store>,
-        charges: ChargeBatcher,
-        ttl: TtlBounds,
-    ) -> SignedUrls {
+    pub fn new(key: TokenKey, store: Arc<dyn Store>, ledger: Ledger, ttl: TtlBounds) -> SignedUrls {
         SignedUrls {
             key,
             store,
-            charges,
+            ledger,
             ttl,
+            loaded: Arc::new(quick_cache::sync::Cache::new(URL_CACHE_ROWS)),
+            revocations_seen: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// The token of the URL with row `id` (the dashboard lists an account's
+    /// URLs again); None for an id that is not a UUID.
+    pub fn token_of(&self, id: &str) -> Option<String> {
+        uuid::Uuid::parse_str(id).ok().map(|u| self.key.sign(u))
     }
 
     /// Mints one URL per item, billed as one debit of their number.
@@ -151,6 +180,7 @@ impl SignedUrls {
         items: &[Resolved],
         ttl_secs: Option<u64>,
         max_uses: u32,
+        idempotency: Option<IdempotencyClaim<'_>>,
     ) -> Result<Minted, StoreError> {
         let ttl = i64::try_from(self.ttl.clamp(ttl_secs)).unwrap_or(i64::MAX);
         // Whole seconds, so `expires_at` prints exactly as stored.
@@ -186,20 +216,52 @@ impl SignedUrls {
                 expires_at,
             })
             .collect();
-        let balance_after = match self.store.mint_delivery_urls(payer, &rows).await {
-            // Credits this server holds for image charges are the account's
-            // too: give them back and try once more.
-            Err(StoreError::InsufficientCredits { .. })
-                if self.charges.release(payer.account_id).await? =>
-            {
-                self.store.mint_delivery_urls(payer, &rows).await?
-            }
-            minted => minted?,
-        };
+        let balance_after = self.ledger.mint(payer, &rows, idempotency).await?;
         Ok(Minted {
             urls,
-            balance_after: balance_after - self.charges.unsettled(payer.account_id),
+            balance_after,
         })
+    }
+
+    /// The mint an Idempotency-Key of `account_id` already made (under
+    /// 24 h old), rebuilt as it was answered: the same URLs, lifetimes and
+    /// balance after.
+    pub async fn replay(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<Replayed>, StoreError> {
+        let Some(record) = self.store.idempotent_mint(account_id, key).await? else {
+            return Ok(None);
+        };
+        let mut urls = Vec::with_capacity(record.url_ids.len());
+        for id in &record.url_ids {
+            let row = self
+                .store
+                .delivery_url(id)
+                .await?
+                .ok_or(StoreError::NotFound("delivery URL of an idempotent mint"))?;
+            let revision = u32::try_from(row.revision).unwrap_or(0);
+            let resolved = resolved_of(&row, revision)
+                .ok_or(StoreError::Database("unreadable delivery URL".into()))?;
+            let uuid = uuid::Uuid::parse_str(id)
+                .map_err(|_| StoreError::Database("unreadable delivery URL id".into()))?;
+            urls.push(MintedUrl {
+                id: id.clone(),
+                token: self.key.sign(uuid),
+                expires_at: row.expires_at,
+                max_uses: u32::try_from(row.max_uses).unwrap_or(0),
+                resolved,
+            });
+        }
+        Ok(Some(Replayed {
+            minted: Minted {
+                urls,
+                balance_after: record.balance_after,
+            },
+            request_id: record.request_id,
+            fingerprint: record.fingerprint,
+        }))
     }
 
     /// Checks a token: HMAC first (no database work for a forgery), then
@@ -210,12 +272,24 @@ impl SignedUrls {
         let id = self
             .key
             .verify(token)
-            .ok_or(OpenError::Refused(Refused::Invalid))?;
-        let record = self
-            .store
-            .delivery_url(&id.to_string())
-            .await?
-            .ok_or(OpenError::Refused(Refused::Invalid))?;
+            .ok_or(OpenError::Refused(Refused::Invalid))?
+            .to_string();
+        let record = match self.loaded.get(&id) {
+            Some(cached) => cached,
+            None => {
+                let seen = self.revocations_seen.load(Ordering::SeqCst);
+                let record = Arc::new(
+                    self.store
+                        .delivery_url(&id)
+                        .await?
+                        .ok_or(OpenError::Refused(Refused::Invalid))?,
+                );
+                if record.max_uses == 0 && record.uses > 0 && refusal(&record, now).is_none() {
+                    self.remember(record.clone(), seen);
+                }
+                record
+            }
+        };
         if let Some(refused) = refusal(&record, now) {
             return Err(OpenError::Refused(refused));
         }
@@ -226,6 +300,16 @@ impl SignedUrls {
             ))
         })?;
         Ok(Opened { record, resolved })
+    }
+
+    /// Caches a row read while `seen` revocations had been applied, unless
+    /// one was applied since (it may have been this row's key's).
+    fn remember(&self, record: Arc<DeliveryUrlRecord>, seen: u64) {
+        let id = record.id.clone();
+        self.loaded.insert(id.clone(), record);
+        if self.revocations_seen.load(Ordering::SeqCst) != seen {
+            self.loaded.remove(&id);
+        }
     }
 
     /// Loads the bytes of an opened URL and redeems a use for them.
@@ -239,7 +323,7 @@ impl SignedUrls {
             Ok(output) => output,
             Err(e) if is_render_failure(&e) && opened.record.uses == 0 => {
                 let reason = "refund: first load of a signed delivery URL failed";
-                match self.store.fail_delivery_url(id, reason).await {
+                match self.ledger.refund_failed_url(id, reason).await {
                     Ok(Some(_)) => {
                         return Err(LoadError::FirstLoadFailed {
                             refunded_here: true,
@@ -264,6 +348,7 @@ impl SignedUrls {
         // Unlimited URLs record only their first redemption: later loads stay
         // read-only, so cached delivery is never serialised on a write.
         if opened.capped() || opened.record.uses == 0 {
+            let seen = self.revocations_seen.load(Ordering::SeqCst);
             let redeemed = self
                 .store
                 .consume_delivery_url(id)
@@ -281,8 +366,25 @@ impl SignedUrls {
                     .unwrap_or(Refused::Exhausted);
                 return Err(LoadError::Refused(refused));
             }
+            if !opened.capped() {
+                let mut record = DeliveryUrlRecord::clone(&opened.record);
+                record.uses = redeemed.unwrap_or(1);
+                self.remember(Arc::new(record), seen);
+            }
         }
         Ok(output)
+    }
+}
+
+/// A revoked key's URLs leave this replica's URL cache.
+impl crate::revocations::RevocationSink for SignedUrls {
+    fn revoked(&self, kind: crate::store::RevokedKind, subject_id: &str) {
+        if kind == crate::store::RevokedKind::Key {
+            // Counted first: a load that read its row before this and
+            // caches it after sees the count move and drops it again.
+            self.revocations_seen.fetch_add(1, Ordering::SeqCst);
+            self.loaded.retain(|_, r| r.key_id != subject_id);
+        }
     }
 }
 

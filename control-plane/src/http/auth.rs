@@ -131,24 +131,40 @@ impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let hash = presented_key(parts)
-            .and_then(ApiKey::parse)
-            .map(|k| k.hash());
-        if let Some(hash) = &hash
-            && let Some(principal) = state.keys.get(hash)
-        {
+        if let Some(raw) = presented_key(parts) {
+            let (principal, hash) = cached_principal(state, raw).await?;
             require_scope::<S>(&principal)?;
-            return Ok(CachedAuth(principal, hash.clone(), PhantomData));
+            return Ok(CachedAuth(principal, hash, PhantomData));
         }
-        let Auth(principal, _) = Auth::<S>::from_request_parts(parts, state).await?;
-        // Auth succeeded, so the presented key parsed and `hash` is set.
-        let principal = std::sync::Arc::new(principal);
-        let hash = hash.unwrap_or_default();
-        state
-            .keys
-            .insert(hash.clone(), std::sync::Arc::clone(&principal));
-        Ok(CachedAuth(principal, hash, PhantomData))
+        // No key: Auth says why in the API's words.
+        let Auth(..) = Auth::<S>::from_request_parts(parts, state).await?;
+        Err(ApiError::internal("a request without a key authenticated"))
     }
+}
+
+/// The principal behind `raw` from the key cache, else the database (then
+/// cached), with its hash; no scope check. Same contract as [`CachedAuth`].
+pub async fn cached_principal(
+    state: &AppState,
+    raw: &str,
+) -> Result<(std::sync::Arc<Principal>, String), ApiError> {
+    let Some(key) = ApiKey::parse(raw) else {
+        return Err(ApiError::Unauthorized("The API key is not valid.".into()));
+    };
+    let hash = key.hash();
+    if let Some(principal) = state.keys.get(&hash) {
+        return Ok((principal, hash));
+    }
+    let principal = std::sync::Arc::new(authenticate(state, raw).await?);
+    state
+        .keys
+        .insert(hash.clone(), std::sync::Arc::clone(&principal));
+    Ok((principal, hash))
+}
+
+/// 403 naming `images:read` when the key lacks it.
+pub fn require_images_read(principal: &Principal) -> Result<(), ApiError> {
+    require_scope::<ImagesRead>(principal)
 }
 
 /// Confirms against the database that a cached key is still live; a revoked
@@ -184,5 +200,14 @@ impl<S: RequiredScope> FromRequestParts<AppState> for Auth<S> {
         let principal = authenticate(state, raw).await?;
         require_scope::<S>(&principal)?;
         Ok(Auth(principal, PhantomData))
+    }
+}
+
+/// A revoked key leaves the key cache of every replica (`revocations.rs`).
+impl crate::revocations::RevocationSink for crate::auth::KeyCache<std::sync::Arc<Principal>> {
+    fn revoked(&self, kind: crate::store::RevokedKind, subject_id: &str) {
+        if kind == crate::store::RevokedKind::Key {
+            self.forget_where(|p| p.key.id == subject_id);
+        }
     }
 }

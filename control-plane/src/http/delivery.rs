@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::images::delivery_error;
 use crate::app::AppState;
+use crate::delivery::DeliveryError;
 use crate::delivery::signed::{LoadError, OpenError, Opened, Refused};
-use crate::delivery::{self, DeliveryError};
 use crate::error::ApiError;
 use crate::renders::DispatchError;
 use crate::store::{Millis, now_millis};
@@ -43,15 +43,18 @@ pub async fn head(State(state): State<AppState>, Path(token): Path<String>) -> R
 }
 
 async fn open(state: &AppState, token: &str, now: Millis) -> Result<Opened, ApiError> {
-    let revision = state.deliverer.dispatcher.config().revision;
-    state
+    let revisions = &state.deliverer.revisions;
+    let mut opened = state
         .urls
-        .open(token, revision, now)
+        .open(token, revisions.base(), now)
         .await
         .map_err(|e| match e {
             OpenError::Refused(r) => refused(state, r),
             OpenError::Store(e) => e.into(),
-        })
+        })?;
+    // A URL serves its variant's current render (a re-render replaces it).
+    opened.resolved.revision = revisions.of(&opened.resolved.variant);
+    Ok(opened)
 }
 
 async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Response, ApiError> {
@@ -63,7 +66,7 @@ async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Res
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
     let etag = opened.resolved.etag();
-    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
         state.metrics.not_modified.inc();
         let mut r = StatusCode::NOT_MODIFIED.into_response();
         let h = r.headers_mut();

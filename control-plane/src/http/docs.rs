@@ -1,14 +1,14 @@
 //! Human documentation pages and the OpenAPI document.
 
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 
-/// The hand-kept interface description (OpenAPI 3.1, info.version 2.0.0).
-/// `tests/tests/api.rs` fails when a route lacks an entry here.
-pub const OPENAPI_JSON: &str = include_str!("../../../docs/openapi.json");
+use crate::app::AppState;
 
+/// The interface description, generated from the code (`http::openapi`).
 pub async fn openapi() -> Response {
-    let mut response = OPENAPI_JSON.into_response();
+    let mut response = super::openapi::document_json().into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
@@ -90,18 +90,6 @@ pub const ERRORS: [(u16, &str, &str); 13] = [
     ),
 ];
 
-fn page(title: &str, body: &str) -> Html<String> {
-    Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title}</title><style>\
-         body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d2329}}\
-         code{{background:#f1f3f5;padding:0 .25rem;border-radius:3px}}\
-         section{{border-top:1px solid #dde2e6;padding:.5rem 0}}h2 a{{color:inherit;text-decoration:none}}\
-         </style></head><body>{body}</body></html>"
-    ))
-}
-
 fn md_code(text: &str) -> String {
     // Backticks in the table become <code>; the texts contain no HTML.
     let mut out = String::new();
@@ -117,7 +105,7 @@ fn md_code(text: &str) -> String {
     out
 }
 
-pub async fn errors() -> Html<String> {
+pub async fn errors(State(state): State<AppState>) -> Response {
     let mut body = String::from(
         "<h1>Errors</h1><p>Every failure is an <code>application/problem+json</code> document (RFC 9457) \
          with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and \
@@ -131,23 +119,5 @@ pub async fn errors() -> Html<String> {
             md_code(action)
         ));
     }
-    page("Errors — Vehicle Image Service", &body)
-}
-
-pub async fn index() -> Html<String> {
-    page(
-        "Vehicle Image Service API",
-        "<h1>Vehicle Image Service API</h1>\
-         <p>Studio-style renders of vehicles by make, model, year, colour and view, metered in credits \
-         ($1 buys 1,000 credits; one image costs one credit; every account starts with 100 free credits).</p>\
-         <ul>\
-         <li><a href=\"/api/v1/openapi.json\">OpenAPI 3.1 description</a></li>\
-         <li><a href=\"/api/v1/images/options\">Options document</a>: views, colours, sizes, formats, pricing, catalog, limits</li>\
-         <li><a href=\"/docs/errors\">Errors</a>: every status, what it means and what to do</li>\
-         </ul>\
-         <h2>Authentication</h2><p>Send <code>Authorization: Bearer &lt;API_KEY&gt;</code> (or <code>x-api-key</code>). \
-         Keys start with <code>vis_</code>. Keys in the query string are never accepted on <code>/api/v1</code>. \
-         Scopes: <code>images:read</code>, <code>account:read</code>, <code>billing:write</code>.</p>\
-         <h2>Quick start</h2><pre><code>curl -H \"Authorization: Bearer $VIS_KEY\" {base_url}/api/v1/account</code></pre>",
-    )
+    super::pages::article(&state, "Errors", body)
 }

@@ -15,7 +15,7 @@ pub struct ApiJson<T, const LIMIT: usize>(pub T);
 impl<S, T, const LIMIT: usize> FromRequest<S> for ApiJson<T, LIMIT>
 where
     S: Send + Sync,
-    T: DeserializeOwned,
+    T: DeserializeOwned + Described,
 {
     type Rejection = ApiError;
 
@@ -70,12 +70,27 @@ pub async fn read_body<const LIMIT: usize>(
         .map_err(|e| {
             // Only an overrun is a 413; a body that breaks off (the client
             // went away, a malformed chunk) is the request's fault, a 400.
-            if e.into_inner().is::<http_body_util::LengthLimitError>() {
+            let cause = e.into_inner();
+            if cause.is::<http_body_util::LengthLimitError>() {
                 too_large
+            } else if caused_by::<tower_http::timeout::TimeoutError>(cause.as_ref()) {
+                ApiError::RequestTimeout
             } else {
                 ApiError::bad_request("body", "the request body could not be read in full")
             }
         })
+}
+
+/// Whether `err` or anything in its source chain is an `E`.
+fn caused_by<E: std::error::Error + 'static>(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(err);
+    while let Some(e) = next {
+        if e.is::<E>() {
+            return true;
+        }
+        next = e.source();
+    }
+    false
 }
 
 /// A query string's parameters, each allowed name at most once; an unknown
@@ -100,6 +115,7 @@ impl QueryParams {
             if seen.iter().any(|(name, _)| *name == k) {
                 return Err(ApiError::bad_request(k.as_ref(), "given more than once"));
             }
+            plain_text(&k, &v)?;
             seen.push((k.into_owned(), v.into_owned()));
         }
         Ok(QueryParams(seen))
@@ -113,45 +129,227 @@ impl QueryParams {
     }
 }
 
-/// Deserialises JSON, naming the failing field in the error.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|err| {
+/// How a JSON body speaks of itself in errors: what the body must be, and
+/// each field's rule in the API's words (never a Rust type).
+pub trait Described {
+    /// What the body must be, e.g. `a JSON object with query (required) …`.
+    const SHAPE: &'static str;
+    /// `(field, rule)`: the rule completes "… must be <rule>". A nested
+    /// field (`images[2].year`) is looked up by its last name.
+    const RULES: &'static [(&'static str, &'static str)];
+}
+
+impl Described for serde_json::Value {
+    const SHAPE: &'static str = "a JSON document";
+    const RULES: &'static [(&'static str, &'static str)] = &[];
+}
+
+/// Deserialises a JSON body. Every failure is a 400 naming the parameter by
+/// its JSON path (`images[2].year`) and saying what is allowed; text that
+/// carries control, invisible or combining characters is refused too.
+pub fn parse_json<T: serde::de::DeserializeOwned + Described>(bytes: &[u8]) -> Result<T, ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::bad_request(
+            "body",
+            format!(
+                "the body is not valid JSON (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    check_strings(&value, &mut String::new())?;
+    serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();
-        let inner = err.into_inner();
-        let message = inner.to_string();
-        if inner.is_syntax() || inner.is_eof() {
-            return ApiError::bad_request("body", format!("the body is not valid JSON: {message}"));
-        }
-        let param = missing_field(&message)
-            .map(|field| {
-                if path == "." {
-                    field.to_owned()
-                } else {
-                    format!("{path}.{field}")
-                }
-            })
-            .unwrap_or_else(|| if path == "." { "body".to_owned() } else { path });
-        ApiError::bad_request(param, strip_position(&message))
+        let message = err.into_inner().to_string();
+        describe_error::<T>(&path, &message)
     })
 }
 
-/// A missing field is named in the message ("missing field `model`"), not
-/// in the path, which stops at its parent.
-fn missing_field(message: &str) -> Option<&str> {
-    if !message.starts_with("missing field") {
-        return None;
+/// Turns serde's message into the API's words.
+fn describe_error<T: Described>(path: &str, message: &str) -> ApiError {
+    let at = |field: &str| {
+        if path == "." || path.is_empty() {
+            field.to_owned()
+        } else {
+            format!("{path}.{field}")
+        }
+    };
+    let quoted = |m: &str| -> Option<String> {
+        let start = m.find('`')? + 1;
+        let end = start + m[start..].find('`')?;
+        Some(m[start..end].to_owned())
+    };
+    let allowed = || {
+        T::RULES
+            .iter()
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if message.starts_with("missing field") {
+        let field = quoted(message).unwrap_or_default();
+        let param = at(&field);
+        return ApiError::bad_request(
+            param,
+            match rule_of::<T>(&field) {
+                Some(rule) => format!("is required: {rule}"),
+                None => "is required".to_owned(),
+            },
+        );
     }
-    let start = message.find('`')? + 1;
-    let end = start + message[start..].find('`')?;
-    Some(&message[start..end])
+    if message.starts_with("unknown field") {
+        let field = quoted(message).unwrap_or_default();
+        // The path already ends at the unknown field.
+        let param = if path.ends_with(&field) && !field.is_empty() {
+            path.to_owned()
+        } else {
+            at(&field)
+        };
+        return ApiError::bad_request(
+            param,
+            format!("is not a field of this body; the fields are: {}", allowed()),
+        );
+    }
+    if message.starts_with("duplicate field") {
+        let field = quoted(message).unwrap_or_default();
+        return ApiError::bad_request(at(&field), "is given more than once");
+    }
+    if path == "." || path.is_empty() {
+        return ApiError::bad_request("body", format!("must be {}", T::SHAPE));
+    }
+    let last = last_name(path);
+    match rule_of::<T>(last) {
+        Some(rule) => ApiError::bad_request(path, format!("must be {rule}")),
+        None => ApiError::bad_request(path, "is not an allowed value"),
+    }
 }
 
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
+/// `images[2].year` → `year`; `images[2]` → `images`.
+fn last_name(path: &str) -> &str {
+    let tail = path.rsplit('.').next().unwrap_or(path);
+    tail.split('[').next().unwrap_or(tail)
+}
+
+fn rule_of<T: Described>(field: &str) -> Option<&'static str> {
+    T::RULES
+        .iter()
+        .find(|(name, _)| *name == field)
+        .map(|(_, rule)| *rule)
+}
+
+/// Refuses text with control, invisible format or combining characters in
+/// any string of a JSON document, naming its path.
+fn check_strings(value: &serde_json::Value, path: &mut String) -> Result<(), ApiError> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => plain_text(if path.is_empty() { "body" } else { path }, s),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check_strings(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                check_strings(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
+}
+
+/// Text parameters are what they look like: no control characters, no
+/// invisible format characters (zero-width space, bidi controls), no
+/// combining marks (send precomposed letters), nothing unassigned or
+/// private. Such a character would be normalised away by the catalog and
+/// billed as if it were not there.
+pub fn plain_text(param: &str, value: &str) -> Result<(), ApiError> {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    let bad = value.chars().find(|c| {
+        matches!(
+            c.general_category(),
+            GeneralCategory::Control
+                | GeneralCategory::Format
+                | GeneralCategory::NonspacingMark
+                | GeneralCategory::EnclosingMark
+                | GeneralCategory::LineSeparator
+                | GeneralCategory::ParagraphSeparator
+                | GeneralCategory::PrivateUse
+                | GeneralCategory::Surrogate
+                | GeneralCategory::Unassigned
+        )
+    });
+    match bad {
+        None => Ok(()),
+        Some(c) => Err(ApiError::bad_request(
+            param,
+            format!(
+                "must not contain control, invisible or combining characters (found U+{:04X}); send plain text with precomposed letters",
+                c as u32
+            ),
+        )),
+    }
+}
+
+/// Whether an If-None-Match header value matches `etag` under the weak
+/// comparison (spec §4: `W/` on either side still matches; `*` matches
+/// anything). Parsed by the `headers` crate; an unparsable value matches
+/// nothing.
+pub fn if_none_match(value: &str, etag: &str) -> bool {
+    use headers::Header;
+    let (Ok(value), Ok(tag)) = (
+        axum::http::HeaderValue::from_str(value),
+        etag.parse::<headers::ETag>(),
+    ) else {
+        return false;
+    };
+    match headers::IfNoneMatch::decode(&mut std::iter::once(&value)) {
+        Ok(inm) => !inm.precondition_passes(&tag),
+        Err(_) => false,
+    }
+}
+
+/// A JSON integer field: JSON Schema counts `2019.0` as the integer 2019,
+/// so a number with no fractional part is accepted; anything else fails
+/// (and the body's rules name the field). `null` is absent.
+pub fn de_int<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    use serde::Deserialize;
+    use serde::de::Error;
+    let value = Option::<serde_json::Number>::deserialize(d)?;
+    let Some(n) = value else { return Ok(None) };
+    if let Some(i) = n.as_i64() {
+        return Ok(Some(i));
+    }
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(f as i64)),
+        _ => Err(D::Error::custom("not an integer")),
+    }
+}
+
+/// A query-string integer: plain decimal digits, optionally after a minus
+/// sign, without leading zeros, signs, spaces or exponents; else `None`
+/// (the caller's range message then names the parameter).
+pub fn plain_int(raw: &str) -> Option<i64> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let plain = !digits.is_empty()
+        && digits.len() <= 18
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    if !plain {
+        return None;
+    }
+    raw.parse().ok()
 }
 
 #[cfg(test)]
@@ -224,6 +422,105 @@ mod tests {
     #[allow(dead_code)]
     struct Batch {
         images: Vec<Item>,
+    }
+
+    impl Described for Batch {
+        const SHAPE: &'static str = "a JSON object with images";
+        const RULES: &'static [(&'static str, &'static str)] = &[
+            ("images", "an array of items"),
+            ("make", "a non-empty string"),
+            ("year", "an integer from 1990 to 2027"),
+        ];
+    }
+
+    fn error_of(json: &str) -> (String, String) {
+        match parse_json::<Batch>(json.as_bytes()).unwrap_err() {
+            ApiError::BadRequest { param, message } => (param, message),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_speak_the_api_words_never_rust_types() {
+        assert_eq!(
+            error_of(r#"{"images":[{"make":"a","year":-2020}]}"#),
+            (
+                "images[0].year".into(),
+                "must be an integer from 1990 to 2027".into()
+            )
+        );
+        assert_eq!(
+            error_of("[]"),
+            ("body".into(), "must be a JSON object with images".into())
+        );
+        assert_eq!(
+            error_of(r#"{"images":"x"}"#),
+            ("images".into(), "must be an array of items".into())
+        );
+        let (param, message) = error_of(r#"{"images":[{"make":"a"}]}"#);
+        assert_eq!(param, "images[0].year");
+        assert!(message.starts_with("is required"), "{message}");
+        for json in [
+            r#"{"images":[{"make":"a","year":-2020}]}"#,
+            "[]",
+            r#"{"images":[{"make":"a","year":"x"}]}"#,
+            r#"{"images":[{"make":1,"year":2020}]}"#,
+        ] {
+            let (_, message) = error_of(json);
+            for rust in ["u16", "i64", "struct", "sequence", "expected"] {
+                assert!(!message.contains(rust), "{json}: {message}");
+            }
+        }
+    }
+
+    #[test]
+    fn invisible_and_control_characters_are_refused_by_path() {
+        for text in ["toyota\\u0000", "toy\\u200bota", "toyo\\u0301ta", "a\\nb"] {
+            let json = format!(r#"{{"images":[{{"make":"{text}","year":2020}}]}}"#);
+            let (param, message) = error_of(&json);
+            assert_eq!(param, "images[0].make", "{text}");
+            assert!(message.contains("must not contain"), "{message}");
+        }
+        // Precomposed letters are text like any other.
+        assert!(
+            parse_json::<Batch>(r#"{"images":[{"make":"Citro\u00ebn","year":2020}]}"#.as_bytes())
+                .is_ok()
+        );
+        assert!(plain_text("q", "Mercedes-Benz C 300 4MATIC").is_ok());
+        assert!(plain_text("q", "ok\u{7f}").is_err());
+        assert!(plain_text("q", "\u{202e}evil").is_err());
+    }
+
+    #[test]
+    fn weak_comparison_of_etags() {
+        let tag = "\"r1-abc\"";
+        assert!(if_none_match("\"r1-abc\"", tag));
+        assert!(if_none_match("W/\"r1-abc\"", tag));
+        assert!(if_none_match("\"x\", W/\"r1-abc\"", tag));
+        assert!(if_none_match("*", tag));
+        assert!(!if_none_match("\"r2-abc\"", tag));
+        assert!(if_none_match("\"r1-abc\"", "W/\"r1-abc\""));
+        assert!(!if_none_match("not an etag", tag));
+    }
+
+    #[test]
+    fn integers_are_plain_decimal_digits() {
+        assert_eq!(plain_int("2020"), Some(2020));
+        assert_eq!(plain_int("0"), Some(0));
+        assert_eq!(plain_int("-5"), Some(-5));
+        for bad in [
+            "+2020",
+            "02020",
+            " 2020",
+            "2020 ",
+            "2e3",
+            "",
+            "-",
+            "0x7e4",
+            "99999999999999999999",
+        ] {
+            assert_eq!(plain_int(bad), None, "{bad:?}");
+        }
     }
 
     fn param_of(json: &str) -> String {

@@ -2,17 +2,38 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use serde_json::{Value, json};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::app::AppState;
 use crate::error::ApiError;
 
-pub async fn healthz() -> Json<Value> {
-    Json(json!({ "status": "ok" }))
+/// Liveness and readiness.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`.
+    pub status: &'static str,
+    /// Readiness only: each dependency's state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Checks>,
 }
 
-pub async fn readyz(State(state): State<AppState>) -> Result<(StatusCode, Json<Value>), ApiError> {
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Checks {
+    /// `ok` or `unavailable`.
+    pub database: &'static str,
+    /// `ok` or `unavailable`.
+    pub object_store: &'static str,
+}
+
+pub async fn healthz() -> Json<Health> {
+    Json(Health {
+        status: "ok",
+        checks: None,
+    })
+}
+
+pub async fn readyz(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
     let database = state.store.ping().await;
     let objects = state.objects.check().await;
     if let Err(e) = &database {
@@ -22,19 +43,20 @@ pub async fn readyz(State(state): State<AppState>) -> Result<(StatusCode, Json<V
         tracing::warn!(error = %e, "readiness: object store check failed");
     }
     let verdict = |ok: bool| if ok { "ok" } else { "unavailable" };
+    let checks = Checks {
+        database: verdict(database.is_ok()),
+        object_store: verdict(objects.is_ok()),
+    };
     if database.is_ok() && objects.is_ok() {
-        Ok((
-            StatusCode::OK,
-            Json(json!({ "status": "ok", "checks": { "database": "ok", "object_store": "ok" } })),
-        ))
+        Ok(Json(Health {
+            status: "ok",
+            checks: Some(checks),
+        }))
     } else {
         Err(ApiError::Unavailable {
             message: "Not ready".into(),
             retry_after_secs: Some(5),
         }
-        .with_field(
-            "checks",
-            json!({ "database": verdict(database.is_ok()), "object_store": verdict(objects.is_ok()) }),
-        ))
+        .with_field("checks", serde_json::to_value(&checks).unwrap_or_default()))
     }
 }

@@ -5,8 +5,10 @@
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use vis_protocol::{Color, Format, View};
 
 use super::auth::{Auth, ImagesRead, Principal};
 use super::extract::{parse_json, read_body};
@@ -14,19 +16,53 @@ use super::images::{FieldNames, ImageItem, lookup_error, validate};
 use super::{context, rate};
 use crate::app::AppState;
 use crate::delivery::signed::{Minted, MintedUrl};
-use crate::delivery::{self, ImageParams, Resolved};
+use crate::delivery::{ImageParams, Resolved};
 use crate::error::ApiError;
 use crate::limits;
 use crate::metrics::Metrics;
-use crate::store::{Millis, StoreError};
+use crate::store::{IdempotencyClaim, Millis, StoreError};
 
 /// The batch form (spec BatchImageUrlRequest; additional properties rejected).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BatchBody {
     pub images: Vec<ImageItem>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub ttl_seconds: Option<i64>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub max_uses: Option<i64>,
+}
+
+/// The batch form's fields, then an image's (errors look a nested field up
+/// by its last name).
+const BATCH_RULES: [(&str, &str); 13] = {
+    let item = super::images::IMAGE_RULES;
+    [
+        (
+            "images",
+            "an array of 1 to 50 image objects (make, model, year, …)",
+        ),
+        ("ttl_seconds", "an integer from 60 to 604800"),
+        (
+            "max_uses",
+            "an integer from 0 to 1000 (0 = unlimited until expiry)",
+        ),
+        item[0],
+        item[1],
+        item[2],
+        item[3],
+        item[4],
+        item[5],
+        item[6],
+        item[7],
+        item[8],
+        item[9],
+    ]
+};
+
+impl super::extract::Described for BatchBody {
+    const SHAPE: &'static str = "a JSON object: one image (make, model, year, …) or a batch {\"images\": [...], \"ttl_seconds\", \"max_uses\"}";
+    const RULES: &'static [(&'static str, &'static str)] = &BATCH_RULES;
 }
 
 /// A validated request: the images, the requested lifetime and use cap.
@@ -150,23 +186,73 @@ fn validate_item(item: ImageItem, prefix: &str) -> Result<ImageParams, ApiError>
 
 /// VehicleParams (spec §2): normalized slugs; width and height are the
 /// requested box, when one was given.
-pub fn vehicle_json(r: &Resolved) -> Value {
-    let v = &r.variant;
-    let mut out = json!({
-        "make": v.make.to_string(),
-        "model": v.model.to_string(),
-        "year": v.year,
-        "view": v.view,
-        "color": v.color,
-        "format": r.format,
-    });
-    if let Some(w) = r.box_w {
-        out["width"] = w.into();
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VehicleParams {
+    /// Make slug.
+    pub make: String,
+    /// Model slug.
+    pub model: String,
+    pub year: u16,
+    pub view: View,
+    pub color: Color,
+    pub format: Format,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+}
+
+impl VehicleParams {
+    pub fn of(r: &Resolved) -> VehicleParams {
+        let v = &r.variant;
+        VehicleParams {
+            make: v.make.to_string(),
+            model: v.model.to_string(),
+            year: v.year,
+            view: v.view,
+            color: v.color,
+            format: r.format,
+            width: r.box_w,
+            height: r.box_h,
+        }
     }
-    if let Some(h) = r.box_h {
-        out["height"] = h.into();
-    }
-    out
+}
+
+/// One signed delivery URL (spec §2 DeliveryUrl).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeliveryUrl {
+    #[schema(format = "uuid")]
+    pub id: String,
+    /// Loads the image with no key; free until `expires_at`.
+    #[schema(format = "uri")]
+    pub url: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// 0 = unlimited loads until expiry.
+    pub max_uses: u32,
+    pub vehicle: VehicleParams,
+}
+
+/// The 201 of POST /api/v1/image-urls (spec §2 ImageUrlsResponse).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImageUrlsResponse {
+    /// One URL per requested image, in order.
+    pub data: Vec<DeliveryUrl>,
+    pub billing: UrlsBilling,
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UrlsBilling {
+    /// Always `creation`: URLs are billed once, when minted.
+    #[schema(value_type = String, example = "creation", pattern = "^creation$")]
+    pub charged_on: &'static str,
+    /// The number of URLs created.
+    pub credits_charged: usize,
+    pub credits_remaining: i64,
+    /// Always 1.
+    #[schema(minimum = 1, maximum = 1)]
+    pub credits_per_url: u32,
 }
 
 /// RFC 3339 in UTC, whole seconds.
@@ -191,6 +277,9 @@ pub fn mint_error(e: StoreError, metrics: &Metrics) -> ApiError {
             metrics.insufficient_credits.inc();
             ApiError::PaymentRequired { balance, required }
         }
+        StoreError::Conflict("idempotency key") => {
+            ApiError::Conflict("This Idempotency-Key is being used by another request.".into())
+        }
         other => other.into(),
     }
 }
@@ -202,12 +291,13 @@ pub async fn mint(
     resolved: &[Resolved],
     ttl_seconds: Option<u64>,
     max_uses: u32,
+    idempotency: Option<IdempotencyClaim<'_>>,
 ) -> Result<Minted, ApiError> {
     let ctx = context::current();
     let payer = principal.payer(&ctx.request_id);
     let minted = state
         .urls
-        .mint(payer, resolved, ttl_seconds, max_uses)
+        .mint(payer, resolved, ttl_seconds, max_uses, idempotency)
         .await
         .map_err(|e| mint_error(e, &state.metrics))?;
     for _ in &minted.urls {
@@ -233,7 +323,7 @@ pub async fn post(
     Auth(principal, ..): Auth<ImagesRead>,
     req: Request,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    let (decision, admitted) = rate::check_key(&state, &principal).await;
     let result = match admitted {
         Ok(()) => create(&state, &principal, req).await,
         Err(refused) => Err(refused),
@@ -249,16 +339,16 @@ async fn create(
     principal: &Principal,
     req: Request,
 ) -> Result<Response, ApiError> {
+    let idempotency_key = idempotency_key(req.headers())?;
     let bytes = read_body::<{ limits::BODY_IMAGE_URLS }>(req, true).await?;
     let request = parse_body(&bytes)?;
-    let revision = state.deliverer.dispatcher.config().revision;
     // Every item is found in the catalog before anything is charged.
     let resolved = request
         .images
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            delivery::resolve(state.catalog, p, revision).map_err(|e| {
+            state.deliverer.resolve(state.catalog, p).map_err(|e| {
                 let err = lookup_error(e);
                 if request.batch {
                     err.with_field("index", i)
@@ -268,41 +358,122 @@ async fn create(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let minted = mint(
-        state,
-        principal,
-        &resolved,
-        request.ttl_seconds,
-        request.max_uses,
-    )
-    .await?;
-    let data: Vec<Value> = minted
+    let Some(key) = idempotency_key else {
+        let minted = mint(
+            state,
+            principal,
+            &resolved,
+            request.ttl_seconds,
+            request.max_uses,
+            None,
+        )
+        .await?;
+        return Ok(created(state, &minted, context::current().request_id));
+    };
+    // The same key with the same body within 24 h answers what the first
+    // request did and charges nothing; with another body it is a 409.
+    let fingerprint = fingerprint(&bytes);
+    let account = principal.key.account_id.as_str();
+    for _ in 0..2 {
+        if let Some(replayed) = state.urls.replay(account, &key).await? {
+            if replayed.fingerprint != fingerprint {
+                return Err(ApiError::Conflict(
+                    "This Idempotency-Key was used with another request body in the last 24 hours. Use a new key for a new request.".into(),
+                )
+                .with_field("param", "Idempotency-Key"));
+            }
+            let balance = state.deliverer.ledger.balance(account).await?.unwrap_or(0);
+            let mut r = created(state, &replayed.minted, replayed.request_id);
+            billing_headers(&mut r, 0, balance);
+            r.headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            return Ok(r);
+        }
+        let claim = IdempotencyClaim {
+            key: &key,
+            fingerprint: &fingerprint,
+        };
+        match mint(
+            state,
+            principal,
+            &resolved,
+            request.ttl_seconds,
+            request.max_uses,
+            Some(claim),
+        )
+        .await
+        {
+            Ok(minted) => return Ok(created(state, &minted, context::current().request_id)),
+            // A concurrent request with the same key won: replay it.
+            Err(ApiError::Conflict(_)) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(ApiError::Unavailable {
+        message: "Another request with this Idempotency-Key is being answered; retry shortly."
+            .into(),
+        retry_after_secs: Some(1),
+    })
+}
+
+/// The longest Idempotency-Key (Stripe's limit).
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// The optional Idempotency-Key header: 1 to 255 visible ASCII characters.
+fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let ok = value
+        .to_str()
+        .ok()
+        .filter(|v| (1..=IDEMPOTENCY_KEY_MAX).contains(&v.len()))
+        .filter(|v| v.bytes().all(|b| b.is_ascii_graphic()));
+    match ok {
+        Some(v) => Ok(Some(v.to_owned())),
+        None => Err(ApiError::bad_request(
+            "Idempotency-Key",
+            "must be 1 to 255 visible ASCII characters (a UUID is a good choice)",
+        )),
+    }
+}
+
+/// A hash of the request body, independent of key order and spacing.
+fn fingerprint(body: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let canonical = serde_json::from_slice::<Value>(body)
+        .map(|v| v.to_string().into_bytes())
+        .unwrap_or_else(|_| body.to_vec());
+    hex::encode(Sha256::digest(&canonical))
+}
+
+/// The 201 of a mint (first or replayed).
+fn created(state: &AppState, minted: &Minted, request_id: String) -> Response {
+    let data: Vec<DeliveryUrl> = minted
         .urls
         .iter()
-        .map(|u| {
-            json!({
-                "id": u.id,
-                "url": url_of(state, u),
-                "expires_at": rfc3339(u.expires_at),
-                "max_uses": u.max_uses,
-                "vehicle": vehicle_json(&u.resolved),
-            })
+        .map(|u| DeliveryUrl {
+            id: u.id.to_string(),
+            url: url_of(state, u),
+            expires_at: rfc3339(u.expires_at),
+            max_uses: u.max_uses,
+            vehicle: VehicleParams::of(&u.resolved),
         })
         .collect();
     let n = minted.urls.len();
-    let body = json!({
-        "data": data,
-        "billing": {
-            "charged_on": "creation",
-            "credits_charged": n,
-            "credits_remaining": minted.balance_after,
-            "credits_per_url": 1,
+    let body = ImageUrlsResponse {
+        data,
+        billing: UrlsBilling {
+            charged_on: "creation",
+            credits_charged: n,
+            credits_remaining: minted.balance_after,
+            credits_per_url: 1,
         },
-        "request_id": context::current().request_id,
-    });
+        request_id,
+    };
     let mut r = (StatusCode::CREATED, axum::Json(body)).into_response();
     billing_headers(&mut r, n, minted.balance_after);
-    Ok(r)
+    r
 }
 
 #[cfg(test)]

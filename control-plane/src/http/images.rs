@@ -5,7 +5,8 @@
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use vis_catalog::LookupError;
 use vis_protocol::{Color, Format, SizePreset, View};
 
@@ -26,6 +27,20 @@ pub const YEAR_MIN: u16 = 1990;
 /// The image endpoint accepts next year's models (spec §8).
 pub const YEAR_MAX: u16 = 2027;
 
+/// A model year a request may name: `Some(year)` in range, else the 400
+/// naming `year` (spec §8: 1990 to 2027).
+pub fn year_param(value: Option<i64>) -> Result<u16, ApiError> {
+    value
+        .and_then(|y| u16::try_from(y).ok())
+        .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "year",
+                format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+            )
+        })
+}
+
 /// How the client wants the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseForm {
@@ -43,13 +58,47 @@ pub struct ImageItem {
     pub make: Option<String>,
     pub brand: Option<String>,
     pub model: Option<String>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub year: Option<i64>,
     pub view: Option<String>,
     pub color: Option<String>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub width: Option<i64>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
     pub height: Option<i64>,
     pub size: Option<String>,
     pub format: Option<String>,
+}
+
+/// The rules of an image's fields in the API's words (spec §2 ImageRequest).
+pub const IMAGE_RULES: [(&str, &str); 10] = [
+    (
+        "make",
+        "a make's name or slug, 1 to 100 characters (brand is an alias; send one)",
+    ),
+    (
+        "brand",
+        "a make's name or slug, 1 to 100 characters (an alias of make; send one)",
+    ),
+    ("model", "a model's name or slug, 1 to 100 characters"),
+    ("year", "an integer from 1990 to 2027"),
+    (
+        "view",
+        "one of front, front-3-4, side, side-right, rear, rear-3-4 (or an alias such as hero, profile, back)",
+    ),
+    (
+        "color",
+        "one of white, black, gray, silver, blue, red, green, brown, beige, tan, orange, yellow, gold, burgundy, purple",
+    ),
+    ("width", "an integer from 1 to 1024"),
+    ("height", "an integer from 1 to 1024"),
+    ("size", "one of thumb, small, medium, large"),
+    ("format", "one of png, webp, jpg (jpeg is an alias)"),
+];
+
+impl super::extract::Described for ImageItem {
+    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view, color, width, height, size, format";
+    const RULES: &'static [(&'static str, &'static str)] = &IMAGE_RULES;
 }
 
 /// How a form names the fields in its errors: a prefix for every name
@@ -135,18 +184,17 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
     })
 }
 
-/// Parses and validates the query string; errors name the parameter.
-pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
-    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+/// One image's fields from a query string (`w` and `h` for the box).
+/// Something that is not an integer is outside every range, so the range
+/// check names it with the same message.
+pub fn item_of(query: &super::extract::QueryParams) -> ImageItem {
     let get = |name: &str| query.get(name).map(str::to_owned);
-    // Something that is not an integer is outside every range, so the
-    // range check names it with the same message.
     let int = |name: &str| {
         query
             .get(name)
-            .map(|v| v.trim().parse::<i64>().unwrap_or(i64::MIN))
+            .map(|v| super::extract::plain_int(v).unwrap_or(i64::MIN))
     };
-    let item = ImageItem {
+    ImageItem {
         make: get("make"),
         brand: get("brand"),
         model: get("model"),
@@ -157,7 +205,13 @@ pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), Api
         height: int("h"),
         size: get("size"),
         format: get("format"),
-    };
+    }
+}
+
+/// Parses and validates the query string; errors name the parameter.
+pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
+    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+    let item = item_of(&query);
     let params = validate(item, FieldNames::QUERY)?;
     let response = match query.get("response").map(str::trim) {
         None | Some("image") => ResponseForm::Image,
@@ -207,6 +261,13 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
             message: "Today's generation budget is spent: this variant has never been rendered. Cached variants are still served. Nothing was charged.".into(),
             retry_after_secs: Some(retry_after_secs),
         },
+        DeliveryError::Dispatch(DispatchError::FreeAllowanceSpent { retry_after_secs }) => ApiError::Unavailable {
+            message: "Today's allowance of free renders of never-rendered variants is spent. Variants already rendered still load; an API key renders any variant.".into(),
+            retry_after_secs: Some(retry_after_secs),
+        },
+        DeliveryError::Dispatch(DispatchError::NotRendered) => ApiError::NotFound(
+            "This variant has not been rendered yet, and mode=cached serves only variants already rendered.".into(),
+        ),
         DeliveryError::Dispatch(DispatchError::Overloaded { retry_after_secs }) => ApiError::Unavailable {
             message: "Render capacity is full; this variant cannot be rendered within the client allowance. Nothing was charged.".into(),
             retry_after_secs: Some(retry_after_secs),
@@ -236,19 +297,32 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
 
 /// Whether the client asked for JSON and for no image type (spec §4). A
 /// wildcard (`*/*`, `image/*`) accepts images, so axios' default
-/// `application/json, text/plain, */*` still gets the image.
+/// `application/json, text/plain, */*` still gets the image; a media range
+/// with `q=0` is one the client refuses. Media ranges are parsed by the
+/// `mime` crate; the rule itself is the spec's, not content negotiation.
 fn wants_json(headers: &HeaderMap) -> bool {
     let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let types: Vec<&str> = accept
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",");
+    let acceptable: Vec<mime::Mime> = accept
         .split(',')
-        .map(|t| t.split(';').next().unwrap_or("").trim())
+        .filter_map(|range| range.trim().parse::<mime::Mime>().ok())
+        .filter(|m| {
+            m.get_param("q")
+                .and_then(|q| q.as_str().parse::<f32>().ok())
+                .is_none_or(|q| q > 0.0)
+        })
         .collect();
-    types.contains(&"application/json")
-        && !types.iter().any(|t| t.starts_with("image/") || *t == "*/*")
+    let json = acceptable
+        .iter()
+        .any(|m| m.type_() == mime::APPLICATION && m.subtype() == mime::JSON);
+    let image = acceptable
+        .iter()
+        .any(|m| m.type_() == mime::IMAGE || m.type_() == mime::STAR);
+    json && !image
 }
 
 pub async fn get_car(
@@ -257,29 +331,176 @@ pub async fn get_car(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    keyed(&state, &principal, &key_hash, || {
+        serve(&state, &principal, query.as_deref(), &headers)
+    })
+    .await
+}
+
+/// HEAD /api/v1/images/car: validated exactly like the GET (key, scope,
+/// parameters, catalog, rate limit) and answered with the headers the GET
+/// would give, but free: nothing is charged, rendered or minted.
+pub async fn head_car(
+    State(state): State<AppState>,
+    CachedAuth(principal, key_hash, ..): CachedAuth<ImagesRead>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    keyed(&state, &principal, &key_hash, || {
+        head(&state, &principal, query.as_deref(), &headers)
+    })
+    .await
+}
+
+/// The frame of every keyed request on this route: the rate limit first,
+/// then the handler, then (unless a charge already did) a check that the
+/// possibly cached key is still live; RateLimit-* on every answer.
+pub(super) async fn keyed<F, Fut>(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    key_hash: &str,
+    handler: F,
+) -> Response
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<Response, ApiError>>,
+{
+    let (decision, admitted) = rate::check_key(state, principal).await;
     let result = match admitted {
-        Ok(()) => serve(&state, &principal, query.as_deref(), &headers).await,
+        Ok(()) => handler().await,
         Err(refused) => Err(refused),
     };
     // A billed 200 was confirmed by its charge transaction; anything else
     // first confirms that the (possibly cached) key is still live.
-    let billed = matches!(&result, Ok(r) if r.status() == StatusCode::OK);
+    let billed = matches!(&result, Ok(r) if r.status() == StatusCode::OK
+        && r.headers().get("x-credits-charged").is_some_and(|v| v != "0"));
     let result = match result {
         Err(ApiError::Unauthorized(m)) => {
-            state.keys.forget(&key_hash);
+            state.keys.forget(key_hash);
             Err(ApiError::Unauthorized(m))
         }
-        other if !billed => match confirm(&state, &principal, &key_hash).await {
+        other if !billed => match confirm(state, principal, key_hash).await {
             Ok(()) => other,
             Err(e) => Err(e),
         },
         other => other,
     };
-    rate::with_headers(
+    let mut response = rate::with_headers(
         result.unwrap_or_else(IntoResponse::into_response),
         &decision,
-    )
+    );
+    // The Accept header chooses between the image and its JSON form.
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// The unbilled balance a 304 or a HEAD reports.
+pub(super) async fn balance_of(
+    state: &AppState,
+    principal: &super::auth::Principal,
+) -> Result<i64, ApiError> {
+    Ok(state
+        .deliverer
+        .ledger
+        .balance(&principal.key.account_id)
+        .await?
+        .unwrap_or(0))
+}
+
+/// The request's vehicle and the form it wants, for GET and HEAD alike.
+fn request(
+    state: &AppState,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<(delivery::Resolved, ResponseForm), ApiError> {
+    let (params, mut form) = parse_query(query)?;
+    if wants_json(headers) {
+        form = ResponseForm::Url;
+    }
+    let resolved = state
+        .deliverer
+        .resolve(state.catalog, &params)
+        .map_err(lookup_error)?;
+    Ok((resolved, form))
+}
+
+async fn head(
+    state: &AppState,
+    principal: &super::auth::Principal,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let (resolved, form) = request(state, query, headers)?;
+    let balance = balance_of(state, principal).await?;
+    let mut r = StatusCode::OK.into_response();
+    if form == ResponseForm::Url {
+        let h = r.headers_mut();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        image_urls::billing_headers(&mut r, 0, balance);
+        return Ok(r);
+    }
+    let etag = resolved.etag();
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
+        return Ok(not_modified(&etag, balance));
+    }
+    let source = if state.deliverer.is_cached(&resolved).await {
+        crate::renders::SourceKind::Cache
+    } else {
+        crate::renders::SourceKind::Generated
+    };
+    image_headers(state, &resolved, &mut r, 0, balance, source);
+    Ok(r)
+}
+
+pub(super) fn not_modified(etag: &str, balance: i64) -> Response {
+    let mut r = StatusCode::NOT_MODIFIED.into_response();
+    let h = r.headers_mut();
+    h.insert(header::ETAG, header_value(etag));
+    h.insert("x-credits-charged", HeaderValue::from(0));
+    h.insert("x-credits-remaining", HeaderValue::from(balance));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    r
+}
+
+/// The headers of an image answer (spec §4), shared by GET and HEAD.
+pub(super) fn image_headers(
+    state: &AppState,
+    resolved: &delivery::Resolved,
+    r: &mut Response,
+    charged: i64,
+    balance: i64,
+    source: crate::renders::SourceKind,
+) {
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(resolved.format.mime()),
+    );
+    h.insert(header::ETAG, header_value(&resolved.etag()));
+    h.insert(
+        header::CONTENT_LOCATION,
+        header_value(&format!("{}{}", state.base_url, resolved.canonical_path())),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    h.insert("x-credits-charged", HeaderValue::from(charged));
+    h.insert("x-credits-remaining", HeaderValue::from(balance));
+    h.insert("x-image-source", HeaderValue::from_static(source.as_str()));
+    h.insert("x-image-width", HeaderValue::from(resolved.width));
+    h.insert("x-image-height", HeaderValue::from(resolved.height));
 }
 
 async fn serve(
@@ -288,16 +509,7 @@ async fn serve(
     query: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (params, mut form) = parse_query(query)?;
-    if wants_json(headers) {
-        form = ResponseForm::Url;
-    }
-    let resolved = delivery::resolve(
-        state.catalog,
-        &params,
-        state.deliverer.dispatcher.config().revision,
-    )
-    .map_err(lookup_error)?;
+    let (resolved, form) = request(state, query, headers)?;
     let etag = resolved.etag();
     if form == ResponseForm::Url {
         return url_form(state, principal, resolved).await;
@@ -305,24 +517,9 @@ async fn serve(
     let inm = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
-    if inm.is_some_and(|v| delivery::etag_matches(v, &etag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &etag)) {
         state.metrics.not_modified.inc();
-        let balance = state
-            .store
-            .account_by_id(&principal.key.account_id)
-            .await?
-            .map(|a| a.balance - state.deliverer.charges.unsettled(&a.id))
-            .unwrap_or(0);
-        let mut r = StatusCode::NOT_MODIFIED.into_response();
-        let h = r.headers_mut();
-        h.insert(header::ETAG, header_value(&etag));
-        h.insert("x-credits-charged", HeaderValue::from(0));
-        h.insert("x-credits-remaining", HeaderValue::from(balance));
-        h.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("private, no-store"),
-        );
-        return Ok(r);
+        return Ok(not_modified(&etag, balance_of(state, principal).await?));
     }
     let ctx = context::current();
     let payer = principal.payer(&ctx.request_id);
@@ -333,35 +530,51 @@ async fn serve(
         .map_err(|e| delivery_error(e, &state.metrics))?;
     let out = delivered.output;
     let mut r = (StatusCode::OK, out.bytes).into_response();
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(out.format.mime()),
+    image_headers(
+        state,
+        &resolved,
+        &mut r,
+        delivered.credits_charged,
+        delivered.balance_after,
+        delivered.source,
     );
-    h.insert(header::ETAG, header_value(&etag));
-    h.insert(
-        header::CONTENT_LOCATION,
-        header_value(&format!("{}{}", state.base_url, resolved.canonical_path())),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
-    );
-    h.insert(
-        "x-credits-charged",
-        HeaderValue::from(delivered.credits_charged),
-    );
-    h.insert(
-        "x-credits-remaining",
-        HeaderValue::from(delivered.balance_after),
-    );
-    h.insert(
-        "x-image-source",
-        HeaderValue::from_static(delivered.source.as_str()),
-    );
-    h.insert("x-image-width", HeaderValue::from(out.width));
-    h.insert("x-image-height", HeaderValue::from(out.height));
+    // The derived output's own size is the truth (equal to the resolved one).
+    r.headers_mut()
+        .insert("x-image-width", HeaderValue::from(out.width));
+    r.headers_mut()
+        .insert("x-image-height", HeaderValue::from(out.height));
     Ok(r)
+}
+
+/// The JSON form of GET /api/v1/images/car (spec §2 ImageUrlResponse).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImageUrlResponse {
+    pub data: ImageUrlData,
+    pub billing: UrlBilling,
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImageUrlData {
+    /// Loads the image with no key; the image renders on its first load.
+    #[schema(format = "uri")]
+    pub url: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// Always 0 here (unlimited loads until expiry).
+    pub max_uses: u32,
+    pub vehicle: image_urls::VehicleParams,
+    /// The image's width in pixels.
+    pub width: u32,
+    /// The image's height in pixels.
+    pub height: u32,
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UrlBilling {
+    pub credits_charged: usize,
+    pub credits_remaining: i64,
 }
 
 /// The JSON form (spec ImageUrlResponse): one signed delivery URL, minted
@@ -372,33 +585,40 @@ async fn url_form(
     principal: &super::auth::Principal,
     resolved: delivery::Resolved,
 ) -> Result<Response, ApiError> {
-    let minted =
-        image_urls::mint(state, principal, std::slice::from_ref(&resolved), None, 0).await?;
+    let minted = image_urls::mint(
+        state,
+        principal,
+        std::slice::from_ref(&resolved),
+        None,
+        0,
+        None,
+    )
+    .await?;
     let Some(u) = minted.urls.first() else {
         return Err(ApiError::internal("minting returned no URL"));
     };
-    let body = serde_json::json!({
-        "data": {
-            "url": image_urls::url_of(state, u),
-            "expires_at": image_urls::rfc3339(u.expires_at),
-            "max_uses": u.max_uses,
-            "vehicle": image_urls::vehicle_json(&resolved),
-            "width": resolved.width,
-            "height": resolved.height,
-            "format": resolved.format,
+    let body = ImageUrlResponse {
+        data: ImageUrlData {
+            url: image_urls::url_of(state, u),
+            expires_at: image_urls::rfc3339(u.expires_at),
+            max_uses: u.max_uses,
+            vehicle: image_urls::VehicleParams::of(&resolved),
+            width: resolved.width,
+            height: resolved.height,
+            format: resolved.format,
         },
-        "billing": {
-            "credits_charged": minted.urls.len(),
-            "credits_remaining": minted.balance_after,
+        billing: UrlBilling {
+            credits_charged: minted.urls.len(),
+            credits_remaining: minted.balance_after,
         },
-        "request_id": context::current().request_id,
-    });
+        request_id: context::current().request_id,
+    };
     let mut r = (StatusCode::OK, axum::Json(body)).into_response();
     image_urls::billing_headers(&mut r, minted.urls.len(), minted.balance_after);
     Ok(r)
 }
 
-fn header_value(s: &str) -> HeaderValue {
+pub(super) fn header_value(s: &str) -> HeaderValue {
     HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
 }
 
@@ -452,6 +672,11 @@ mod tests {
         assert!(!h("image/*"));
         assert!(!h("*/*"));
         assert!(!wants_json(&HeaderMap::new()));
+        // A refused image type (q=0) is no image type.
+        assert!(h("application/json, image/*;q=0"));
+        assert!(!h("application/json, image/webp;q=0.5"));
+        assert!(!h("application/json;q=0, image/png"));
+        assert!(h("Application/JSON"));
     }
 
     #[test]

@@ -14,72 +14,76 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
     let dispatcher = &state.deliverer.dispatcher;
     let budget = dispatcher.daily_budget().await?;
     let used = state.store.budget_used(&utc_day()).await?;
-    let (unsettled, failing) = state
-        .deliverer
-        .charges
-        .held()
-        .map_or((0, 0), |l| l.backlog());
+    let ledger = state.deliverer.ledger.stats();
+    let count = |c: &std::sync::atomic::AtomicU64| {
+        i64::try_from(c.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(i64::MAX)
+    };
     let gauges = [
         (
-            "vis_ledger_unsettled_charges",
-            "Held charges in this server's journal, not yet in the ledger.",
-            unsettled as f64,
+            "vis_ledger_charge_batches",
+            "Image charge batches this server committed (one transaction each).",
+            count(&ledger.batches),
         ),
         (
-            "vis_ledger_settles_failing",
-            "Settles of held charges failed in a row (0 when the last went through).",
-            failing as f64,
+            "vis_ledger_charges",
+            "Image charges this server committed.",
+            count(&ledger.charges),
+        ),
+        (
+            "vis_ledger_failed_batches",
+            "Image charge batches whose transaction failed (nothing of them was charged).",
+            count(&ledger.failed_batches),
         ),
         (
             "vis_render_queue_depth",
             "Render jobs queued or running.",
-            (jobs.queued + jobs.running) as f64,
+            (jobs.queued + jobs.running) as i64,
         ),
         (
             "vis_render_jobs_queued",
             "Render jobs waiting for a node.",
-            jobs.queued as f64,
+            jobs.queued as i64,
         ),
         (
             "vis_render_jobs_running",
             "Render jobs leased by a node.",
-            jobs.running as f64,
+            jobs.running as i64,
         ),
         (
             "vis_render_jobs_failed",
             "Render jobs whose last attempt failed.",
-            jobs.failed as f64,
+            jobs.failed as i64,
         ),
         (
             "vis_renders_today",
             "Cold renders started today (UTC).",
-            used as f64,
+            used as i64,
         ),
         (
             "vis_render_budget_daily",
             "Cold renders allowed per UTC day.",
-            budget as f64,
+            budget as i64,
         ),
         (
             "vis_render_budget_left",
             "Cold renders left today (UTC).",
-            (budget - used).max(0) as f64,
+            (budget - used).max(0) as i64,
         ),
         (
             "vis_derived_cache_bytes",
             "Bytes in the in-memory cache of derived outputs.",
-            state.deliverer.derived.bytes() as f64,
+            state.deliverer.derived.bytes() as i64,
         ),
         (
             "vis_rate_limit_subjects",
             "Keys and addresses counted in the current rate window.",
-            state.limiter.tracked() as f64,
+            state.limiter.tracked() as i64,
         ),
     ];
     let mut response = state.metrics.render_text(&gauges).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
     );
     Ok(response)
 }

@@ -23,15 +23,19 @@ const CLIENT_ID_PATH: &str = "/api/v1/images/car";
 
 pub async fn request_context(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let started = Instant::now();
-    let client_id = (req.method() == Method::GET && req.uri().path() == CLIENT_ID_PATH)
-        .then(|| {
-            req.headers()
-                .get(X_REQUEST_ID)
-                .and_then(|v| v.to_str().ok())
-        })
-        .flatten()
+    let on_client_id_path = (req.method() == Method::GET || req.method() == Method::HEAD)
+        && req.uri().path() == CLIENT_ID_PATH;
+    let presented = on_client_id_path
+        .then(|| req.headers().get(X_REQUEST_ID))
+        .flatten();
+    let client_id = presented
+        .and_then(|v| v.to_str().ok())
         .filter(|id| context::valid_client_request_id(id))
         .map(str::to_owned);
+    // A client-chosen id that breaks the rule is refused, not silently
+    // replaced: the client would otherwise look up feedback by an id the
+    // server never stored.
+    let bad_client_id = presented.is_some() && client_id.is_none();
     let request_id = client_id.unwrap_or_else(context::new_request_id);
     let ctx = RequestContext {
         request_id: request_id.clone(),
@@ -47,9 +51,20 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
     let method = req.method().clone();
     let span = tracing::info_span!("request", request_id = %request_id, http.method = %method, http.route = %route);
 
-    let response = context::scope(ctx.clone(), next.run(req))
-        .instrument(span.clone())
-        .await;
+    let response = if bad_client_id {
+        context::scope(ctx.clone(), async {
+            ApiError::bad_request(
+                "X-Request-Id",
+                "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -",
+            )
+            .into_response()
+        })
+        .await
+    } else {
+        context::scope(ctx.clone(), next.run(req))
+            .instrument(span.clone())
+            .await
+    };
     let mut response = context::scope(ctx, async { ensure_problem(response) }).await;
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(X_REQUEST_ID, value);
@@ -60,10 +75,19 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
     response
 }
 
-/// Every error status leaves as problem+json, whoever produced it.
+/// Marks an error response whose body the spec defines otherwise (the
+/// device-login endpoints' DeviceError, spec §7 rule 4), or an HTML page
+/// for people that shows a form's errors (`web.rs`): it leaves as is.
+#[derive(Debug, Clone, Copy)]
+pub struct KeepBody;
+
+/// Every error status leaves as problem+json, whoever produced it (but a
+/// [`KeepBody`] response).
 fn ensure_problem(response: Response) -> Response {
     let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) {
+    if !(status.is_client_error() || status.is_server_error())
+        || response.extensions().get::<KeepBody>().is_some()
+    {
         return response;
     }
     let is_problem = response

@@ -3,19 +3,30 @@
 
 pub mod account;
 pub mod auth;
+pub mod billing;
 pub mod context;
+pub mod dashboard;
 pub mod delivery;
+pub mod device;
 pub mod docs;
+pub mod events;
 pub mod extract;
+pub mod feedback;
 pub mod health;
 pub mod image_urls;
 pub mod images;
+pub mod legacy;
 pub mod metrics;
 pub mod middleware;
+pub mod openapi;
 pub mod options;
+pub mod pages;
+pub mod people;
 pub mod rate;
 pub mod resolve;
+pub mod server;
 pub mod vehicles;
+pub mod web;
 
 use std::time::Duration;
 
@@ -24,6 +35,7 @@ use axum::http::{HeaderName, Method, header};
 use axum::routing::{MethodRouter, get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{Any, CorsLayer};
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -35,6 +47,8 @@ pub enum Access {
     Public,
     /// An API key in a header; not exposed to browsers through CORS.
     Keyed,
+    /// Pages for people, signed in by a cookie: same-origin only (no CORS).
+    Web,
 }
 
 /// Every route the service answers, in one table: the router is built from
@@ -43,20 +57,116 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
     vec![
         ("/healthz", Access::Public, get(health::healthz)),
         ("/readyz", Access::Public, get(health::readyz)),
-        ("/docs", Access::Public, get(docs::index)),
+        ("/", Access::Public, get(pages::home)),
+        ("/playground", Access::Public, get(pages::playground)),
+        ("/pricing", Access::Public, get(pages::pricing)),
+        (
+            "/signin",
+            Access::Web,
+            get(people::signin_page).post(people::signin),
+        ),
+        (
+            "/signup",
+            Access::Web,
+            get(people::signup_page).post(people::signup),
+        ),
+        ("/signout", Access::Web, post(people::signout)),
+        (
+            "/reset",
+            Access::Web,
+            get(people::reset_page).post(people::reset),
+        ),
+        ("/dashboard", Access::Web, get(dashboard::page)),
+        ("/dashboard/keys", Access::Web, post(dashboard::create_key)),
+        (
+            "/dashboard/keys/revoke",
+            Access::Web,
+            post(dashboard::revoke_key),
+        ),
+        (
+            "/dashboard/partners",
+            Access::Web,
+            post(dashboard::create_partner),
+        ),
+        (
+            "/dashboard/partners/revoke",
+            Access::Web,
+            post(dashboard::revoke_partner),
+        ),
+        (
+            "/dashboard/credits",
+            Access::Web,
+            get(dashboard::credits_page).post(dashboard::buy),
+        ),
+        (
+            "/dashboard/billing-portal",
+            Access::Web,
+            post(dashboard::portal),
+        ),
+        (
+            "/billing/sandbox/checkout/{session}",
+            Access::Web,
+            get(billing::sandbox_checkout_page).post(billing::sandbox_pay),
+        ),
+        (
+            "/billing/sandbox/portal/{token}",
+            Access::Web,
+            get(billing::sandbox_portal),
+        ),
+        ("/docs", Access::Public, get(pages::docs)),
+        ("/docs/embeds", Access::Public, get(pages::embeds_guide)),
         ("/docs/errors", Access::Public, get(docs::errors)),
+        ("/static/{*path}", Access::Public, get(pages::asset)),
+        (
+            "/images/car.png",
+            Access::Public,
+            get(legacy::get).head(legacy::head),
+        ),
         ("/api/v1/openapi.json", Access::Public, get(docs::openapi)),
         ("/api/v1/images/options", Access::Public, get(options::get)),
         ("/api/v1/vehicles", Access::Public, get(vehicles::get)),
         ("/api/v1/images/resolve", Access::Keyed, post(resolve::post)),
         ("/api/v1/account", Access::Keyed, get(account::get)),
-        ("/api/v1/images/car", Access::Keyed, get(images::get_car)),
+        (
+            "/api/v1/images/car",
+            Access::Keyed,
+            get(images::get_car).head(images::head_car),
+        ),
         ("/api/v1/image-urls", Access::Keyed, post(image_urls::post)),
         (
             "/api/v1/delivery/{token}",
             Access::Public,
             get(delivery::get).head(delivery::head),
         ),
+        ("/api/v1/feedback", Access::Keyed, post(feedback::post)),
+        ("/api/v1/events", Access::Public, post(events::post)),
+        ("/api/auth/device/code", Access::Public, post(device::code)),
+        (
+            "/api/auth/device/token",
+            Access::Public,
+            post(device::token),
+        ),
+        (
+            "/device",
+            Access::Web,
+            get(device::page).post(device::decide),
+        ),
+        (
+            "/api/v1/billing/checkout",
+            Access::Keyed,
+            post(billing::checkout),
+        ),
+        (
+            "/api/v1/billing/portal",
+            Access::Keyed,
+            post(billing::portal),
+        ),
+        (
+            "/api/v1/billing/webhook",
+            Access::Public,
+            post(billing::webhook),
+        ),
+        ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),
     ]
 }
@@ -91,17 +201,51 @@ fn cors() -> CorsLayer {
         .max_age(Duration::from_secs(86_400))
 }
 
-pub fn router(state: AppState, extra: Option<Router<AppState>>) -> Router {
+/// How [`router`] builds the public router.
+#[derive(Debug, Clone, Copy)]
+pub struct RouterOptions {
+    /// A request body that pauses longer than this between bytes is a 408.
+    pub body_timeout: Duration,
+    /// Whether `/metrics` is served here (false when `metrics_listen` is set).
+    pub metrics: bool,
+}
+
+impl Default for RouterOptions {
+    fn default() -> Self {
+        RouterOptions {
+            body_timeout: Duration::from_secs(30),
+            metrics: true,
+        }
+    }
+}
+
+pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterOptions) -> Router {
     let mut router = extra.unwrap_or_default();
     for (path, access, method_router) in route_table() {
+        if path == "/metrics" && !options.metrics {
+            continue;
+        }
         let method_router = match access {
             Access::Public => method_router.layer(cors()),
-            Access::Keyed => method_router,
+            Access::Keyed | Access::Web => method_router,
         };
         router = router.route(path, method_router);
     }
+    with_middleware(router.fallback(not_found), state)
+        .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
+}
+
+/// The operators' router of a separate `metrics_listen` address.
+pub fn metrics_router(state: AppState) -> Router {
+    let router = Router::new()
+        .route("/metrics", get(metrics::get))
+        .fallback(not_found);
+    with_middleware(router, state)
+}
+
+/// Request ids, the problem safety net and panic capture, for every router.
+fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
-        .fallback(not_found)
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

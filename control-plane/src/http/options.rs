@@ -4,18 +4,21 @@
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use serde::Serialize;
-use serde_json::{Value, json};
+use utoipa::ToSchema;
 use vis_protocol::{Color, Format, SOURCE_PX, SizePreset, View};
 
 use super::context;
 use crate::app::AppState;
-use crate::billing::{CREDITS_PER_DOLLAR, CREDITS_PER_IMAGE, FREE_CREDITS, PACKS};
+use crate::billing::{CREDITS_PER_DOLLAR, CREDITS_PER_IMAGE, FREE_CREDITS, PACKS, Pack};
 use crate::delivery::signed::TtlBounds;
 use crate::limits;
 
 /// What the options document says about the loaded catalog.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CatalogSummary {
     pub makes: usize,
     pub models: usize,
@@ -23,13 +26,13 @@ pub struct CatalogSummary {
     pub sources: Vec<CatalogSource>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct YearRange {
     pub from: u16,
     pub to: u16,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CatalogSource {
     pub id: String,
     pub name: String,
@@ -37,70 +40,159 @@ pub struct CatalogSource {
     pub license: String,
 }
 
-/// The `data` member of the options document. `ttl` is the deployment's
+/// GET /api/v1/images/options (spec §2 Options document).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OptionsResponse {
+    #[schema(value_type = OptionsDocument)]
+    pub data: Arc<OptionsDocument>,
+    pub request_id: String,
+}
+
+/// The options document: every enumeration, size, price and limit.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OptionsDocument {
+    pub views: Vec<ViewOption>,
+    pub colors: Vec<ColorOption>,
+    pub sizes: Sizes,
+    pub formats: Vec<FormatOption>,
+    pub pricing: OptionsPricing,
+    pub catalog: CatalogSummary,
+    pub limits: OptionsLimits,
+    /// Where to go next: docs, errors, openapi, pricing, the endpoints.
+    pub links: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ViewOption {
+    pub id: View,
+    pub label: String,
+    pub yaw_degrees: u16,
+    pub description: String,
+    pub aliases: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ColorOption {
+    pub name: Color,
+    /// The swatch, `#rrggbb`.
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub hex: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Sizes {
+    /// Preset name to width in pixels.
+    pub presets: BTreeMap<String, u32>,
+    pub max: u32,
+    pub source: u32,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FormatOption {
+    pub id: Format,
+    pub mime: String,
+    pub transparent: bool,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OptionsPricing {
+    pub credits_per_image: i64,
+    pub credits_per_dollar: i64,
+    pub free_credits: i64,
+    pub packs: Vec<Pack>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OptionsLimits {
+    pub rate_limit_per_minute_default: i64,
+    pub max_batch_urls: usize,
+    pub delivery_ttl: DeliveryTtl,
+}
+
+/// Delivery-URL lifetimes of this deployment, seconds.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeliveryTtl {
+    pub default: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The options document, built once at start-up. `ttl` is the deployment's
 /// delivery-URL lifetime bounds.
-pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Value {
-    let views: Vec<Value> = View::ALL
-        .iter()
-        .map(|v| {
-            json!({
-                "id": v,
-                "label": v.label(),
-                "yaw_degrees": v.yaw_degrees(),
-                "description": v.description(),
-                "aliases": v.aliases(),
+pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> OptionsDocument {
+    let link = |path: &str| format!("{base_url}{path}");
+    OptionsDocument {
+        views: View::ALL
+            .iter()
+            .map(|v| ViewOption {
+                id: *v,
+                label: v.label().to_owned(),
+                yaw_degrees: v.yaw_degrees(),
+                description: v.description().to_owned(),
+                aliases: v.aliases().iter().map(|a| (*a).to_owned()).collect(),
             })
-        })
-        .collect();
-    let colors: Vec<Value> = Color::ALL
-        .iter()
-        .map(|c| json!({ "name": c, "hex": c.hex() }))
-        .collect();
-    let presets: serde_json::Map<String, Value> = SizePreset::ALL
-        .iter()
-        .map(|s| (s.id().to_owned(), Value::from(s.px())))
-        .collect();
-    let formats: Vec<Value> = Format::ALL
-        .iter()
-        .map(|f| json!({ "id": f, "mime": f.mime(), "transparent": f.transparent() }))
-        .collect();
-    json!({
-        "views": views,
-        "colors": colors,
-        "sizes": { "presets": presets, "max": SOURCE_PX, "source": SOURCE_PX },
-        "formats": formats,
-        "pricing": {
-            "credits_per_image": CREDITS_PER_IMAGE,
-            "credits_per_dollar": CREDITS_PER_DOLLAR,
-            "free_credits": FREE_CREDITS,
-            "packs": PACKS,
+            .collect(),
+        colors: Color::ALL
+            .iter()
+            .map(|c| ColorOption {
+                name: *c,
+                hex: c.hex(),
+            })
+            .collect(),
+        sizes: Sizes {
+            presets: SizePreset::ALL
+                .iter()
+                .map(|s| (s.id().to_owned(), s.px()))
+                .collect(),
+            max: SOURCE_PX,
+            source: SOURCE_PX,
         },
-        "catalog": catalog,
-        "limits": {
-            "rate_limit_per_minute_default": limits::DEFAULT_RATE_LIMIT_PER_MINUTE,
-            "max_batch_urls": limits::MAX_BATCH_URLS,
-            "delivery_ttl": {
-                "default": ttl.default_secs,
-                "min": ttl.min_secs,
-                "max": ttl.max_secs,
+        formats: Format::ALL
+            .iter()
+            .map(|f| FormatOption {
+                id: *f,
+                mime: f.mime().to_owned(),
+                transparent: f.transparent(),
+            })
+            .collect(),
+        pricing: OptionsPricing {
+            credits_per_image: CREDITS_PER_IMAGE,
+            credits_per_dollar: CREDITS_PER_DOLLAR,
+            free_credits: FREE_CREDITS,
+            packs: PACKS.to_vec(),
+        },
+        catalog: catalog.clone(),
+        limits: OptionsLimits {
+            rate_limit_per_minute_default: limits::DEFAULT_RATE_LIMIT_PER_MINUTE,
+            max_batch_urls: limits::MAX_BATCH_URLS,
+            delivery_ttl: DeliveryTtl {
+                default: ttl.default_secs,
+                min: ttl.min_secs,
+                max: ttl.max_secs,
             },
         },
-        "links": {
-            "docs": format!("{base_url}/docs"),
-            "errors": format!("{base_url}/docs/errors"),
-            "openapi": format!("{base_url}/api/v1/openapi.json"),
-            "image": format!("{base_url}/api/v1/images/car"),
-            "vehicles": format!("{base_url}/api/v1/vehicles"),
-            "resolve": format!("{base_url}/api/v1/images/resolve"),
-            "image_urls": format!("{base_url}/api/v1/image-urls"),
-            "account": format!("{base_url}/api/v1/account"),
-            "pricing": format!("{base_url}/pricing"),
-        },
-    })
+        links: [
+            ("docs", "/docs"),
+            ("errors", "/docs/errors"),
+            ("openapi", "/api/v1/openapi.json"),
+            ("image", "/api/v1/images/car"),
+            ("vehicles", "/api/v1/vehicles"),
+            ("resolve", "/api/v1/images/resolve"),
+            ("image_urls", "/api/v1/image-urls"),
+            ("account", "/api/v1/account"),
+            ("pricing", "/pricing"),
+        ]
+        .into_iter()
+        .map(|(name, path)| (name.to_owned(), link(path)))
+        .collect(),
+    }
 }
 
 pub async fn get(State(state): State<AppState>) -> Response {
-    let body = json!({ "data": &*state.options, "request_id": context::current().request_id });
+    let body = OptionsResponse {
+        data: Arc::clone(&state.options),
+        request_id: context::current().request_id,
+    };
     let mut response = axum::Json(body).into_response();
     response.headers_mut().insert(
         header::CACHE_CONTROL,

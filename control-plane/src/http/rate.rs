@@ -12,11 +12,21 @@ use crate::ratelimit::{Decision, now_secs};
 /// Counts one request against the key's per-minute limit. `Err` is the 429
 /// to answer (nothing was billed); either way the decision's headers go on
 /// the response with [`with_headers`].
-pub fn check_key(state: &AppState, principal: &Principal) -> (Decision, Result<(), ApiError>) {
+pub async fn check_key(
+    state: &AppState,
+    principal: &Principal,
+) -> (Decision, Result<(), ApiError>) {
     let limit = u64::try_from(principal.key.rate_limit_per_minute).unwrap_or(0);
-    let decision = state
-        .limiter
-        .check(&format!("key:{}", principal.key.id), limit, now_secs());
+    check(state, &format!("key:{}", principal.key.id), limit).await
+}
+
+/// Counts one request by `subject` against `per_minute`; `Err` is the 429.
+async fn check(
+    state: &AppState,
+    subject: &str,
+    per_minute: u64,
+) -> (Decision, Result<(), ApiError>) {
+    let decision = state.limiter.check(subject, per_minute, now_secs()).await;
     if decision.allowed {
         return (decision, Ok(()));
     }
@@ -25,6 +35,35 @@ pub fn check_key(state: &AppState, principal: &Principal) -> (Decision, Result<(
         retry_after_secs: decision.reset_secs,
     };
     (decision, Err(refused))
+}
+
+/// Counts one request from `ip` against a public endpoint's per-IP limit
+/// (`scope` keeps each endpoint's window apart). The peer address is the
+/// one the connection came from.
+pub async fn check_ip(
+    state: &AppState,
+    scope: &str,
+    ip: &str,
+    per_minute: u64,
+) -> (Decision, Result<(), ApiError>) {
+    check(state, &format!("ip:{scope}:{ip}"), per_minute).await
+}
+
+/// Counts one attempt on `name` (an email address, say) against a web
+/// form's per-minute limit; the name is stored hashed.
+pub async fn check_named(
+    state: &AppState,
+    scope: &str,
+    name: &str,
+    per_minute: u64,
+) -> (Decision, Result<(), ApiError>) {
+    let digest = crate::people::token_hash(name);
+    check(
+        state,
+        &format!("name:{scope}:{}", &digest[..32]),
+        per_minute,
+    )
+    .await
 }
 
 /// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.

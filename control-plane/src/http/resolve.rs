@@ -4,12 +4,11 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 use vis_catalog::{ResolveError, ResolveInput, resolve};
 
 use super::auth::{AccountRead, Auth};
 use super::extract::ApiJson;
-use super::images::{YEAR_MAX, YEAR_MIN};
+
 use super::{context, rate};
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -25,12 +24,33 @@ pub const NAME_MAX_CHARS: usize = 60;
 #[serde(deny_unknown_fields)]
 pub struct ResolveBody {
     pub query: String,
-    #[serde(default)]
-    pub year: Option<u16>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
+    pub year: Option<i64>,
     #[serde(default)]
     pub make: Option<String>,
     #[serde(default)]
     pub model: Option<String>,
+}
+
+impl super::extract::Described for ResolveBody {
+    const SHAPE: &'static str =
+        "a JSON object with query (required, 1 to 200 characters) and optionally year, make, model";
+    const RULES: &'static [(&'static str, &'static str)] = &[
+        (
+            "query",
+            "a string of 1 to 200 characters describing the vehicle",
+        ),
+        ("year", "an integer from 1990 to 2027"),
+        ("make", "a string of at most 60 characters"),
+        ("model", "a string of at most 60 characters"),
+    ];
+}
+
+/// POST /api/v1/images/resolve (spec §2 ResolveResponse).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct ResolveResponse {
+    pub data: vis_catalog::Resolution,
+    pub request_id: String,
 }
 
 /// Validated input: blank `make`/`model` count as absent.
@@ -53,14 +73,10 @@ pub fn validate(body: ResolveBody) -> Result<Validated, ApiError> {
             format!("must be at most {QUERY_MAX_CHARS} characters"),
         ));
     }
-    if let Some(year) = body.year
-        && !(YEAR_MIN..=YEAR_MAX).contains(&year)
-    {
-        return Err(ApiError::bad_request(
-            "year",
-            format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
-        ));
-    }
+    let year = body
+        .year
+        .map(|y| super::images::year_param(Some(y)))
+        .transpose()?;
     let name = |field: &'static str, value: Option<String>| -> Result<Option<String>, ApiError> {
         match value {
             Some(v) if v.chars().count() > NAME_MAX_CHARS => Err(ApiError::bad_request(
@@ -73,7 +89,7 @@ pub fn validate(body: ResolveBody) -> Result<Validated, ApiError> {
     };
     Ok(Validated {
         query: body.query,
-        year: body.year,
+        year,
         make: name("make", body.make)?,
         model: name("model", body.model)?,
     })
@@ -87,7 +103,7 @@ fn not_found(e: ResolveError) -> ApiError {
     if makes.is_empty() {
         err
     } else {
-        err.with_field("makes", json!(makes))
+        err.with_field("makes", serde_json::to_value(makes).unwrap_or_default())
     }
 }
 
@@ -96,7 +112,7 @@ pub async fn post(
     Auth(principal, ..): Auth<AccountRead>,
     body: Result<ApiJson<ResolveBody, { limits::BODY_RESOLVE }>, ApiError>,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    let (decision, admitted) = rate::check_key(&state, &principal).await;
     if let Err(refused) = admitted {
         return rate::with_headers(refused.into_response(), &decision);
     }
@@ -112,10 +128,11 @@ pub async fn post(
             },
         )
         .map_err(not_found)?;
-        Ok(
-            axum::Json(json!({ "data": resolution, "request_id": context::current().request_id }))
-                .into_response(),
-        )
+        Ok(axum::Json(ResolveResponse {
+            data: resolution,
+            request_id: context::current().request_id,
+        })
+        .into_response())
     });
     rate::with_headers(
         result.unwrap_or_else(IntoResponse::into_response),
@@ -151,7 +168,7 @@ mod tests {
         assert!(validate(body(&"é".repeat(200))).is_ok());
         for (year, ok) in [(1989, false), (1990, true), (2027, true), (2028, false)] {
             let b = ResolveBody {
-                year: Some(year),
+                year: Some(i64::from(year)),
                 ..body("camry")
             };
             assert_eq!(validate(b).is_ok(), ok, "{year}");

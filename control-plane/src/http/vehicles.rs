@@ -16,14 +16,14 @@
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
-use vis_catalog::{Catalog, LookupError};
+use utoipa::ToSchema;
+use vis_catalog::{Catalog, LookupError, Make, Model, SearchHit};
 
 use super::context;
-use super::images::{YEAR_MAX, YEAR_MIN};
+
 use crate::app::AppState;
-use crate::delivery::etag_matches;
 use crate::error::ApiError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it.
@@ -34,6 +34,8 @@ pub const Q_MAX_CHARS: usize = 200;
 /// Search result count bounds (spec §8).
 pub const LIMIT_MAX: usize = 25;
 pub const LIMIT_DEFAULT: usize = 10;
+/// Largest make id: ids are exact in JSON (2^53 - 1).
+pub const MAKE_ID_MAX: u64 = (1 << 53) - 1;
 /// Longest make or model slug accepted.
 pub const SLUG_MAX_CHARS: usize = 100;
 
@@ -71,31 +73,25 @@ pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
     let get = |name: &str| query.get(name);
 
     let year = get("year")
+        .map(|v| super::images::year_param(super::extract::plain_int(v)))
+        .transpose()?;
+    let make_id = get("makeId")
         .map(|v| {
-            v.trim()
-                .parse::<u16>()
-                .ok()
-                .filter(|y| (YEAR_MIN..=YEAR_MAX).contains(y))
+            super::extract::plain_int(v)
+                .and_then(|n| u64::try_from(n).ok())
+                .filter(|n| *n <= MAKE_ID_MAX)
                 .ok_or_else(|| {
                     ApiError::bad_request(
-                        "year",
-                        format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
+                        "makeId",
+                        "must be an integer from 0 to 9007199254740991 (a make's id)",
                     )
                 })
         })
         .transpose()?;
-    let make_id = get("makeId")
-        .map(|v| {
-            v.trim().parse::<u64>().map_err(|_| {
-                ApiError::bad_request("makeId", "must be a non-negative integer (a make's id)")
-            })
-        })
-        .transpose()?;
     let limit = get("limit")
         .map(|v| {
-            v.trim()
-                .parse::<usize>()
-                .ok()
+            super::extract::plain_int(v)
+                .and_then(|n| usize::try_from(n).ok())
                 .filter(|n| (1..=LIMIT_MAX).contains(n))
                 .ok_or_else(|| {
                     ApiError::bad_request(
@@ -200,13 +196,74 @@ pub fn parse_query(raw: Option<&str>) -> Result<VehiclesQuery, ApiError> {
     })
 }
 
+/// GET /api/v1/vehicles (spec §2 VehiclesResponse).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VehiclesResponse {
+    pub data: VehiclesData,
+    pub request_id: String,
+}
+
+/// One of six shapes, selected by the parameters (see the module docs).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum VehiclesData {
+    /// No parameters: the model years the catalog covers.
+    #[schema(title = "Years")]
+    Years { years: Vec<u16> },
+    /// `year`: the makes with a model in that year.
+    #[schema(title = "MakesForYear")]
+    Makes {
+        year: u16,
+        #[schema(value_type = Vec<Make>)]
+        makes: Vec<&'static Make>,
+    },
+    /// `year` + `makeId`: that make's models in that year.
+    #[schema(title = "ModelsForMakeId")]
+    ModelsForMakeId {
+        year: u16,
+        make_id: u64,
+        #[schema(value_type = Vec<Model>)]
+        models: Vec<&'static Model>,
+    },
+    /// `q` (+ `year`, `limit`): search results, best first.
+    #[schema(title = "SearchResults")]
+    Search {
+        query: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        year: Option<u16>,
+        results: Vec<SearchHit>,
+    },
+    /// `make` (+ `year`): the make's models.
+    #[schema(title = "ModelsForMake")]
+    ModelsForMake {
+        #[schema(value_type = Make)]
+        make: &'static Make,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        year: Option<u16>,
+        #[schema(value_type = Vec<Model>)]
+        models: Vec<&'static Model>,
+    },
+    /// `make` + `model`: the model's years.
+    #[schema(title = "YearsForModel")]
+    YearsForModel {
+        #[schema(value_type = Make)]
+        make: &'static Make,
+        #[schema(value_type = Model)]
+        model: &'static Model,
+        years: Vec<u16>,
+    },
+}
+
 /// The `data` member for a validated query.
-pub fn data(catalog: &Catalog, query: &VehiclesQuery) -> Result<Value, ApiError> {
+pub fn data(catalog: &'static Catalog, query: &VehiclesQuery) -> Result<VehiclesData, ApiError> {
     Ok(match query {
-        VehiclesQuery::Years => json!({ "years": catalog.years() }),
-        VehiclesQuery::Makes { year } => {
-            json!({ "year": year, "makes": catalog.makes_for_year(*year) })
-        }
+        VehiclesQuery::Years => VehiclesData::Years {
+            years: catalog.years().to_vec(),
+        },
+        VehiclesQuery::Makes { year } => VehiclesData::Makes {
+            year: *year,
+            makes: catalog.makes_for_year(*year),
+        },
         VehiclesQuery::ModelsForMakeId { year, make_id } => {
             let models = catalog
                 .models_for_make_year(*make_id, *year)
@@ -216,30 +273,34 @@ pub fn data(catalog: &Catalog, query: &VehiclesQuery) -> Result<Value, ApiError>
                     ))
                     .with_field("param", "makeId")
                 })?;
-            json!({ "year": year, "make_id": make_id, "models": models })
-        }
-        VehiclesQuery::Search { q, year, limit } => {
-            let results = catalog.search(q, *year, *limit);
-            let mut data = json!({ "query": q, "results": results });
-            if let Some(year) = year {
-                data["year"] = json!(year);
+            VehiclesData::ModelsForMakeId {
+                year: *year,
+                make_id: *make_id,
+                models,
             }
-            data
         }
+        VehiclesQuery::Search { q, year, limit } => VehiclesData::Search {
+            query: q.clone(),
+            year: *year,
+            results: catalog.search(q, *year, *limit),
+        },
         VehiclesQuery::ModelsForMake { make, year } => {
             let mk = catalog
                 .make_by_slug_or_name(make)
                 .ok_or_else(|| lookup_error(LookupError::UnknownMake(make.clone())))?;
-            let models = catalog.models_of_make(mk, *year);
-            let mut data = json!({ "make": mk, "models": models });
-            if let Some(year) = year {
-                data["year"] = json!(year);
+            VehiclesData::ModelsForMake {
+                make: mk,
+                year: *year,
+                models: catalog.models_of_make(mk, *year),
             }
-            data
         }
         VehiclesQuery::YearsForModel { make, model } => {
             let (mk, md) = catalog.model_years(make, model).map_err(lookup_error)?;
-            json!({ "make": mk, "model": md, "years": md.years })
+            VehiclesData::YearsForModel {
+                make: mk,
+                model: md,
+                years: md.years.clone(),
+            }
         }
     })
 }
@@ -263,7 +324,7 @@ fn lookup_error(e: LookupError) -> ApiError {
 }
 
 /// Strong validator over the `data` bytes: equal data, equal tag.
-pub fn etag(data: &Value) -> String {
+pub fn etag(data: &VehiclesData) -> String {
     let bytes = serde_json::to_vec(data).unwrap_or_default();
     let digest = Sha256::digest(&bytes);
     format!("\"v-{}\"", hex::encode(&digest[..16]))
@@ -290,10 +351,13 @@ pub async fn get(
     let inm = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
-    if inm.is_some_and(|v| etag_matches(v, &tag)) {
+    if inm.is_some_and(|v| super::extract::if_none_match(v, &tag)) {
         return Ok((StatusCode::NOT_MODIFIED, cache_headers).into_response());
     }
-    let body = json!({ "data": data, "request_id": context::current().request_id });
+    let body = VehiclesResponse {
+        data,
+        request_id: context::current().request_id,
+    };
     Ok((cache_headers, axum::Json(body)).into_response())
 }
 
@@ -395,9 +459,10 @@ mod tests {
 
     #[test]
     fn the_etag_follows_the_data() {
-        let a = etag(&json!({"years": [2019]}));
-        assert_eq!(a, etag(&json!({"years": [2019]})));
-        assert_ne!(a, etag(&json!({"years": [2020]})));
+        let years = |y: u16| VehiclesData::Years { years: vec![y] };
+        let a = etag(&years(2019));
+        assert_eq!(a, etag(&years(2019)));
+        assert_ne!(a, etag(&years(2020)));
         assert!(a.starts_with('"') && a.ends_with('"'));
     }
 }

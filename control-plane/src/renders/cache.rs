@@ -2,10 +2,7 @@
 //! under a byte limit and in the object store, so a cache hit neither decodes
 //! nor encodes.
 
-use std::sync::Mutex;
-
 use bytes::Bytes;
-use lru::LruCache;
 use vis_protocol::{Format, VariantKey};
 
 use crate::objects::ObjectKey;
@@ -39,60 +36,55 @@ impl DerivedKey {
     }
 }
 
-/// An LRU of derived outputs bounded by total bytes.
+/// Derived outputs under a byte limit, on `quick_cache` (sharded,
+/// CLOCK-Pro eviction: frequently requested outputs survive a scan of
+/// one-off requests).
 #[derive(Debug)]
 pub struct DerivedCache {
-    inner: Mutex<Inner>,
+    cache: quick_cache::sync::Cache<DerivedKey, Derived, ByBytes>,
     max_bytes: usize,
 }
 
-#[derive(Debug)]
-struct Inner {
-    lru: LruCache<DerivedKey, Derived>,
-    bytes: usize,
+/// Weighs an output by its encoded size.
+#[derive(Debug, Clone, Copy)]
+pub struct ByBytes;
+
+impl quick_cache::Weighter<DerivedKey, Derived> for ByBytes {
+    fn weight(&self, _key: &DerivedKey, value: &Derived) -> u64 {
+        // Zero-weight entries are never evicted: count at least one byte.
+        (value.bytes.len() as u64).max(1)
+    }
 }
+
+/// A typical output (a 512 px WebP), for sizing the cache's tables.
+const TYPICAL_OUTPUT_BYTES: usize = 20 * 1024;
 
 impl DerivedCache {
     pub fn new(max_bytes: usize) -> DerivedCache {
         DerivedCache {
-            inner: Mutex::new(Inner {
-                lru: LruCache::unbounded(),
-                bytes: 0,
-            }),
+            cache: quick_cache::sync::Cache::with_weighter(
+                (max_bytes / TYPICAL_OUTPUT_BYTES).max(16),
+                max_bytes as u64,
+                ByBytes,
+            ),
             max_bytes,
         }
     }
 
     pub fn get(&self, key: &DerivedKey) -> Option<Derived> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .lru
-            .get(key)
-            .cloned()
+        self.cache.get(key)
     }
 
     pub fn insert(&self, key: DerivedKey, value: Derived) {
-        let size = value.bytes.len();
-        if size > self.max_bytes {
+        if value.bytes.len() > self.max_bytes {
             return;
         }
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = inner.lru.put(key, value) {
-            inner.bytes -= old.bytes.len();
-        }
-        inner.bytes += size;
-        while inner.bytes > self.max_bytes {
-            match inner.lru.pop_lru() {
-                Some((_, evicted)) => inner.bytes -= evicted.bytes.len(),
-                None => break,
-            }
-        }
+        self.cache.insert(key, value);
     }
 
     /// Bytes held now.
     pub fn bytes(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).bytes
+        self.cache.weight() as usize
     }
 }
 
@@ -127,17 +119,22 @@ mod tests {
     }
 
     #[test]
-    fn stays_under_its_byte_limit_evicting_the_least_recent() {
-        let cache = DerivedCache::new(1000);
-        cache.insert(key(1), derived(400));
-        cache.insert(key(2), derived(400));
-        assert!(cache.get(&key(1)).is_some()); // 1 is now the most recent
-        cache.insert(key(3), derived(400));
-        assert_eq!(cache.bytes(), 800);
-        assert!(cache.get(&key(2)).is_none());
-        assert!(cache.get(&key(1)).is_some() && cache.get(&key(3)).is_some());
-        cache.insert(key(4), derived(5000)); // larger than the whole cache: not kept
-        assert!(cache.get(&key(4)).is_none());
+    fn stays_under_its_byte_limit_keeping_what_is_requested_often() {
+        let cache = DerivedCache::new(100_000);
+        cache.insert(key(0), derived(1000));
+        for w in 1..2000 {
+            cache.insert(key(w), derived(1000));
+            assert!(cache.bytes() <= 100_000, "{} bytes", cache.bytes());
+            // The home page's image: requested between every new output.
+            assert!(cache.get(&key(0)).is_some(), "evicted at {w}");
+        }
+        assert!(
+            cache.bytes() >= 50_000,
+            "the cache is used: {}",
+            cache.bytes()
+        );
+        cache.insert(key(9999), derived(200_000)); // larger than the whole cache: not kept
+        assert!(cache.get(&key(9999)).is_none());
         assert_eq!(
             key(7).object_key().as_str(),
             "renders/r1/bmw/m3/2020/blue/side/7x7.png"

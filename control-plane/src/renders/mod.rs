@@ -9,10 +9,13 @@
 //! jobs from the job table; waiters poll the job until it is done.
 
 pub mod cache;
+pub mod revisions;
 pub mod worker;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -75,11 +78,35 @@ impl SourceKind {
     }
 }
 
+/// Who a cold render is for, which decides whether it may be started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// A paying client (or a URL paid at creation): the whole daily budget.
+    Paid,
+    /// A free visitor (the playground): at most `per_day` cold renders a UTC
+    /// day across all replicas, and never the last `reserve_percent` of the
+    /// daily budget, which stays for paying clients.
+    Free { per_day: i64, reserve_percent: u8 },
+    /// Only renders that already exist; never a cold render (`mode=cached`).
+    CachedOnly,
+}
+
+impl Admission {
+    /// The budget counter's name for free renders of `day`.
+    fn free_day(day: &str) -> String {
+        format!("free:{day}")
+    }
+}
+
 /// Why no source could be had.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum DispatchError {
     #[error("the daily generation budget is spent")]
     BudgetSpent { retry_after_secs: u64 },
+    #[error("today's allowance of free cold renders is spent")]
+    FreeAllowanceSpent { retry_after_secs: u64 },
+    #[error("the variant has never been rendered")]
+    NotRendered,
     #[error("the render queue is full")]
     Overloaded { retry_after_secs: u64 },
     #[error("the render failed: {0}")]
@@ -149,22 +176,43 @@ impl Dispatcher {
 
     /// The source render of `job`'s variant, rendering it if needed.
     pub async fn source(&self, job: &RenderJob) -> Result<(Bytes, SourceKind), DispatchError> {
+        self.source_with(job, Admission::Paid).await
+    }
+
+    /// The source render of `job`'s variant; a cold render only when
+    /// `admission` allows one.
+    pub async fn source_with(
+        &self,
+        job: &RenderJob,
+        admission: Admission,
+    ) -> Result<(Bytes, SourceKind), DispatchError> {
         let key = source_key(&job.variant, job.revision);
         if let Some(obj) = self.objects.get(&key).await? {
             return Ok((obj.bytes, SourceKind::Cache));
         }
+        if admission == Admission::CachedOnly {
+            return Err(DispatchError::NotRendered);
+        }
         let flight_key = key.to_string();
         let cell: Shared = {
-            let mut map = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = self.inflight.lock();
             map.entry(flight_key.clone()).or_default().clone()
         };
-        let result = cell.get_or_init(|| self.generate(job, &key)).await.clone();
+        let result = cell
+            .get_or_init(|| self.generate(job, &key, admission))
+            .await
+            .clone();
         // The first finisher clears the entry; later requests find the object.
-        self.inflight
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&flight_key);
-        result.map(|bytes| (bytes, SourceKind::Generated))
+        self.inflight.lock().remove(&flight_key);
+        match result {
+            // The flight was led by a free request that was refused; a
+            // paying one does not inherit that refusal.
+            Err(DispatchError::FreeAllowanceSpent { .. }) if admission == Admission::Paid => {
+                self.generate(job, &key, admission).await
+            }
+            other => other,
+        }
+        .map(|bytes| (bytes, SourceKind::Generated))
     }
 
     /// Today's budget limit: the operator setting, else the configured default.
@@ -177,7 +225,12 @@ impl Dispatcher {
             .unwrap_or(self.config.default_daily_budget))
     }
 
-    async fn generate(&self, job: &RenderJob, key: &ObjectKey) -> Result<Bytes, DispatchError> {
+    async fn generate(
+        &self,
+        job: &RenderJob,
+        key: &ObjectKey,
+        admission: Admission,
+    ) -> Result<Bytes, DispatchError> {
         // Another process may have finished it since the first look.
         if let Some(obj) = self.objects.get(key).await? {
             return Ok(obj.bytes);
@@ -185,7 +238,7 @@ impl Dispatcher {
         let variant = job.variant.to_string();
         let revision = i64::from(job.revision);
         let started = Instant::now();
-        let job_id = self.admit(job, &variant, revision).await?;
+        let job_id = self.admit(job, &variant, revision, admission).await?;
         let result = self.wait_for(&job_id, key, started).await;
         if result.is_err() {
             self.metrics.render_waits_failed.inc();
@@ -199,6 +252,7 @@ impl Dispatcher {
         job: &RenderJob,
         variant: &str,
         revision: i64,
+        admission: Admission,
     ) -> Result<String, DispatchError> {
         // A job already queued or running (perhaps by another replica)
         // needs neither budget nor capacity: join it.
@@ -210,17 +264,51 @@ impl Dispatcher {
         let day = utc_day();
         // Admission before the job exists, so a refused request never creates one.
         let limit = self.daily_budget().await?;
-        if !self.store.take_budget(&day, limit).await? {
-            self.metrics.budget_refusals.inc();
-            return Err(DispatchError::BudgetSpent {
-                retry_after_secs: secs_until_utc_midnight(),
-            });
-        }
+        let free_day = Admission::free_day(&day);
+        let free = match admission {
+            Admission::Free {
+                per_day,
+                reserve_percent,
+            } => {
+                let refused = DispatchError::FreeAllowanceSpent {
+                    retry_after_secs: secs_until_utc_midnight(),
+                };
+                // The free allowance first, then the budget below its reserve:
+                // both conditional writes, so replicas together keep both.
+                if !self.store.take_budget(&free_day, per_day).await? {
+                    self.metrics.budget_refusals.inc();
+                    return Err(refused);
+                }
+                let cap = limit - limit * i64::from(reserve_percent.min(100)) / 100;
+                if !self.store.take_budget(&day, cap).await? {
+                    self.store.return_budget(&free_day).await?;
+                    self.metrics.budget_refusals.inc();
+                    return Err(refused);
+                }
+                true
+            }
+            Admission::Paid | Admission::CachedOnly => {
+                if !self.store.take_budget(&day, limit).await? {
+                    self.metrics.budget_refusals.inc();
+                    return Err(DispatchError::BudgetSpent {
+                        retry_after_secs: secs_until_utc_midnight(),
+                    });
+                }
+                false
+            }
+        };
+        let give_back = || async {
+            self.store.return_budget(&day).await?;
+            if free {
+                self.store.return_budget(&free_day).await?;
+            }
+            Ok::<(), StoreError>(())
+        };
         // Refuse rather than hang when the queue cannot drain within the
         // time a client is told to wait.
         let too_slow = self.queue_wait_estimate(depth + 1) > self.config.job_timeout.as_secs();
         if depth >= self.config.max_queue_depth || too_slow {
-            self.store.return_budget(&day).await?;
+            give_back().await?;
             self.metrics.queue_refusals.inc();
             return Err(DispatchError::Overloaded {
                 retry_after_secs: self.queue_wait_estimate(depth),
@@ -235,7 +323,7 @@ impl Dispatcher {
                 self.metrics.renders_queued.inc();
                 self.job_queued.notify_one();
             }
-            Claim::Joined => self.store.return_budget(&day).await?,
+            Claim::Joined => give_back().await?,
         }
         Ok(record.id)
     }

@@ -75,6 +75,7 @@ impl WorkerPool {
                     finished: Arc::clone(&dispatcher.job_finished),
                     stop: Arc::clone(&stop),
                     lease_ms,
+                    base_revision: dispatcher.config().revision,
                 };
                 tokio::spawn(w.run())
             })
@@ -112,6 +113,8 @@ struct Worker {
     finished: Arc<Notify>,
     stop: Arc<Stop>,
     lease_ms: i64,
+    /// The deployment's render revision (`[render] revision`).
+    base_revision: u32,
 }
 
 impl Worker {
@@ -182,6 +185,8 @@ impl Worker {
             variant,
             shape,
             revision,
+            // The n-th re-render of a variant is n revisions past the deployment's.
+            variation: revision.saturating_sub(self.base_revision),
         };
         let png = self.backend.render_png(&job).await?;
         self.objects

@@ -7,7 +7,7 @@ mod sql;
 
 use async_trait::async_trait;
 
-pub use sql::{Dialect, SqlStore, execute_raw};
+pub use sql::{Dialect, LedgerWriter, SqlStore, abandon_write, execute_raw, utc_day_of};
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
@@ -75,9 +75,6 @@ pub struct Account {
     pub id: String,
     pub email: String,
     pub balance: i64,
-    /// Of the balance, what running servers hold for image charges
-    /// (docs/ledger.md); no other debit may spend it.
-    pub held: i64,
     pub auto_reload: bool,
     pub has_payment_method: bool,
     pub created_at: Millis,
@@ -112,6 +109,9 @@ pub struct NewKey {
 pub struct Partner {
     pub id: String,
     pub account_id: String,
+    /// The API key the partner's signatures answer to; revoking it revokes
+    /// them. None for partners made before keys owned them (never honoured).
+    pub key_id: Option<String>,
     pub secret: crate::config::Secret<String>,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
@@ -122,6 +122,7 @@ impl std::fmt::Debug for Partner {
         f.debug_struct("Partner")
             .field("id", &self.id)
             .field("account_id", &self.account_id)
+            .field("key_id", &self.key_id)
             .field("revoked_at", &self.revoked_at)
             .finish_non_exhaustive()
     }
@@ -227,8 +228,17 @@ pub trait KeyStore: Send + Sync {
 
 #[async_trait]
 pub trait PartnerStore: Send + Sync {
-    async fn create_partner(&self, account_id: &str, secret: &str) -> Result<Partner, StoreError>;
+    /// A partner secret under `key_id` (of the key's account).
+    async fn create_partner(&self, key_id: &str, secret: &str) -> Result<Partner, StoreError>;
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError>;
+    /// An account's partners, newest first, revoked ones included.
+    async fn partners_of_account(&self, account_id: &str) -> Result<Vec<Partner>, StoreError>;
+    /// Revokes a partner and announces it on the revocation feed; false
+    /// when it was already revoked.
+    async fn revoke_partner(&self, id: &str) -> Result<bool, StoreError>;
+    /// Every partner whose signatures are honoured now: not revoked, under
+    /// a key that is not revoked.
+    async fn live_partners(&self) -> Result<Vec<Partner>, StoreError>;
 }
 
 /// One billed image delivery. Its charge is one ledger row that records
@@ -258,6 +268,9 @@ pub struct DeliveryRecord {
     pub account_id: String,
     pub variant: String,
     pub revision: i64,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub format: Option<String>,
     pub refunded_at: Option<Millis>,
     pub created_at: Millis,
 }
@@ -301,97 +314,16 @@ pub trait DeliveryStore: Send + Sync {
     ) -> Result<Option<i64>, StoreError>;
     async fn usage_since(&self, account_id: &str, since: Millis)
     -> Result<UsageCounts, StoreError>;
+    /// The newest image charge made under `request_id`.
     async fn delivery_by_request_id(
         &self,
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError>;
-    /// A queue that group-commits charges by itself, when this store has
-    /// one (the SQLite writer thread); otherwise callers batch and call
-    /// [`DeliveryStore::charge_deliveries`].
-    fn charge_queue(&self) -> Option<std::sync::Arc<dyn ChargeQueue>> {
-        None
-    }
-}
-
-/// Where one charge's outcome goes: the balance after, as
-/// [`DeliveryStore::charge_delivery`] returns it.
-pub type ChargeReply = tokio::sync::oneshot::Sender<Result<i64, StoreError>>;
-
-/// Takes charges one by one and commits whatever has queued together, each
-/// caller getting its own outcome; nothing is written for an item whose
-/// outcome is an error.
-pub trait ChargeQueue: Send + Sync + std::fmt::Debug {
-    fn submit(&self, delivery: NewDelivery, reply: ChargeReply) -> Result<(), StoreError>;
-}
-
-/// An image delivery charged against a hold and written to its server's
-/// journal, on its way into the ledger (`billing::holds`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeldCharge {
-    /// Its sequence number in its server's journal.
-    pub seq: i64,
-    pub created_at: Millis,
-    pub delivery: NewDelivery,
-}
-
-/// Credit holds (`billing::holds`, docs/ledger.md): a server reserves part
-/// of an account's balance, charges deliveries against it in memory with a
-/// journal as the durability point, and settles them into the ledger in
-/// batches. `accounts.held` is what all servers hold; every other debit may
-/// spend only `balance - held`.
-#[async_trait]
-pub trait HoldStore: Send + Sync {
-    /// Reserves up to `want` credits that no server holds for `owner`, in
-    /// one transaction. Returns the credits granted (0 when none are free)
-    /// and the balance.
-    async fn take_hold(
+    /// Every image charge made under `request_id`, oldest first.
+    async fn deliveries_by_request_id(
         &self,
-        owner: &str,
-        account_id: &str,
-        want: i64,
-    ) -> Result<(i64, i64), StoreError>;
-    /// Gives back `credits` of `owner`'s hold on the account, unspent.
-    /// Returns the balance.
-    async fn release_hold(
-        &self,
-        owner: &str,
-        account_id: &str,
-        credits: i64,
-    ) -> Result<i64, StoreError>;
-    /// Writes charges spent from `owner`'s holds as ledger rows (each a
-    /// delivery charge as `charge_deliveries` writes it, with its own time),
-    /// takes them off the balance and the holds, and records `through_seq`
-    /// as `owner`'s journal mark, all in one transaction. Returns each
-    /// account's balance after.
-    async fn settle_held(
-        &self,
-        owner: &str,
-        charges: std::sync::Arc<[HeldCharge]>,
-        through_seq: i64,
-    ) -> Result<Vec<(String, i64)>, StoreError>;
-    /// The last journal sequence number of `owner` already in the ledger
-    /// (0 when none).
-    async fn journal_mark(&self, owner: &str) -> Result<i64, StoreError>;
-    /// Servers that hold credits or have a journal mark.
-    async fn hold_owners(&self) -> Result<Vec<String>, StoreError>;
-    /// Ends `owner`: gives back everything it holds and forgets its mark,
-    /// in one transaction. For a server that has stopped, after its
-    /// journal has been settled.
-    async fn retire_owner(&self, owner: &str) -> Result<(), StoreError>;
-    /// Where servers sharing this database keep their charge journals, when
-    /// they share a disk: beside a SQLite file. None turns held charges off
-    /// (PostgreSQL, in-memory SQLite), and charges go through
-    /// `charge_deliveries`.
-    fn journal_dir(&self) -> Option<std::path::PathBuf> {
-        None
-    }
-    /// Whether the key exists and is not revoked, read on the calling
-    /// thread (asked only when [`HoldStore::journal_dir`] is Some).
-    fn key_live_now(&self, _key_id: &str) -> Result<bool, StoreError> {
-        Err(StoreError::Unavailable(
-            "no calling-thread reads here".into(),
-        ))
-    }
+        request_id: &str,
+    ) -> Result<Vec<DeliveryRecord>, StoreError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -559,7 +491,14 @@ pub trait DeliveryUrlStore: Send + Sync {
         &self,
         payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
+        idempotency: Option<IdempotencyClaim<'_>>,
     ) -> Result<i64, StoreError>;
+    /// The live (under 24 h old) record of an idempotency key's mint.
+    async fn idempotent_mint(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentMint>, StoreError>;
     /// The URL with this id, joined with its key's revocation state.
     async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError>;
     /// Redeems one use atomically: `Some(uses after)`, or None when the URL
@@ -575,6 +514,428 @@ pub trait DeliveryUrlStore: Send + Sync {
     async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError>;
 }
 
+/// How long an idempotency key is remembered (Stripe's 24 hours).
+pub const IDEMPOTENCY_TTL_MS: Millis = 24 * 60 * 60 * 1000;
+
+/// An Idempotency-Key to record with a mint, in the mint's transaction. A
+/// live record of the same key makes the mint fail with
+/// `StoreError::Conflict("idempotency key")` and charge nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct IdempotencyClaim<'a> {
+    pub key: &'a str,
+    pub fingerprint: &'a str,
+}
+
+/// What an idempotency key's first mint produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotentMint {
+    pub fingerprint: String,
+    pub request_id: String,
+    pub balance_after: i64,
+    /// The minted URLs' ids, in order.
+    pub url_ids: Vec<String>,
+    pub created_at: Millis,
+}
+
+/// One telemetry event as stored (spec §6); objects are JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewEvent {
+    pub received_at: Millis,
+    pub name: String,
+    pub source: Option<String>,
+    pub anonymous_id: Option<String>,
+    pub session_id: Option<String>,
+    pub url: Option<String>,
+    pub referrer: Option<String>,
+    pub properties: Option<String>,
+    pub utm: Option<String>,
+}
+
+/// How many events of one name arrived on one UTC day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventCount {
+    pub day: String,
+    pub name: String,
+    pub count: i64,
+}
+
+/// The telemetry sink's table.
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Writes a batch in one transaction: all of it or none.
+    async fn insert_events(&self, events: &[NewEvent]) -> Result<(), StoreError>;
+    /// Counts by day and name from `since_day` (`YYYY-MM-DD`, UTC) on,
+    /// oldest day first, then by name.
+    async fn event_counts(&self, since_day: &str) -> Result<Vec<EventCount>, StoreError>;
+}
+
+/// What an entry of the revocation feed (the change feed every replica
+/// follows) applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevokedKind {
+    Key,
+    Partner,
+    /// A variant re-rendered: its subject is `<variant>#<bump>`, and its
+    /// old render is no longer served.
+    Render,
+}
+
+impl RevokedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RevokedKind::Key => "key",
+            RevokedKind::Partner => "partner",
+            RevokedKind::Render => "render",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<RevokedKind> {
+        [RevokedKind::Key, RevokedKind::Partner, RevokedKind::Render]
+            .into_iter()
+            .find(|k| k.as_str() == raw)
+    }
+}
+
+/// One entry of the revocation feed: every control plane sharing the
+/// database follows it to drop what it cached of a revoked key or partner
+/// (`auth::revocations`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revocation {
+    pub seq: i64,
+    pub kind: RevokedKind,
+    pub subject_id: String,
+    pub revoked_at: Millis,
+}
+
+/// The revocation feed. A revocation writes its feed entry in the same
+/// transaction as the revoked row.
+#[async_trait]
+pub trait RevocationStore: Send + Sync {
+    /// Entries with `seq > after`, and every entry revoked at or after
+    /// `since` (which a reader uses to catch entries whose transaction
+    /// committed after a later one's), oldest first, at most `limit`.
+    async fn revocations(
+        &self,
+        after: i64,
+        since: Millis,
+        limit: i64,
+    ) -> Result<Vec<Revocation>, StoreError>;
+    /// The newest entry's position (0 when the feed is empty).
+    async fn revocation_head(&self) -> Result<i64, StoreError>;
+}
+
+/// A report on a render (POST /api/v1/feedback).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFeedback {
+    pub account_id: String,
+    pub key_id: Option<String>,
+    pub variant: String,
+    pub revision: i64,
+    pub request_id: Option<String>,
+    pub rating: Option<i64>,
+    pub verdict: Option<String>,
+    pub negative: bool,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedbackOutcome {
+    pub id: String,
+    /// This report pushed the render into review.
+    pub flagged: bool,
+}
+
+/// A render enough accounts reported as bad.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderFlag {
+    pub variant: String,
+    pub revision: i64,
+    /// `flagged`, `rerendered` or `dismissed`.
+    pub state: String,
+    /// Distinct accounts that reported it as bad.
+    pub reports: i64,
+    pub flagged_at: Millis,
+    pub resolved_at: Option<Millis>,
+    /// The newest reasons given.
+    pub reasons: Vec<String>,
+}
+
+/// Feedback, flags and re-renders.
+#[async_trait]
+pub trait FeedbackStore: Send + Sync {
+    /// Records a report; when it is negative and makes `flag_after`
+    /// distinct accounts, flags the render (once): `flagged` says this
+    /// report did.
+    async fn record_feedback(
+        &self,
+        f: &NewFeedback,
+        flag_after: i64,
+    ) -> Result<FeedbackOutcome, StoreError>;
+    /// Re-renders a variant: one more to its bump, the flag of `revision`
+    /// (if any) marked rerendered, the change announced on the feed.
+    /// Returns the new bump.
+    async fn rerender_variant(&self, variant: &str, revision: i64) -> Result<i64, StoreError>;
+    /// Dismisses an open flag; false when there was none.
+    async fn dismiss_flag(&self, variant: &str, revision: i64) -> Result<bool, StoreError>;
+    /// Flags, newest first, with their reasons.
+    async fn render_flags(&self, limit: i64) -> Result<Vec<RenderFlag>, StoreError>;
+    /// Every variant's re-render bump.
+    async fn variant_bumps(&self) -> Result<Vec<(String, i64)>, StoreError>;
+}
+
+/// One device login (RFC 8628).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceLogin {
+    pub id: String,
+    pub user_code: String,
+    pub client_name: String,
+    /// `pending`, `approved`, `denied` or `delivered`.
+    pub status: String,
+    /// The account that approved it.
+    pub account_id: Option<String>,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    pub last_poll_at: Option<Millis>,
+}
+
+/// What a poll of the token endpoint finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DevicePoll {
+    Unknown,
+    Pending,
+    /// Polled again sooner than the interval allows.
+    TooFast {
+        wait_ms: Millis,
+    },
+    Approved(DeviceLogin),
+    Denied,
+    /// Expired, or its key was already delivered.
+    Expired,
+}
+
+/// Device logins.
+#[async_trait]
+pub trait DeviceStore: Send + Sync {
+    /// A new pending login; false when `user_code` is taken by a live one.
+    async fn create_device_login(
+        &self,
+        device_code_hash: &str,
+        user_code: &str,
+        client_name: &str,
+        expires_at: Millis,
+    ) -> Result<bool, StoreError>;
+    async fn device_login_by_user_code(
+        &self,
+        user_code: &str,
+    ) -> Result<Option<DeviceLogin>, StoreError>;
+    /// Approves (for `account_id`) or denies (None) a pending, live login.
+    async fn decide_device_login(
+        &self,
+        user_code: &str,
+        account_id: Option<&str>,
+    ) -> Result<Option<DeviceLogin>, StoreError>;
+    /// One poll: records it when it respects `interval_ms`.
+    async fn poll_device_login(
+        &self,
+        device_code_hash: &str,
+        interval_ms: Millis,
+    ) -> Result<DevicePoll, StoreError>;
+    /// Creates the key of an approved login and marks it delivered, in one
+    /// transaction; None when it was already delivered.
+    async fn deliver_device_key(
+        &self,
+        login_id: &str,
+        key: NewKey,
+    ) -> Result<Option<KeyRecord>, StoreError>;
+}
+
+/// People on the web (migration 12): passwords, sessions, password resets.
+/// Tokens arrive hashed; the store never sees a cookie or a link.
+#[async_trait]
+pub trait PeopleStore: Send + Sync {
+    /// A new account with a password and its free credits, in one
+    /// transaction; `Conflict` when the email is taken.
+    async fn create_person(
+        &self,
+        email: &str,
+        password_hash: &str,
+        initial_credits: i64,
+    ) -> Result<Account, StoreError>;
+    /// The account of `email` and its password hash (None: no password yet).
+    async fn person_by_email(
+        &self,
+        email: &str,
+    ) -> Result<Option<(Account, Option<String>)>, StoreError>;
+    async fn create_web_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError>;
+    /// The account a live session of `token_hash` signs in.
+    async fn web_session(&self, token_hash: &str) -> Result<Option<Account>, StoreError>;
+    async fn end_web_session(&self, token_hash: &str) -> Result<(), StoreError>;
+    async fn create_password_reset(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError>;
+    /// Whether `token_hash` is a live, unused reset link.
+    async fn password_reset_live(&self, token_hash: &str) -> Result<bool, StoreError>;
+    /// Uses a live reset link: sets the password and ends every session of
+    /// the account, in one transaction. None when the link is unknown, used
+    /// or expired.
+    async fn use_password_reset(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+    ) -> Result<Option<Account>, StoreError>;
+}
+
+/// A credit pack being bought.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Purchase {
+    pub id: String,
+    pub account_id: String,
+    pub provider: String,
+    pub provider_session: Option<String>,
+    pub credits: i64,
+    pub amount_cents: i64,
+    /// `open` or `paid`.
+    pub status: String,
+    pub created_at: Millis,
+    pub paid_at: Option<Millis>,
+}
+
+/// A provider's word that a checkout was paid (a verified webhook event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidCheckout<'a> {
+    pub event_id: &'a str,
+    pub provider: &'a str,
+    pub session_id: &'a str,
+    pub purchase_id: Option<&'a str>,
+    pub customer: Option<&'a str>,
+    pub amount_cents: i64,
+}
+
+/// What recording a payment event did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentOutcome {
+    /// The purchase's credits landed: one `purchase` ledger entry.
+    Credited { purchase: Purchase, balance: i64 },
+    /// This event id was handled before: nothing changed.
+    Duplicate,
+    /// The purchase was already paid (another event said so): nothing changed.
+    AlreadyPaid,
+    /// No open purchase matches the session: recorded, nothing credited.
+    Unknown,
+    /// The amount paid is not the pack's price: recorded, nothing credited.
+    AmountMismatch,
+    /// An event that moves no money, recorded so a replay is a duplicate.
+    Ignored,
+}
+
+impl PaymentOutcome {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PaymentOutcome::Credited { .. } => "credited",
+            PaymentOutcome::Duplicate => "duplicate",
+            PaymentOutcome::AlreadyPaid => "already_paid",
+            PaymentOutcome::Unknown => "unknown_purchase",
+            PaymentOutcome::AmountMismatch => "amount_mismatch",
+            PaymentOutcome::Ignored => "ignored",
+        }
+    }
+}
+
+/// Purchases of credit packs and the provider events that pay for them
+/// (migration 12). Credits land exactly once per purchase, whatever the
+/// provider retries.
+#[async_trait]
+pub trait PaymentStore: Send + Sync {
+    async fn open_purchase(
+        &self,
+        account_id: &str,
+        provider: &str,
+        credits: i64,
+        amount_cents: i64,
+    ) -> Result<Purchase, StoreError>;
+    /// Records the provider's checkout session of an open purchase.
+    async fn attach_checkout(&self, purchase_id: &str, session_id: &str) -> Result<(), StoreError>;
+    async fn purchase_by_session(&self, session_id: &str) -> Result<Option<Purchase>, StoreError>;
+    async fn purchases_of(&self, account_id: &str, limit: i64)
+    -> Result<Vec<Purchase>, StoreError>;
+    /// In one transaction: records the event id (a second time is
+    /// `Duplicate`), marks the purchase paid, appends its `purchase` ledger
+    /// entry, and remembers the customer and that the account has paid.
+    async fn record_paid_checkout(
+        &self,
+        paid: &PaidCheckout<'_>,
+    ) -> Result<PaymentOutcome, StoreError>;
+    /// Records an event that moves no money (`Duplicate` when seen before).
+    async fn record_other_event(
+        &self,
+        event_id: &str,
+        provider: &str,
+        kind: &str,
+    ) -> Result<PaymentOutcome, StoreError>;
+    /// The provider customer of an account that has paid before.
+    async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError>;
+    /// The account a provider customer belongs to.
+    async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError>;
+}
+
+/// One UTC day of an account's usage (the dashboard's chart).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DayUsage {
+    /// Days since 1970-01-01 (UTC).
+    pub day: i64,
+    /// Billed requests: image deliveries and URL mints.
+    pub requests: i64,
+    /// Images delivered and not refunded.
+    pub images: i64,
+    pub cache_hits: i64,
+    /// Credits charged, net of refunds.
+    pub credits_spent: i64,
+}
+
+/// What the dashboard shows of an account's activity.
+#[async_trait]
+pub trait ActivityStore: Send + Sync {
+    /// Days with activity since `since`, oldest first.
+    async fn usage_by_day(
+        &self,
+        account_id: &str,
+        since: Millis,
+    ) -> Result<Vec<DayUsage>, StoreError>;
+    /// The account's newest signed delivery URLs.
+    async fn recent_delivery_urls(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<DeliveryUrlRecord>, StoreError>;
+}
+
+/// Rate-limit windows shared by every control plane on the database
+/// (`ratelimit.rs`): a replica takes a key's requests in blocks.
+#[async_trait]
+pub trait RateStore: Send + Sync + std::fmt::Debug {
+    /// Takes up to `want` of `subject`'s `limit` requests in the window
+    /// starting at `window_start` (ms), in one conditional write; returns
+    /// how many were granted (0 when the window is spent) and how many the
+    /// window has granted in all.
+    async fn take_rate_block(
+        &self,
+        subject: &str,
+        window_start: Millis,
+        want: i64,
+        limit: i64,
+    ) -> Result<(i64, i64), StoreError>;
+    /// Deletes windows that started before `before`; how many.
+    async fn prune_rate_windows(&self, before: Millis) -> Result<u64, StoreError>;
+}
+
 /// Everything the control plane keeps in its database.
 #[async_trait]
 pub trait Store:
@@ -586,7 +947,14 @@ pub trait Store:
     + JobStore
     + BudgetStore
     + DeliveryUrlStore
-    + HoldStore
+    + RevocationStore
+    + RateStore
+    + EventStore
+    + FeedbackStore
+    + DeviceStore
+    + PeopleStore
+    + PaymentStore
+    + ActivityStore
     + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.

@@ -1,12 +1,10 @@
 //! The implementation of every store trait, for SQLite and PostgreSQL.
 //!
 //! SQL here is portable: `$n` placeholders, `RETURNING`, integer timestamps and
-//! flags. Two dialect branches: how a write transaction starts (SQLite takes
-//! its write lock up front, `BEGIN IMMEDIATE`, so two writers never deadlock
-//! on a read-then-write upgrade), and who writes delivery charges on a SQLite
-//! file (`sql/sqlite_writer.rs`, a thread with its own rusqlite connection,
-//! running the same algorithm and statements as the sqlx path in
-//! `sql/charges.rs`). Everything else goes through sqlx.
+//! flags. One dialect branch outside the migrations: how a write transaction
+//! starts (SQLite takes its write lock up front, `BEGIN IMMEDIATE`, so two
+//! writers never deadlock on a read-then-write upgrade), and the job lease's
+//! `FOR UPDATE SKIP LOCKED`.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -17,6 +15,7 @@ use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Executor, Row};
 
 use super::*;
+use limits::announce_revocation;
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
@@ -31,19 +30,21 @@ pub enum Dialect {
 pub struct SqlStore {
     pool: AnyPool,
     dialect: Dialect,
-    /// SQLite files: the thread that writes delivery charges.
-    ledger: Option<std::sync::Arc<sqlite_writer::SqliteWriter>>,
-    /// SQLite files: hot reads on the calling thread.
-    reads: Option<std::sync::Arc<sqlite_reads::SqliteReads>>,
-    /// SQLite files: the file.
-    file: Option<std::path::PathBuf>,
-    /// SQLite files: revocations announced to held charges.
-    revocations: Option<std::sync::Arc<revocations::Revocations>>,
 }
 
 impl SqlStore {
     /// Connects without migrating. `url` is `sqlite://…` or `postgres://…`.
     pub async fn connect(url: &str) -> Result<SqlStore, StoreError> {
+        Self::connect_with(url, None).await
+    }
+
+    /// A store of at most `connections`, for one writer's own use (the
+    /// ledger's collector thread).
+    pub async fn connect_small(url: &str, connections: u32) -> Result<SqlStore, StoreError> {
+        Self::connect_with(url, Some(connections.max(1))).await
+    }
+
+    async fn connect_with(url: &str, max: Option<u32>) -> Result<SqlStore, StoreError> {
         sqlx::any::install_default_drivers();
         let dialect = if url.starts_with("sqlite:") {
             Dialect::Sqlite
@@ -52,10 +53,10 @@ impl SqlStore {
         };
         let options =
             AnyConnectOptions::from_str(url).map_err(|e| StoreError::Unavailable(redact(&e)))?;
-        let max = match dialect {
+        let max = max.unwrap_or(match dialect {
             Dialect::Sqlite => 8,
             Dialect::Postgres => 16,
-        };
+        });
         let pool = AnyPoolOptions::new()
             .max_connections(max)
             .acquire_timeout(Duration::from_secs(10))
@@ -73,34 +74,7 @@ impl SqlStore {
             .connect_with(options)
             .await
             .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-        // In-memory databases are private to a connection: the writer
-        // thread could not see this one, so charges stay on the pool.
-        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        let (ledger, reads, file) = if dialect == Dialect::Sqlite && !in_memory {
-            let file = sqlx::sqlite::SqliteConnectOptions::from_str(url)
-                .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-            let path = file.get_filename();
-            (
-                Some(std::sync::Arc::new(sqlite_writer::SqliteWriter::start(
-                    path,
-                )?)),
-                Some(std::sync::Arc::new(sqlite_reads::SqliteReads::new(path))),
-                Some(path.to_owned()),
-            )
-        } else {
-            (None, None, None)
-        };
-        let revocations = file
-            .as_deref()
-            .map(|f| std::sync::Arc::new(revocations::Revocations::new(holds::journal_dir(f))));
-        Ok(SqlStore {
-            pool,
-            dialect,
-            ledger,
-            reads,
-            file,
-            revocations,
-        })
+        Ok(SqlStore { pool, dialect })
     }
 
     /// Applies pending migrations of this dialect's folder.
@@ -130,6 +104,31 @@ impl SqlStore {
 
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Marks `id` revoked with `update` (binds: now, id) and announces it
+    /// on the revocation feed in the same transaction; false when it was
+    /// already revoked.
+    async fn revoke(
+        &self,
+        update: &'static str,
+        kind: RevokedKind,
+        id: &str,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let now = now_millis();
+        let done = sqlx::query(update)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        announce_revocation(&mut tx, kind, id, now).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(true)
     }
 
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
@@ -179,7 +178,6 @@ fn account_from(row: &AnyRow) -> Result<Account, sqlx::Error> {
         id: row.try_get("id")?,
         email: row.try_get("email")?,
         balance: row.try_get("balance")?,
-        held: row.try_get("held")?,
         auto_reload: flag(row, "auto_reload")?,
         has_payment_method: flag(row, "has_payment_method")?,
         created_at: row.try_get("created_at")?,
@@ -235,6 +233,7 @@ fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
     Ok(Partner {
         id: row.try_get("id")?,
         account_id: row.try_get("account_id")?,
+        key_id: row.try_get("key_id")?,
         secret: crate::config::Secret::new(row.try_get("secret")?),
         created_at: row.try_get("created_at")?,
         revoked_at: row.try_get("revoked_at")?,
@@ -245,7 +244,7 @@ fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
 // run-time-built SQL).
 macro_rules! account_cols {
     () => {
-        "id, email, balance, held, auto_reload, has_payment_method, created_at"
+        "id, email, balance, auto_reload, has_payment_method, created_at"
     };
 }
 macro_rules! key_cols {
@@ -253,6 +252,29 @@ macro_rules! key_cols {
         "id, account_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at"
     };
 }
+
+/// Inserts one API key row (its hash, never the key) and returns it.
+async fn insert_key(
+    conn: &mut sqlx::AnyConnection,
+    id: &str,
+    key: &NewKey,
+) -> Result<KeyRecord, StoreError> {
+    let row = sqlx::query(concat!("INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash, scopes, rate_limit_per_minute, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", key_cols!()))
+    .bind(id)
+    .bind(&key.account_id)
+    .bind(&key.name)
+    .bind(&key.display_prefix)
+    .bind(&key.key_hash)
+    .bind(&key.scopes)
+    .bind(key.rate_limit_per_minute)
+    .bind(now_millis())
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(map_err)?;
+    key_from(&row).map_err(map_err)
+}
+
 macro_rules! job_cols {
     () => {
         "id, variant, revision, shape, status, attempts, lease_owner, error, duration_ms, created_at"
@@ -264,15 +286,15 @@ macro_rules! entry_cols {
     };
 }
 
-/// Moves an account's balance by `delta` inside `tx`; refuses to go below
-/// what running servers hold (`held`, never below 0).
+/// Moves an account's balance by `delta` inside `tx` by a conditional
+/// write; refuses to go below 0.
 async fn move_balance(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     account_id: &str,
     delta: i64,
 ) -> Result<i64, StoreError> {
     let balance: Option<i64> = sqlx::query_scalar(
-        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= held RETURNING balance",
+        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance",
     )
     .bind(delta)
     .bind(account_id)
@@ -344,6 +366,41 @@ fn multi_row_insert(prefix: &str, columns: &[&str], rows: usize) -> String {
     sql
 }
 
+/// Inserts an account and its opening `grant` entry (none for 0 credits)
+/// in the caller's transaction.
+async fn insert_account(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    email: &str,
+    initial_credits: i64,
+) -> Result<Account, StoreError> {
+    let id = new_id();
+    let row = sqlx::query(concat!(
+        "INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
+         VALUES ($1, $2, $3, 0, 0, $4) RETURNING ",
+        account_cols!()
+    ))
+    .bind(&id)
+    .bind(email)
+    .bind(initial_credits)
+    .bind(now_millis())
+    .fetch_one(&mut **tx)
+    .await
+    .map_err(|e| match map_err(e) {
+        StoreError::Conflict(_) => StoreError::Conflict("account with this email"),
+        other => other,
+    })?;
+    if initial_credits > 0 {
+        let grant = NewEntry {
+            kind: EntryKind::Grant,
+            delta: initial_credits,
+            reason: "free credits for a new account",
+            reference: None,
+        };
+        insert_ledger(tx, &id, &grant, initial_credits).await?;
+    }
+    account_from(&row).map_err(map_err)
+}
+
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
@@ -362,30 +419,7 @@ impl AccountStore for SqlStore {
             });
         }
         let mut tx = self.begin_write().await?;
-        let id = new_id();
-        let now = now_millis();
-        let row = sqlx::query(concat!("INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
-             VALUES ($1, $2, $3, 0, 0, $4) RETURNING ", account_cols!()))
-        .bind(&id)
-        .bind(email)
-        .bind(initial_credits)
-        .bind(now)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|e| match map_err(e) {
-            StoreError::Conflict(_) => StoreError::Conflict("account with this email"),
-            other => other,
-        })?;
-        if initial_credits > 0 {
-            let grant = NewEntry {
-                kind: EntryKind::Grant,
-                delta: initial_credits,
-                reason: "free credits for a new account",
-                reference: None,
-            };
-            insert_ledger(&mut tx, &id, &grant, initial_credits).await?;
-        }
-        let account = account_from(&row).map_err(map_err)?;
+        let account = insert_account(&mut tx, email, initial_credits).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(account)
     }
@@ -472,20 +506,8 @@ impl LedgerStore for SqlStore {
 #[async_trait]
 impl KeyStore for SqlStore {
     async fn create_key(&self, key: NewKey) -> Result<KeyRecord, StoreError> {
-        let row = sqlx::query(concat!("INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash, scopes, rate_limit_per_minute, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", key_cols!()))
-        .bind(new_id())
-        .bind(&key.account_id)
-        .bind(&key.name)
-        .bind(&key.display_prefix)
-        .bind(&key.key_hash)
-        .bind(&key.scopes)
-        .bind(key.rate_limit_per_minute)
-        .bind(now_millis())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(map_err)?;
-        key_from(&row).map_err(map_err)
+        let mut conn = self.pool.acquire().await.map_err(map_err)?;
+        insert_key(&mut conn, &new_id(), &key).await
     }
 
     async fn key_by_hash(&self, key_hash: &str) -> Result<Option<KeyRecord>, StoreError> {
@@ -538,57 +560,87 @@ impl KeyStore for SqlStore {
     }
 
     async fn revoke_key(&self, id: &str) -> Result<bool, StoreError> {
-        let done =
-            sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-                .bind(now_millis())
-                .bind(id)
-                .execute(&self.pool)
-                .await
-                .map_err(map_err)?;
-        if let Some(revocations) = &self.revocations {
-            revocations.announce();
-        }
-        Ok(done.rows_affected() == 1)
+        self.revoke(
+            "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+            RevokedKind::Key,
+            id,
+        )
+        .await
     }
 }
 
 #[async_trait]
 impl PartnerStore for SqlStore {
-    async fn create_partner(&self, account_id: &str, secret: &str) -> Result<Partner, StoreError> {
+    async fn create_partner(&self, key_id: &str, secret: &str) -> Result<Partner, StoreError> {
         let row = sqlx::query(
-            "INSERT INTO partners (id, account_id, secret, created_at) VALUES ($1, $2, $3, $4) \
-             RETURNING id, account_id, secret, created_at, revoked_at",
+            "INSERT INTO partners (id, account_id, key_id, secret, created_at) \
+             SELECT $1, account_id, id, $2, $3 FROM api_keys WHERE id = $4 AND revoked_at IS NULL \
+             RETURNING id, account_id, key_id, secret, created_at, revoked_at",
         )
         .bind(new_id())
-        .bind(account_id)
         .bind(secret)
         .bind(now_millis())
-        .fetch_one(&self.pool)
+        .bind(key_id)
+        .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
+        let row = row.ok_or(StoreError::NotFound("live key"))?;
         partner_from(&row).map_err(map_err)
     }
 
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, account_id, secret, created_at, revoked_at FROM partners WHERE id = $1",
+            "SELECT id, account_id, key_id, secret, created_at, revoked_at FROM partners WHERE id = $1",
         )
-        .bind(id)
-        .fetch_optional(&self.pool)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        row.as_ref().map(partner_from).transpose().map_err(map_err)
+    }
+
+    async fn partners_of_account(&self, account_id: &str) -> Result<Vec<Partner>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, account_id, key_id, secret, created_at, revoked_at FROM partners \
+             WHERE account_id = $1 ORDER BY created_at DESC, id",
+        )
+        .bind(account_id)
+        .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(partner_from).transpose().map_err(map_err)
+        rows.iter()
+            .map(partner_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
+    }
+
+    async fn revoke_partner(&self, id: &str) -> Result<bool, StoreError> {
+        self.revoke(
+            "UPDATE partners SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+            RevokedKind::Partner,
+            id,
+        )
+        .await
+    }
+
+    async fn live_partners(&self) -> Result<Vec<Partner>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT p.id, p.account_id, p.key_id, p.secret, p.created_at, p.revoked_at \
+             FROM partners p JOIN api_keys k ON k.id = p.key_id \
+             WHERE p.revoked_at IS NULL AND k.revoked_at IS NULL",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(partner_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
     }
 }
 
 #[async_trait]
 impl DeliveryStore for SqlStore {
-    fn charge_queue(&self) -> Option<std::sync::Arc<dyn ChargeQueue>> {
-        self.ledger
-            .clone()
-            .map(|w| w as std::sync::Arc<dyn ChargeQueue>)
-    }
-
     async fn charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
         let mut outcomes = self.charge_deliveries(vec![d.clone()]).await?;
         outcomes
@@ -600,12 +652,8 @@ impl DeliveryStore for SqlStore {
         &self,
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
-        if let Some(writer) = &self.ledger {
-            return writer.charge_all(batch).await;
-        }
         let mut tx = self.begin_write().await?;
-        let outcomes =
-            charges::charge_batch(&mut charges::SqlxCharges { tx: &mut tx }, &batch).await?;
+        let outcomes = charges::charge_batch(&mut tx, &batch).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(outcomes)
     }
@@ -695,17 +743,24 @@ impl DeliveryStore for SqlStore {
         &self,
         request_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError> {
-        let row = sqlx::query(
-            "SELECT c.id, c.reference, c.account_id, c.variant, c.revision, r.created_at AS refunded_at, c.created_at \
+        Ok(self.deliveries_by_request_id(request_id).await?.pop())
+    }
+
+    async fn deliveries_by_request_id(
+        &self,
+        request_id: &str,
+    ) -> Result<Vec<DeliveryRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT c.id, c.reference, c.account_id, c.variant, c.revision, c.width, c.height, c.format, \
+             r.created_at AS refunded_at, c.created_at \
              FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
              WHERE c.reference = $1 AND c.kind = 'charge' AND c.variant IS NOT NULL \
-             ORDER BY c.id DESC LIMIT 1",
+             ORDER BY c.id",
         )
         .bind(request_id)
-        .fetch_optional(&self.pool)
+        .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        let Some(row) = row else { return Ok(None) };
         let get = |row: &AnyRow| -> Result<DeliveryRecord, sqlx::Error> {
             Ok(DeliveryRecord {
                 id: row.try_get("id")?,
@@ -713,11 +768,17 @@ impl DeliveryStore for SqlStore {
                 account_id: row.try_get("account_id")?,
                 variant: row.try_get("variant")?,
                 revision: row.try_get("revision")?,
+                width: row.try_get("width")?,
+                height: row.try_get("height")?,
+                format: row.try_get("format")?,
                 refunded_at: row.try_get("refunded_at")?,
                 created_at: row.try_get("created_at")?,
             })
         };
-        get(&row).map(Some).map_err(map_err)
+        rows.iter()
+            .map(get)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
     }
 }
 
@@ -969,6 +1030,82 @@ pub async fn execute_raw(store: &SqlStore, sql: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// What the ledger's collector thread writes charge batches with: its own
+/// connection through sqlx (PostgreSQL, in-memory SQLite), or on a SQLite
+/// file its own rusqlite connection (`sql/sqlite_ledger.rs`). Both run the
+/// one algorithm of `sql/charges.rs` with the same statements.
+pub struct LedgerWriter(Writer);
+
+enum Writer {
+    Pool(SqlStore),
+    SqliteFile(std::sync::Mutex<sqlite_ledger::SqliteLedger>),
+}
+
+impl std::fmt::Debug for LedgerWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Writer::Pool(_) => "LedgerWriter::Pool",
+            Writer::SqliteFile(_) => "LedgerWriter::SqliteFile",
+        })
+    }
+}
+
+impl LedgerWriter {
+    /// Opens the writer for `url`, with up to `connections` for a pool.
+    pub async fn open(url: &str, connections: u32) -> Result<LedgerWriter, StoreError> {
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        if url.starts_with("sqlite:") && !in_memory {
+            let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+                .map_err(|e| StoreError::Unavailable(redact(&e)))?;
+            let ledger = sqlite_ledger::SqliteLedger::open(options.get_filename())?;
+            return Ok(LedgerWriter(Writer::SqliteFile(std::sync::Mutex::new(
+                ledger,
+            ))));
+        }
+        Ok(LedgerWriter(Writer::Pool(
+            SqlStore::connect_small(url, connections).await?,
+        )))
+    }
+
+    /// As [`DeliveryStore::charge_deliveries`].
+    pub async fn charge_deliveries(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
+        match &self.0 {
+            Writer::Pool(store) if store.dialect == Dialect::Postgres => {
+                store.charge_groups(batch).await
+            }
+            Writer::Pool(store) => store.charge_deliveries(batch).await,
+            Writer::SqliteFile(ledger) => ledger
+                .lock()
+                .map_err(|_| StoreError::Unavailable("the ledger writer failed".into()))?
+                .charge_deliveries(&batch),
+        }
+    }
+
+    pub async fn close(&self) {
+        if let Writer::Pool(store) = &self.0 {
+            store.close().await;
+        }
+    }
+}
+
+/// Runs `statements` in one write transaction and drops it before its
+/// commit, as a crash would (the ledger's model test checks that nothing of
+/// it remains). Statements are trusted text.
+pub async fn abandon_write(store: &SqlStore, statements: &[String]) -> Result<(), StoreError> {
+    let mut tx = store.begin_write().await?;
+    for sql in statements {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.clone()))
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+    }
+    drop(tx);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -982,8 +1119,12 @@ mod tests {
 }
 
 mod charges;
-mod holds;
-mod revocations;
-mod sqlite_reads;
-mod sqlite_writer;
+mod device;
+mod events;
+mod feedback;
+pub use events::utc_day_of;
+mod limits;
+mod people;
+mod pg_ledger;
+mod sqlite_ledger;
 mod urls;

@@ -4,6 +4,8 @@
 //! The control plane calls [`derive`]; everything here is synchronous and
 //! CPU-bound, so call it from a blocking pool.
 
+pub mod webp;
+
 use fast_image_resize as fr;
 use vis_protocol::Format;
 
@@ -170,15 +172,17 @@ pub fn encode_webp(img: &Rgba) -> Result<Vec<u8>, ImageError> {
         format: Format::Webp,
         detail,
     };
-    let mut config = webp::WebPConfig::new().map_err(|()| err("config".into()))?;
-    config.quality = 85.0;
-    config.method = 2;
-    config.alpha_quality = 90;
-    let enc = webp::Encoder::from_rgba(&img.pixels, img.width, img.height);
-    let mem = enc
-        .encode_advanced(&config)
-        .map_err(|e| err(format!("{e:?}")))?;
-    Ok(mem.to_vec())
+    webp::encode_rgba(
+        &img.pixels,
+        img.width,
+        img.height,
+        webp::Settings {
+            quality: 85.0,
+            method: 2,
+            alpha_quality: 90,
+        },
+    )
+    .map_err(err)
 }
 
 /// Baseline JPEG, quality 85, flattened over white (JPG has no alpha).

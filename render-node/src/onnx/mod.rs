@@ -508,8 +508,9 @@ impl RefineStage {
     }
 
     /// The noise seed for a subject: the configured seed mixed with make,
-    /// model and year (colour and view do not change it, as they do not
-    /// change the body).
+    /// model, year and variation. Colour and view do not change it, as they
+    /// do not change the body: one vehicle looks alike in every picture. A
+    /// re-render (variation n) draws new noise as well as turning the pose.
     pub fn seed(&self, s: &Subject<'_>) -> u64 {
         let mut h = 0xcbf2_9ce4_8422_2325u64;
         for b in s
@@ -519,6 +520,7 @@ impl RefineStage {
             .chain(s.model.bytes())
             .chain([0])
             .chain(s.year.to_le_bytes())
+            .chain(s.variation.to_le_bytes())
         {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
@@ -1054,6 +1056,7 @@ mod tests {
             shape: BodyShape::Sedan,
             color: Color::Red,
             view: View::Side,
+            variation: 0,
         };
         assert_eq!(
             prompt(

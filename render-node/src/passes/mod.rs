@@ -46,6 +46,9 @@ pub struct FrameParams {
     /// Linear RGB paint.
     pub paint: [f32; 3],
     pub metallic: bool,
+    /// Colour checks: paint in a uniform white studio of intensity 1, so the
+    /// output is the paint through tone mapping.
+    pub flat_lit: bool,
 }
 
 /// Per-frame textures; pooled so concurrent renders don't share them.
@@ -535,7 +538,12 @@ impl Passes {
                 if frame.metallic { 1.0 } else { 0.0 },
             ],
             shadow_rect: [x0, z0, 1.0 / (x1 - x0), 1.0 / (z1 - z0)],
-            misc: [1.0 / (hi.y + 0.1), 3.2, 0.0, 0.0],
+            misc: [
+                1.0 / (hi.y + 0.1),
+                3.2,
+                if frame.flat_lit { 1.0 } else { 0.0 },
+                0.0,
+            ],
         };
         let ubuf = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("scene"),

@@ -10,6 +10,9 @@ use std::f32::consts::{FRAC_PI_2, PI, TAU};
 use glam::{Quat, Vec3};
 
 use super::mesh::{Material, Mesh};
+use vis_protocol::BodyShape;
+
+use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::params::{Cabin, Params};
 
 fn sp(c: f32, n: f32) -> f32 {
@@ -31,6 +34,8 @@ pub struct Lower<'a> {
     pub round_f: f32,
     pub round_r: f32,
     pub hw: f32,
+    /// Rear wheels hidden behind skirts (no rear arch opening).
+    pub skirts: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -50,7 +55,7 @@ impl<'a> Lower<'a> {
         let (round_f, round_r) = if big {
             (0.22, 0.18)
         } else {
-            (0.22 + 0.08 * p.era, 0.2 + 0.06 * p.era)
+            (0.24 + 0.16 * p.era, 0.2 + 0.06 * p.era)
         };
         // Box trucks: the lofted body is the cab only.
         let xr = if p.spec.cargo_box { fa - 1.2 } else { xr };
@@ -66,6 +71,16 @@ impl<'a> Lower<'a> {
             round_f,
             round_r,
             hw: p.width / 2.0,
+            skirts: p.cues.features.has(Feature::WheelSkirts),
+        }
+    }
+
+    /// Wheel-arch centres along x (the rear one hidden by skirts).
+    fn arches(&self) -> Vec<f32> {
+        if self.skirts {
+            vec![self.fa]
+        } else {
+            vec![self.fa, self.ra]
         }
     }
 
@@ -96,15 +111,24 @@ impl<'a> Lower<'a> {
         bottom += 0.06 * df * df + 0.07 * dr * dr;
         let mut hw = self.hw;
         // Rounded nose and tail: width and height close in near the ends.
-        let pw = p.boxy + 1.6;
-        let ph = p.boxy + 0.4;
+        // Newer noses are rounder over the top: the bonnet rolls down into
+        // the bumper instead of ending in a vertical face.
         let tf = 1.0 - ((self.xf - x) / self.round_f).clamp(0.0, 1.0);
         let tr = 1.0 - ((x - self.xr) / self.round_r).clamp(0.0, 1.0);
-        let t = tf.max(tr);
+        let (t, pw, ph, mid_frac) = if tf >= tr {
+            (
+                tf,
+                p.boxy + 1.6,
+                (p.boxy + 0.4 - 1.6 * p.era).max(2.2),
+                0.45 - 0.2 * p.era,
+            )
+        } else {
+            (tr, p.boxy + 1.6, p.boxy + 0.4, 0.45)
+        };
         if t > 0.0 {
             let ew = (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw);
             let eh = (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph);
-            let mid = bottom + (top - bottom) * 0.45;
+            let mid = bottom + (top - bottom) * mid_frac;
             top = mid + (top - mid) * eh.max(0.02);
             bottom = mid - (mid - bottom) * eh.max(0.02);
             hw *= ew.max(0.015);
@@ -112,11 +136,26 @@ impl<'a> Lower<'a> {
         Section { bottom, top, hw }
     }
 
+    /// Fender flares: how much wider the lower body is near an arch.
+    fn flare(&self, x: f32) -> f32 {
+        if !self.p.cues.features.has(Feature::FlaredArches) {
+            return 0.0;
+        }
+        let r = self.arch_r * 1.15;
+        [self.fa, self.ra]
+            .iter()
+            .map(|ax| {
+                let d = (x - ax) / r;
+                0.04 * (-d * d * d * d).exp()
+            })
+            .fold(0.0, f32::max)
+    }
+
     /// Height of the wheel-arch opening's edge at x, or 0 away from arches.
     fn arch(&self, x: f32) -> f32 {
         let r = self.arch_r;
         let mut y: f32 = 0.0;
-        for ax in [self.fa, self.ra] {
+        for ax in self.arches() {
             let dx = (x - ax).abs();
             if dx < r {
                 y = y.max(self.p.wheel_radius + (r * r - dx * dx).sqrt());
@@ -134,7 +173,10 @@ impl<'a> Lower<'a> {
         let mut y = self.y_of(s, cy);
         // Shoulder tumblehome and rocker tuck-under.
         let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
-        let z = cz * s.hw * taper;
+        let z = cz
+            * s.hw
+            * taper
+            * (1.0 + self.flare(x) * (1.0 - cy.max(-0.6)).min(1.0) * (cy < 0.45) as u8 as f32);
         let arch = self.arch(x);
         if arch > 0.0 && cy < 0.3 {
             y = y.max(arch.min(s.top - 0.08));
@@ -186,7 +228,7 @@ impl<'a> Lower<'a> {
         if !self.inside(a, y, z) {
             return a;
         }
-        for _ in 0..28 {
+        for _ in 0..20 {
             let m = (a + b) / 2.0;
             if self.inside(m, y, z) {
                 a = m;
@@ -201,7 +243,7 @@ impl<'a> Lower<'a> {
     pub fn surface_y(&self, x: f32, z: f32) -> f32 {
         let s = self.section(x);
         let (mut a, mut b) = ((s.bottom + s.top) / 2.0, s.top + 0.01);
-        for _ in 0..24 {
+        for _ in 0..18 {
             let m = (a + b) / 2.0;
             if self.inside(x, m, z) {
                 a = m;
@@ -244,6 +286,9 @@ impl<'a> Lower<'a> {
         let th = |j: usize| -FRAC_PI_2 + TAU * j as f32 / around as f32;
         let bed = p.spec.bed;
         let bed_from = self.deck_start - 0.12;
+        // Side intakes ahead of the rear wheels (mid-engined cars).
+        let intakes = p.cues.features.has(Feature::SideIntakes);
+        let intake = (self.ra + self.arch_r + 0.06, self.ra + self.arch_r + 0.5);
         mesh.grid(
             xs.len(),
             around,
@@ -262,8 +307,17 @@ impl<'a> Lower<'a> {
                 {
                     return Some((Material::Trim, [0.0, 0.0]));
                 }
+                if intakes
+                    && side
+                    && xm > intake.0
+                    && xm < intake.1
+                    && y > p.belt - 0.3
+                    && y < p.belt - 0.06 - 0.25 * (xm - intake.0) / (intake.1 - intake.0)
+                {
+                    return Some((Material::Grille, [0.0, 0.0]));
+                }
                 if p.spec.cladding && side && cy < 0.2 {
-                    let flare = [self.fa, self.ra].iter().any(|ax| {
+                    let flare = self.arches().iter().any(|ax| {
                         let d = ((xm - ax).powi(2) + (y - p.wheel_radius).powi(2)).sqrt();
                         d < self.arch_r + 0.075
                     });
@@ -286,7 +340,7 @@ impl<'a> Lower<'a> {
             },
         );
         // Dark arch liners so the openings read as holes.
-        for ax in [self.fa, self.ra] {
+        for ax in self.arches() {
             let r = self.arch_r - 0.01;
             let w = self.hw * 0.97;
             let segs = 20;
@@ -392,8 +446,13 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         -p.length / 2.0 + p.bl_base
     };
     let hw0 = lower.hw * (1.0 - 0.07) - 0.035;
-    let crown = 0.03 + 0.02 * p.era;
-    let rr = if p.boxy > 6.0 {
+    let fastback = p.cues.roofline == super::identity::Roofline::Fastback;
+    let dome = p.cues.roofline == super::identity::Roofline::Dome;
+    // A dome's roof is one arc: a high crown and wide rounded edges.
+    let crown = if dome { 0.09 } else { 0.03 + 0.02 * p.era };
+    let rr = if dome {
+        0.2
+    } else if p.boxy > 6.0 {
         0.06
     } else {
         0.09 + 0.03 * p.era
@@ -466,8 +525,12 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     };
     let frame = |r: &Row| {
         let g = r.v.powf(1.1);
+        // Fastbacks: the rear glass arcs (steep at the roof, flat at the
+        // tail); a dome arcs at both ends.
+        let gr = if fastback || dome { r.v.powf(0.7) } else { g };
+        let g = if dome { r.v.powf(0.75) } else { g };
         let xf = x_wf - p.ws_run * g - r.inset;
-        let xrr = x_wr + p.bl_run * g + r.inset;
+        let xrr = x_wr + p.bl_run * gr + r.inset;
         let mut hw = hw0 * (1.0 - p.tumble * r.v) - r.inset;
         let mut a = (xf - xrr) / 2.0;
         let xc = (xf + xrr) / 2.0;
@@ -526,6 +589,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let glass_rows = n_glass; // quads 1..glass_rows are glass rows
     let pillar_w = if p.length > 8.0 { 0.025 } else { 0.05 };
     let rows_ref = &rows;
+    let contrast = p.cues.features.has(Feature::ContrastRoof) && !open;
     mesh.grid(
         rows.len(),
         total,
@@ -549,6 +613,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                     Material::Trim
                 };
                 return Some((m, [0.0, 0.0]));
+            }
+            if contrast && i + 1 >= glass_rows {
+                return Some((Material::Roof, [0.0, 0.0]));
             }
             if !in_glass || top_frame {
                 return Some((Material::Paint, [0.0, 0.0]));
@@ -584,12 +651,20 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     spec.pillars.iter().map(|pp| xc + a * pp).collect()
 }
 
-fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, outward: f32, tyre_w: f32) {
+fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
     let r = p.wheel_radius;
-    let rim = r * (0.62 + 0.1 * p.era);
-    let axis = Vec3::new(0.0, 0.0, outward);
+    // Rim diameter: the curated wheel size where known.
+    let rim = (f32::from(p.cues.wheel_in) * 0.0127)
+        .min(r * 0.82)
+        .max(r * 0.5);
     let h = tyre_w / 2.0;
     let sh = 0.035_f32.min(r * 0.12);
+    // Tyre profile (radius, offset along the axis) from the inner bead over
+    // the tread to the outer sidewall, which bulges a little and carries a
+    // raised rim protector next to the rim. uv.x: the tread part keeps the
+    // old profile parameter (grooves in 0.3..0.75); sidewall quads get 2 +
+    // their fraction from the rim outwards (scene.wgsl shades them satin).
+    let side = |k: f32, bulge: f32| (rim * 1.06 + (r - sh - rim * 1.06) * k, h + bulge);
     let tyre = [
         (rim * 0.98, -h + 0.01),
         (r - sh, -h),
@@ -598,10 +673,41 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, outward: f32, tyre_w: f32) {
         (r, h - sh),
         (r - sh * 0.3, h - sh * 0.4),
         (r - sh, h),
+        side(0.7, 0.012),
+        side(0.3, 0.014),
+        (rim * 1.06, h + 0.006),
         (rim * 1.02, h - 0.01),
         (rim * 0.98, h - 0.02),
     ];
-    mesh.lathe(center, axis, &tyre, 48, 1.0, |_| Material::Tyre);
+    let uv_x = |i: usize| match i {
+        0..=5 => (i as f32 + 0.5) / 8.0,
+        6 => 2.9,
+        7 => 2.6,
+        8 => 2.3,
+        9 => 2.05,
+        _ => 7.5 / 8.0,
+    };
+    let axis_t = axis.normalize();
+    let e1t = axis_t
+        .cross(if axis_t.y.abs() < 0.9 {
+            Vec3::Y
+        } else {
+            Vec3::X
+        })
+        .normalize();
+    let e2t = axis_t.cross(e1t);
+    let segs_t = 48;
+    mesh.grid(
+        tyre.len(),
+        segs_t,
+        true,
+        |i, j| {
+            let a = j as f32 / segs_t as f32 * TAU;
+            let (rr, hh) = tyre[i];
+            center + axis_t * hh + (e1t * a.cos() + e2t * a.sin()) * rr
+        },
+        |i, j| Some((Material::Tyre, [uv_x(i), (j as f32 + 0.5) / segs_t as f32])),
+    );
     // Rim face: uv.x is the radial fraction, uv.y the angle in spoke periods;
     // the style rides in uv.x's integer part.
     let n = 14;
@@ -617,7 +723,11 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, outward: f32, tyre_w: f32) {
         .collect();
     let style = p.rim_style as f32;
     let axis_n = axis.normalize();
-    let helper = Vec3::Y;
+    let helper = if axis_n.y.abs() < 0.9 {
+        Vec3::Y
+    } else {
+        Vec3::X
+    };
     let e1 = axis_n.cross(helper).normalize();
     let e2 = axis_n.cross(e1);
     let segs = 60;
@@ -695,7 +805,7 @@ pub fn build_car(p: &Params) -> Mesh {
                 &mut mesh,
                 p,
                 Vec3::new(ax, p.wheel_radius, side * tz),
-                side,
+                Vec3::new(0.0, 0.0, side),
                 tyre_w,
             );
         }
@@ -707,146 +817,15 @@ pub fn build_car(p: &Params) -> Mesh {
                 &mut mesh,
                 p,
                 Vec3::new(lower.ra, p.wheel_radius, side * (tz - tyre_w - 0.02)),
-                side,
+                Vec3::new(0.0, 0.0, side),
                 tyre_w,
             );
         }
     }
 
-    // Front: headlamps, grille, bumper valance, plate, indicators.
-    let nose_top = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
-    let big = p.length > 6.0;
-    let lamp_h = match p.light_style {
-        0 => 0.13,
-        1 => 0.065,
-        2 => 0.15,
-        _ => 0.10,
-    } * if big { 1.3 } else { 1.0 };
-    let lamp_top = nose_top - 0.05 - 0.02 * (1.0 - p.era);
-    let lamp = (lamp_top - lamp_h, lamp_top);
-    let style = p.light_style;
-    let era = p.era;
-    lower.end_patch(
-        &mut mesh,
-        true,
-        lamp,
-        (hw * 0.50, hw * 0.93),
-        (12, 6),
-        |u, v| lamp_mask(style, era, u, v).then_some(Material::HeadLamp),
-    );
-    lower.end_patch(
-        &mut mesh,
-        true,
-        lamp,
-        (-hw * 0.93, -hw * 0.50),
-        (12, 6),
-        |u, v| lamp_mask(style, era, 1.0 - u, v).then_some(Material::HeadLamp),
-    );
-    let g = p.grille_style;
-    let grille_w = match g {
-        0 => 0.42,
-        1 => 0.36,
-        2 => 0.50,
-        _ => 0.30,
-    } * hw;
-    let tall = matches!(
-        p.shape,
-        vis_protocol::BodyShape::Suv | vis_protocol::BodyShape::Pickup
-    );
-    let grille_w = if tall || big { hw * 0.46 } else { grille_w };
-    let grille_top = lamp_top - 0.01;
-    let grille_bot = (lamp.0 - if tall || big { 0.4 } else { 0.08 }).max(p.ride + 0.26);
-    lower.end_patch(
-        &mut mesh,
-        true,
-        (grille_bot, grille_top),
-        (-grille_w, grille_w),
-        (16, 8),
-        |u, v| {
-            let cu = (u - 0.5).abs() * 2.0;
-            // Rounded grille corners.
-            let inside = cu < 0.94 || (v > 0.12 && v < 0.88);
-            inside.then_some(Material::Grille)
-        },
-    );
-    // Lower valance / intake, then the plate over it.
-    let val = (p.ride + 0.05, p.ride + 0.17);
-    lower.end_patch(
-        &mut mesh,
-        true,
-        val,
-        (-hw * 0.78, hw * 0.78),
-        (24, 3),
-        |_, _| Some(Material::Trim),
-    );
-    // Between valance and grille when there is room, else just under the grille.
-    let plate_c = if grille_bot - val.1 >= 0.17 {
-        (grille_bot + val.1) / 2.0
-    } else {
-        grille_bot - 0.09
-    };
-    plate(&lower, &mut mesh, true, plate_c);
-    lower.end_patch(
-        &mut mesh,
-        true,
-        (lamp.0 - 0.07, lamp.0 - 0.035),
-        (hw * 0.62, hw * 0.86),
-        (6, 2),
-        |_, _| Some(Material::Amber),
-    );
-    lower.end_patch(
-        &mut mesh,
-        true,
-        (lamp.0 - 0.07, lamp.0 - 0.035),
-        (-hw * 0.86, -hw * 0.62),
-        (6, 2),
-        |_, _| Some(Material::Amber),
-    );
-
-    // Rear: tail lamps, plate, valance.
-    let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.09;
-    let tl_h = if big {
-        0.3
-    } else {
-        0.12 + 0.03 * (p.light_style % 2) as f32
-    };
-    let tail = (tail_top - tl_h, tail_top);
-    let through = p.light_style == 1 && !big;
-    lower.end_patch(
-        &mut mesh,
-        false,
-        tail,
-        (hw * 0.55, hw * 0.95),
-        (10, 4),
-        |_, _| Some(Material::TailLamp),
-    );
-    lower.end_patch(
-        &mut mesh,
-        false,
-        tail,
-        (-hw * 0.95, -hw * 0.55),
-        (10, 4),
-        |_, _| Some(Material::TailLamp),
-    );
-    if through {
-        lower.end_patch(
-            &mut mesh,
-            false,
-            (tail.1 - 0.04, tail.1 - 0.015),
-            (-hw * 0.56, hw * 0.56),
-            (16, 1),
-            |_, _| Some(Material::TailLamp),
-        );
-    }
-    lower.end_patch(
-        &mut mesh,
-        false,
-        (p.ride + 0.06, p.ride + 0.15),
-        (-hw * 0.8, hw * 0.8),
-        (24, 3),
-        |_, _| Some(Material::Trim),
-    );
-    plate(&lower, &mut mesh, false, (tail.0 + p.ride + 0.15) / 2.0);
+    front_face(&mut mesh, &lower, p);
+    rear_face(&mut mesh, &lower, p);
+    features(&mut mesh, &lower, p, tyre_w);
 
     // Mirrors on the doors just behind the A-pillars.
     if spec.cabin != Cabin::None {
@@ -857,7 +836,7 @@ pub fn build_car(p: &Params) -> Mesh {
         } else {
             Material::Paint
         };
-        let scale = if big { 1.5 } else { 1.0 };
+        let scale = if p.length > 6.0 { 1.5 } else { 1.0 };
         for side in [-1.0f32, 1.0] {
             let mz = side * (hw * 0.9 + 0.075 * scale);
             mesh.ellipsoid(
@@ -878,57 +857,13 @@ pub fn build_car(p: &Params) -> Mesh {
     if spec.cargo_box {
         cargo_box(&mut mesh, p, &lower);
     }
-    if p.shape == vis_protocol::BodyShape::Suv {
-        // Roof rails.
-        let y = p.height + 0.02;
-        let (x0, x1) = (
-            lower.cowl - p.ws_run - 0.05,
-            lower.xr + lower.round_r + p.bl_run + 0.1,
-        );
-        for side in [-1.0f32, 1.0] {
-            let z = side * (hw * (1.0 - 0.07) - 0.035) * (1.0 - p.tumble) * 0.82;
-            mesh.tube(
-                Vec3::new(x0, y - 0.03, z),
-                Vec3::new(x0 - 0.12, y, z),
-                0.018,
-                Material::Trim,
-            );
-            mesh.tube(
-                Vec3::new(x0 - 0.12, y, z),
-                Vec3::new(x1 + 0.12, y, z),
-                0.018,
-                Material::Trim,
-            );
-            mesh.tube(
-                Vec3::new(x1 + 0.12, y, z),
-                Vec3::new(x1, y - 0.03, z),
-                0.018,
-                Material::Trim,
-            );
-        }
+    if p.cues.features.has(Feature::RoofRails) {
+        roof_rails(&mut mesh, p, &lower);
     }
     if open {
         seats(&mut mesh, p, &lower);
     }
     mesh
-}
-
-/// Headlamp outline per style; u runs from the centre outwards, v up.
-fn lamp_mask(style: u32, era: f32, u: f32, v: f32) -> bool {
-    match style {
-        // Round-ish (older) or soft rectangle.
-        0 => {
-            let du = (u - 0.5) * 2.0;
-            let dv = (v - 0.5) * 2.0;
-            du.abs().powf(3.0) + dv.abs().powf(3.0) < 1.0
-        }
-        // Slim strip.
-        1 => true,
-        // Swept: tapering towards the centre.
-        2 => v < 0.45 + 0.55 * u * (0.5 + 0.5 * era) + 0.2,
-        // Twin lamps.
-        _ => !(0.45..0.55).contains(&u),
-    }
 }
 
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
@@ -1006,6 +941,533 @@ fn seats(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
             Vec3::new(0.06, 0.09, 0.13),
             3.0,
             Material::Interior,
+        );
+    }
+}
+
+/// Draws a lamp (or any end patch) on both sides: `z0..z1` is the right
+/// side's span (z > 0); the left side is its mirror, with `u` mirrored so
+/// that `u` always runs from the centre line outwards.
+#[allow(clippy::too_many_arguments)]
+fn pair(
+    lower: &Lower<'_>,
+    mesh: &mut Mesh,
+    front: bool,
+    ys: (f32, f32),
+    (z0, z1): (f32, f32),
+    grid: (usize, usize),
+    mat: Material,
+    mask: impl Fn(f32, f32) -> bool,
+) {
+    lower.end_patch(mesh, front, ys, (z0, z1), grid, |u, v| {
+        mask(u, v).then_some(mat)
+    });
+    lower.end_patch(mesh, front, ys, (-z1, -z0), grid, |u, v| {
+        mask(1.0 - u, v).then_some(mat)
+    });
+}
+
+/// Inside a superellipse of exponent `n` filling the unit square.
+fn blob(u: f32, v: f32, n: f32) -> bool {
+    ((u - 0.5).abs() * 2.0).powf(n) + ((v - 0.5).abs() * 2.0).powf(n) < 1.0
+}
+
+/// Head lamps, grille, intakes, valance, plate and indicators.
+fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
+    let hw = lower.hw;
+    let c = &p.cues;
+    let big = p.length > 6.0;
+    let tall = matches!(p.shape, BodyShape::Suv | BodyShape::Pickup | BodyShape::Van) || big;
+    let nose_top = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
+    let s = p.lamp_scale * if big { 1.3 } else { 1.0 };
+    let era = p.era;
+    let lamp_top = nose_top - 0.045 - 0.02 * (1.0 - era);
+    // (lamp bottom, top, inner z, outer z) of the right-hand lamp.
+    let (lamp, zi, zo) = match c.headlamp {
+        Headlamp::Round => {
+            let d = if tall { 0.2 } else { 0.16 } * s;
+            let zc = hw * 0.7;
+            ((lamp_top - d, lamp_top), zc - d / 2.0, zc + d / 2.0)
+        }
+        Headlamp::TwinRound => {
+            let d = 0.12 * s;
+            let zo = hw * 0.9;
+            ((lamp_top - d, lamp_top), zo - 2.1 * d, zo)
+        }
+        Headlamp::Oval => {
+            let h = 0.13 * s;
+            ((lamp_top - h, lamp_top), hw * 0.52, hw * 0.9)
+        }
+        Headlamp::Rect => {
+            let h = if tall { 0.17 } else { 0.12 } * s;
+            ((lamp_top - h, lamp_top), hw * 0.5, hw * 0.92)
+        }
+        Headlamp::Swept => {
+            let h = 0.14 * s;
+            ((lamp_top - h, lamp_top), hw * 0.5, hw * 0.95)
+        }
+        Headlamp::Slim | Headlamp::LightBar => {
+            let h = 0.055 * s;
+            ((lamp_top - h, lamp_top), hw * 0.5, hw * 0.94)
+        }
+        Headlamp::Split => {
+            let h = 0.2 * s;
+            ((lamp_top - h, lamp_top), hw * 0.55, hw * 0.93)
+        }
+        Headlamp::PopUp => ((lamp_top - 0.1, lamp_top), hw * 0.55, hw * 0.9),
+    };
+    let lamp_h = lamp.1 - lamp.0;
+    match c.headlamp {
+        Headlamp::Round => pair(
+            lower,
+            mesh,
+            true,
+            lamp,
+            (zi, zo),
+            (14, 14),
+            Material::HeadLamp,
+            |u, v| blob(u, v, 2.0),
+        ),
+        Headlamp::TwinRound => pair(
+            lower,
+            mesh,
+            true,
+            lamp,
+            (zi, zo),
+            (24, 12),
+            Material::HeadLamp,
+            |u, v| {
+                let uu = (u * 2.0).fract();
+                u < 0.99 && blob(uu, v, 2.0)
+            },
+        ),
+        Headlamp::Oval => pair(
+            lower,
+            mesh,
+            true,
+            lamp,
+            (zi, zo),
+            (16, 10),
+            Material::HeadLamp,
+            |u, v| {
+                // A teardrop: fuller at the outer end.
+                blob(u, v, 2.2) && v < 0.55 + 0.5 * u
+            },
+        ),
+        Headlamp::Rect => pair(
+            lower,
+            mesh,
+            true,
+            lamp,
+            (zi, zo),
+            (12, 6),
+            Material::HeadLamp,
+            |u, v| blob(u, v, 6.0 - 3.0 * era),
+        ),
+        Headlamp::Swept => pair(
+            lower,
+            mesh,
+            true,
+            lamp,
+            (zi, zo),
+            (14, 7),
+            Material::HeadLamp,
+            |u, v| v < 0.3 + 0.9 * u && v > 0.45 * (1.0 - u) - 0.1,
+        ),
+        Headlamp::Slim | Headlamp::LightBar => pair(
+            lower,
+            mesh,
+            true,
+            lamp,
+            (zi, zo),
+            (12, 3),
+            Material::HeadLamp,
+            |u, _| u > 0.02,
+        ),
+        Headlamp::Split => {
+            // A thin running-light strip on top, the main lamp below it.
+            pair(
+                lower,
+                mesh,
+                true,
+                lamp,
+                (zi, zo),
+                (12, 10),
+                Material::HeadLamp,
+                |u, v| v > 0.78 || (v < 0.5 && v > 0.05 && (0.25..0.9).contains(&u)),
+            )
+        }
+        Headlamp::PopUp => {
+            // Closed pop-up lamps: only the lids' shut lines on the wings.
+            pair(
+                lower,
+                mesh,
+                true,
+                (lamp.1 - 0.012, lamp.1),
+                (zi, zo),
+                (8, 1),
+                Material::Trim,
+                |_, _| true,
+            );
+        }
+    }
+    if c.headlamp == Headlamp::LightBar {
+        lower.end_patch(
+            mesh,
+            true,
+            (lamp.1 - 0.018, lamp.1),
+            (-zi, zi),
+            (20, 1),
+            |_, _| Some(Material::HeadLamp),
+        );
+    }
+
+    // Grille (between the lamps) and intakes.
+    let inner = zi - 0.025;
+    let val = (p.ride + 0.05, p.ride + 0.17);
+    let low = (lamp.0 - if tall { 0.4 } else { 0.1 }).max(p.ride + 0.26);
+    let mut plate_c = (low + val.1) / 2.0;
+    let grille = |mesh: &mut Mesh,
+                  ys: (f32, f32),
+                  w: f32,
+                  grid: (usize, usize),
+                  m: &dyn Fn(f32, f32) -> Option<Material>| {
+        lower.end_patch(mesh, true, ys, (-w, w), grid, m);
+    };
+    match c.grille {
+        Grille::None => {}
+        Grille::Slot => {
+            let h = 0.05 + 0.02 * (1.0 - era);
+            grille(
+                mesh,
+                (lamp.1 - lamp_h * 0.35 - h, lamp.1 - lamp_h * 0.35),
+                inner.min(hw * 0.5),
+                (12, 2),
+                &|_, _| Some(Material::Grille),
+            );
+        }
+        Grille::Wide | Grille::Mesh => {
+            let ys = (low, lamp.1 - 0.01);
+            grille(mesh, ys, inner.min(hw * 0.55), (16, 8), &|u, v| {
+                let cu = (u - 0.5).abs() * 2.0;
+                (cu < 0.94 || (v > 0.12 && v < 0.88)).then_some(Material::Grille)
+            });
+        }
+        Grille::Bar => {
+            let ys = (low, lamp.1 - 0.005);
+            grille(mesh, ys, inner.min(hw * 0.6), (16, 12), &|_, v| {
+                Some(if (0.42..0.58).contains(&v) {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                })
+            });
+        }
+        Grille::Tall => {
+            let ys = (lamp.0 - 0.12 - 0.08 * era, lamp.1 + 0.01);
+            grille(mesh, ys, hw * 0.3, (12, 12), &|u, v| {
+                blob(u, v, 5.0).then_some(Material::Grille)
+            });
+            plate_c = (ys.0 + val.1) / 2.0;
+        }
+        Grille::Kidney => {
+            // Two kidneys, taller in each generation.
+            let h = (0.11 + 0.16 * era) * p.lamp_scale;
+            let ys = (lamp.1 - 0.02 - h, lamp.1 - 0.02);
+            let w = hw * 0.25;
+            lower.end_patch(mesh, true, ys, (-w, w), (20, 12), |u, v| {
+                let k = (u * 2.0).fract();
+                ((0.08..0.92).contains(&k) && blob((k - 0.08) / 0.84, v, 4.0))
+                    .then_some(Material::Grille)
+            });
+        }
+        Grille::SevenSlot => {
+            let ys = (lamp.0 - 0.08, lamp.1);
+            grille(mesh, ys, inner.min(hw * 0.62), (28, 8), &|u, v| {
+                let k = (u * 7.0).fract();
+                ((0.22..0.78).contains(&k) && (0.06..0.94).contains(&v)).then_some(Material::Grille)
+            });
+        }
+        Grille::Shield => {
+            let ys = (lamp.0 - 0.16, lamp.1 + 0.01);
+            grille(mesh, ys, hw * 0.22, (12, 12), &|u, v| {
+                ((u - 0.5).abs() * 2.0 < 0.35 + 0.65 * v).then_some(Material::Grille)
+            });
+            plate_c = (ys.0 + val.1) / 2.0 - 0.02;
+        }
+        Grille::Spindle => {
+            let ys = (low.min(lamp.0 - 0.2), lamp.1);
+            grille(mesh, ys, hw * 0.42, (14, 14), &|u, v| {
+                ((u - 0.5).abs() * 2.0 < 0.62 + 0.38 * ((v - 0.55).abs() * 2.2).min(1.0))
+                    .then_some(Material::Grille)
+            });
+            plate_c = ys.0 + 0.1;
+        }
+        Grille::Hexagon => {
+            let ys = (low.min(lamp.0 - 0.16), lamp.1);
+            grille(mesh, ys, inner.min(hw * 0.45), (14, 12), &|u, v| {
+                let cu = (u - 0.5).abs() * 2.0;
+                (cu < 1.0 - ((v - 0.5).abs() * 2.0 - 0.45).max(0.0) * 0.55)
+                    .then_some(Material::Grille)
+            });
+            plate_c = ys.0 + 0.1;
+        }
+        Grille::Oval => {
+            let h = 0.15;
+            let ys = (val.1 + 0.02, val.1 + 0.02 + h);
+            grille(mesh, ys, hw * 0.42, (16, 8), &|u, v| {
+                blob(u, v, 2.4).then_some(Material::Grille)
+            });
+            plate_c = ys.1 + 0.1;
+        }
+        Grille::Intakes => {}
+    }
+    // Lower intakes: wide on sports faces, a slot elsewhere.
+    if matches!(c.grille, Grille::Intakes | Grille::None | Grille::Oval)
+        || c.engine != Engine::Front
+    {
+        let ys = (val.1 + 0.01, val.1 + 0.13);
+        pair(
+            lower,
+            mesh,
+            true,
+            ys,
+            (hw * 0.45, hw * 0.86),
+            (10, 5),
+            Material::Grille,
+            |u, v| blob(u, v, 4.0),
+        );
+        if c.grille != Grille::Oval {
+            lower.end_patch(
+                mesh,
+                true,
+                (ys.0, ys.1 - 0.03),
+                (-hw * 0.3, hw * 0.3),
+                (12, 4),
+                |u, v| blob(u, v, 5.0).then_some(Material::Grille),
+            );
+            plate_c = ys.1 + 0.09;
+        }
+    }
+    let valance = if c.features.has(Feature::ChromeBumpers) {
+        Material::Chrome
+    } else {
+        Material::Trim
+    };
+    lower.end_patch(mesh, true, val, (-hw * 0.78, hw * 0.78), (24, 3), |_, _| {
+        Some(valance)
+    });
+    if plate_c - 0.076 < val.1 || plate_c + 0.076 > lamp.0 - 0.01 {
+        plate_c = (val.1 + 0.08).max(p.ride + 0.2);
+    }
+    plate(lower, mesh, true, plate_c);
+    // Indicators under the lamps (pop-ups: parking lamps in the bumper).
+    let ind = if c.headlamp == Headlamp::PopUp {
+        (val.1 + 0.02, val.1 + 0.06)
+    } else {
+        (lamp.0 - 0.06, lamp.0 - 0.03)
+    };
+    pair(
+        lower,
+        mesh,
+        true,
+        ind,
+        (hw * 0.66, hw * 0.86),
+        (6, 2),
+        Material::Amber,
+        |_, _| true,
+    );
+}
+
+/// Tail lamps, rear valance, plate.
+fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
+    let hw = lower.hw;
+    let f = p.cues.features;
+    let big = p.length > 6.0;
+    let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.08;
+    let s = p.lamp_scale;
+    let tl_h = if big { 0.3 } else { 0.12 * s };
+    let tail = (tail_top - tl_h, tail_top);
+    if f.has(Feature::RoundTailLamps) {
+        let d = 0.13 * s;
+        pair(
+            lower,
+            mesh,
+            false,
+            (tail_top - d, tail_top),
+            (hw * 0.93 - 2.1 * d, hw * 0.93),
+            (20, 10),
+            Material::TailLamp,
+            |u, v| u < 0.99 && blob((u * 2.0).fract(), v, 2.0),
+        );
+    } else if f.has(Feature::VerticalTailLamps) {
+        let ys = (tail_top - 0.4, tail_top + 0.05);
+        pair(
+            lower,
+            mesh,
+            false,
+            ys,
+            (hw * 0.8, hw * 0.97),
+            (4, 10),
+            Material::TailLamp,
+            |_, _| true,
+        );
+    } else {
+        pair(
+            lower,
+            mesh,
+            false,
+            tail,
+            (hw * 0.55, hw * 0.95),
+            (10, 4),
+            Material::TailLamp,
+            |u, v| blob(u, v, 6.0 - 2.0 * p.era),
+        );
+    }
+    if f.has(Feature::TailBar) && !big {
+        lower.end_patch(
+            mesh,
+            false,
+            (tail.1 - 0.04, tail.1 - 0.01),
+            (-hw * 0.9, hw * 0.9),
+            (20, 1),
+            |_, _| Some(Material::TailLamp),
+        );
+    }
+    let valance = if f.has(Feature::ChromeBumpers) {
+        Material::Chrome
+    } else {
+        Material::Trim
+    };
+    lower.end_patch(
+        mesh,
+        false,
+        (p.ride + 0.06, p.ride + 0.15),
+        (-hw * 0.8, hw * 0.8),
+        (24, 3),
+        |_, _| Some(valance),
+    );
+    let yc = if f.has(Feature::SpareWheel) {
+        p.ride + 0.24
+    } else {
+        (tail.0 + p.ride + 0.15) / 2.0
+    };
+    plate(lower, mesh, false, yc);
+}
+
+/// Distinctive features: spare wheel, spoilers, scoop, side steps.
+fn features(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, tyre_w: f32) {
+    let f = p.cues.features;
+    let hw = lower.hw;
+    if f.has(Feature::SpareWheel) {
+        let yc = (p.ride + p.wheel_radius + 0.12).max((p.ride + p.belt) / 2.0);
+        let x = lower.surface_x(yc, 0.0, lower.ra, lower.xr - 0.3);
+        wheel(
+            mesh,
+            p,
+            Vec3::new(x - tyre_w / 2.0 - 0.02, yc, 0.0),
+            Vec3::NEG_X,
+            tyre_w,
+        );
+    }
+    let three_box = matches!(p.spec.cabin, Cabin::ThreeBox | Cabin::Open);
+    if f.has(Feature::Wing) {
+        let x = lower.xr + 0.28;
+        let y = lower.surface_y(x, 0.0);
+        let top = y + 0.2;
+        mesh.rounded_box(
+            Vec3::new(x - 0.02, top, 0.0),
+            Vec3::new(0.14, 0.016, hw * 0.86),
+            6.0,
+            Material::Paint,
+        );
+        for side in [-1.0f32, 1.0] {
+            mesh.tube(
+                Vec3::new(x, y - 0.02, side * hw * 0.55),
+                Vec3::new(x, top, side * hw * 0.55),
+                0.02,
+                Material::Trim,
+            );
+        }
+    } else if f.has(Feature::RearSpoiler) {
+        if three_box {
+            let x = lower.xr + 0.16;
+            let y = lower.surface_y(x, 0.0);
+            mesh.rounded_box(
+                Vec3::new(x, y + 0.02, 0.0),
+                Vec3::new(0.11, 0.022, hw * 0.8),
+                6.0,
+                Material::Paint,
+            );
+        } else {
+            // Over the tailgate, at the roof's rear edge.
+            let x = lower.xr + lower.round_r * 0.75 + p.bl_base + p.bl_run + 0.02;
+            mesh.rounded_box(
+                Vec3::new(x, p.height - 0.03, 0.0),
+                Vec3::new(0.14, 0.02, hw * 0.72 * (1.0 - p.tumble)),
+                6.0,
+                Material::Paint,
+            );
+        }
+    }
+    if f.has(Feature::HoodScoop) {
+        let x = lower.cowl + (lower.xf - lower.cowl) * 0.42;
+        let y = lower.surface_y(x, 0.0);
+        mesh.rounded_box(
+            Vec3::new(x, y + 0.01, 0.0),
+            Vec3::new(0.24, 0.045, 0.2),
+            5.0,
+            Material::Paint,
+        );
+        mesh.rounded_box(
+            Vec3::new(x + 0.2, y + 0.025, 0.0),
+            Vec3::new(0.05, 0.025, 0.15),
+            6.0,
+            Material::Grille,
+        );
+    }
+    if f.has(Feature::SideSteps) {
+        let (x0, x1) = (
+            lower.ra + lower.arch_r + 0.05,
+            lower.fa - lower.arch_r - 0.05,
+        );
+        for side in [-1.0f32, 1.0] {
+            mesh.rounded_box(
+                Vec3::new((x0 + x1) / 2.0, p.ride - 0.04, side * hw * 0.9),
+                Vec3::new((x1 - x0) / 2.0, 0.025, 0.1),
+                8.0,
+                Material::Trim,
+            );
+        }
+    }
+}
+
+fn roof_rails(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
+    let hw = lower.hw;
+    let y = p.height + 0.02;
+    let (x0, x1) = (
+        lower.cowl - p.ws_run - 0.05,
+        lower.xr + lower.round_r + p.bl_base + p.bl_run + 0.1,
+    );
+    for side in [-1.0f32, 1.0] {
+        let z = side * (hw * (1.0 - 0.07) - 0.035) * (1.0 - p.tumble) * 0.82;
+        mesh.tube(
+            Vec3::new(x0, y - 0.03, z),
+            Vec3::new(x0 - 0.12, y, z),
+            0.018,
+            Material::Trim,
+        );
+        mesh.tube(
+            Vec3::new(x0 - 0.12, y, z),
+            Vec3::new(x1 + 0.12, y, z),
+            0.018,
+            Material::Trim,
+        );
+        mesh.tube(
+            Vec3::new(x1 + 0.12, y, z),
+            Vec3::new(x1, y - 0.03, z),
+            0.018,
+            Material::Trim,
         );
     }
 }

@@ -21,6 +21,8 @@ pub enum Material {
     Interior = 11,
     Ground = 12,
     Liner = 13,
+    /// A contrasting roof (white over dark paint, black over light).
+    Roof = 14,
 }
 
 /// One vertex as the scene shader reads it.

@@ -2,6 +2,7 @@
 //! meshes, and the camera framing rules of docs/rendering.md.
 
 pub mod body;
+pub mod identity;
 pub mod mesh;
 pub mod motorcycle;
 pub mod params;
@@ -9,6 +10,7 @@ pub mod params;
 use glam::{Mat4, Vec3, Vec4};
 use vis_protocol::{BodyShape, View};
 
+pub use identity::{Generation, IdentityLibrary};
 pub use mesh::{Material, Mesh, Vertex};
 pub use params::{ModelLibrary, Params};
 

@@ -7,6 +7,10 @@ use std::path::Path;
 use serde::Deserialize;
 use vis_protocol::BodyShape;
 
+use super::identity::{
+    BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
+    Grille, Headlamp, IdentityLibrary, Roofline,
+};
 use crate::RenderError;
 
 /// How the cabin above the beltline is built.
@@ -91,10 +95,12 @@ const EMBEDDED: [(&str, &str); 13] = [
     ),
 ];
 
-/// Every shape's description.
+/// Every shape's description, and the curated identity data
+/// (`models/identity/`, [`IdentityLibrary`]).
 #[derive(Debug, Clone)]
 pub struct ModelLibrary {
     specs: BTreeMap<BodyShape, ShapeSpec>,
+    identity: IdentityLibrary,
 }
 
 impl ModelLibrary {
@@ -102,7 +108,9 @@ impl ModelLibrary {
     pub fn embedded() -> ModelLibrary {
         let sources = EMBEDDED.map(|(name, text)| (name.to_owned(), text.to_owned()));
         // The embedded files are checked by a test; failing here is a build defect.
-        Self::parse(&sources).expect("embedded models/ parse")
+        let mut lib = Self::parse(&sources).expect("embedded models/ parse");
+        lib.identity = IdentityLibrary::embedded();
+        lib
     }
 
     /// Loads `<dir>/<shape>.toml` for every shape, so the bodies can be
@@ -115,7 +123,9 @@ impl ModelLibrary {
                 .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
             sources.push((name.to_owned(), text));
         }
-        Self::parse(&sources)
+        let mut lib = Self::parse(&sources)?;
+        lib.identity = IdentityLibrary::load_dir(&dir.join("identity"))?;
+        Ok(lib)
     }
 
     fn parse(sources: &[(String, String)]) -> Result<ModelLibrary, RenderError> {
@@ -138,11 +148,19 @@ impl ModelLibrary {
         if specs.len() != BodyShape::ALL.len() {
             return Err(RenderError::Models("a shape is missing".into()));
         }
-        Ok(ModelLibrary { specs })
+        Ok(ModelLibrary {
+            specs,
+            identity: IdentityLibrary::default(),
+        })
     }
 
     pub fn spec(&self, shape: BodyShape) -> &ShapeSpec {
         &self.specs[&shape]
+    }
+
+    /// The curated identity data.
+    pub fn identity(&self) -> &IdentityLibrary {
+        &self.identity
     }
 }
 
@@ -169,8 +187,13 @@ pub struct Params {
     pub boxy: f32,
     /// 0 for 1990, 1 for 2026: later bodies are rounder and sleeker.
     pub era: f32,
-    pub light_style: u32,
-    pub grille_style: u32,
+    /// Silhouette, lamp, grille and wheel cues (curated or drawn from the
+    /// era's norms).
+    pub cues: Cues,
+    /// The curated generation this body comes from, if any.
+    pub generation: Option<String>,
+    /// Head lamp and grille scale (per model).
+    pub lamp_scale: f32,
     pub rim_style: u32,
     pub spokes: u32,
     pub seed: u64,
@@ -195,9 +218,34 @@ pub fn unit(seed: u64, k: u64) -> f32 {
     (z >> 40) as f32 / (1u64 << 24) as f32
 }
 
+fn era_of(year: u16) -> f32 {
+    ((f32::from(year) - 1990.0) / 36.0).clamp(0.0, 1.0)
+}
+
+/// Real dimensions, metres.
+#[derive(Debug, Clone, Copy)]
+struct Dims {
+    length: f32,
+    width: f32,
+    height: f32,
+    wheelbase: f32,
+}
+
+/// Model years an uncommon model keeps one body before its next
+/// (pseudo-)generation.
+const GENERATION_YEARS: u16 = 7;
+
 impl Params {
     /// Resolves a body for one make/model/year. Colour and view play no
     /// part, so a model is the same vehicle in every render.
+    ///
+    /// A curated model takes its generation for the year from
+    /// `models/identity/` (its body style wins over `shape`, which comes
+    /// from the catalog's coarse data): real dimensions and cues. Any other
+    /// car-like model borrows dimensions and cues from curated generations
+    /// of its body style around its year, so it stays inside the real
+    /// norms of its era; buses, box trucks and motorcycles use the ranges of
+    /// `models/<shape>.toml`.
     pub fn resolve(
         lib: &ModelLibrary,
         shape: BodyShape,
@@ -205,15 +253,110 @@ impl Params {
         model: &str,
         year: u16,
     ) -> Params {
-        let spec = lib.spec(shape).clone();
         let seed = fnv1a(format!("{make}/{model}").as_bytes());
+        if let Some(g) = lib.identity().lookup(make, model, year) {
+            return Self::curated(lib, g, seed);
+        }
+        if BODIES.contains(&shape)
+            && let Some(p) = Self::from_norms(lib, shape, seed, year)
+        {
+            return p;
+        }
+        Self::from_ranges(lib, shape, seed, year)
+    }
+
+    fn curated(lib: &ModelLibrary, g: &Generation, seed: u64) -> Params {
+        let dims = Dims {
+            length: f32::from(g.length_mm) / 1000.0,
+            width: f32::from(g.width_mm) / 1000.0,
+            height: f32::from(g.height_mm) / 1000.0,
+            wheelbase: f32::from(g.wheelbase_mm) / 1000.0,
+        };
+        // Styling follows the generation's design year, not the model year.
+        let era = era_of(g.from);
+        let gseed = fnv1a(format!("{}/{}/{}", g.make, g.model, g.code).as_bytes());
+        let mut p = Self::derive(lib, g.body, dims, g.cues.clone(), era, seed, gseed);
+        p.generation = Some(g.code.clone());
+        p
+    }
+
+    /// An uncurated car: dimensions from one curated generation of the same
+    /// body style and era (its size class, fixed per model), cues from
+    /// another (changing with a pseudo-generation every few years), each
+    /// dimension nudged by up to 2.5%.
+    fn from_norms(lib: &ModelLibrary, shape: BodyShape, seed: u64, year: u16) -> Option<Params> {
+        // The pseudo-generation holding this year, and the year it began:
+        // everything below is fixed for the generation's years.
+        let phase = (unit(seed, 30) * f32::from(GENERATION_YEARS)) as u16;
+        let pseudo_gen = (year + phase) / GENERATION_YEARS;
+        let launch = (pseudo_gen * GENERATION_YEARS)
+            .saturating_sub(phase)
+            .max(1980);
+        let gseed = fnv1a(format!("{seed}/{pseudo_gen}").as_bytes());
+        let pool = lib.identity().era_norms(shape, launch);
+        if pool.len() < 3 {
+            return None;
+        }
+        let pick = |s: u64, k: u64| pool[(unit(s, k) * pool.len() as f32) as usize % pool.len()];
+        let mut by_size = pool.clone();
+        by_size.sort_by_key(|g| (g.length_mm, g.wheelbase_mm, g.width_mm));
+        let size = by_size[(unit(seed, 31) * by_size.len() as f32) as usize % by_size.len()];
+        let nudge = |k: u64| 0.975 + 0.05 * unit(seed, k);
+        let dims = Dims {
+            length: f32::from(size.length_mm) / 1000.0 * nudge(32),
+            width: f32::from(size.width_mm) / 1000.0 * nudge(33),
+            height: f32::from(size.height_mm) / 1000.0 * nudge(34),
+            wheelbase: f32::from(size.wheelbase_mm) / 1000.0 * nudge(35),
+        };
+        let style = pick(gseed, 40);
+        let face = pick(gseed, 41);
+        let rims = pick(gseed, 42);
+        let mut cues = style.cues.clone();
+        cues.headlamp = face.cues.headlamp;
+        cues.grille = generic_grille(face.cues.grille);
+        cues.wheel_in = rims.cues.wheel_in;
+        cues.features = generic_features(style.cues.features);
+        Some(Self::derive(
+            lib,
+            shape,
+            dims,
+            cues,
+            era_of(year),
+            seed,
+            gseed,
+        ))
+    }
+
+    /// Buses, box trucks and motorcycles: one point in each range of the
+    /// shape file, with the era cues of docs/rendering.md.
+    fn from_ranges(lib: &ModelLibrary, shape: BodyShape, seed: u64, year: u16) -> Params {
+        let spec = lib.spec(shape).clone();
         let r = &spec.ranges;
         let pick = |k: u64, range: [f32; 2]| range[0] + (range[1] - range[0]) * unit(seed, k);
-        let era = ((f32::from(year) - 1990.0) / 36.0).clamp(0.0, 1.0);
+        let era = era_of(year);
         // Older bodies: boxier sections, more upright glass, smaller wheels.
         let boxy = pick(15, r.boxiness) + (1.0 - era) * 1.6 - 0.4;
         let ws_run = pick(12, r.windshield_run) * (0.82 + 0.25 * era);
         let wheel_radius = pick(5, r.wheel_radius) * (0.93 + 0.1 * era);
+        let headlamp = [
+            Headlamp::Rect,
+            Headlamp::Slim,
+            Headlamp::Swept,
+            Headlamp::TwinRound,
+        ][(unit(seed, 20) * 4.0) as usize % 4];
+        let cues = Cues {
+            roofline: Roofline::Boxy,
+            engine: Engine::Front,
+            bonnet: Bonnet::Short,
+            deck: Deck::None,
+            glasshouse: Glasshouse::Tall,
+            cab: None,
+            headlamp,
+            grille: Grille::Wide,
+            wheel_in: 19,
+            features: Features::default(),
+            doors: spec.doors.min(4) as u8,
+        };
         Params {
             shape,
             length: pick(0, r.length),
@@ -234,12 +377,317 @@ impl Params {
             tumble: pick(14, r.tumblehome) * (0.75 + 0.4 * era),
             boxy,
             era,
-            light_style: (unit(seed, 20) * 4.0) as u32 % 4,
-            grille_style: (unit(seed, 21) * 4.0) as u32 % 4,
+            cues,
+            generation: None,
+            lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12][(unit(seed, 23) * 6.0) as usize % 6],
             seed,
             spec,
         }
     }
+
+    /// Proportions from real dimensions and cues (docs/rendering.md,
+    /// "From dimensions and cues to a body"). `seed` is the model's (rims,
+    /// small variations), `gseed` its generation's.
+    fn derive(
+        lib: &ModelLibrary,
+        body: BodyShape,
+        d: Dims,
+        cues: Cues,
+        era: f32,
+        seed: u64,
+        gseed: u64,
+    ) -> Params {
+        use BodyShape as B;
+        let mut spec = lib.spec(body).clone();
+        let f = cues.features;
+        let (l, w, h, wb) = (d.length, d.width, d.height, d.wheelbase);
+        let offroad = f.has(Feature::SpareWheel)
+            || (cues.roofline == Roofline::Boxy && matches!(body, B::Suv));
+        let tall_body = matches!(body, B::Suv | B::Pickup | B::Van);
+
+        // Cabin, pillars and doors from the roofline and door count.
+        spec.cabin = match cues.roofline {
+            Roofline::Notchback | Roofline::Fastback | Roofline::Dome => Cabin::ThreeBox,
+            Roofline::Hatch => Cabin::Hatch,
+            Roofline::Wagon | Roofline::Boxy => Cabin::Wagon,
+            Roofline::Open => Cabin::Open,
+            Roofline::Cab => Cabin::Cab,
+            Roofline::OneBox => Cabin::OneBox,
+        };
+        let four = cues.doors >= 4;
+        spec.doors = u32::from(cues.doors);
+        spec.pillars = match spec.cabin {
+            Cabin::ThreeBox if four => vec![0.02],
+            Cabin::Hatch if four => vec![0.08],
+            Cabin::Hatch if matches!(body, B::Crossover | B::Suv) => vec![-0.45],
+            Cabin::Wagon if four => vec![0.08, -0.5],
+            Cabin::Wagon => vec![-0.35],
+            Cabin::OneBox if body == B::Van => Vec::new(),
+            Cabin::OneBox if four => vec![0.3, -0.3],
+            Cabin::OneBox => vec![-0.2],
+            Cabin::Cab => match cues.cab {
+                Some(CabStyle::Crew) => vec![0.05],
+                Some(CabStyle::Extended) => vec![-0.35],
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        if body == B::Van {
+            spec.doors = 2;
+        } else if spec.cabin == Cabin::OneBox && four {
+            spec.doors = 3;
+        }
+        // Flares are black cladding on trucks and off-roaders, body-coloured
+        // bulges on cars.
+        if spec.cabin == Cabin::Hatch {
+            spec.side_glass[0] = -0.6;
+        }
+        spec.cladding = f.has(Feature::FlaredArches)
+            && matches!(body, B::Suv | B::Crossover | B::Pickup | B::Wagon);
+        spec.bed = body == B::Pickup;
+
+        // Overhangs: front-drive noses are long, long-bonnet rear-drive cars
+        // and trucks carry the axle forward, a tailgate spare lengthens the
+        // tail.
+        let spare = if f.has(Feature::SpareWheel) { 0.2 } else { 0.0 };
+        let share = match (cues.engine, cues.roofline, cues.bonnet) {
+            (Engine::Rear, _, _) => 0.42,
+            (Engine::Mid, _, _) => 0.5,
+            _ if body == B::Pickup => 0.44,
+            (_, Roofline::OneBox, _) => 0.5,
+            (_, Roofline::Notchback | Roofline::Open, _) if cues.deck >= Deck::Medium => 0.44,
+            (_, Roofline::Hatch | Roofline::Wagon | Roofline::Boxy, Bonnet::Short) => 0.58,
+            (_, Roofline::Hatch | Roofline::Wagon | Roofline::Boxy, _) => 0.52,
+            (_, _, Bonnet::Long) => 0.46,
+            _ => 0.5,
+        };
+        let front_overhang = ((l - wb - spare) * share).max(0.35);
+
+        // Tyres: the sidewall is the tread width times an aspect ratio that
+        // falls with the rim size; trucks and off-roaders run taller tyres.
+        let rim_in = f32::from(cues.wheel_in);
+        let tyre_w = (0.155 * w - 0.07 + if tall_body { 0.02 } else { 0.0 }).clamp(0.125, 0.32);
+        let aspect = (1.1 - 0.035 * rim_in)
+            + match body {
+                B::Suv | B::Pickup if offroad => 0.24,
+                B::Suv | B::Pickup => 0.12,
+                B::Crossover | B::Van | B::Minivan => 0.08,
+                _ => 0.0,
+            };
+        let wheel_radius = (rim_in * 0.0254 + 2.0 * tyre_w * aspect.clamp(0.25, 0.8)) / 2.0;
+
+        // Sill height above the ground.
+        let ride = match body {
+            B::Suv if offroad => 0.3,
+            B::Suv => 0.24,
+            B::Pickup => 0.29,
+            B::Crossover => 0.2,
+            B::Van => 0.22,
+            B::Minivan => 0.17,
+            B::Coupe | B::Convertible => 0.12,
+            _ => 0.145,
+        } + (wheel_radius - 0.33) * 0.25
+            - if cues.engine == Engine::Mid {
+                0.015
+            } else {
+                0.0
+            };
+
+        // Beltline: what is left under the glasshouse.
+        let glass_frac = match cues.glasshouse {
+            Glasshouse::Low => 0.29,
+            Glasshouse::Medium => 0.33,
+            Glasshouse::Tall => 0.37,
+        } + match (body, cues.roofline) {
+            (B::Van, _) => 0.13,
+            (B::Minivan, _) | (_, Roofline::OneBox) => 0.06,
+            _ => 0.0,
+        };
+        let belt = (h * (1.0 - glass_frac)).max(ride + 0.3);
+        let gh = h - belt;
+
+        // Nose and tail heights relative to the belt (the shape file's
+        // typical drop), lower for mid-engined and long-bonnet sports cars.
+        let r = &lib.spec(body).ranges;
+        let mid = |a: [f32; 2]| (a[0] + a[1]) / 2.0;
+        let drop = (mid(r.belt_height) - mid(r.hood_height)).max(0.03) * (belt - ride)
+            / (mid(r.belt_height) - mid(r.ride_height)).max(0.1);
+        let hood = match cues.engine {
+            Engine::Mid | Engine::Rear => ride + 0.42 * (belt - ride),
+            Engine::Front if offroad || cues.roofline == Roofline::Boxy => belt - drop * 0.6,
+            Engine::Front => belt - drop,
+        };
+        let deck = match (cues.roofline, cues.engine) {
+            (_, Engine::Mid) => belt + 0.01,
+            (Roofline::Notchback | Roofline::Open, _) => belt + 0.04,
+            (Roofline::Fastback | Roofline::Dome, _) => belt + 0.02,
+            _ => belt - 0.02,
+        };
+
+        // Windshield foot: behind the front axle by a share of the
+        // wheelbase that grows with the bonnet.
+        let cowl_share = match (cues.engine, cues.roofline, cues.bonnet) {
+            (Engine::Mid, _, _) => 0.04,
+            (Engine::Rear, _, _) => 0.13,
+            (_, Roofline::OneBox, Bonnet::Short) => {
+                if body == B::Van {
+                    0.0
+                } else {
+                    0.06
+                }
+            }
+            (_, Roofline::OneBox, _) => 0.12,
+            (_, _, Bonnet::Short) => 0.13,
+            (_, _, Bonnet::Medium) => 0.19,
+            (_, _, Bonnet::Long) => 0.3,
+        } + if tall_body { 0.04 } else { 0.0 };
+        let ws_base = front_overhang + cowl_share * wb;
+
+        // Windshield rake (degrees from horizontal): upright on old and boxy
+        // bodies, laid back on sports cars and one-boxes.
+        let mut rake: f32 = match body {
+            B::Coupe | B::Convertible => 24.0,
+            B::Sedan => 25.5,
+            B::Hatchback | B::Wagon => 28.0,
+            B::Crossover => 30.0,
+            B::Suv => 34.0,
+            B::Pickup => 37.0,
+            B::Minivan => 27.0,
+            _ => 33.0,
+        } + 9.0 * (1.0 - era);
+        if cues.engine == Engine::Mid {
+            rake -= 4.0;
+        }
+        if cues.roofline == Roofline::Boxy {
+            rake = rake.max(if era < 0.35 { 62.0 } else { 52.0 });
+        }
+        if cues.glasshouse == Glasshouse::Tall {
+            rake += 2.0;
+        }
+        if cues.roofline == Roofline::Dome {
+            rake = 22.0;
+        }
+        let glass_h = (gh - 0.06).max(0.15);
+        let ws_run = glass_h / rake.to_radians().tan();
+
+        // Rear glass and deck.
+        let scale = l / 4.8;
+        let deck_len = match cues.deck {
+            Deck::None => 0.0,
+            Deck::Short => 0.5,
+            Deck::Medium => 0.75,
+            Deck::Long => 0.95,
+        } * scale;
+        let (mut bl_base, rear_rake): (f32, f32) = match cues.roofline {
+            Roofline::Notchback => (deck_len.max(0.4 * scale), 26.0 + 10.0 * (1.0 - era)),
+            Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
+            Roofline::Dome => (deck_len.max(0.15), 20.0),
+            Roofline::Hatch => (0.05, 54.0 - 18.0 * era),
+            Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
+            Roofline::Boxy => (0.03, 82.0),
+            Roofline::OneBox => (0.04, 66.0),
+            Roofline::Open => (deck_len.max(0.6 * scale), 30.0),
+            Roofline::Cab => (0.0, 84.0),
+        };
+        let mut bl_run = glass_h / rear_rake.to_radians().tan();
+        if matches!(cues.roofline, Roofline::Fastback | Roofline::Dome) {
+            // A fastback's roof flows into the tail: the rear glass takes
+            // what the windshield, a short roof and the deck leave.
+            let roof = match cues.engine {
+                Engine::Front => 0.2,
+                _ => 0.1,
+            } * l;
+            bl_run = (l - ws_base - ws_run - bl_base - roof).clamp(
+                glass_h / 30f32.to_radians().tan(),
+                glass_h / 9f32.to_radians().tan(),
+            );
+        }
+        if cues.roofline == Roofline::Cab {
+            // Pickup: the cab ends a cab style's length behind the windshield.
+            let cab_len = match cues.cab {
+                Some(CabStyle::Crew) => 2.45,
+                Some(CabStyle::Extended) => 2.05,
+                _ => 1.55,
+            } * (wb / 3.6).sqrt();
+            bl_base = (l - ws_base - cab_len).max(0.8);
+        }
+        // Keep a roof between the glasses.
+        let min_roof = 0.1 * l;
+        let roof = l - ws_base - ws_run - bl_base - bl_run;
+        let (ws_run, bl_run) = if roof < min_roof {
+            let k = ((l - ws_base - bl_base - min_roof) / (ws_run + bl_run)).clamp(0.3, 1.0);
+            (ws_run * k, bl_run * k)
+        } else {
+            (ws_run, bl_run)
+        };
+
+        let tumble = match cues.roofline {
+            Roofline::Boxy => 0.05,
+            Roofline::Cab => 0.09,
+            Roofline::OneBox => 0.12,
+            Roofline::Wagon => 0.14,
+            Roofline::Hatch => 0.16,
+            Roofline::Notchback => 0.17,
+            Roofline::Open => 0.18,
+            Roofline::Fastback | Roofline::Dome => 0.21,
+        } * (0.75 + 0.4 * era);
+        let boxy = mid(r.boxiness) + (1.0 - era) * 1.6 - 0.4
+            + match cues.roofline {
+                Roofline::Boxy => 1.4,
+                Roofline::Cab => 0.4,
+                _ => 0.0,
+            }
+            - if cues.engine == Engine::Mid { 0.3 } else { 0.0 };
+        Params {
+            shape: body,
+            length: l - spare,
+            width: w,
+            height: h,
+            wheelbase: wb,
+            front_overhang,
+            wheel_radius,
+            ride,
+            belt,
+            hood,
+            deck,
+            ws_base,
+            ws_run,
+            bl_base,
+            bl_run,
+            tumble,
+            boxy,
+            era,
+            lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
+            rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
+            spokes: [5, 6, 7, 10, 5, 12, 8, 9][(unit(gseed, 23) * 8.0) as usize % 8],
+            seed,
+            cues,
+            generation: None,
+            spec,
+        }
+    }
+}
+
+/// Brand grilles are not borrowed by uncurated models: each maps to the
+/// generic shape it resembles.
+fn generic_grille(g: Grille) -> Grille {
+    match g {
+        Grille::Kidney | Grille::Spindle => Grille::Tall,
+        Grille::SevenSlot => Grille::Bar,
+        Grille::Shield => Grille::Hexagon,
+        other => other,
+    }
+}
+
+/// Features an uncurated model may borrow (no wings, skirts or two-tone
+/// roofs: those are a model's signature).
+fn generic_features(f: Features) -> Features {
+    f.without(Feature::Wing)
+        .without(Feature::WheelSkirts)
+        .without(Feature::ContrastRoof)
+        .without(Feature::HoodScoop)
+        .without(Feature::RoundTailLamps)
+        .without(Feature::SideIntakes)
 }

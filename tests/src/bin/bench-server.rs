@@ -59,7 +59,7 @@ async fn unbilled_keyed(
     CachedAuth(principal, ..): CachedAuth<ImagesRead>,
     RawQuery(q): RawQuery,
 ) -> Response {
-    let (decision, admitted) = rate::check_key(&state, &principal);
+    let (decision, admitted) = rate::check_key(&state, &principal).await;
     let result = match admitted {
         Ok(()) => cached_output(&state, q.as_deref()).await,
         Err(refused) => Err(refused),
@@ -106,6 +106,13 @@ async fn main() -> anyhow::Result<()> {
     // operator CLI below reads the same variable).
     if let Ok(url) = std::env::var("VIS_DATABASE_URL") {
         config.database_url = control_plane::config::Secret::new(url);
+    }
+    // Experiments with the ledger's group commit (docs/benchmarks.md).
+    if let Some(n) = std::env::var("VIS_BENCH_BATCHES_IN_FLIGHT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        config.billing.batches_in_flight = n;
     }
     let app = App::build_with_backend(
         config.clone(),

@@ -95,7 +95,13 @@ async fn the_account_document_describes_balance_pricing_and_key() {
         serde_json::json!(["images:read", "account:read"])
     );
     assert_eq!(d["key"]["rate_limit_per_minute"], 120);
-    assert!(v["links"].is_object());
+    // Every link of the account document resolves.
+    let links = v["links"].as_object().unwrap();
+    assert!(links.contains_key("pricing"), "{links:?}");
+    for (name, url) in links {
+        let r = app.client.get(url.as_str().unwrap()).send().await.unwrap();
+        assert_eq!(r.status(), 200, "links.{name} = {url}");
+    }
     assert!(v["request_id"].as_str().unwrap().starts_with("req_"));
     // credits adjusted by an operator show at once
     app.cli(&[

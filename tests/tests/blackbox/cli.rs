@@ -82,13 +82,26 @@ async fn accounts_credits_and_partners() {
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["adjustment", "grant"]);
+    // A partner secret is issued under a key of the account, shown once.
     let out = app
-        .cli(&["--json", "partners", "create", "--email", "b@example.com"])
+        .cli(&["--json", "keys", "create", "--email", "b@example.com"])
+        .await
+        .unwrap();
+    let key: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let key_id = key["id"].as_str().unwrap();
+    let out = app
+        .cli(&["--json", "partners", "create", "--key", key_id])
         .await
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["secret"].as_str().unwrap().len() >= 40);
     assert!(v["partner_id"].as_str().is_some());
+    assert_eq!(v["key_id"], key_id);
+    let err = app
+        .cli(&["partners", "create", "--key", "no-such-key"])
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no live key"), "{err}");
 }
 
 #[tokio::test]

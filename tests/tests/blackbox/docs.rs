@@ -31,8 +31,9 @@ async fn every_route_and_method_is_in_the_openapi_document() {
             if r.status() == 405 {
                 continue;
             }
+            let documented = path.replace("{*", "{");
             let entry = paths
-                .get(path)
+                .get(&documented)
                 .unwrap_or_else(|| panic!("{path} is routed but not in openapi.json"));
             assert!(
                 entry.get(method.to_ascii_lowercase()).is_some(),
@@ -46,12 +47,12 @@ async fn every_route_and_method_is_in_the_openapi_document() {
         "every route answers at least one method"
     );
     // And the document describes nothing that is not routed.
-    let routed: Vec<&str> = route_table().iter().map(|(p, _, _)| *p).collect();
+    let routed: Vec<String> = route_table()
+        .iter()
+        .map(|(p, _, _)| p.replace("{*", "{"))
+        .collect();
     for path in paths.keys() {
-        assert!(
-            routed.contains(&path.as_str()),
-            "{path} documented but not routed"
-        );
+        assert!(routed.contains(path), "{path} documented but not routed");
     }
 }
 

@@ -14,6 +14,14 @@ struct Probe {
     year: u16,
 }
 
+impl control_plane::http::extract::Described for Probe {
+    const SHAPE: &'static str = "a JSON object with make and year";
+    const RULES: &'static [(&'static str, &'static str)] = &[
+        ("make", "a non-empty string"),
+        ("year", "an integer from 1990 to 2027"),
+    ];
+}
+
 fn probe_routes() -> Router<AppState> {
     async fn boom() -> &'static str {
         panic!("secret internal detail xyz")

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use control_plane::store::{DeliveryStore, SqlStore};
 use vis_tests::{
-    Counting, Failing, Gated, TestApp, concurrent_statuses, count, problem, real_renderer,
+    Counting, Failing, Gated, TestApp, concurrent_statuses, count, header, problem, real_renderer,
 };
 
 const CAMRY: &str =
@@ -54,15 +54,6 @@ async fn wait_for_metric(app: &TestApp, metric: &str, value: i64) {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     panic!("{metric} never reached {value}");
-}
-
-fn header(r: &reqwest::Response, name: &str) -> String {
-    r.headers()
-        .get(name)
-        .unwrap_or_else(|| panic!("missing header {name}"))
-        .to_str()
-        .unwrap()
-        .to_owned()
 }
 
 #[tokio::test]
@@ -521,7 +512,6 @@ async fn a_second_replica_joins_the_render_in_progress_instead_of_rendering_or_r
     assert_eq!(on_b.await.unwrap(), (200, "generated".to_owned()));
     assert_eq!(counting.renders(), 1, "one render for both replicas");
     // B's charge reaches the shared ledger when B settles (every 20 ms).
-    b.settle().await;
     assert_eq!(balance(&a, &key).await, 98);
 }
 

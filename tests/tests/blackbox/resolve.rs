@@ -166,6 +166,97 @@ async fn other_phrases_and_the_structured_fields() {
 }
 
 #[tokio::test]
+async fn a_model_resolves_by_any_of_its_names_in_the_texts_year() {
+    let app = TestApp::spawn().await;
+    let key = reader(&app).await;
+    let d = resolved(
+        &app,
+        &key,
+        json!({ "query": "2014 mazda mx-5 miata in crimson" }),
+    )
+    .await;
+    let p = &d["params"];
+    assert_eq!(
+        (&p["make"], &p["model"], &p["year"], &p["color"]),
+        (&json!("mazda"), &json!("mx-5"), &json!(2014), &json!("red")),
+        "{d}"
+    );
+    assert_eq!(d["confidence"], "high");
+    assert_eq!(d["display"]["model_name"], "MX-5");
+    assert_eq!(
+        d["image_path"],
+        "/api/v1/images/car?make=mazda&model=mx-5&year=2014&color=red"
+    );
+    assert_eq!(d["extracted"]["year"], 2014);
+
+    for (query, make, model, year) in [
+        ("mazda miata 2016 blue", "mazda", "mx-5", 2016),
+        ("2020 mazda 3", "mazda", "mazda3", 2020),
+        (
+            "2016 range rover vogue",
+            "land-rover",
+            "range-rover-vogue",
+            2016,
+        ),
+        ("2008 corvette c6", "chevrolet", "corvette", 2008),
+    ] {
+        let d = resolved(&app, &key, json!({ "query": query })).await;
+        assert_eq!(
+            (
+                &d["params"]["make"],
+                &d["params"]["model"],
+                &d["params"]["year"]
+            ),
+            (&json!(make), &json!(model), &json!(year)),
+            "{query}: {d}"
+        );
+    }
+    // The structured fields take the other names too: an old make slug, a model alias.
+    let d = resolved(
+        &app,
+        &key,
+        json!({ "query": "white, side profile", "make": "range-rover", "model": "evoque", "year": 2018 }),
+    )
+    .await;
+    assert_eq!(
+        (
+            &d["params"]["make"],
+            &d["params"]["model"],
+            &d["confidence"]
+        ),
+        (
+            &json!("land-rover"),
+            &json!("range-rover-evoque"),
+            &json!("high")
+        ),
+        "{d}"
+    );
+}
+
+#[tokio::test]
+async fn a_year_in_the_text_is_never_replaced_with_confidence() {
+    let app = TestApp::spawn().await;
+    let key = reader(&app).await;
+    // The first four-digit word is the model, the second the year: that year is answered.
+    let d = resolved(&app, &key, json!({ "query": "peugeot 2008 2014 in blue" })).await;
+    assert_eq!(
+        (
+            &d["params"]["model"],
+            &d["params"]["year"],
+            &d["extracted"]["year"]
+        ),
+        (&json!("2008"), &json!(2014), &json!(2014)),
+        "{d}"
+    );
+    // The model has no such year: the nearest one, low confidence, and the text's year in
+    // `extracted` so a client can tell.
+    let d = resolved(&app, &key, json!({ "query": "tesla model 3 2012" })).await;
+    assert_eq!(d["params"]["year"], 2017, "{d}");
+    assert_eq!(d["confidence"], "low");
+    assert_eq!(d["extracted"]["year"], 2012);
+}
+
+#[tokio::test]
 async fn keys_and_scopes_are_required() {
     let app = TestApp::spawn().await;
     let r = app

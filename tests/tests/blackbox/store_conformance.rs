@@ -6,9 +6,10 @@
 use std::sync::Arc;
 
 use control_plane::store::{
-    AccountStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind, HeldCharge,
-    HoldStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry,
-    NewKey, PartnerStore, Payer, SqlStore, Store, StoreError, now_millis,
+    AccountStore, ActivityStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind,
+    EventStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry,
+    NewKey, PaidCheckout, PartnerStore, Payer, PaymentOutcome, PaymentStore, PeopleStore,
+    RateStore, RevocationStore, RevokedKind, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -195,7 +196,59 @@ async fn suite(store: SqlStore) {
         "laptop"
     );
     assert_eq!(store.keys_of_account(&a.id).await.unwrap().len(), 1);
+
+    // Partners belong to a live key; revoking the key or the partner ends
+    // them, each revocation on the feed.
+    let p = store.create_partner(&k.id, "vps_secret").await.unwrap();
+    let p2 = store.create_partner(&k.id, "vps_other").await.unwrap();
+    let found = store.partner_by_id(&p.id).await.unwrap().unwrap();
+    assert_eq!(found.secret.expose(), "vps_secret");
+    assert_eq!(
+        (found.key_id.as_deref(), found.account_id.as_str()),
+        (Some(k.id.as_str()), a.id.as_str())
+    );
+    assert!(!format!("{found:?}").contains("vps_secret"));
+    assert!(matches!(
+        store.create_partner("no-such-key", "vps_x").await,
+        Err(StoreError::NotFound(_))
+    ));
+    let mut live: Vec<String> = store
+        .live_partners()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    live.sort();
+    let mut want = vec![p.id.clone(), p2.id.clone()];
+    want.sort();
+    assert_eq!(live, want);
+    let head = store.revocation_head().await.unwrap();
+    assert!(store.revoke_partner(&p2.id).await.unwrap());
+    assert!(!store.revoke_partner(&p2.id).await.unwrap());
+    let feed = store.revocations(head, i64::MAX, 10).await.unwrap();
+    assert_eq!(
+        feed.iter()
+            .map(|r| (r.kind, r.subject_id.as_str()))
+            .collect::<Vec<_>>(),
+        [(control_plane::store::RevokedKind::Partner, p2.id.as_str())]
+    );
+    let ids =
+        |v: Vec<control_plane::store::Partner>| v.into_iter().map(|p| p.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.live_partners().await.unwrap()),
+        vec![p.id.clone()]
+    );
+    assert_eq!(store.partners_of_account(&a.id).await.unwrap().len(), 2);
     assert!(store.revoke_key(&k.id).await.unwrap());
+    assert!(
+        store.live_partners().await.unwrap().is_empty(),
+        "a revoked key ends its partners"
+    );
+    assert!(matches!(
+        store.create_partner(&k.id, "vps_y").await,
+        Err(StoreError::NotFound(_))
+    ));
     assert!(!store.revoke_key(&k.id).await.unwrap());
     assert!(
         store
@@ -207,19 +260,161 @@ async fn suite(store: SqlStore) {
             .is_some()
     );
 
-    // Partners.
-    let p = store.create_partner(&a.id, "vps_secret").await.unwrap();
-    let found = store.partner_by_id(&p.id).await.unwrap().unwrap();
-    assert_eq!(found.secret.expose(), "vps_secret");
-    assert!(!format!("{found:?}").contains("vps_secret"));
-
     deliveries(&store).await;
     charge_batches(&store).await;
-    holds(&store).await;
+    shared(&store).await;
     delivery_urls(&store).await;
     jobs(&store).await;
     budget(&store).await;
+    events(&store).await;
+    idempotent_mints(&store).await;
+    device_logins(&store).await;
+    people_and_payments(&store).await;
     store.close().await;
+}
+
+/// An Idempotency-Key is recorded in its mint's transaction: a second mint
+/// with the key charges nothing and fails with a conflict; an insufficient
+/// balance records nothing, so the key can be used again.
+async fn idempotent_mints(store: &SqlStore) {
+    use control_plane::store::IdempotencyClaim;
+    let acct = store.create_account("idem@example.com", 3).await.unwrap();
+    let key = store
+        .create_key(NewKey {
+            account_id: acct.id.clone(),
+            name: "idem".into(),
+            display_prefix: "vis_idem".into(),
+            key_hash: "e".repeat(64),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 120,
+        })
+        .await
+        .unwrap();
+    let payer = |request_id| Payer {
+        account_id: &acct.id,
+        key_id: &key.id,
+        request_id,
+    };
+    let claim = IdempotencyClaim {
+        key: "order-1",
+        fingerprint: "f1",
+    };
+    assert!(
+        store
+            .idempotent_mint(&acct.id, "order-1")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let after = store
+        .mint_delivery_urls(
+            payer("req-i1"),
+            &[new_url("i1", 0), new_url("i2", 0)],
+            Some(claim),
+        )
+        .await
+        .unwrap();
+    assert_eq!(after, 1);
+    let record = store
+        .idempotent_mint(&acct.id, "order-1")
+        .await
+        .unwrap()
+        .expect("recorded with the mint");
+    assert_eq!(
+        (
+            record.fingerprint.as_str(),
+            record.request_id.as_str(),
+            record.balance_after
+        ),
+        ("f1", "req-i1", 1)
+    );
+    assert_eq!(record.url_ids, vec!["i1".to_owned(), "i2".to_owned()]);
+    // The same key again: a conflict, nothing charged, no URL written.
+    let err = store
+        .mint_delivery_urls(payer("req-i2"), &[new_url("i3", 0)], Some(claim))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::Conflict("idempotency key")),
+        "{err:?}"
+    );
+    assert_eq!(balance_of(store, &acct.id).await, 1);
+    assert!(store.delivery_url("i3").await.unwrap().is_none());
+    // Too few credits: nothing recorded under the new key.
+    let other = IdempotencyClaim {
+        key: "order-2",
+        fingerprint: "f2",
+    };
+    let err = store
+        .mint_delivery_urls(
+            payer("req-i3"),
+            &[new_url("i4", 0), new_url("i5", 0)],
+            Some(other),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::InsufficientCredits { .. }),
+        "{err:?}"
+    );
+    assert!(
+        store
+            .idempotent_mint(&acct.id, "order-2")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Keys belong to an account: another account's "order-1" is its own.
+    let b = store.create_account("idem-b@example.com", 0).await.unwrap();
+    assert!(
+        store
+            .idempotent_mint(&b.id, "order-1")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+/// The telemetry sink's table: a batch is written whole; counts by day and
+/// name from a day on.
+async fn events(store: &SqlStore) {
+    let day_ms = 1_795_305_600_000; // 2026-11-22T00:00:00Z
+    let event = |name: &str, at: i64| control_plane::store::NewEvent {
+        received_at: at,
+        name: name.into(),
+        source: Some("web".into()),
+        anonymous_id: Some("anon-1".into()),
+        session_id: None,
+        url: Some("https://example.com/".into()),
+        referrer: None,
+        properties: Some(r#"{"path":"/"}"#.into()),
+        utm: None,
+    };
+    store.insert_events(&[]).await.unwrap();
+    store
+        .insert_events(&[
+            event("page_view", day_ms - 1),
+            event("page_view", day_ms),
+            event("page_view", day_ms + 5),
+            event("cli_login", day_ms + 10),
+        ])
+        .await
+        .unwrap();
+    let counts = store.event_counts("2026-11-21").await.unwrap();
+    let got: Vec<(String, String, i64)> = counts
+        .into_iter()
+        .map(|c| (c.day, c.name, c.count))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("2026-11-21".into(), "page_view".into(), 1),
+            ("2026-11-22".into(), "cli_login".into(), 1),
+            ("2026-11-22".into(), "page_view".into(), 2),
+        ]
+    );
+    assert_eq!(store.event_counts("2026-11-22").await.unwrap().len(), 2);
+    assert!(store.event_counts("2026-11-23").await.unwrap().is_empty());
 }
 
 /// A delivery billed by request `req-<tag>`.
@@ -437,198 +632,53 @@ async fn charge_batches(store: &SqlStore) {
         "one entry per charge, newest first, each with its own balance"
     );
 
-    // Charges submitted one by one to the store's own queue commit together
-    // and never overdraw: 10 concurrent charges against 8 credits.
-    if let Some(queue) = store.charge_queue() {
-        let mut waiting = Vec::new();
-        for i in 0..10 {
-            let (done, outcome) = tokio::sync::oneshot::channel();
-            queue
-                .submit(item(&format!("q{i}"), &rich.id, Some(&live.id)), done)
-                .unwrap();
-            waiting.push(outcome);
-        }
-        let mut charged = 0;
-        let mut refused = 0;
-        for outcome in waiting {
-            match outcome.await.unwrap() {
-                Ok(_) => charged += 1,
-                Err(StoreError::InsufficientCredits { .. }) => refused += 1,
-                Err(e) => panic!("unexpected {e:?}"),
-            }
-        }
-        assert_eq!((charged, refused), (8, 2));
-        assert_eq!(balance_of(store, &rich.id).await, 0);
-    }
-}
-
-/// Credit holds: servers reserve credits, other debits spend only what no
-/// server holds, and held charges settle into the ledger with a journal
-/// mark, all or nothing.
-async fn holds(store: &SqlStore) {
-    let acct = store
-        .create_account("holds@example.com", 50)
-        .await
-        .unwrap()
-        .id;
-    assert_eq!(store.take_hold("s1", &acct, 30).await.unwrap(), (30, 50));
-    assert_eq!(
-        store.take_hold("s2", &acct, 30).await.unwrap(),
-        (20, 50),
-        "only what is free"
-    );
-    assert_eq!(store.take_hold("s3", &acct, 5).await.unwrap(), (0, 50));
-    assert!(matches!(
-        store.take_hold("s1", "no-such-account", 1).await,
-        Err(StoreError::NotFound(_))
-    ));
-
-    // Every other debit spends only `balance - held`.
-    assert!(matches!(
-        store
-            .charge_delivery(&delivery("held-1", &acct, "cache"))
-            .await,
-        Err(StoreError::InsufficientCredits {
-            balance: 50,
-            required: 1
-        })
-    ));
-    let adjust = NewEntry {
-        kind: EntryKind::Adjustment,
-        delta: -1,
-        reason: "correction",
-        reference: None,
-    };
-    assert!(matches!(
-        store.append_entry(&acct, adjust.clone()).await,
-        Err(StoreError::InsufficientCredits { .. })
-    ));
-    let grant = NewEntry {
-        kind: EntryKind::Grant,
-        delta: 2,
-        reason: "top-up",
-        reference: None,
-    };
-    store.append_entry(&acct, grant).await.unwrap();
-    let batch = vec![
-        delivery("held-2", &acct, "cache"),
-        delivery("held-3", &acct, "cache"),
-        delivery("held-4", &acct, "cache"),
-    ];
-    let outcomes = store.charge_deliveries(batch).await.unwrap();
-    assert!(matches!(outcomes[0], Ok(51)));
-    assert!(matches!(outcomes[1], Ok(50)));
-    assert!(matches!(
-        outcomes[2],
-        Err(StoreError::InsufficientCredits {
-            balance: 50,
-            required: 1
-        })
-    ));
-
-    // Settling: one ledger row per charge, in journal order, with its own
-    // time; the balance and the hold shrink; the mark moves.
-    let held = |seq: i64, tag: &str| HeldCharge {
-        seq,
-        created_at: 1_000 + seq,
-        delivery: NewDelivery {
-            key_id: None,
-            ..delivery(tag, &acct, "generated")
-        },
-    };
-    let charges = vec![held(1, "j1"), held(2, "j2"), held(3, "j3")];
-    assert_eq!(
-        store.settle_held("s1", charges.into(), 3).await.unwrap(),
-        vec![(acct.clone(), 47)]
-    );
-    assert_eq!(balance_of(store, &acct).await, 47);
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
-    let entries = store.entries(&acct, 3).await.unwrap();
-    let rows: Vec<_> = entries
-        .iter()
-        .map(|e| {
-            (
-                e.kind,
-                e.delta,
-                e.balance_after,
-                e.reference.as_deref(),
-                e.created_at,
-            )
+    // Concurrent transactions never overdraw: 10 charges at once, each its
+    // own batch, against 8 credits; the conditional debit decides.
+    let store_arc = std::sync::Arc::new(store.clone());
+    let racing: Vec<_> = (0..10)
+        .map(|i| {
+            let store = std::sync::Arc::clone(&store_arc);
+            let d = item(&format!("q{i}"), &rich.id, Some(&live.id));
+            tokio::spawn(async move { store.charge_deliveries(vec![d]).await.unwrap().remove(0) })
         })
         .collect();
-    assert_eq!(
-        rows,
-        vec![
-            (EntryKind::Charge, -1, 47, Some("req-j3"), 1_003),
-            (EntryKind::Charge, -1, 48, Some("req-j2"), 1_002),
-            (EntryKind::Charge, -1, 49, Some("req-j1"), 1_001),
-        ]
-    );
-    let record = store
-        .delivery_by_request_id("req-j2")
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(record.account_id, acct);
-
-    // More than the hold: nothing is written, the mark stays.
-    let too_many: Vec<HeldCharge> = (4..=31).map(|n| held(n, &format!("x{n}"))).collect();
-    assert!(store.settle_held("s1", too_many.into(), 31).await.is_err());
-    assert_eq!(balance_of(store, &acct).await, 47);
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
-    assert!(
-        store
-            .delivery_by_request_id("req-x4")
-            .await
-            .unwrap()
-            .is_none()
-    );
-    // A mark never moves back.
-    store.settle_held("s1", Vec::new().into(), 2).await.unwrap();
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 3);
-
-    // Giving back: s1 holds 27 unspent, and no more.
-    assert_eq!(store.release_hold("s1", &acct, 27).await.unwrap(), 47);
-    assert!(store.release_hold("s1", &acct, 1).await.is_err());
-    assert_eq!(store.take_hold("s3", &acct, 100).await.unwrap(), (27, 47));
-    assert_eq!(
-        store.hold_owners().await.unwrap(),
-        vec!["s1".to_owned(), "s2".to_owned(), "s3".to_owned()]
-    );
-    // Retiring a server gives back all it holds and forgets its mark.
-    for owner in ["s1", "s2", "s3"] {
-        store.retire_owner(owner).await.unwrap();
+    let mut charged = 0;
+    let mut refused = 0;
+    for t in racing {
+        match t.await.unwrap() {
+            Ok(_) => charged += 1,
+            Err(StoreError::InsufficientCredits { .. }) => refused += 1,
+            Err(e) => panic!("unexpected {e:?}"),
+        }
     }
-    assert!(store.hold_owners().await.unwrap().is_empty());
-    assert_eq!(store.journal_mark("s1").await.unwrap(), 0);
-    assert_eq!(
-        store.take_hold("s4", &acct, 100).await.unwrap(),
-        (47, 47),
-        "all free again"
-    );
-    store.retire_owner("s4").await.unwrap();
-    store.append_entry(&acct, adjust).await.unwrap();
+    assert_eq!((charged, refused), (8, 2));
+    assert_eq!(balance_of(store, &rich.id).await, 0);
 
-    // A settle bigger than one multi-row statement keeps journal order.
+    // A batch bigger than one multi-row statement keeps its order, and one
+    // that the balance covers only in part charges the longest prefix.
     let big = store
-        .create_account("big@example.com", 100)
+        .create_account("big@example.com", 1_500)
         .await
         .unwrap()
         .id;
-    assert_eq!(store.take_hold("s5", &big, 100).await.unwrap(), (100, 100));
-    let many: Vec<HeldCharge> = (1..=70)
-        .map(|n| HeldCharge {
-            seq: n,
-            created_at: 2_000 + n,
-            delivery: delivery(&format!("big{n}"), &big, "cache"),
+    let many: Vec<NewDelivery> = (1..=1_600)
+        .map(|n| NewDelivery {
+            key_id: None,
+            ..delivery(&format!("big{n}"), &big, "cache")
         })
         .collect();
-    assert_eq!(
-        store.settle_held("s5", many.into(), 70).await.unwrap(),
-        vec![(big.clone(), 30)]
-    );
+    let outcomes = store.charge_deliveries(many).await.unwrap();
+    assert_eq!(outcomes.iter().filter(|o| o.is_ok()).count(), 1_500);
+    assert!(matches!(outcomes[1_499], Ok(0)));
+    assert!(matches!(
+        outcomes[1_500],
+        Err(StoreError::InsufficientCredits {
+            balance: 0,
+            required: 1
+        })
+    ));
     let charges: Vec<(i64, String)> = store
-        .entries(&big, 100)
+        .entries(&big, 2_000)
         .await
         .unwrap()
         .into_iter()
@@ -636,9 +686,85 @@ async fn holds(store: &SqlStore) {
         .map(|e| (e.balance_after, e.reference.unwrap()))
         .rev()
         .collect();
-    let expected: Vec<(i64, String)> = (1..=70).map(|n| (100 - n, format!("req-big{n}"))).collect();
+    let expected: Vec<(i64, String)> = (1..=1_500)
+        .map(|n| (1_500 - n, format!("req-big{n}")))
+        .collect();
     assert_eq!(charges, expected);
-    store.retire_owner("s5").await.unwrap();
+}
+
+/// What replicas share besides the ledger: the revocation feed (written in
+/// the revocation's transaction) and rate-limit windows taken in blocks.
+async fn shared(store: &SqlStore) {
+    let acct = store
+        .create_account("shared@example.com", 5)
+        .await
+        .unwrap()
+        .id;
+    let key = store
+        .create_key(NewKey {
+            account_id: acct.clone(),
+            name: "feed".into(),
+            display_prefix: "vis_feed".into(),
+            key_hash: "feed-hash".into(),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 60,
+        })
+        .await
+        .unwrap();
+    let head = store.revocation_head().await.unwrap();
+    assert!(store.revoke_key(&key.id).await.unwrap());
+    assert!(!store.revoke_key(&key.id).await.unwrap(), "once");
+    let feed = store.revocations(head, i64::MAX, 100).await.unwrap();
+    assert_eq!(feed.len(), 1, "one entry per revocation");
+    assert_eq!(feed[0].kind, RevokedKind::Key);
+    assert_eq!(feed[0].subject_id, key.id);
+    assert!(feed[0].seq > head);
+    assert_eq!(store.revocation_head().await.unwrap(), feed[0].seq);
+    // Entries revoked since a time are returned even when their seq is old.
+    let recent = store
+        .revocations(feed[0].seq, feed[0].revoked_at, 100)
+        .await
+        .unwrap();
+    assert_eq!(recent, feed);
+    assert!(
+        store
+            .revocations(feed[0].seq, feed[0].revoked_at + 1, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Rate windows: blocks are granted while the window lasts, the last one
+    // only in part, then nothing; another window starts afresh.
+    let w = 60_000;
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap(), (4, 4));
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap(), (4, 8));
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap().0, 2);
+    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap().0, 0);
+    assert_eq!(
+        store.take_rate_block("k1", 2 * w, 20, 10).await.unwrap().0,
+        10
+    );
+    assert_eq!(store.take_rate_block("k2", w, 1, 10).await.unwrap().0, 1);
+    // Concurrent takers never exceed the limit together.
+    let store_arc = std::sync::Arc::new(store.clone());
+    let takers: Vec<_> = (0..20)
+        .map(|_| {
+            let store = std::sync::Arc::clone(&store_arc);
+            tokio::spawn(async move { store.take_rate_block("k3", w, 3, 25).await.unwrap().0 })
+        })
+        .collect();
+    let mut total = 0;
+    for t in takers {
+        total += t.await.unwrap();
+    }
+    assert_eq!(total, 25);
+    assert_eq!(store.prune_rate_windows(2 * w).await.unwrap(), 3);
+    assert_eq!(
+        store.take_rate_block("k1", w, 1, 10).await.unwrap().0,
+        1,
+        "pruned"
+    );
 }
 
 async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {
@@ -650,7 +776,7 @@ async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {
         .balance
 }
 
-fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
+pub(crate) fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
     NewDeliveryUrl {
         id: id.into(),
         variant: "toyota/camry/2019/red/side".into(),
@@ -686,7 +812,7 @@ async fn delivery_urls(store: &SqlStore) {
     };
     // A batch is one debit of one credit per URL, in one ledger entry.
     let after = store
-        .mint_delivery_urls(payer, &[new_url("u1", 0), new_url("u2", 2)])
+        .mint_delivery_urls(payer, &[new_url("u1", 0), new_url("u2", 2)], None)
         .await
         .unwrap();
     assert_eq!(after, 1);
@@ -702,7 +828,7 @@ async fn delivery_urls(store: &SqlStore) {
     );
     // Not enough credits: nothing written, required = the number of URLs.
     let err = store
-        .mint_delivery_urls(payer, &[new_url("u3", 0), new_url("u4", 0)])
+        .mint_delivery_urls(payer, &[new_url("u3", 0), new_url("u4", 0)], None)
         .await
         .unwrap_err();
     assert!(
@@ -752,7 +878,7 @@ async fn delivery_urls(store: &SqlStore) {
     assert_eq!(store.consume_delivery_url("nope").await.unwrap(), None);
     // Concurrent redemptions of a capped URL: exactly max_uses succeed.
     store
-        .mint_delivery_urls(payer, &[new_url("u5", 3)])
+        .mint_delivery_urls(payer, &[new_url("u5", 3)], None)
         .await
         .unwrap();
     let mut tasks = Vec::new();
@@ -790,7 +916,7 @@ async fn delivery_urls(store: &SqlStore) {
         .await
         .unwrap();
     store
-        .mint_delivery_urls(payer, &[new_url("u6", 0)])
+        .mint_delivery_urls(payer, &[new_url("u6", 0)], None)
         .await
         .unwrap();
     assert_eq!(balance_of(store, &acct.id).await, 0);
@@ -837,7 +963,9 @@ async fn delivery_urls(store: &SqlStore) {
     assert!(store.delivery_url("u1").await.unwrap().unwrap().key_revoked);
     assert_eq!(store.consume_delivery_url("u1").await.unwrap(), None);
     assert!(matches!(
-        store.mint_delivery_urls(payer, &[new_url("u7", 0)]).await,
+        store
+            .mint_delivery_urls(payer, &[new_url("u7", 0)], None)
+            .await,
         Err(StoreError::KeyRevoked)
     ));
     assert_eq!(balance_of(store, &acct.id).await, 1);
@@ -1057,14 +1185,8 @@ async fn store_conformance_sqlite() {
 
 #[tokio::test]
 async fn store_conformance_postgres() {
-    let Ok(admin_url) = std::env::var("VIS_TEST_POSTGRES_URL") else {
-        if std::env::var("VIS_TEST_SKIP_POSTGRES").as_deref() == Ok("1") {
-            eprintln!("store_conformance_postgres: skipped on purpose (VIS_TEST_SKIP_POSTGRES=1)");
-            return;
-        }
-        panic!(
-            "VIS_TEST_POSTGRES_URL is not set: run ./infra/test.sh, or set VIS_TEST_SKIP_POSTGRES=1"
-        );
+    let Some(admin_url) = vis_tests::postgres_url_or_skip("store_conformance_postgres") else {
+        return;
     };
     // A fresh database per run keeps runs independent.
     let name = format!("vis_test_{}", uuid::Uuid::new_v4().simple());
@@ -1088,4 +1210,327 @@ async fn sqlx_exec(store: &SqlStore, sql: &str) {
     control_plane::store::execute_raw(store, sql)
         .await
         .expect(sql);
+}
+
+/// Device logins: one live user code at a time, polls respecting the
+/// interval, one decision, one delivery.
+async fn device_logins(store: &SqlStore) {
+    use control_plane::store::{DevicePoll, DeviceStore, now_millis};
+    let acct = store.create_account("device@example.com", 1).await.unwrap();
+    let later = now_millis() + 600_000;
+    assert!(
+        store
+            .create_device_login("h-old", "AAAA-2222", "old", now_millis() - 1)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.poll_device_login("h-old", 0).await.unwrap(),
+        DevicePoll::Expired
+    );
+    assert!(
+        store
+            .create_device_login("h1", "BBBB-3333", "cli", later)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .create_device_login("h2", "BBBB-3333", "other", later)
+            .await
+            .unwrap(),
+        "a live code is taken"
+    );
+    assert_eq!(
+        store.poll_device_login("nope", 0).await.unwrap(),
+        DevicePoll::Unknown
+    );
+    assert_eq!(
+        store.poll_device_login("h1", 3_000).await.unwrap(),
+        DevicePoll::Pending
+    );
+    assert!(
+        matches!(store.poll_device_login("h1", 3_000).await.unwrap(), DevicePoll::TooFast { wait_ms } if wait_ms > 0 && wait_ms <= 3_000)
+    );
+    let approved = store
+        .decide_device_login("BBBB-3333", Some(&acct.id))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(approved.status, "approved");
+    assert!(
+        store
+            .decide_device_login("BBBB-3333", None)
+            .await
+            .unwrap()
+            .is_none(),
+        "decided once"
+    );
+    let DevicePoll::Approved(login) = store.poll_device_login("h1", 0).await.unwrap() else {
+        panic!("approved");
+    };
+    let key = |hash: &str| NewKey {
+        account_id: acct.id.clone(),
+        name: "cli".into(),
+        display_prefix: "vis_dev".into(),
+        key_hash: hash.into(),
+        scopes: "images:read".into(),
+        rate_limit_per_minute: 120,
+    };
+    assert!(
+        store
+            .deliver_device_key(&login.id, key(&"d".repeat(64)))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        store
+            .deliver_device_key(&login.id, key(&"c".repeat(64)))
+            .await
+            .unwrap()
+            .is_none(),
+        "delivered once"
+    );
+    assert!(
+        store.key_by_hash(&"c".repeat(64)).await.unwrap().is_none(),
+        "no second key"
+    );
+    assert_eq!(
+        store.poll_device_login("h1", 0).await.unwrap(),
+        DevicePoll::Expired
+    );
+}
+
+async fn people_and_payments(store: &SqlStore) {
+    // A person: account, password and free credits in one write.
+    let p = store
+        .create_person("person@example.com", "$argon2id$hash", 100)
+        .await
+        .unwrap();
+    assert_eq!(p.balance, 100);
+    assert!(matches!(
+        store
+            .create_person("person@example.com", "$argon2id$x", 100)
+            .await,
+        Err(StoreError::Conflict(_))
+    ));
+    let (found, hash) = store
+        .person_by_email("person@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (found.id.as_str(), hash.as_deref()),
+        (p.id.as_str(), Some("$argon2id$hash"))
+    );
+    let operator_made = store.create_account("nopass@example.com", 0).await.unwrap();
+    assert_eq!(
+        store
+            .person_by_email("nopass@example.com")
+            .await
+            .unwrap()
+            .unwrap()
+            .1,
+        None
+    );
+    // Sessions: live until they expire or end.
+    store
+        .create_web_session("s1", &p.id, now_millis() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_web_session("s-old", &p.id, now_millis() - 1)
+        .await
+        .unwrap();
+    assert_eq!(store.web_session("s1").await.unwrap().unwrap().id, p.id);
+    assert!(store.web_session("s-old").await.unwrap().is_none());
+    store.end_web_session("s1").await.unwrap();
+    assert!(store.web_session("s1").await.unwrap().is_none());
+    // A reset link works once, sets the password and ends every session.
+    store
+        .create_web_session("s2", &operator_made.id, now_millis() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_password_reset("r1", &operator_made.id, now_millis() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_password_reset("r-old", &operator_made.id, now_millis() - 1)
+        .await
+        .unwrap();
+    assert!(store.password_reset_live("r1").await.unwrap());
+    assert!(!store.password_reset_live("r-old").await.unwrap());
+    assert!(
+        store
+            .use_password_reset("r-old", "$h")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let used = store
+        .use_password_reset("r1", "$argon2id$new")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(used.id, operator_made.id);
+    assert!(
+        store
+            .use_password_reset("r1", "$h2")
+            .await
+            .unwrap()
+            .is_none(),
+        "once"
+    );
+    assert!(
+        store.web_session("s2").await.unwrap().is_none(),
+        "signed out everywhere"
+    );
+    assert_eq!(
+        store
+            .person_by_email("nopass@example.com")
+            .await
+            .unwrap()
+            .unwrap()
+            .1
+            .as_deref(),
+        Some("$argon2id$new")
+    );
+
+    // Purchases: credits land once per purchase, by event id and by state.
+    let buy = store
+        .open_purchase(&p.id, "sandbox", 5000, 500)
+        .await
+        .unwrap();
+    assert_eq!(buy.status, "open");
+    store.attach_checkout(&buy.id, "cs_1").await.unwrap();
+    assert_eq!(
+        store.purchase_by_session("cs_1").await.unwrap().unwrap().id,
+        buy.id
+    );
+    let paid = |event: &'static str, amount: i64| PaidCheckout {
+        event_id: event,
+        provider: "sandbox",
+        session_id: "cs_1",
+        purchase_id: None,
+        customer: Some("cus_1"),
+        amount_cents: amount,
+    };
+    assert_eq!(store.payment_customer(&p.id).await.unwrap(), None);
+    assert_eq!(
+        store
+            .record_paid_checkout(&paid("evt_wrong", 499))
+            .await
+            .unwrap(),
+        PaymentOutcome::AmountMismatch
+    );
+    match store
+        .record_paid_checkout(&paid("evt_1", 500))
+        .await
+        .unwrap()
+    {
+        PaymentOutcome::Credited { purchase, balance } => {
+            assert_eq!((purchase.status.as_str(), balance), ("paid", 5100));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        store
+            .record_paid_checkout(&paid("evt_1", 500))
+            .await
+            .unwrap(),
+        PaymentOutcome::Duplicate
+    );
+    assert_eq!(
+        store
+            .record_paid_checkout(&paid("evt_2", 500))
+            .await
+            .unwrap(),
+        PaymentOutcome::AlreadyPaid
+    );
+    assert_eq!(balance_of(store, &p.id).await, 5100);
+    let account = store.account_by_id(&p.id).await.unwrap().unwrap();
+    assert!(account.has_payment_method);
+    assert_eq!(
+        store.payment_customer(&p.id).await.unwrap().as_deref(),
+        Some("cus_1")
+    );
+    assert_eq!(
+        store
+            .account_of_customer("cus_1")
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        p.id
+    );
+    let unknown = PaidCheckout {
+        session_id: "cs_nope",
+        ..paid("evt_3", 500)
+    };
+    assert_eq!(
+        store.record_paid_checkout(&unknown).await.unwrap(),
+        PaymentOutcome::Unknown
+    );
+    assert_eq!(
+        store
+            .record_other_event("evt_4", "sandbox", "charge.refunded")
+            .await
+            .unwrap(),
+        PaymentOutcome::Ignored
+    );
+    assert_eq!(
+        store
+            .record_other_event("evt_4", "sandbox", "charge.refunded")
+            .await
+            .unwrap(),
+        PaymentOutcome::Duplicate
+    );
+    let list = store.purchases_of(&p.id, 10).await.unwrap();
+    assert_eq!(list.len(), 1);
+    assert!(list[0].paid_at.is_some());
+    // Concurrent deliveries of one event credit once.
+    let again = store
+        .open_purchase(&p.id, "sandbox", 10000, 1000)
+        .await
+        .unwrap();
+    store.attach_checkout(&again.id, "cs_2").await.unwrap();
+    let tasks: Vec<_> = (0..4)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let event = format!("evt_race_{}", i % 2);
+                store
+                    .record_paid_checkout(&PaidCheckout {
+                        event_id: &event,
+                        provider: "sandbox",
+                        session_id: "cs_2",
+                        purchase_id: None,
+                        customer: None,
+                        amount_cents: 1000,
+                    })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut credited = 0;
+    for t in tasks {
+        if matches!(t.await.unwrap(), PaymentOutcome::Credited { .. }) {
+            credited += 1;
+        }
+    }
+    assert_eq!(credited, 1);
+    assert_eq!(balance_of(store, &p.id).await, 15_100);
+    // The dashboard's view: one day of activity (the purchases are not spending).
+    let days = store.usage_by_day(&p.id, 0).await.unwrap();
+    assert!(days.iter().all(|d| d.credits_spent == 0), "{days:?}");
+    assert!(
+        store
+            .recent_delivery_urls(&p.id, 5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -286,3 +286,112 @@ async fn the_endpoint_is_public_with_cors() {
     assert!(r.status().is_success(), "{}", r.status());
     assert_eq!(r.headers()["access-control-allow-origin"], "*");
 }
+
+#[tokio::test]
+async fn other_names_of_a_model_find_the_one_model() {
+    let app = TestApp::spawn().await;
+    // Search by an alias: the folded model, matched exactly.
+    let d = data(&app, "?q=miata").await;
+    let first = &d["results"][0];
+    assert_eq!(
+        (
+            &first["make_slug"],
+            &first["model_slug"],
+            &first["model_name"]
+        ),
+        (&"mazda".into(), &"mx-5".into(), &"MX-5".into()),
+        "{d}"
+    );
+    assert_eq!(first["match_kind"], "exact");
+    let found: Vec<&str> = d["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["model_slug"].as_str())
+        .collect();
+    assert!(!found.contains(&"miata"), "{found:?}");
+    for (q, model) in [
+        ("mx5%20miata", "mx-5"),
+        ("mazda%203", "mazda3"),
+        ("polestar%20ps2", "polestar-2"),
+    ] {
+        let d = data(&app, &format!("?q={q}")).await;
+        assert_eq!(d["results"][0]["model_slug"], model, "{q}: {d}");
+    }
+    // A year only the alias had is a year of the model.
+    let d = data(&app, "?q=miata&year=2016").await;
+    assert_eq!(d["results"][0]["model_slug"], "mx-5", "{d}");
+
+    // make + model by an alias or an old slug: the folded model and all its years.
+    for model in ["miata", "Miata", "mx5-miata", "roadster", "mx-5"] {
+        let d = data(&app, &format!("?make=mazda&model={model}")).await;
+        assert_eq!(d["model"]["slug"], "mx-5", "{model}: {d}");
+        assert_eq!(d["model"]["name"], "MX-5");
+        let years = d["years"].as_array().unwrap();
+        assert!(years.contains(&2014.into()) && years.contains(&1990.into()));
+    }
+    let d = data(&app, "?make=mazda&model=3").await;
+    assert_eq!(
+        (&d["model"]["slug"], &d["model"]["name"]),
+        (&"mazda3".into(), &"Mazda3".into())
+    );
+    // The make's model list has one MX-5 and no Miata.
+    let all = data(&app, "?make=mazda").await;
+    let models = slugs(&all["models"]);
+    assert!(models.contains(&"mx-5") && !models.contains(&"miata") && !models.contains(&"3"));
+}
+
+#[tokio::test]
+async fn folded_makes_keep_resolving_as_the_make_they_went_into() {
+    let app = TestApp::spawn().await;
+    // A model line filed as a make is a model of its make; the old slug still answers.
+    let d = data(&app, "?make=range-rover").await;
+    assert_eq!(d["make"]["slug"], "land-rover", "{d}");
+    assert!(slugs(&d["models"]).contains(&"range-rover-evoque"));
+    for (query, make, model, year) in [
+        (
+            "make=range-rover&model=evoque",
+            "land-rover",
+            "range-rover-evoque",
+            2012,
+        ),
+        (
+            "make=range-rover&model=vogue",
+            "land-rover",
+            "range-rover-vogue",
+            2016,
+        ),
+        (
+            "make=range-rover&model=sport",
+            "land-rover",
+            "range-rover-sport",
+            2019,
+        ),
+        ("make=corvette&model=c6", "chevrolet", "corvette", 2008),
+        ("make=chevrolet-gmc&model=tahoe", "chevrolet", "tahoe", 2010),
+        ("make=toyota-lexus&model=gs300", "lexus", "gs-300", 2005),
+    ] {
+        let d = data(&app, &format!("?{query}")).await;
+        assert_eq!(
+            (&d["make"]["slug"], &d["model"]["slug"]),
+            (&make.into(), &model.into()),
+            "{query}: {d}"
+        );
+        assert!(
+            d["years"].as_array().unwrap().contains(&year.into()),
+            "{query}: {d}"
+        );
+    }
+    // The folded makes are no makes of their own in the year lists.
+    let d = data(&app, "?year=2010").await;
+    let makes = slugs(&d["makes"]);
+    for gone in ["range-rover", "corvette", "chevrolet-gmc", "toyota-lexus"] {
+        assert!(!makes.contains(&gone), "{gone}");
+    }
+    // The old make id lists the models of the make it went into.
+    let lr = data(&app, "?make=land-rover").await["make"]["id"].clone();
+    let d = data(&app, "?year=2016&makeId=100107").await;
+    assert_eq!(d["make_id"], 100107);
+    assert!(slugs(&d["models"]).contains(&"range-rover-vogue"), "{d}");
+    assert_ne!(lr, 100107);
+}

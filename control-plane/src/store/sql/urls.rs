@@ -12,7 +12,7 @@ macro_rules! url_cols {
 }
 
 /// A URL and whether its minting key is still live: the one read of a
-/// load (on SQLite files, on the calling thread: `sqlite_reads.rs`).
+/// load that the replica's URL cache does not answer (`delivery::signed`).
 const URL_BY_ID: &str = concat!(
     "SELECT ",
     url_cols!(),
@@ -49,16 +49,47 @@ impl DeliveryUrlStore for SqlStore {
         &self,
         payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
+        idempotency: Option<IdempotencyClaim<'_>>,
     ) -> Result<i64, StoreError> {
         let n = i64::try_from(urls.len()).unwrap_or(i64::MAX);
         if n == 0 {
             return Err(StoreError::Database("nothing to mint".into()));
         }
         let mut tx = self.begin_write().await?;
+        // The key first: a concurrent mint with the same key waits here
+        // (PostgreSQL) or behind the write lock (SQLite), then finds it taken
+        // and charges nothing.
+        if let Some(claim) = idempotency {
+            let now = now_millis();
+            sqlx::query("DELETE FROM idempotency_keys WHERE account_id = $1 AND created_at < $2")
+                .bind(payer.account_id)
+                .bind(now - IDEMPOTENCY_TTL_MS)
+                .execute(&mut *tx)
+                .await
+                .map_err(map_err)?;
+            let ids: Vec<&str> = urls.iter().map(|u| u.id.as_str()).collect();
+            let inserted = sqlx::query(
+                "INSERT INTO idempotency_keys \
+                 (account_id, idem_key, fingerprint, request_id, balance_after, url_ids, created_at) \
+                 VALUES ($1, $2, $3, $4, 0, $5, $6) ON CONFLICT DO NOTHING",
+            )
+            .bind(payer.account_id)
+            .bind(claim.key)
+            .bind(claim.fingerprint)
+            .bind(payer.request_id)
+            .bind(ids.join(","))
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+            if inserted.rows_affected() == 0 {
+                return Err(StoreError::Conflict("idempotency key"));
+            }
+        }
         // One conditional debit decides both "the key is live" and "the
         // balance covers every URL" (the same shape as a delivery charge).
         let balance_after: Option<i64> = sqlx::query_scalar(
-            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance - held >= $1 \
+            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 \
              AND EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL) \
              RETURNING balance",
         )
@@ -104,6 +135,17 @@ impl DeliveryUrlStore for SqlStore {
             reference: Some(payer.request_id),
         };
         insert_ledger(&mut tx, payer.account_id, &entry, balance_after).await?;
+        if let Some(claim) = idempotency {
+            sqlx::query(
+                "UPDATE idempotency_keys SET balance_after = $1 WHERE account_id = $2 AND idem_key = $3",
+            )
+            .bind(balance_after)
+            .bind(payer.account_id)
+            .bind(claim.key)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        }
         let now = now_millis();
         let mut insert = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
             "INSERT INTO delivery_urls (id, account_id, key_id, request_id, variant, shape, revision, \
@@ -136,31 +178,40 @@ impl DeliveryUrlStore for SqlStore {
         Ok(balance_after)
     }
 
+    async fn idempotent_mint(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentMint>, StoreError> {
+        let row = sqlx::query(
+            "SELECT fingerprint, request_id, balance_after, url_ids, created_at FROM idempotency_keys \
+             WHERE account_id = $1 AND idem_key = $2 AND created_at >= $3",
+        )
+        .bind(account_id)
+        .bind(key)
+        .bind(now_millis() - IDEMPOTENCY_TTL_MS)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else { return Ok(None) };
+        let read = || -> Result<IdempotentMint, sqlx::Error> {
+            let ids: String = row.try_get("url_ids")?;
+            Ok(IdempotentMint {
+                fingerprint: row.try_get("fingerprint")?,
+                request_id: row.try_get("request_id")?,
+                balance_after: row.try_get("balance_after")?,
+                url_ids: ids
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+                created_at: row.try_get("created_at")?,
+            })
+        };
+        read().map(Some).map_err(map_err)
+    }
+
     async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
-        if let Some(reads) = &self.reads {
-            return reads.row(URL_BY_ID, [id], |row| {
-                Ok(DeliveryUrlRecord {
-                    id: row.get("id")?,
-                    account_id: row.get("account_id")?,
-                    key_id: row.get("key_id")?,
-                    request_id: row.get("request_id")?,
-                    variant: row.get("variant")?,
-                    shape: row.get("shape")?,
-                    revision: row.get("revision")?,
-                    box_width: row.get("box_width")?,
-                    box_height: row.get("box_height")?,
-                    width: row.get("width")?,
-                    height: row.get("height")?,
-                    format: row.get("format")?,
-                    max_uses: row.get("max_uses")?,
-                    uses: row.get("uses")?,
-                    expires_at: row.get("expires_at")?,
-                    failed_at: row.get("failed_at")?,
-                    created_at: row.get("created_at")?,
-                    key_revoked: row.get::<_, i64>("key_revoked")? != 0,
-                })
-            });
-        }
         let row = sqlx::query(URL_BY_ID)
             .bind(id)
             .fetch_optional(&self.pool)
@@ -223,4 +274,28 @@ impl DeliveryUrlStore for SqlStore {
             .await
             .map_err(map_err)
     }
+}
+
+/// An account's newest signed delivery URLs (the dashboard).
+pub(super) async fn urls_of_account(
+    store: &SqlStore,
+    account_id: &str,
+    limit: i64,
+) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
+    let rows = sqlx::query(concat!(
+        "SELECT ",
+        url_cols!(),
+        ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
+         FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id \
+         WHERE u.account_id = $1 ORDER BY u.created_at DESC, u.id DESC LIMIT $2"
+    ))
+    .bind(account_id)
+    .bind(limit)
+    .fetch_all(&store.pool)
+    .await
+    .map_err(map_err)?;
+    rows.iter()
+        .map(url_from)
+        .collect::<Result<_, _>>()
+        .map_err(map_err)
 }

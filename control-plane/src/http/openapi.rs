@@ -1,0 +1,1059 @@
+//! The interface description (OpenAPI 3.1, info.version 2.0.0), generated
+//! from the code: every response body's schema is derived from the typed
+//! struct the handler serialises (`utoipa::ToSchema`), and the parameters
+//! and request bodies are written here from the same constants the parsers
+//! use. `docs/openapi.json` is this document, written by
+//! `VIS_WRITE_OPENAPI=1 cargo test -p control-plane openapi` and checked
+//! by the same test; the route-table test checks that every route is in it.
+//!
+//! Request schemas say exactly what the server accepts, so that a
+//! schema-driven tester (schemathesis in CI) can hold the server to it:
+//! `make` and `brand` are mutually exclusive (`oneOf`), the parameter
+//! combinations of `/api/v1/vehicles` are its six shapes, text parameters
+//! carry a pattern that excludes control, invisible and combining
+//! characters (written for Latin text; other scripts are accepted unless
+//! they carry such characters), and optional JSON fields may be `null`.
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+use utoipa::OpenApi;
+use utoipa::openapi::OpenApi as Document;
+
+use super::images::{YEAR_MAX, YEAR_MIN};
+use crate::limits;
+
+/// Text the API accepts: at least one visible character; no control,
+/// format or combining characters (JSON Schema pattern).
+pub const TEXT_PATTERN: &str = "^[ -~\u{a0}-\u{ac}\u{ae}-\u{24f}]*[!-~\u{a1}-\u{ac}\u{ae}-\u{24f}][ -~\u{a0}-\u{ac}\u{ae}-\u{24f}]*$";
+/// Like [`TEXT_PATTERN`] but blank is allowed (resolve's optional names).
+pub const TEXT_OR_BLANK_PATTERN: &str = "^[ -~\u{a0}-\u{ac}\u{ae}-\u{24f}]*$";
+/// X-Request-Id a client may choose (spec §2).
+pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Vehicle Image Service API",
+        version = "2.0.0",
+        description = "Studio-style renders of vehicles by make, model, year, colour and view, metered in credits. Every failure is an application/problem+json document.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    components(schemas(
+        crate::error::Problem,
+        super::health::Health,
+        super::options::OptionsResponse,
+        super::vehicles::VehiclesResponse,
+        super::resolve::ResolveResponse,
+        super::account::AccountResponse,
+        super::images::ImageUrlResponse,
+        super::image_urls::ImageUrlsResponse,
+        super::events::EventsAccepted,
+        super::feedback::FeedbackResponse,
+        super::device::DeviceCodeResponse,
+        super::device::DeviceTokenResponse,
+        super::device::DeviceError,
+        super::billing::CheckoutResponse,
+        super::billing::PortalResponse,
+        super::billing::WebhookReceipt,
+        vis_protocol::View,
+        vis_protocol::Color,
+        vis_protocol::Format,
+        vis_protocol::SizePreset,
+    ))
+)]
+struct Derived;
+
+/// The whole document, built once: utoipa's derived components, then the
+/// paths and request schemas (kept as JSON: they use JSON Schema 2020-12
+/// keywords that utoipa's typed model does not carry).
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(build)
+}
+
+/// The document as served and committed (pretty JSON, trailing newline).
+pub fn document_json() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(document()).expect("the document serialises");
+        text.push('\n');
+        text
+    })
+}
+
+fn build() -> Value {
+    let derived: Document = Derived::openapi();
+    let mut value = serde_json::to_value(&derived).expect("the document serialises");
+    value["servers"] = json!([{ "url": "/" }]);
+    value["tags"] = json!([
+        { "name": "images", "description": "Images and free-text resolution (billed per image)." },
+        { "name": "delivery", "description": "Signed delivery URLs (billed once, when minted)." },
+        { "name": "catalog", "description": "The vehicle catalog and the options document (free)." },
+        { "name": "account", "description": "Balance, pricing and usage (free)." },
+        { "name": "billing", "description": "Credit packs: hosted payment pages, the customer portal and the provider's webhook." },
+        { "name": "web", "description": "Pages for people: sign-up, sign-in, the dashboard, device approval and the sandbox payment pages. HTML forms, CSRF-protected, signed in by a session cookie." },
+        { "name": "operations", "description": "Health, readiness, metrics and documentation." },
+    ]);
+    let components = &mut value["components"];
+    components["securitySchemes"] = json!({
+        "bearer": { "type": "http", "scheme": "bearer", "description": "API key (vis_…)" },
+        "apiKeyHeader": { "type": "apiKey", "in": "header", "name": "x-api-key" },
+    });
+    components["responses"] = json!({
+        "Problem": {
+            "description": "A problem document (RFC 9457).",
+            "headers": { "X-Request-Id": { "schema": { "type": "string" } } },
+            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+        },
+    });
+    let schemas = components["schemas"]
+        .as_object_mut()
+        .expect("derived schemas");
+    schemas.insert("ImageRequest".into(), image_request());
+    schemas.insert("BatchImageUrlRequest".into(), batch_request());
+    schemas.insert("ResolveRequest".into(), resolve_request());
+    schemas.insert("FeedbackRequest".into(), feedback_request());
+    schemas.insert("CheckoutRequest".into(), checkout_request());
+    schemas.insert("EventsRequest".into(), events_request());
+    schemas.insert("EventValue".into(), event_value());
+    value["paths"] = paths();
+    value
+}
+
+fn problem() -> Value {
+    json!({ "$ref": "#/components/responses/Problem" })
+}
+
+/// Error responses by status, all problem documents.
+fn problems(statuses: &[u16]) -> serde_json::Map<String, Value> {
+    statuses
+        .iter()
+        .map(|s| (s.to_string(), problem()))
+        .collect()
+}
+
+fn keyed() -> Value {
+    json!([{ "bearer": [] }, { "apiKeyHeader": [] }])
+}
+
+fn int_header(description: &str) -> Value {
+    json!({ "schema": { "type": "integer" }, "description": description })
+}
+
+fn rate_headers() -> serde_json::Map<String, Value> {
+    let mut h = serde_json::Map::new();
+    h.insert(
+        "RateLimit-Limit".into(),
+        int_header("Requests per 60 s window for this key."),
+    );
+    h.insert(
+        "RateLimit-Remaining".into(),
+        int_header("Requests left in the window."),
+    );
+    h.insert(
+        "RateLimit-Reset".into(),
+        int_header("Seconds until the window resets."),
+    );
+    h
+}
+
+fn with(mut base: serde_json::Map<String, Value>, extra: Value) -> Value {
+    if let Value::Object(extra) = extra {
+        base.extend(extra);
+    }
+    Value::Object(base)
+}
+
+fn json_content(schema: &str) -> Value {
+    json!({ "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } })
+}
+
+fn text(max: usize) -> Value {
+    json!({ "type": "string", "minLength": 1, "maxLength": max, "pattern": TEXT_PATTERN })
+}
+
+fn int(min: i64, max: i64) -> Value {
+    json!({ "type": "integer", "minimum": min, "maximum": max })
+}
+
+fn accepted(schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) -> Value {
+    serde_json::to_value(schema).expect("schema serialises")
+}
+
+fn nullable(mut schema: Value) -> Value {
+    if let Some(t) = schema.get("type").and_then(Value::as_str) {
+        schema["type"] = json!([t, "null"]);
+    } else if schema.get("enum").is_some() {
+        let mut values = schema["enum"].as_array().cloned().unwrap_or_default();
+        values.push(Value::Null);
+        schema["enum"] = Value::Array(values);
+        schema["type"] = json!(["string", "null"]);
+    }
+    schema
+}
+
+/// The fields of one image, as query parameters (`w`, `h`) or as JSON
+/// (`width`, `height`), with the rules of `images::validate`.
+fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
+    let maybe_null = |v: Value| if json_body { nullable(v) } else { v };
+    let (w, h) = if json_body {
+        ("width", "height")
+    } else {
+        ("w", "h")
+    };
+    let mut f = serde_json::Map::new();
+    f.insert(
+        "make".into(),
+        with_description(text(100), "Make name or slug (or send brand, not both)."),
+    );
+    f.insert(
+        "brand".into(),
+        with_description(text(100), "Alias of make; send one of them."),
+    );
+    f.insert(
+        "model".into(),
+        with_description(text(100), "Model name, slug or unique prefix."),
+    );
+    f.insert(
+        "year".into(),
+        with_description(
+            int(YEAR_MIN.into(), YEAR_MAX.into()),
+            "Model year (next year's models are accepted).",
+        ),
+    );
+    f.insert(
+        "view".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::View::accepted_schema()),
+            "Default front-3-4; aliases accepted.",
+        )),
+    );
+    f.insert(
+        "color".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::Color::accepted_schema()),
+            "Default silver.",
+        )),
+    );
+    f.insert(
+        w.into(),
+        maybe_null(with_description(
+            int(1, 1024),
+            "Fit inside this width; never enlarged.",
+        )),
+    );
+    f.insert(
+        h.into(),
+        maybe_null(with_description(
+            int(1, 1024),
+            "Fit inside this height; never enlarged.",
+        )),
+    );
+    f.insert(
+        "size".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::SizePreset::accepted_schema()),
+            "Shorthand for the width; ignored when a width or height is given.",
+        )),
+    );
+    f.insert(
+        "format".into(),
+        maybe_null(with_description(
+            accepted(vis_protocol::Format::accepted_schema()),
+            "Default png; jpeg is an alias of jpg.",
+        )),
+    );
+    f
+}
+
+fn with_description(mut schema: Value, description: &str) -> Value {
+    schema["description"] = json!(description);
+    schema
+}
+
+/// `make` or `brand`, exactly one (a JSON `null` counts as absent).
+fn make_or_brand() -> Value {
+    json!([
+        { "required": ["make"], "properties": { "make": { "type": "string" } } },
+        { "required": ["brand"], "properties": { "brand": { "type": "string" } } },
+    ])
+}
+
+/// spec §2 ImageRequest (additional properties rejected).
+fn image_request() -> Value {
+    json!({
+        "description": "One image. Send make or brand (not both), model and year.",
+        "allOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["model", "year"],
+                "properties": Value::Object(image_fields(true)),
+            },
+            { "oneOf": make_or_brand() },
+        ],
+    })
+}
+
+/// spec §2 BatchImageUrlRequest (additional properties rejected).
+fn batch_request() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["images"],
+        "properties": {
+            "images": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": limits::MAX_BATCH_URLS,
+                "items": { "$ref": "#/components/schemas/ImageRequest" },
+            },
+            "ttl_seconds": nullable(with_description(
+                int(limits::DELIVERY_TTL_MIN_SECS as i64, limits::DELIVERY_TTL_MAX_SECS as i64),
+                "URL lifetime, seconds; default 3600; clamped to the deployment's bounds.",
+            )),
+            "max_uses": nullable(with_description(
+                int(0, limits::MAX_USES.into()),
+                "Loads allowed; 0 (default) means unlimited until expiry.",
+            )),
+        },
+    })
+}
+
+/// spec §2 ResolveRequest (additional properties rejected).
+fn resolve_request() -> Value {
+    let name = |what: &str| {
+        json!({
+            "type": ["string", "null"],
+            "maxLength": super::resolve::NAME_MAX_CHARS,
+            "pattern": TEXT_OR_BLANK_PATTERN,
+            "description": what,
+        })
+    };
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["query"],
+        "properties": {
+            "query": with_description(text(super::resolve::QUERY_MAX_CHARS), "Free text, e.g. \"navy 2019 camry from behind, 512px webp\"."),
+            "year": nullable(with_description(int(YEAR_MIN.into(), YEAR_MAX.into()), "Overrides any year in the text.")),
+            "make": name("Narrows the search to this make; blank is absent."),
+            "model": name("The model, searched instead of the text; blank is absent."),
+        },
+    })
+}
+
+/// spec §2 FeedbackRequest (additional properties rejected): the image by
+/// request_id or by make, model and year; rating or verdict.
+fn feedback_request() -> Value {
+    let vehicle = ["make", "model", "year"];
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "request_id": with_description(text(super::feedback::REQUEST_ID_MAX), "The X-Request-Id of the request that delivered the image (get_image's request_id)."),
+            "make": with_description(text(100), "Make name or slug (with model and year, instead of request_id)."),
+            "model": with_description(text(100), "Model name or slug."),
+            "year": int(YEAR_MIN.into(), YEAR_MAX.into()),
+            "view": accepted(vis_protocol::View::accepted_schema()),
+            "color": accepted(vis_protocol::Color::accepted_schema()),
+            "rating": with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise."),
+            "verdict": { "type": "string", "enum": ["good", "bad"] },
+            "reason": { "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN },
+        },
+        "allOf": [
+            { "oneOf": [
+                { "required": ["request_id"], "not": { "anyOf": vehicle.map(|f| json!({ "required": [f] })) } },
+                { "required": vehicle, "not": { "required": ["request_id"] } },
+            ] },
+            { "anyOf": [ { "required": ["rating"] }, { "required": ["verdict"] } ] },
+        ],
+    })
+}
+
+/// The body of POST /api/auth/device/code (all optional; OAuth clients'
+/// extra fields are accepted).
+fn device_code_request() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "client_name": { "type": "string", "maxLength": 80, "pattern": TEXT_OR_BLANK_PATTERN, "description": "Names the key to be made." },
+            "client_id": { "description": "OAuth clients' id; the key's name when client_name is absent and this is plain text of at most 80 characters; anything else is ignored." },
+            "scope": { "description": "Ignored: a device key has all three scopes." },
+        },
+    })
+}
+
+/// The body of POST /api/auth/device/token.
+fn device_token_request() -> Value {
+    json!({
+        "type": "object",
+        "required": ["device_code"],
+        "properties": {
+            "device_code": { "type": "string", "minLength": 1, "maxLength": 200 },
+            "grant_type": { "type": "string", "enum": [super::device::GRANT_TYPE] },
+            "client_id": { "type": "string", "maxLength": 200 },
+        },
+    })
+}
+
+/// spec §6 EventsRequest (additional properties rejected).
+fn events_request() -> Value {
+    use super::events as ev;
+    let bounded = |max: usize, what: &str| json!({ "type": ["string", "null"], "maxLength": max, "pattern": TEXT_OR_BLANK_PATTERN, "description": what });
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["events"],
+        "properties": {
+            "events": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": ev::MAX_EVENTS,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["event"],
+                    "properties": {
+                        "event": { "type": "string", "pattern": ev::NAME_PATTERN, "description": "Funnel event name, snake_case (page_view, cli_install, cli_login, mcp_session, docs_view, …)." },
+                        "source": { "type": ["string", "null"], "enum": [ev::SOURCES[0], ev::SOURCES[1], ev::SOURCES[2], ev::SOURCES[3], ev::SOURCES[4], ev::SOURCES[5], null] },
+                        "anonymous_id": bounded(ev::ID_MAX_CHARS, "A client-chosen id of the visitor."),
+                        "session_id": bounded(ev::ID_MAX_CHARS, "A client-chosen id of the session."),
+                        "properties": { "type": ["object", "null"], "additionalProperties": { "$ref": "#/components/schemas/EventValue" }, "description": "Free object." },
+                        "url": bounded(ev::URL_MAX_CHARS, "The page or resource the event happened on."),
+                        "referrer": bounded(ev::URL_MAX_CHARS, "Where the visitor came from."),
+                        "utm": { "type": ["object", "null"], "maxProperties": ev::UTM_MAX_KEYS, "additionalProperties": { "type": "string", "maxLength": ev::UTM_VALUE_MAX_CHARS, "pattern": TEXT_OR_BLANK_PATTERN }, "description": "Campaign parameters (utm_source, utm_medium, …)." },
+                    },
+                },
+            },
+        },
+    })
+}
+
+/// A value inside an event's free `properties` (text without control,
+/// invisible or combining characters, like every string of the API).
+fn event_value() -> Value {
+    json!({
+        "anyOf": [
+            { "type": ["number", "boolean", "null"] },
+            { "type": "string", "pattern": TEXT_OR_BLANK_PATTERN },
+            { "type": "array", "items": { "$ref": "#/components/schemas/EventValue" } },
+            { "type": "object", "additionalProperties": { "$ref": "#/components/schemas/EventValue" } },
+        ],
+    })
+}
+
+/// The query of GET /api/v1/images/car as one exploded object, so that the
+/// make/brand rule can be stated.
+fn image_query() -> Value {
+    let mut fields = image_fields(false);
+    fields.insert(
+        "response".into(),
+        json!({ "type": "string", "enum": ["image", "url"], "description": "image (default), or url for a signed delivery URL as JSON (charged now)." }),
+    );
+    json!({
+        "name": "image",
+        "in": "query",
+        "required": true,
+        "style": "form",
+        "explode": true,
+        "description": "The image's parameters, each its own query parameter. Send make or brand (not both). Unknown parameters are a 400 naming them.",
+        "schema": {
+            "allOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["model", "year"],
+                    "properties": Value::Object(fields),
+                },
+                { "oneOf": make_or_brand() },
+            ],
+        },
+    })
+}
+
+/// The query of GET /images/car.png: the image's fields plus the grants'.
+fn legacy_query() -> Value {
+    let mut fields = image_fields(false);
+    fields.insert(
+        "year".into(),
+        with_description(
+            int(YEAR_MIN.into(), YEAR_MAX.into()),
+            "Model year, at least 1990.",
+        ),
+    );
+    fields.insert("mode".into(), json!({ "type": "string", "enum": ["cached"], "description": "Serve only a variant already rendered (free, public); otherwise 404. Never renders." }));
+    fields.insert("exp".into(), json!({ "type": "string", "pattern": "^[0-9]{1,19}$", "description": "Partner signature: expiry, unix seconds, at most 30 days ahead." }));
+    fields.insert("sig".into(), json!({ "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "Partner signature: lowercase hex HMAC-SHA256 over /images/car.png?<query without sig, sorted by name> under the partner secret (docs/embeds.md)." }));
+    fields.insert(
+        "partner".into(),
+        with_description(
+            text(100),
+            "Optional partner id, covered by the signature: only that partner's secret is checked.",
+        ),
+    );
+    let mut key = with_description(
+        text(200),
+        "Deprecated API key; honoured only when the deployment enables ALLOW_LEGACY_QUERY_KEYS. Send Authorization instead.",
+    );
+    key["deprecated"] = json!(true);
+    fields.insert("key".into(), key);
+    json!({
+        "name": "image",
+        "in": "query",
+        "required": true,
+        "style": "form",
+        "explode": true,
+        "description": "The image's parameters, each its own query parameter, plus the grants' (mode, exp and sig, partner, key). Send make or brand (not both). Unknown parameters are a 400 naming them.",
+        "schema": {
+            "allOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["model", "year"],
+                    "properties": Value::Object(fields),
+                },
+                { "oneOf": make_or_brand() },
+            ],
+        },
+    })
+}
+
+/// The six shapes of GET /api/v1/vehicles' query (spec §4).
+fn vehicles_query() -> Value {
+    let year = int(YEAR_MIN.into(), YEAR_MAX.into());
+    let slug = text(super::vehicles::SLUG_MAX_CHARS);
+    let shape = |title: &str, required: &[&str], properties: Value| {
+        json!({
+            "title": title,
+            "type": "object",
+            "additionalProperties": false,
+            "required": required,
+            "properties": properties,
+        })
+    };
+    json!({
+        "name": "selector",
+        "in": "query",
+        "required": false,
+        "style": "form",
+        "explode": true,
+        "description": "Which list: none → years; year → makes; year + makeId → models; q (+ year, limit) → search; make (+ year) → models of a make; make + model → years of a model. Other combinations are a 400 naming the parameter that does not fit.",
+        "schema": {
+            "oneOf": [
+                { "title": "years", "type": "object", "maxProperties": 0 },
+                shape("makes for a year", &["year"], json!({ "year": year })),
+                shape("models for a make id and year", &["year", "makeId"], json!({ "year": year, "makeId": { "type": "integer", "minimum": 0, "maximum": super::vehicles::MAKE_ID_MAX } })),
+                shape("search", &["q"], json!({ "q": text(super::vehicles::Q_MAX_CHARS), "year": year, "limit": int(1, super::vehicles::LIMIT_MAX as i64) })),
+                shape("models for a make slug", &["make"], json!({ "make": slug, "year": year })),
+                shape("years for a make and model slug", &["make", "model"], json!({ "make": slug, "model": slug })),
+            ],
+        },
+    })
+}
+
+fn if_none_match(what: &str) -> Value {
+    json!({ "name": "If-None-Match", "in": "header", "required": false, "schema": { "type": "string" }, "description": what })
+}
+
+fn image_headers() -> serde_json::Map<String, Value> {
+    let mut h = rate_headers();
+    for (name, value) in [
+        (
+            "ETag",
+            json!({ "schema": { "type": "string" }, "description": "Strong validator of this exact output (variant, size, format, render revision)." }),
+        ),
+        (
+            "Content-Location",
+            json!({ "schema": { "type": "string" }, "description": "Canonical URL of the image, in make spelling." }),
+        ),
+        (
+            "Cache-Control",
+            json!({ "schema": { "type": "string" }, "description": "private, no-store" }),
+        ),
+        (
+            "X-Credits-Charged",
+            int_header("1 for a delivered image (0 on HEAD)."),
+        ),
+        (
+            "X-Credits-Remaining",
+            int_header("Balance after the request."),
+        ),
+        (
+            "X-Image-Source",
+            json!({ "schema": { "type": "string", "enum": ["cache", "generated"] }, "description": "cache or generated (cold render); both cost the same." }),
+        ),
+        ("X-Image-Width", int_header("Width in pixels.")),
+        ("X-Image-Height", int_header("Height in pixels.")),
+    ] {
+        h.insert(name.into(), value);
+    }
+    h
+}
+
+fn image_content() -> Value {
+    let binary =
+        json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+    json!({
+        "image/png": binary,
+        "image/webp": binary,
+        "image/jpeg": binary,
+        "application/json": { "schema": { "$ref": "#/components/schemas/ImageUrlResponse" } },
+    })
+}
+
+fn checkout_request() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["credits"],
+        "properties": {
+            "credits": { "type": "integer", "enum": [5000, 10000, 25000, 100000], "description": "The pack: 5000 ($5), 10000 ($10), 25000 ($25) or 100000 ($100)." },
+        },
+    })
+}
+
+fn html() -> Value {
+    json!({ "text/html": { "schema": { "type": "string" } } })
+}
+
+/// Responses of a page for people: HTML pages for `pages`, a 303 for
+/// `redirect` (where it goes), problems for the rest.
+fn web_responses(pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
+    let mut r = problems(&[500, 503]);
+    for (status, description) in pages {
+        r.insert(
+            status.to_string(),
+            json!({ "description": description, "content": html() }),
+        );
+    }
+    if let Some(to) = redirect {
+        r.insert("303".into(), json!({ "description": to, "headers": { "Location": { "schema": { "type": "string" } }, "Set-Cookie": { "schema": { "type": "string" } } } }));
+    }
+    Value::Object(r)
+}
+
+/// A CSRF-protected HTML form POST with `fields` (all strings).
+fn web_form(
+    summary: &str,
+    description: &str,
+    fields: &[(&str, &str)],
+    pages: &[(u16, &str)],
+    redirect: Option<&str>,
+) -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert("csrf".into(), json!({ "type": "string", "description": "The token the page's form carries (signed double submit with the vis_csrf cookie)." }));
+    for (name, what) in fields {
+        properties.insert(
+            (*name).into(),
+            json!({ "type": "string", "description": what }),
+        );
+    }
+    let mut all_pages: Vec<(u16, &str)> = pages.to_vec();
+    all_pages.extend([
+        (
+            403,
+            "Refused: no valid CSRF token, or sent from another site.",
+        ),
+        (413, "The form is larger than 8 KiB."),
+    ]);
+    if !all_pages.iter().any(|(s, _)| *s == 400) {
+        all_pages.push((400, "Not a form (application/x-www-form-urlencoded), or a field is wrong: the page says which."));
+    }
+    json!({ "post": {
+        "summary": summary, "tags": ["web"], "description": description,
+        "requestBody": { "required": true, "content": { "application/x-www-form-urlencoded": { "schema": {
+            "type": "object", "required": ["csrf"], "properties": properties,
+        } } } },
+        "responses": web_responses(&all_pages, redirect),
+    } })
+}
+
+fn web_get(summary: &str, params: Value, pages: &[(u16, &str)], redirect: Option<&str>) -> Value {
+    json!({ "get": {
+        "summary": summary, "tags": ["web"], "parameters": params,
+        "responses": web_responses(pages, redirect),
+    } })
+}
+
+fn merge(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut a), Value::Object(b)) => {
+            a.extend(b);
+            Value::Object(a)
+        }
+        (a, _) => a,
+    }
+}
+
+fn people() -> Value {
+    let next = json!([{ "name": "next", "in": "query", "required": false, "schema": { "type": "string" }, "description": "Where to go after signing in: a path on this site (anything else goes to /dashboard)." }]);
+    let path_param = |name: &str| json!([{ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }]);
+    let form_pages: &[(u16, &str)] = &[
+        (400, "The form again, saying which field is wrong."),
+        (429, "The form again: too many attempts; wait a minute."),
+    ];
+    json!({
+        "/signup": merge(
+            web_get("The sign-up form", next.clone(), &[(200, "The form.")], None),
+            web_form("Create an account with email and password", "100 free credits; signs the browser in (session cookie) and goes to next. A password of at least 10 characters. 10 a minute per client address.", &[("email", "An email address."), ("password", "At least 10 characters."), ("next", "Where to go afterwards.")], form_pages, Some("Signed in: to next.")),
+        ),
+        "/signin": merge(
+            web_get("The sign-in form", next.clone(), &[(200, "The form.")], Some("Already signed in: to next.")),
+            web_form("Sign in with email and password", "Sets the session cookie (HttpOnly, SameSite=Lax, 30 days). 20 attempts a minute per client address and 5 per email address.", &[("email", "The account's email."), ("password", "Its password."), ("next", "Where to go afterwards.")], &[(400, "The form again."), (401, "The form again: the email or the password is wrong."), (429, "The form again: too many attempts.")], Some("Signed in: to next.")),
+        ),
+        "/signout": web_form("Sign out", "Ends this browser's session.", &[], &[], Some("Signed out: to /.")),
+        "/reset": merge(
+            web_get("Ask for a password-reset link, or (with token) choose the new password", json!([{ "name": "token", "in": "query", "required": false, "schema": { "type": "string" }, "description": "The secret of an emailed link." }]), &[(200, "The form."), (410, "The link is used, expired or unknown.")], None),
+            web_form("Mail a reset link (email), or set the new password (token and password)", "With email: the same answer whether or not an account has it; the link works once, for an hour (SMTP, or the outbox folder on the embedded default). With token: sets the password, ends every session of the account, and signs this browser in.", &[("email", "The account's email."), ("token", "The secret of the emailed link."), ("password", "The new password, at least 10 characters.")], &[(200, "Check your email."), (400, "The form again, saying which field is wrong."), (410, "The link is used, expired or unknown."), (429, "Too many requests; wait a minute."), (503, "Mail could not be sent.")], Some("Password set, signed in: to /dashboard.")),
+        ),
+        "/dashboard": web_get("The dashboard: balance, 30 days of usage, API keys, partner secrets, recent delivery URLs", json!([]), &[(200, "The dashboard.")], Some("Not signed in: to /signin.")),
+        "/dashboard/keys": web_form("Create an API key (shown once)", "A name (1 to 80 characters) and one or more scope fields (images:read, account:read, billing:write).", &[("name", "The key's name."), ("scope", "A scope; repeat the field for several.")], &[(201, "The dashboard with the new key, shown once.")], Some("Not signed in: to /signin.")),
+        "/dashboard/keys/revoke": web_form("Revoke one of the account's keys", "Its delivery URLs answer 403 and its partner signatures stop working at once.", &[("key_id", "The key's id.")], &[(404, "The account has no such key.")], Some("Revoked: to /dashboard.")),
+        "/dashboard/partners": web_form("Create a partner secret under one of the account's live keys (shown once)", "For signing /images/car.png URLs (see /docs/embeds).", &[("key_id", "A live key of the account.")], &[(201, "The dashboard with the new secret, shown once."), (404, "No such live key.")], Some("Not signed in: to /signin.")),
+        "/dashboard/partners/revoke": web_form("Revoke a partner secret", "Its signatures stop working within a second on every replica.", &[("partner_id", "The partner's id.")], &[(404, "The account has no such partner.")], Some("Revoked: to /dashboard.")),
+        "/dashboard/credits": merge(
+            web_get("Buy credits: the four packs and past purchases", json!([{ "name": "purchase", "in": "query", "required": false, "schema": { "type": "string" }, "description": "done or cancelled, after the payment page." }]), &[(200, "The page.")], Some("Not signed in: to /signin.")),
+            web_form("Buy a pack", "Opens a purchase and goes to the payment provider's hosted page; credits land when the provider's signed webhook says it was paid.", &[("credits", "5000, 10000, 25000 or 100000.")], &[(502, "The payment provider could not be reached; nothing was charged.")], Some("To the hosted payment page.")),
+        ),
+        "/dashboard/billing-portal": web_form("Open the payment provider's customer portal", "Receipts and past purchases; for accounts that have bought before.", &[], &[(400, "The account has made no purchase yet.")], Some("To the portal.")),
+        "/device": { "get": {
+            "summary": "The device-login verification page", "tags": ["web"],
+            "description": "Shows the client's name and the code; a signed-in person approves or denies it, anyone else is asked to sign in first.",
+            "parameters": [{ "name": "user_code", "in": "query", "required": false, "schema": { "type": "string" }, "description": "The code to show; any text (an unknown one says so)." }],
+            "responses": web_responses(&[(200, "An HTML page.")], None),
+        }, "post": web_form("Approve or deny a device login", "decision=approve creates nothing yet: the device's next poll gets a new key with all three scopes, named after the client; deny makes it answer access_denied.", &[("user_code", "The code, ABCD-EF23."), ("decision", "approve or deny.")], &[(200, "The page, saying what was decided.")], Some("Not signed in: to /signin, then back."))["post"].clone() },
+        "/billing/sandbox/checkout/{session}": merge(
+            web_get("The sandbox's hosted payment page (test payments)", path_param("session"), &[(200, "The payment page, marked as a test payment."), (404, "No such payment.")], None),
+            {
+                let mut pay = web_form("Pay (test)", "The sandbox signs a checkout.session.completed event and hands it to the same webhook code Stripe's events go through; credits land once.", &[], &[(404, "No such payment.")], Some("Paid: to /dashboard/credits?purchase=done."));
+                pay["post"]["parameters"] = path_param("session");
+                pay
+            },
+        ),
+        "/billing/sandbox/portal/{token}": web_get("The sandbox's customer portal (a signed link, valid for an hour)", path_param("token"), &[(200, "Paid purchases."), (404, "The link is unknown or expired.")], None),
+        "/api/v1/billing/checkout": { "post": {
+            "summary": "A hosted payment page for a credit pack", "operationId": "checkout", "tags": ["billing"],
+            "description": "Scope billing:write. Creating the session charges nothing: a person opens the URL and pays; the credits land once, when the payment provider confirms (its signed webhook). Body at most 1 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckoutRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 413, 429, 500]), json!({
+                "201": { "description": "The payment page.", "headers": Value::Object(rate_headers()), "content": json_content("CheckoutResponse") },
+            })),
+        } },
+        "/api/v1/billing/portal": { "post": {
+            "summary": "The customer portal", "operationId": "portal", "tags": ["billing"],
+            "description": "Scope billing:write. No body. 400 when the account has made no purchase yet.",
+            "security": keyed(),
+            "responses": with(problems(&[400, 401, 403, 429, 500]), json!({
+                "201": { "description": "The portal.", "headers": Value::Object(rate_headers()), "content": json_content("PortalResponse") },
+            })),
+        } },
+        "/api/v1/billing/webhook": { "post": {
+            "summary": "The payment provider's events (Stripe's webhook format)", "operationId": "paymentWebhook", "tags": ["billing"],
+            "description": "Public, authenticated by the Stripe-Signature header (HMAC-SHA256 of t.body with the endpoint's secret, t within 5 minutes). checkout.session.completed and checkout.session.async_payment_succeeded with payment_status paid credit the purchase's pack exactly once, whatever the retries; other events are acknowledged. Body at most 256 KiB.",
+            "parameters": [{ "name": "Stripe-Signature", "in": "header", "required": false, "schema": { "type": "string" }, "description": "t=<unix seconds>,v1=<hex HMAC>[,v1=…]" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "description": "A Stripe event: id, type, data.object." } } } },
+            "responses": with(problems(&[400, 413, 500, 503]), json!({
+                "200": { "description": "Handled (credited, or a duplicate, or nothing to do).", "content": json_content("WebhookReceipt") },
+            })),
+        } },
+    })
+}
+
+fn html_page(summary: &str) -> Value {
+    json!({ "get": {
+        "summary": summary, "tags": ["operations"],
+        "responses": { "200": { "description": "An HTML page.", "content": { "text/html": { "schema": { "type": "string" } } } } },
+    } })
+}
+
+fn paths() -> Value {
+    let image_car = |method: &str| {
+        let head = method == "head";
+        json!({
+            "summary": if head { "Validate an image request without paying for it" } else { "One image by make, model, year, view, colour, size and format" },
+            "operationId": if head { "headImage" } else { "getImage" },
+            "tags": ["images"],
+            "description": if head {
+                "Scope images:read. Free: validated exactly like the GET (key, scope, parameters, catalog, rate limit) and answered with the headers the GET would give, without charging, rendering or minting."
+            } else {
+                "Scope images:read. 1 credit for a 200 (image bytes; or with response=url, or Accept: application/json and no image type, a signed delivery URL as JSON, charged now, the image rendering on the URL's first load); 0 for a 304. A cold render can take up to two minutes; allow three."
+            },
+            "security": keyed(),
+            "parameters": [
+                image_query(),
+                if_none_match("Compared weakly (W/ on either side still matches); a match is a free 304."),
+                { "name": "X-Request-Id", "in": "header", "required": false, "schema": { "type": "string", "pattern": REQUEST_ID_PATTERN }, "description": "Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id." },
+            ],
+            "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
+                "200": { "description": "The image, or (response=url) an ImageUrlResponse.", "headers": Value::Object(image_headers()), "content": image_content() },
+                "304": { "description": "Not modified; nothing charged.", "headers": with(rate_headers(), json!({ "ETag": { "schema": { "type": "string" } } })) },
+            })),
+        })
+    };
+    let delivery = |method: &str| {
+        let head = method == "head";
+        let ok_headers = json!({
+            "ETag": { "schema": { "type": "string" } },
+            "Cache-Control": { "schema": { "type": "string" }, "description": "Unlimited URLs: public, max-age=min(300, seconds left), s-maxage=min(3600, seconds left). Use-capped URLs: private, no-store." },
+            "X-Image-Width": { "schema": { "type": "integer" } },
+            "X-Image-Height": { "schema": { "type": "integer" } },
+        });
+        let binary = json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+        json!({
+            "summary": if head { "Validate a signed delivery URL" } else { "Load a signed delivery URL" },
+            "operationId": if head { "headDelivery" } else { "getDelivery" },
+            "tags": ["delivery"],
+            "description": if head {
+                "Public. Validates without rendering or consuming a use; the Content-Type is the image type the GET will serve."
+            } else {
+                "Public and free (paid at creation). The first load renders the image if needed; later loads come from cache. A use of a use-capped URL is redeemed only when bytes are served. A render failure on the first load consumes the URL and refunds its credit (502; later loads 410)."
+            },
+            "parameters": [
+                { "name": "token", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "description": "The opaque signed token of a delivery URL." },
+                if_none_match("Compared weakly; a match is a 304 and redeems no use."),
+            ],
+            "responses": with(problems(if head { &[403, 410, 503] } else { &[403, 410, 502, 503] }), json!({
+                "200": { "description": "The image.", "headers": ok_headers, "content": { "image/png": binary, "image/webp": binary, "image/jpeg": binary } },
+                "304": { "description": "Not modified; no use redeemed.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+            })),
+        })
+    };
+    let legacy = |method: &str| {
+        let head = method == "head";
+        let binary = json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+        let ok_headers = json!({
+            "ETag": { "schema": { "type": "string" } },
+            "Cache-Control": { "schema": { "type": "string" }, "description": "Signed: public, max-age=<seconds until exp>. mode=cached and examples: public, max-age=300, s-maxage=3600, stale-while-revalidate=60. Key: private, no-store. Playground: private, max-age=300." },
+            "Content-Location": { "schema": { "type": "string" }, "description": "The canonical /images/car.png URL of the image." },
+            "X-Image-Source": { "schema": { "type": "string", "enum": ["cache", "generated"] } },
+            "X-Image-Width": { "schema": { "type": "integer" } },
+            "X-Image-Height": { "schema": { "type": "integer" } },
+            "X-Credits-Charged": int_header("With an API key: 1 (0 on HEAD and 304). Absent under the free grants."),
+            "X-Credits-Remaining": int_header("With an API key: the balance after the request."),
+        });
+        json!({
+            "summary": if head { "Validate an embeddable image request without paying for it" } else { "The embeddable legacy image endpoint" },
+            "operationId": if head { "headLegacyImage" } else { "getLegacyImage" },
+            "tags": ["images"],
+            "description": if head {
+                "The same checks and headers as the GET; never charges, renders or counts against an allowance."
+            } else {
+                "The same renders as /api/v1/images/car for <img> tags. Grants, in order: 1. a partner signature (exp + sig; free, public until exp, never redirected); 2. mode=cached (free, public; only variants already rendered, else 404); 3. the home page's example images (free, public); 4. an API key in Authorization or x-api-key (1 credit, private; key in the query only where the deployment allows it); 5. the playground cookie (free, private). Anything else is a 401. Unsigned requests with non-canonical spellings are a 308 to the canonical URL. See /docs/embeds."
+            },
+            "security": [{}, { "bearer": [] }, { "apiKeyHeader": [] }],
+            "parameters": [
+                legacy_query(),
+                if_none_match("Compared weakly; a match is a free 304."),
+            ],
+            "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
+                "200": { "description": "The image.", "headers": ok_headers, "content": { "image/png": binary, "image/webp": binary, "image/jpeg": binary } },
+                "304": { "description": "Not modified; nothing charged.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+                "308": { "description": "The canonical URL of this image (unsigned requests spelt otherwise).", "headers": { "Location": { "schema": { "type": "string" } } } },
+            })),
+        })
+    };
+    let front_door = json!({
+        "/": html_page("The home page"),
+        "/playground": html_page("The playground: try renders for free (sets the playground cookie)"),
+        "/pricing": html_page("Credit packs and what each operation costs"),
+        "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
+        "/static/{path}": { "get": {
+            "summary": "The web pages' static files", "tags": ["operations"],
+            "parameters": [{ "name": "path", "in": "path", "required": true, "schema": { "type": "string" } }],
+            "responses": with(problems(&[404]), json!({ "200": { "description": "A static file (CSS, JavaScript, SVG)." }, "304": { "description": "Not modified." } })),
+        } },
+        "/images/car.png": { "get": legacy("get"), "head": legacy("head") },
+    });
+    let people_and_agents = json!({
+        "/api/v1/feedback": { "post": {
+            "summary": "Report a good or bad render", "operationId": "feedback", "tags": ["images"],
+            "description": "Scope account:read. Free; rate limited per key. Names the image by the request_id of the request that delivered it (this account's deliveries only) or by make, model and year (with view and colour). A negative report (verdict bad, or a rating of 1 or 2 without a verdict) from the third distinct account flags the render (flagged: true) and it is re-rendered under a new revision: later deliveries carry new bytes and a new ETag. Body at most 8 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
+                "201": { "description": "Recorded.", "headers": Value::Object(rate_headers()), "content": json_content("FeedbackResponse") },
+            })),
+        } },
+        "/api/auth/device/code": { "post": {
+            "summary": "Start a device login (RFC 8628)", "operationId": "deviceCode", "tags": ["account"],
+            "description": "Public; 20 a minute per client address. Returns a device code (keep it secret; poll with it), a user code for the person to approve at verification_uri, expires_in 600 and interval 3. client_name names the key to be made (OAuth clients' client_id is used when client_name is absent). Body optional: JSON or a form.",
+            "requestBody": { "required": false, "content": {
+                "application/json": { "schema": device_code_request() },
+                "application/x-www-form-urlencoded": { "schema": device_code_request() },
+            } },
+            "responses": with(problems(&[400, 413, 429, 503]), json!({
+                "201": { "description": "The codes.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceCodeResponse") },
+            })),
+        } },
+        "/api/auth/device/token": { "post": {
+            "summary": "Poll a device login for its API key", "operationId": "deviceToken", "tags": ["account"],
+            "description": "Public; 60 a minute per client address. Poll every interval seconds with the device code: 400 authorization_pending until the person approves, then 200 with the key (scopes images:read account:read billing:write) exactly once; later polls answer expired_token. 429 slow_down (with Retry-After) when polled sooner than the interval; 400 access_denied when denied; 400 expired_token after 600 s; 400 invalid_request for a missing or unknown code. Errors use the DeviceError body, which OAuth 2.0 clients read. JSON or a form (grant_type, when sent, is urn:ietf:params:oauth:grant-type:device_code).",
+            "requestBody": { "required": true, "content": {
+                "application/json": { "schema": device_token_request() },
+                "application/x-www-form-urlencoded": { "schema": device_token_request() },
+            } },
+            "responses": with(problems(&[503]), json!({
+                "200": { "description": "The API key, shown once.", "headers": Value::Object(rate_headers()), "content": json_content("DeviceTokenResponse") },
+                "400": { "description": "authorization_pending, access_denied, expired_token or invalid_request.", "content": json_content("DeviceError") },
+                "429": { "description": "slow_down: wait Retry-After seconds.", "headers": { "Retry-After": int_header("Seconds to wait.") }, "content": json_content("DeviceError") },
+            })),
+        } },
+        "/api/mcp": { "post": {
+            "summary": "The remote MCP endpoint (Model Context Protocol, Streamable HTTP)", "operationId": "mcp", "tags": ["images"],
+            "description": "An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                "type": "object",
+                "description": "A JSON-RPC 2.0 request (with id) or notification (initialize, tools/list, tools/call, …).",
+                "required": ["jsonrpc", "method"],
+                "properties": {
+                    "jsonrpc": { "const": "2.0" },
+                    "id": { "type": ["string", "integer"] },
+                    "method": { "type": "string", "description": "initialize, ping, tools/list, tools/call, notifications/initialized, …; an unknown method is a JSON-RPC error in a 200." },
+                    "params": { "type": ["object", "null"] },
+                },
+            } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 405, 406, 413, 415, 422, 429, 500]), json!({
+                "200": { "description": "The JSON-RPC response.", "content": { "application/json": { "schema": { "type": "object" } }, "text/event-stream": { "schema": { "type": "string" } } } },
+                "202": { "description": "A notification or response accepted." },
+            })),
+        } },
+    });
+    let mut api = json!({
+        "/healthz": { "get": {
+            "summary": "Liveness", "operationId": "healthz", "tags": ["operations"],
+            "responses": { "200": { "description": "The process is alive.", "content": json_content("Health") } },
+        } },
+        "/readyz": { "get": {
+            "summary": "Readiness: the database and the object store answer", "operationId": "readyz", "tags": ["operations"],
+            "responses": with(problems(&[503]), json!({ "200": { "description": "Ready.", "content": json_content("Health") } })),
+        } },
+        "/docs": html_page("The API reference, drawn from this document"),
+        "/docs/errors": html_page("Every error status, what it means and what to do"),
+        "/api/v1/openapi.json": { "get": {
+            "summary": "This document", "operationId": "openapi", "tags": ["operations"],
+            "responses": { "200": { "description": "The OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } } },
+        } },
+        "/metrics": { "get": {
+            "summary": "Operator metrics (OpenMetrics text, which Prometheus scrapes)", "operationId": "metrics", "tags": ["operations"],
+            "description": "Served here unless the deployment sets metrics_listen, which moves it to a separate address.",
+            "responses": { "200": { "description": "OpenMetrics exposition text.", "content": { "application/openmetrics-text": { "schema": { "type": "string" } } } } },
+        } },
+        "/api/v1/images/options": { "get": {
+            "summary": "Views, colours, sizes, formats, pricing, catalog and limits", "operationId": "options", "tags": ["catalog"],
+            "description": "Public and free; cacheable for one hour.",
+            "responses": { "200": { "description": "The options document.", "headers": { "Cache-Control": { "schema": { "type": "string" }, "description": "public, max-age=3600" } }, "content": json_content("OptionsResponse") } },
+        } },
+        "/api/v1/vehicles": { "get": {
+            "summary": "Browse and search the catalog", "operationId": "vehicles", "tags": ["catalog"],
+            "description": "Public and free; cacheable for a day. The parameters select one of six data shapes.",
+            "parameters": [vehicles_query(), if_none_match("Compared weakly; a match is a 304.")],
+            "responses": with(problems(&[400, 404]), json!({
+                "200": { "description": "One of six data shapes.", "headers": { "ETag": { "schema": { "type": "string" } }, "Cache-Control": { "schema": { "type": "string" }, "description": "public, max-age=86400" } }, "content": json_content("VehiclesResponse") },
+                "304": { "description": "Not modified.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+            })),
+        } },
+        "/api/v1/images/resolve": { "post": {
+            "summary": "Free text to exact image parameters", "operationId": "resolve", "tags": ["images"],
+            "description": "Scope account:read. Free; rate limited per key like the image endpoint. Deterministic, no model calls: extracts year, colour (with synonyms), view phrases, size and format, then searches the catalog for the remaining words. Use image_path directly when confidence is high; show candidates to a human when it is medium or low. Body at most 4 KiB.",
+            "security": keyed(),
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ResolveRequest" } } } },
+            "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
+                "200": { "description": "The resolution.", "headers": Value::Object(rate_headers()), "content": json_content("ResolveResponse") },
+            })),
+        } },
+        "/api/v1/account": { "get": {
+            "summary": "Balance, pricing, 30-day usage and the calling key", "operationId": "account", "tags": ["account"],
+            "description": "Scope account:read. Free.",
+            "security": keyed(),
+            "responses": with(problems(&[401, 403, 429]), json!({
+                "200": { "description": "The account.", "content": json_content("AccountResponse") },
+            })),
+        } },
+        "/api/v1/images/car": { "get": image_car("get"), "head": image_car("head") },
+        "/api/v1/image-urls": { "post": {
+            "summary": "Mint signed delivery URLs (1 to 50), billed once at creation", "operationId": "createImageUrls", "tags": ["delivery"],
+            "description": "Scope images:read. 1 credit per URL, one debit for the batch. Every image is validated and found in the catalog before anything is charged; a failing item's 400 or 404 carries its index. Body at most 64 KiB.",
+            "security": keyed(),
+            "parameters": [
+                { "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" }, "description": "Makes a retry safe: the same key with the same body within 24 hours answers the first 201 again (header Idempotent-Replayed: true) and charges nothing; with another body it is a 409. Reuse the key when retrying; use a new key for a new request." },
+            ],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "oneOf": [
+                { "$ref": "#/components/schemas/ImageRequest" },
+                { "$ref": "#/components/schemas/BatchImageUrlRequest" },
+            ] } } } },
+            "responses": with(problems(&[400, 401, 402, 403, 404, 409, 413, 429, 503]), json!({
+                "201": { "description": "The URLs (or, for a retried Idempotency-Key, the first answer again).", "headers": with(rate_headers(), json!({ "X-Credits-Charged": int_header("Credits charged by this request: the URLs created, 0 on a replay."), "X-Credits-Remaining": int_header("Balance after the request."), "Idempotent-Replayed": { "schema": { "type": "string", "enum": ["true"] }, "description": "Present on a replayed answer." } })), "content": json_content("ImageUrlsResponse") },
+            })),
+        } },
+        "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },
+        "/api/v1/events": { "post": {
+            "summary": "The telemetry sink", "operationId": "events", "tags": ["operations"],
+            "description": "Public (CORS), never billed, never tied to an account. 120 batches per minute per IP; body at most 32 KiB; 1 to 20 events. Answers 202 at once; events are written after the answer, in batches. A full queue is a 503 (nothing of the batch kept).",
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventsRequest" } } } },
+            "responses": with(problems(&[400, 413, 429, 503]), json!({
+                "202": { "description": "Accepted.", "headers": Value::Object(rate_headers()), "content": json_content("EventsAccepted") },
+            })),
+        } },
+    });
+    for more in [front_door, people_and_agents, people()] {
+        if let (Value::Object(api), Value::Object(more)) = (&mut api, more) {
+            api.extend(more);
+        }
+    }
+    api
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `docs/openapi.json` is the generated document; run with
+    /// `VIS_WRITE_OPENAPI=1` to rewrite it after changing the API.
+    #[test]
+    fn docs_openapi_json_is_the_generated_document() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json");
+        let generated = document_json();
+        if std::env::var_os("VIS_WRITE_OPENAPI").is_some() {
+            std::fs::write(path, generated).expect("write docs/openapi.json");
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "docs/openapi.json is stale: run VIS_WRITE_OPENAPI=1 cargo test -p control-plane openapi"
+        );
+    }
+
+    #[test]
+    fn the_document_is_openapi_3_1_with_every_schema_it_refers_to() {
+        let doc: Value = serde_json::from_str(document_json()).unwrap();
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["version"], "2.0.0");
+        let text = document_json();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        for (i, _) in text.match_indices("#/components/schemas/") {
+            let rest = &text[i + "#/components/schemas/".len()..];
+            let name = &rest[..rest.find('"').unwrap()];
+            assert!(schemas.contains_key(name), "missing schema {name}");
+        }
+        for name in [
+            "Problem",
+            "OptionsResponse",
+            "VehiclesResponse",
+            "ResolveResponse",
+            "AccountResponse",
+            "ImageUrlResponse",
+            "ImageUrlsResponse",
+            "ImageRequest",
+            "BatchImageUrlRequest",
+            "ResolveRequest",
+            "CatalogMake",
+            "View",
+        ] {
+            assert!(schemas.contains_key(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! Connections: accepting, the connection cap, the header-read and idle
+//! timeouts, and problem documents for the errors hyper answers by itself.
+//!
+//! axum's `serve` has no knobs for any of this, so the accept loop is ours,
+//! over hyper's HTTP/1 connection. A slow or hostile client is cut off,
+//! never the server (docs/OPERATIONS.md, "Connections"):
+//! - **header-read timeout**: a request head must arrive in full within this
+//!   long of its first byte (and a new connection must send one within this
+//!   long of opening);
+//! - **idle timeout**: a kept-alive connection waiting for its next request
+//!   is closed after this long;
+//! - **body-read timeout**: enforced per request by tower-http's
+//!   `RequestBodyTimeoutLayer` (a stalled body answers 408);
+//! - **connection cap**: past it, a new connection gets one 503 problem
+//!   document and is closed.
+//!
+//! hyper answers a malformed request head (400), an over-long URI (414) and
+//! too many or too large header fields (431) itself, with an empty body and
+//! no hook to change it. [`Guarded`] sees those heads on their way out, by
+//! their shape (a 4xx/5xx head with no Content-Type and Content-Length 0,
+//! which no route of ours produces), and sends a problem document instead.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker, ready};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, Sleep};
+use tower::ServiceExt;
+
+use super::context;
+use crate::config::HttpConfig;
+use crate::error::{PROBLEM_JSON, title_for};
+
+/// Header fields per request; more is a 431. (A request head larger than
+/// hyper's read buffer, about 400 KiB, is a 431 too; a URI over 64 KiB a 414.)
+const MAX_HEADERS: usize = 100;
+
+/// Limits every connection of one listener shares.
+#[derive(Clone)]
+pub struct Limits {
+    pub header_read: Duration,
+    pub idle: Duration,
+    pub base_url: Arc<str>,
+    slots: Arc<Semaphore>,
+}
+
+impl Limits {
+    pub fn new(config: &HttpConfig, base_url: Arc<str>) -> Limits {
+        Limits {
+            header_read: Duration::from_secs(config.header_read_timeout_secs),
+            idle: Duration::from_secs(config.idle_timeout_secs),
+            base_url,
+            slots: Arc::new(Semaphore::new(config.max_connections)),
+        }
+    }
+}
+
+/// Accepts connections on `listener` and serves `router` on each until
+/// `shutdown` resolves; then waits for open connections to finish their
+/// requests (the caller bounds that wait).
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+) -> GracefulShutdown {
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off, don't spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let Ok(slot) = Arc::clone(&limits.slots).try_acquire_owned() else {
+            tokio::spawn(refuse(stream, Arc::clone(&limits.base_url)));
+            continue;
+        };
+        let service =
+            router
+                .clone()
+                .map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    req.extensions_mut().insert(ConnectInfo(peer));
+                    req
+                });
+        let io = TokioIo::new(Guarded::new(stream, &limits));
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            // Guarded keeps the header and idle clocks; hyper's own would
+            // count idle keep-alive time as header time.
+            .header_read_timeout(None)
+            .max_headers(MAX_HEADERS)
+            .serve_connection(io, TowerToHyperService::new(service));
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    graceful
+}
+
+/// The answer to a connection past the cap: one 503 problem, then close.
+async fn refuse(mut stream: TcpStream, base_url: Arc<str>) {
+    let bytes = problem_head(
+        503,
+        "The server has too many open connections; retry shortly.",
+        &base_url,
+        Some(1),
+    );
+    let write = async {
+        stream.write_all(&bytes).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), write).await;
+}
+
+/// A whole HTTP/1.1 response carrying a problem document; the connection
+/// closes after it.
+fn problem_head(status: u16, detail: &str, base_url: &str, retry_after: Option<u64>) -> Vec<u8> {
+    let status_code = axum::http::StatusCode::from_u16(status)
+        .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+    let request_id = context::new_request_id();
+    let body = serde_json::json!({
+        "type": format!("{base_url}/docs/errors#{status}"),
+        "title": title_for(status_code),
+        "status": status,
+        "detail": detail,
+        "request_id": request_id,
+    })
+    .to_string();
+    let retry = retry_after
+        .map(|s| format!("retry-after: {s}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "HTTP/1.1 {status} {}\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-length: {}\r\nx-request-id: {request_id}\r\n{retry}connection: close\r\n\r\n{body}",
+        status_code.canonical_reason().unwrap_or("Error"),
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The detail for an error head hyper wrote itself, by status.
+fn hyper_error_detail(status: u16) -> &'static str {
+    match status {
+        414 => "The request URI is too long.",
+        431 => "The request has too many header fields, or one that is too large.",
+        _ => "The request could not be parsed as HTTP/1.1.",
+    }
+}
+
+/// If `buf` is an error head hyper produced on its own (see the module
+/// docs), its status.
+fn hyper_error_status(buf: &[u8]) -> Option<u16> {
+    let rest = buf
+        .strip_prefix(b"HTTP/1.1 ")
+        .or_else(|| buf.strip_prefix(b"HTTP/1.0 "))?;
+    let status: u16 = std::str::from_utf8(rest.get(..3)?).ok()?.parse().ok()?;
+    if !(400..600).contains(&status) {
+        return None;
+    }
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
+    if end + 4 != buf.len() {
+        return None;
+    }
+    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+    (head.contains("\r\ncontent-length: 0") && !head.contains("\r\ncontent-type:"))
+        .then_some(status)
+}
+
+/// Where a connection is in its request cycle, for the two clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Between requests: the idle clock runs.
+    Idle,
+    /// Reading a request head; `tail` holds its last bytes, to find the
+    /// blank line that ends it across reads. The header clock runs.
+    Head { tail: [u8; 3] },
+    /// A request is being answered: no clock (a cold render may take
+    /// minutes; the body has its own timeout).
+    Busy,
+}
+
+/// A TCP stream with the header and idle clocks and the rewrite of hyper's
+/// own error heads.
+pub struct Guarded<S> {
+    inner: S,
+    phase: Phase,
+    limits: Limits,
+    /// When the running clock fires, if any.
+    deadline: Option<Instant>,
+    sleep: Pin<Box<Sleep>>,
+    /// The task waiting to read, woken when a clock starts after it last
+    /// polled (a clock runs only while somebody polls it).
+    read_waker: Option<Waker>,
+    /// Bytes of a replacement response still to write.
+    pending: Vec<u8>,
+    pending_from: usize,
+}
+
+impl<S> Guarded<S> {
+    fn new(inner: S, limits: &Limits) -> Self {
+        let deadline = Instant::now() + limits.header_read;
+        Guarded {
+            inner,
+            phase: Phase::Head { tail: [0; 3] },
+            limits: limits.clone(),
+            deadline: Some(deadline),
+            sleep: Box::pin(tokio::time::sleep_until(deadline)),
+            read_waker: None,
+            pending: Vec::new(),
+            pending_from: 0,
+        }
+    }
+
+    fn set_clock(&mut self, after: Option<Duration>) {
+        self.deadline = after.map(|d| Instant::now() + d);
+        if let Some(deadline) = self.deadline {
+            self.sleep.as_mut().reset(deadline);
+            if let Some(waker) = self.read_waker.take() {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Follows the request cycle through bytes read from the client.
+    fn observe_read(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.phase == Phase::Idle {
+            self.phase = Phase::Head { tail: [0; 3] };
+            self.set_clock(Some(self.limits.header_read));
+        }
+        if let Phase::Head { tail } = self.phase {
+            let mut window = Vec::with_capacity(3 + bytes.len());
+            window.extend_from_slice(&tail);
+            window.extend_from_slice(bytes);
+            if window.windows(4).any(|w| w == b"\r\n\r\n") {
+                self.phase = Phase::Busy;
+                self.set_clock(None);
+            } else {
+                let n = window.len();
+                self.phase = Phase::Head {
+                    tail: [window[n - 3], window[n - 2], window[n - 1]],
+                };
+            }
+        }
+    }
+
+    /// Follows the request cycle through bytes written to the client: a
+    /// response (other than `100 Continue`) means the request is answered.
+    fn observe_write(&mut self, bytes: &[u8]) {
+        if self.phase == Phase::Busy && !bytes.starts_with(b"HTTP/1.1 100") {
+            self.phase = Phase::Idle;
+        }
+        if self.phase == Phase::Idle {
+            self.set_clock(Some(self.limits.idle));
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> Guarded<S> {
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.pending_from < self.pending.len() {
+            let n = ready!(
+                Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.pending_from..])
+            )?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.pending_from += n;
+        }
+        self.pending.clear();
+        self.pending_from = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        match Pin::new(&mut this.inner).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                this.observe_read(&buf.filled()[before..]);
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => {
+                if this.deadline.is_some() && this.sleep.as_mut().poll(cx).is_ready() {
+                    let what = if this.phase == Phase::Idle {
+                        "idle connection closed"
+                    } else {
+                        "request head not received in time"
+                    };
+                    return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, what)));
+                }
+                this.read_waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        this.observe_write(buf);
+        if let Some(status) = hyper_error_status(buf) {
+            this.pending = problem_head(
+                status,
+                hyper_error_detail(status),
+                &this.limits.base_url,
+                None,
+            );
+            this.pending_from = 0;
+            // hyper sees its head written; ours goes out instead.
+            let _ = this.poll_pending(cx)?;
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        let first = bufs.iter().find(|b| !b.is_empty());
+        if let Some(first) = first {
+            if bufs.iter().filter(|b| !b.is_empty()).count() == 1 {
+                // One slice: the same checks as a plain write.
+                return Pin::new(this).poll_write(cx, first);
+            }
+            this.observe_write(first);
+        }
+        Pin::new(&mut this.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_only_hyper_own_error_heads() {
+        let hyper_431 = b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\ndate: Sun, 22 Nov 2026 10:00:00 GMT\r\n\r\n";
+        assert_eq!(hyper_error_status(hyper_431), Some(431));
+        let ours = b"HTTP/1.1 404 Not Found\r\ncontent-type: application/problem+json\r\ncontent-length: 0\r\n\r\n";
+        assert_eq!(hyper_error_status(ours), None);
+        let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n";
+        assert_eq!(hyper_error_status(ok), None);
+        let with_body = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nxx";
+        assert_eq!(hyper_error_status(with_body), None);
+    }
+
+    #[test]
+    fn a_replacement_is_a_whole_problem_response() {
+        let bytes = problem_head(414, hyper_error_detail(414), "http://x", None);
+        let text = String::from_utf8(bytes).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 414 URI Too Long\r\n"));
+        assert!(head.contains("content-type: application/problem+json"));
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["status"], 414);
+        assert_eq!(v["type"], "http://x/docs/errors#414");
+        assert!(v["request_id"].as_str().is_some_and(|s| !s.is_empty()));
+    }
+}

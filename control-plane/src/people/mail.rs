@@ -1,0 +1,132 @@
+//! Mail to people (password-reset links). With `[mail] smtp_url` set, mail
+//! goes out through SMTP (lettre, TLS by rustls); otherwise, on the
+//! embedded default, each message is written as an `.eml` file to the
+//! outbox folder (`<data_dir>/outbox`), where an operator or a test reads it
+//! (docs/accounts.md). A message is never logged: it carries a secret link.
+
+use lettre::message::{Mailbox, header::ContentType};
+use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+
+use crate::config::Secret;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    #[error("mail configuration: {0}")]
+    Config(String),
+    #[error("mail could not be sent: {0}")]
+    Send(String),
+}
+
+enum Transport {
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Outbox(AsyncFileTransport<Tokio1Executor>),
+}
+
+pub struct Mailer {
+    from: Mailbox,
+    transport: Transport,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.transport {
+            Transport::Smtp(_) => "smtp",
+            Transport::Outbox(_) => "outbox",
+        };
+        f.debug_struct("Mailer")
+            .field("from", &self.from.to_string())
+            .field("transport", &kind)
+            .finish()
+    }
+}
+
+impl Mailer {
+    /// SMTP when `smtp_url` is set (`smtps://user:pass@host:465`,
+    /// `smtp://host:587?tls=required`, lettre's URL syntax), else the outbox.
+    pub fn new(
+        from: &str,
+        smtp_url: Option<&Secret<String>>,
+        outbox: &std::path::Path,
+    ) -> Result<Mailer, MailError> {
+        let from: Mailbox = from
+            .parse()
+            .map_err(|e| MailError::Config(format!("[mail] from: {e}")))?;
+        let transport = match smtp_url {
+            Some(url) => Transport::Smtp(
+                AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
+                    // The URL holds a password: say only that it is wrong.
+                    .map_err(|_| {
+                        MailError::Config("[mail] smtp_url is not a valid SMTP URL".into())
+                    })?
+                    .build(),
+            ),
+            None => {
+                std::fs::create_dir_all(outbox)
+                    .map_err(|e| MailError::Config(format!("outbox {}: {e}", outbox.display())))?;
+                Transport::Outbox(AsyncFileTransport::new(outbox))
+            }
+        };
+        Ok(Mailer { from, transport })
+    }
+
+    /// Sends a plain-text message to `to`.
+    pub async fn send(&self, to: &str, subject: &str, body: String) -> Result<(), MailError> {
+        let to: Mailbox = to
+            .parse()
+            .map_err(|e| MailError::Send(format!("recipient: {e}")))?;
+        let message = Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(subject)
+            .header(ContentType::TEXT_PLAIN)
+            .body(body)
+            .map_err(|e| MailError::Send(e.to_string()))?;
+        match &self.transport {
+            Transport::Smtp(smtp) => smtp
+                .send(message)
+                .await
+                .map(|_| ())
+                .map_err(|e| MailError::Send(e.to_string())),
+            Transport::Outbox(files) => files
+                .send(message)
+                .await
+                .map(|_| ())
+                .map_err(|e| MailError::Send(e.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_outbox_holds_one_eml_file_per_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailer = Mailer::new("Vehicle Images <noreply@example.com>", None, dir.path()).unwrap();
+        mailer
+            .send(
+                "ada@example.com",
+                "Reset your password",
+                "Open https://x/reset?token=abc".into(),
+            )
+            .await
+            .unwrap();
+        let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(files.len(), 1);
+        let text = std::fs::read_to_string(files[0].path()).unwrap();
+        assert!(text.contains("To: ada@example.com"), "{text}");
+        assert!(text.contains("Subject: Reset your password"), "{text}");
+        assert!(text.contains("https://x/reset?token=abc"), "{text}");
+        assert!(files[0].path().extension().is_some_and(|e| e == "eml"));
+    }
+
+    #[test]
+    fn a_bad_smtp_url_is_a_config_error_that_hides_it() {
+        let url = Secret::new("nonsense://user:hunter2@host".to_owned());
+        let err = Mailer::new("a@example.com", Some(&url), std::path::Path::new("/tmp"))
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("hunter2"), "{err}");
+    }
+}

@@ -1,0 +1,485 @@
+//! People on the web, purchases of credit packs and the dashboard's view of
+//! an account (migration 12). Every change that moves money or ends sessions
+//! is one transaction; every "once" is a conditional write or a primary key.
+
+use super::*;
+
+#[async_trait]
+impl PeopleStore for SqlStore {
+    async fn create_person(
+        &self,
+        email: &str,
+        password_hash: &str,
+        initial_credits: i64,
+    ) -> Result<Account, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let account = insert_account(&mut tx, email, initial_credits).await?;
+        sqlx::query(
+            "INSERT INTO account_passwords (account_id, password_hash, updated_at) VALUES ($1, $2, $3)",
+        )
+        .bind(&account.id)
+        .bind(password_hash)
+        .bind(now_millis())
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(account)
+    }
+
+    async fn person_by_email(
+        &self,
+        email: &str,
+    ) -> Result<Option<(Account, Option<String>)>, StoreError> {
+        let Some(account) = self.account_by_email(email).await? else {
+            return Ok(None);
+        };
+        let hash: Option<String> =
+            sqlx::query_scalar("SELECT password_hash FROM account_passwords WHERE account_id = $1")
+                .bind(&account.id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(map_err)?;
+        Ok(Some((account, hash)))
+    }
+
+    async fn create_web_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        let now = now_millis();
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO web_sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        // Expired sessions of this account go as new ones come.
+        sqlx::query("DELETE FROM web_sessions WHERE account_id = $1 AND expires_at <= $2")
+            .bind(account_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)
+    }
+
+    async fn web_session(&self, token_hash: &str) -> Result<Option<Account>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            account_cols!(),
+            " FROM accounts WHERE id = \
+             (SELECT account_id FROM web_sessions WHERE token_hash = $1 AND expires_at > $2)"
+        ))
+        .bind(token_hash)
+        .bind(now_millis())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(account_from).transpose().map_err(map_err)
+    }
+
+    async fn end_web_session(&self, token_hash: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM web_sessions WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn create_password_reset(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO password_resets (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(now_millis())
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn password_reset_live(&self, token_hash: &str) -> Result<bool, StoreError> {
+        let found: Option<String> = sqlx::query_scalar(
+            "SELECT account_id FROM password_resets \
+             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(now_millis())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(found.is_some())
+    }
+
+    async fn use_password_reset(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+    ) -> Result<Option<Account>, StoreError> {
+        let now = now_millis();
+        let mut tx = self.begin_write().await?;
+        let account_id: Option<String> = sqlx::query_scalar(
+            "UPDATE password_resets SET used_at = $1 \
+             WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1 RETURNING account_id",
+        )
+        .bind(now)
+        .bind(token_hash)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(account_id) = account_id else {
+            return Ok(None);
+        };
+        sqlx::query(
+            "INSERT INTO account_passwords (account_id, password_hash, updated_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (account_id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at",
+        )
+        .bind(&account_id)
+        .bind(password_hash)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        // A new password signs out every browser (and voids other links).
+        sqlx::query("DELETE FROM web_sessions WHERE account_id = $1")
+            .bind(&account_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        sqlx::query(
+            "UPDATE password_resets SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL",
+        )
+        .bind(now)
+        .bind(&account_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            account_cols!(),
+            " FROM accounts WHERE id = $1"
+        ))
+        .bind(&account_id)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let account = account_from(&row).map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(Some(account))
+    }
+}
+
+macro_rules! purchase_cols {
+    () => {
+        "id, account_id, provider, provider_session, credits, amount_cents, status, created_at, paid_at"
+    };
+}
+
+fn purchase_from(row: &AnyRow) -> Result<Purchase, sqlx::Error> {
+    Ok(Purchase {
+        id: row.try_get("id")?,
+        account_id: row.try_get("account_id")?,
+        provider: row.try_get("provider")?,
+        provider_session: row.try_get("provider_session")?,
+        credits: row.try_get("credits")?,
+        amount_cents: row.try_get("amount_cents")?,
+        status: row.try_get("status")?,
+        created_at: row.try_get("created_at")?,
+        paid_at: row.try_get("paid_at")?,
+    })
+}
+
+/// Records `event_id` in the caller's transaction; false when it was
+/// recorded before (the event is a duplicate).
+async fn record_event(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    event_id: &str,
+    provider: &str,
+    kind: &str,
+    purchase_id: Option<&str>,
+    outcome: &str,
+) -> Result<bool, StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO payment_events (event_id, provider, kind, purchase_id, outcome, received_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING",
+    )
+    .bind(event_id)
+    .bind(provider)
+    .bind(kind)
+    .bind(purchase_id)
+    .bind(outcome)
+    .bind(now_millis())
+    .execute(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    Ok(inserted.rows_affected() == 1)
+}
+
+#[async_trait]
+impl PaymentStore for SqlStore {
+    async fn open_purchase(
+        &self,
+        account_id: &str,
+        provider: &str,
+        credits: i64,
+        amount_cents: i64,
+    ) -> Result<Purchase, StoreError> {
+        let row = sqlx::query(concat!(
+            "INSERT INTO purchases (id, account_id, provider, credits, amount_cents, status, created_at) \
+             VALUES ($1, $2, $3, $4, $5, 'open', $6) RETURNING ",
+            purchase_cols!()
+        ))
+        .bind(time_ordered_id().to_string())
+        .bind(account_id)
+        .bind(provider)
+        .bind(credits)
+        .bind(amount_cents)
+        .bind(now_millis())
+        .fetch_one(&self.pool)
+        .await
+        .map_err(map_err)?;
+        purchase_from(&row).map_err(map_err)
+    }
+
+    async fn attach_checkout(&self, purchase_id: &str, session_id: &str) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE purchases SET provider_session = $1 WHERE id = $2 AND status = 'open'",
+        )
+        .bind(session_id)
+        .bind(purchase_id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("open purchase"));
+        }
+        Ok(())
+    }
+
+    async fn purchase_by_session(&self, session_id: &str) -> Result<Option<Purchase>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            purchase_cols!(),
+            " FROM purchases WHERE provider_session = $1"
+        ))
+        .bind(session_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(purchase_from).transpose().map_err(map_err)
+    }
+
+    async fn purchases_of(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<Purchase>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            purchase_cols!(),
+            " FROM purchases WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2"
+        ))
+        .bind(account_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(purchase_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
+    }
+
+    async fn record_paid_checkout(
+        &self,
+        paid: &PaidCheckout<'_>,
+    ) -> Result<PaymentOutcome, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            purchase_cols!(),
+            " FROM purchases WHERE provider_session = $1 AND provider = $2"
+        ))
+        .bind(paid.session_id)
+        .bind(paid.provider)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let purchase = row
+            .as_ref()
+            .map(purchase_from)
+            .transpose()
+            .map_err(map_err)?;
+        // The purchase must be the one the event names, when it names one.
+        let purchase = purchase.filter(|p| paid.purchase_id.is_none_or(|id| id == p.id));
+        let outcome = match &purchase {
+            None => PaymentOutcome::Unknown,
+            Some(p) if p.status == "paid" => PaymentOutcome::AlreadyPaid,
+            Some(p) if p.amount_cents != paid.amount_cents => PaymentOutcome::AmountMismatch,
+            Some(_) => PaymentOutcome::Ignored, // replaced below once credited
+        };
+        let purchase_id = purchase.as_ref().map(|p| p.id.as_str());
+        let label = match outcome {
+            PaymentOutcome::Ignored => "credited",
+            ref other => other.as_str(),
+        };
+        if !record_event(
+            &mut tx,
+            paid.event_id,
+            paid.provider,
+            "checkout.paid",
+            purchase_id,
+            label,
+        )
+        .await?
+        {
+            return Ok(PaymentOutcome::Duplicate);
+        }
+        let (Some(purchase), PaymentOutcome::Ignored) = (purchase, &outcome) else {
+            tx.commit().await.map_err(map_err)?;
+            return Ok(outcome);
+        };
+        let now = now_millis();
+        let marked = sqlx::query(
+            "UPDATE purchases SET status = 'paid', paid_at = $1 WHERE id = $2 AND status = 'open'",
+        )
+        .bind(now)
+        .bind(&purchase.id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        if marked.rows_affected() == 0 {
+            tx.commit().await.map_err(map_err)?;
+            return Ok(PaymentOutcome::AlreadyPaid);
+        }
+        let balance = move_balance(&mut tx, &purchase.account_id, purchase.credits).await?;
+        let entry = NewEntry {
+            kind: EntryKind::Purchase,
+            delta: purchase.credits,
+            reason: "credit pack",
+            reference: Some(&purchase.id),
+        };
+        insert_ledger(&mut tx, &purchase.account_id, &entry, balance).await?;
+        sqlx::query(
+            "UPDATE accounts SET has_payment_method = 1, \
+             payment_customer = COALESCE($1, payment_customer) WHERE id = $2",
+        )
+        .bind(paid.customer)
+        .bind(&purchase.account_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(PaymentOutcome::Credited {
+            purchase: Purchase {
+                status: "paid".into(),
+                paid_at: Some(now),
+                ..purchase
+            },
+            balance,
+        })
+    }
+
+    async fn record_other_event(
+        &self,
+        event_id: &str,
+        provider: &str,
+        kind: &str,
+    ) -> Result<PaymentOutcome, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let fresh = record_event(&mut tx, event_id, provider, kind, None, "ignored").await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(if fresh {
+            PaymentOutcome::Ignored
+        } else {
+            PaymentOutcome::Duplicate
+        })
+    }
+
+    async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError> {
+        let customer: Option<Option<String>> =
+            sqlx::query_scalar("SELECT payment_customer FROM accounts WHERE id = $1")
+                .bind(account_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(map_err)?;
+        Ok(customer.flatten())
+    }
+
+    async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            account_cols!(),
+            " FROM accounts WHERE payment_customer = $1"
+        ))
+        .bind(customer)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(account_from).transpose().map_err(map_err)
+    }
+}
+
+#[async_trait]
+impl ActivityStore for SqlStore {
+    async fn usage_by_day(
+        &self,
+        account_id: &str,
+        since: Millis,
+    ) -> Result<Vec<DayUsage>, StoreError> {
+        // A charge row is one billed request (a delivery, or a mint of
+        // several URLs); a refund names the charge it refunds.
+        let rows = sqlx::query(
+            "SELECT CAST(c.created_at / 86400000 AS BIGINT) AS day, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' THEN 1 ELSE 0 END) AS BIGINT) AS requests, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS images, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END) AS BIGINT) AS cache_hits, \
+               CAST(COALESCE(SUM(CASE WHEN c.kind IN ('charge', 'refund') THEN -c.delta ELSE 0 END), 0) AS BIGINT) AS credits_spent \
+             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+             WHERE c.account_id = $1 AND c.created_at >= $2 \
+             GROUP BY CAST(c.created_at / 86400000 AS BIGINT) ORDER BY day",
+        )
+        .bind(account_id)
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let get = |row: &AnyRow| -> Result<DayUsage, sqlx::Error> {
+            Ok(DayUsage {
+                day: row.try_get("day")?,
+                requests: row.try_get("requests")?,
+                images: row.try_get("images")?,
+                cache_hits: row.try_get("cache_hits")?,
+                credits_spent: row.try_get("credits_spent")?,
+            })
+        };
+        rows.iter()
+            .map(get)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
+    }
+
+    async fn recent_delivery_urls(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
+        super::urls::urls_of_account(self, account_id, limit).await
+    }
+}

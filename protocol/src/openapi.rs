@@ -1,0 +1,73 @@
+//! OpenAPI schemas of the enumerations (feature `openapi`): the canonical
+//! ids the API answers with, and, for request parameters, every spelling it
+//! accepts. Written by hand because the enums serialise through `id()`.
+
+use std::borrow::Cow;
+
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::{BodyShape, Color, Format, SizePreset, View};
+
+fn string_enum(values: Vec<&'static str>, description: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::Type(Type::String))
+        .enum_values(Some(values))
+        .description(Some(description))
+        .into()
+}
+
+macro_rules! enum_schema {
+    ($ty:ty, $name:literal, $description:literal) => {
+        impl PartialSchema for $ty {
+            fn schema() -> RefOr<Schema> {
+                string_enum(<$ty>::ALL.iter().map(|v| v.id()).collect(), $description)
+            }
+        }
+        impl ToSchema for $ty {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed($name)
+            }
+        }
+        impl $ty {
+            /// The schema of a request parameter: the ids and their aliases.
+            pub fn accepted_schema() -> RefOr<Schema> {
+                let mut values: Vec<&'static str> = Vec::new();
+                for v in <$ty>::ALL {
+                    values.push(v.id());
+                    values.extend_from_slice(v.aliases());
+                }
+                string_enum(values, $description)
+            }
+        }
+    };
+}
+
+enum_schema!(View, "View", "A camera view (spec §2). Default front-3-4.");
+enum_schema!(Color, "Color", "A preset paint colour. Default silver.");
+enum_schema!(
+    Format,
+    "Format",
+    "An output format: png and webp keep the transparent background; jpg is flattened on white."
+);
+enum_schema!(
+    SizePreset,
+    "SizePreset",
+    "A size shorthand for the width: thumb 256, small 512, medium 768, large 1024."
+);
+
+impl PartialSchema for BodyShape {
+    fn schema() -> RefOr<Schema> {
+        string_enum(
+            BodyShape::ALL.iter().map(|v| v.id()).collect(),
+            "The body shape the renderer draws.",
+        )
+    }
+}
+
+impl ToSchema for BodyShape {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("BodyShape")
+    }
+}

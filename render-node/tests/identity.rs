@@ -1,0 +1,261 @@
+//! The curated identity data in `models/identity/`: it parses, the files on
+//! disk are the embedded ones, every value is plausible, and every make and
+//! model slug is in the catalog for the generation's years.
+
+use std::path::Path;
+
+use vis_catalog::Catalog;
+use vis_protocol::BodyShape;
+use vis_render::vehicle::IdentityLibrary;
+
+fn dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/identity")
+}
+
+#[test]
+fn identity_files_parse_and_match_the_embedded_copies() {
+    let disk = IdentityLibrary::load_dir(&dir()).expect("models/identity parses");
+    let embedded = IdentityLibrary::embedded();
+    let a: Vec<_> = disk.generations().collect();
+    let b: Vec<_> = embedded.generations().collect();
+    assert_eq!(a, b, "rebuild: models/identity changed since the embed");
+    assert!(!a.is_empty());
+}
+
+#[test]
+fn identity_covers_at_least_300_models() {
+    let lib = IdentityLibrary::embedded();
+    let n = lib.model_count();
+    let g = lib.generations().count();
+    eprintln!("identity: {n} models, {g} generations");
+    assert!(n >= 300, "only {n} curated models");
+}
+
+#[test]
+fn generations_of_a_model_do_not_overlap_and_stay_in_the_catalog_era() {
+    let lib = IdentityLibrary::embedded();
+    for (make, model) in lib.models() {
+        let gens: Vec<_> = lib
+            .generations()
+            .filter(|g| g.make == make && g.model == model)
+            .collect();
+        for w in gens.windows(2) {
+            assert!(
+                w[0].to < w[1].from,
+                "{make}/{model}: {} and {} overlap",
+                w[0].code,
+                w[1].code
+            );
+        }
+        for g in gens {
+            assert!(
+                g.from >= 1980 && g.to <= 2026,
+                "{make}/{model} {}: years",
+                g.code
+            );
+        }
+    }
+}
+
+/// Height norms per body style, mm.
+fn height_range(body: BodyShape) -> (u16, u16) {
+    match body {
+        BodyShape::Sedan => (1250, 1600),
+        BodyShape::Coupe | BodyShape::Convertible => (1050, 1500),
+        BodyShape::Hatchback => (1200, 1700),
+        BodyShape::Wagon => (1350, 1750),
+        BodyShape::Suv => (1550, 2100),
+        BodyShape::Crossover => (1450, 1900),
+        BodyShape::Pickup => (1550, 2100),
+        BodyShape::Minivan => (1550, 1950),
+        _ => (1800, 2900),
+    }
+}
+
+#[test]
+fn dimensions_are_plausible_for_the_body_style() {
+    for g in IdentityLibrary::embedded().generations() {
+        let id = format!("{}/{} {}", g.make, g.model, g.code);
+        let (l, w, h, wb) = (g.length_mm, g.width_mm, g.height_mm, g.wheelbase_mm);
+        assert!((2400..=7000).contains(&l), "{id}: length {l}");
+        assert!((1350..=2200).contains(&w), "{id}: width {w}");
+        let (lo, hi) = height_range(g.body);
+        assert!(
+            (lo..=hi).contains(&h),
+            "{id}: height {h} outside {lo}..{hi} for a {}",
+            g.body
+        );
+        assert!(
+            wb + 400 <= l,
+            "{id}: wheelbase {wb} leaves no overhangs in {l}"
+        );
+        let ratio = f32::from(wb) / f32::from(l);
+        assert!(
+            (0.48..=0.76).contains(&ratio),
+            "{id}: wheelbase/length {ratio:.2}"
+        );
+        assert!(h < l / 2 && w < l / 2 + 400, "{id}: proportions");
+    }
+}
+
+#[test]
+fn every_curated_slug_is_in_the_catalog_for_the_generation_years() {
+    let cat = Catalog::embedded();
+    let mut missing = Vec::new();
+    for g in IdentityLibrary::embedded().generations() {
+        let Some(make) = cat.makes().iter().find(|m| m.slug == g.make) else {
+            missing.push(format!("make {}", g.make));
+            continue;
+        };
+        let Some(model) = cat
+            .models_of_make(make, None)
+            .into_iter()
+            .find(|m| m.slug == g.model)
+        else {
+            missing.push(format!("{}/{}", g.make, g.model));
+            continue;
+        };
+        if !model.years.iter().any(|y| g.contains(*y)) {
+            missing.push(format!(
+                "{}/{} {} ({}-{}): catalog years {:?}",
+                g.make, g.model, g.code, g.from, g.to, model.years
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "not in the catalog: {missing:#?}");
+}
+
+mod resolve {
+    use std::collections::BTreeSet;
+
+    use vis_protocol::BodyShape;
+    use vis_render::vehicle::identity::{Engine, Feature, Headlamp, Roofline};
+    use vis_render::vehicle::{self, Material, ModelLibrary, Params};
+
+    fn lib() -> &'static ModelLibrary {
+        static LIB: std::sync::OnceLock<ModelLibrary> = std::sync::OnceLock::new();
+        LIB.get_or_init(ModelLibrary::embedded)
+    }
+
+    fn p(make: &str, model: &str, year: u16) -> Params {
+        // The shape is what the catalog says; curated data overrides it.
+        Params::resolve(lib(), BodyShape::Sedan, make, model, year)
+    }
+
+    #[test]
+    fn a_curated_model_takes_its_generation_and_real_dimensions() {
+        let old = p("toyota", "camry", 1995);
+        let new = p("toyota", "camry", 2019);
+        assert_eq!(old.generation.as_deref(), Some("XV10"));
+        assert_eq!(new.generation.as_deref(), Some("XV70"));
+        assert!((old.length - 4.77).abs() < 0.01 && (new.length - 4.88).abs() < 0.01);
+        assert!((new.wheelbase - 2.825).abs() < 0.01 && (new.height - 1.445).abs() < 0.01);
+        assert!(old.boxy > new.boxy, "the 1990s Camry is boxier");
+        assert!(old.ws_run < new.ws_run, "and its windshield more upright");
+        assert_eq!(new.cues.roofline, Roofline::Fastback);
+    }
+
+    #[test]
+    fn curated_body_style_wins_over_the_catalog_shape() {
+        let w = p("jeep", "wrangler", 2018);
+        assert_eq!(w.shape, BodyShape::Suv);
+        assert_eq!(w.cues.headlamp, Headlamp::Round);
+        assert!(w.cues.features.has(Feature::SpareWheel));
+        let f = p("ford", "f-150", 2019);
+        assert_eq!(f.shape, BodyShape::Pickup);
+        assert!(f.spec.bed);
+        // The spare wheel hangs behind the tail.
+        let mesh = vehicle::build(&w);
+        let tail = -w.length / 2.0;
+        assert!(
+            mesh.vertices
+                .iter()
+                .any(|v| v.material == Material::Tyre as u32 && v.pos[0] < tail - 0.1),
+            "no spare wheel behind the Wrangler's tail"
+        );
+    }
+
+    #[test]
+    fn engine_layout_moves_the_cabin() {
+        let mid = p("lamborghini", "aventador", 2019);
+        let front = p("ford", "mustang", 2020);
+        assert_eq!(mid.cues.engine, Engine::Mid);
+        // Windshield foot relative to the front axle, as a share of the wheelbase.
+        let cowl = |q: &Params| (q.ws_base - q.front_overhang) / q.wheelbase;
+        assert!(
+            cowl(&mid) < 0.1 && cowl(&front) > 0.25,
+            "mid {} front {}",
+            cowl(&mid),
+            cowl(&front)
+        );
+        assert!(mid.hood < front.hood, "mid-engined nose is lower");
+    }
+
+    #[test]
+    fn wheel_size_follows_the_data() {
+        let mini = p("mini", "cooper", 1995);
+        let x5 = p("bmw", "x5", 2020);
+        assert_eq!((mini.cues.wheel_in, x5.cues.wheel_in), (12, 20));
+        assert!(mini.wheel_radius < 0.28 && x5.wheel_radius > 0.35);
+    }
+
+    /// Uncurated saloons: dimensions inside the curated saloons' range of
+    /// their era, and the eras differ as real cars do.
+    #[test]
+    fn uncurated_models_stay_inside_their_era_norms() {
+        let norms = |year: u16| {
+            let gens = lib().identity().era_norms(BodyShape::Sedan, year);
+            let lo = gens.iter().map(|g| g.length_mm).min().unwrap();
+            let hi = gens.iter().map(|g| g.length_mm).max().unwrap();
+            (f32::from(lo) / 1000.0 * 0.97, f32::from(hi) / 1000.0 * 1.03)
+        };
+        let mut wheels = [0.0f32; 2];
+        let mut glass = [0.0f32; 2];
+        let mut rake = [0.0f32; 2];
+        let mut lamps: [BTreeSet<String>; 2] = Default::default();
+        let mut rims = BTreeSet::new();
+        for (k, year) in [1992u16, 2022].into_iter().enumerate() {
+            let (lo, hi) = norms(year);
+            for i in 0..40 {
+                let q = Params::resolve(lib(), BodyShape::Sedan, "nobody", &format!("m{i}"), year);
+                assert!(q.generation.is_none());
+                assert!(
+                    (lo..=hi).contains(&q.length),
+                    "{year} m{i}: length {}",
+                    q.length
+                );
+                assert!(q.wheelbase < q.length - 0.4);
+                wheels[k] += f32::from(q.cues.wheel_in) / 40.0;
+                glass[k] += (q.height - q.belt) / q.height / 40.0;
+                rake[k] += q.ws_run / (q.height - q.belt) / 40.0;
+                lamps[k].insert(q.cues.headlamp.id().to_owned());
+                rims.insert((q.rim_style, q.spokes));
+            }
+        }
+        assert!(wheels[1] > wheels[0] + 1.5, "wheels grow: {wheels:?}");
+        assert!(glass[1] < glass[0], "glasshouses get shallower: {glass:?}");
+        assert!(rake[1] > rake[0], "windshields lie back: {rake:?}");
+        assert!(
+            lamps[0].contains("rect") && !lamps[1].contains("pop-up"),
+            "{lamps:?}"
+        );
+        assert!(lamps[0] != lamps[1]);
+        assert!(rims.len() >= 6, "rims vary per model: {rims:?}");
+    }
+
+    #[test]
+    fn an_uncurated_model_changes_generation_but_keeps_its_size_class() {
+        let years: Vec<Params> = (2000..=2020)
+            .map(|y| Params::resolve(lib(), BodyShape::Sedan, "nobody", "steady", y))
+            .collect();
+        let styles: BTreeSet<String> = years
+            .iter()
+            .map(|q| format!("{}/{}/{}", q.cues.headlamp, q.cues.grille, q.cues.wheel_in))
+            .collect();
+        assert!(styles.len() >= 2, "no generation change in 20 years");
+        assert!(styles.len() <= 5, "restyled too often: {styles:?}");
+        // Two adjacent years are nearly always one generation.
+        let same = years.windows(2).filter(|w| w[0].cues == w[1].cues).count();
+        assert!(same >= 15, "{same} of 20 year steps kept the body");
+    }
+}

@@ -1,0 +1,875 @@
+//! People on the web (issue 16) against the real server over HTTP: sign-up
+//! and sign-in with the session cookie, CSRF on every form, sign-in limits,
+//! password reset through the mail outbox, the dashboard's keys and
+//! partner secrets, device approval by a signed-in person, the signed-in
+//! grant of /images/car.png, and buying a pack through the sandbox
+//! provider and the signed webhook (credits land once, whatever retries).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use vis_tests::{TestApp, header, problem, real_renderer};
+
+/// A browser's cookie jar over the suite's client (no redirects followed).
+struct Browser<'a> {
+    app: &'a TestApp,
+    cookies: BTreeMap<String, String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Browser<'a> {
+        Browser {
+            app,
+            cookies: BTreeMap::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn keep(&mut self, r: &reqwest::Response) {
+        for v in r.headers().get_all("set-cookie") {
+            let text = v.to_str().unwrap();
+            let (pair, attrs) = text.split_once(';').unwrap_or((text, ""));
+            let (k, val) = pair.split_once('=').unwrap();
+            if attrs.contains("Max-Age=0") {
+                self.cookies.remove(k);
+            } else {
+                self.cookies.insert(k.to_owned(), val.to_owned());
+            }
+        }
+    }
+
+    async fn get(&mut self, path: &str) -> reqwest::Response {
+        let r = self
+            .app
+            .client
+            .get(self.app.url(path))
+            .header("cookie", self.cookie_header())
+            .send()
+            .await
+            .unwrap();
+        self.keep(&r);
+        r
+    }
+
+    /// The page at `path` and the CSRF token its forms carry.
+    async fn page(&mut self, path: &str) -> (u16, String, String) {
+        let r = self.get(path).await;
+        let status = r.status().as_u16();
+        let html = r.text().await.unwrap();
+        let csrf = html
+            .split("name=\"csrf\" value=\"")
+            .nth(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+            .unwrap_or_default();
+        (status, html, csrf)
+    }
+
+    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(fields)
+            .finish();
+        let r = self
+            .app
+            .client
+            .post(self.app.url(path))
+            .header("cookie", self.cookie_header())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        self.keep(&r);
+        r
+    }
+
+    /// Posts a form from the page at `page`, with its CSRF token.
+    async fn submit(
+        &mut self,
+        page: &str,
+        action: &str,
+        fields: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let (_, _, csrf) = self.page(page).await;
+        let mut all = vec![("csrf", csrf.as_str())];
+        all.extend_from_slice(fields);
+        self.post(action, &all).await
+    }
+
+    async fn sign_up(&mut self, email: &str, password: &str) -> reqwest::Response {
+        self.submit(
+            "/signup",
+            "/signup",
+            &[("email", email), ("password", password)],
+        )
+        .await
+    }
+}
+
+const PASSWORD: &str = "correct horse battery";
+
+#[tokio::test]
+async fn sign_up_signs_in_with_100_credits_and_a_safe_session_cookie() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    let r = b.sign_up("  Ada@Example.com ", PASSWORD).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(header(&r, "location"), "/dashboard");
+    let set: Vec<String> = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    let session = set.iter().find(|c| c.starts_with("vis_session=")).unwrap();
+    for attr in ["HttpOnly", "SameSite=Lax", "Path=/"] {
+        assert!(session.contains(attr), "{session}");
+    }
+    assert!(
+        !session.contains("Secure"),
+        "plain-http deployment: {session}"
+    );
+    let (status, html, _) = b.page("/dashboard").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("ada@example.com"), "the email is normalised");
+    assert!(html.contains(">100</strong> credits"), "{html}");
+    assert_eq!(app.account_json("ada@example.com").await["credits"], 100);
+    // The dashboard is never cached.
+    let r = b.get("/dashboard").await;
+    assert_eq!(header(&r, "cache-control"), "no-store");
+    // The same email again is refused on the form, naming the field.
+    let mut other = Browser::new(&app);
+    let r = other.sign_up("ada@example.com", PASSWORD).await;
+    assert_eq!(r.status(), 400);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("An account with this email exists")
+    );
+    // A short password and a bad email are refused, and nothing is created.
+    let r = other.sign_up("bob@example.com", "short").await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("at least 10 characters"));
+    let r = other.sign_up("bob-at-example.com", PASSWORD).await;
+    assert_eq!(r.status(), 400);
+    assert_eq!(other.get("/dashboard").await.status(), 303);
+}
+
+#[tokio::test]
+async fn every_form_needs_its_csrf_token_and_this_site_as_origin() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.page("/signup").await;
+    // No token, a wrong token, or a token without its cookie: 403.
+    let r = b
+        .post(
+            "/signup",
+            &[("email", "eve@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(r.status(), 403);
+    let r = b
+        .post(
+            "/signup",
+            &[
+                ("csrf", "0".repeat(64).as_str()),
+                ("email", "eve@example.com"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 403);
+    let (_, _, csrf) = b.page("/signup").await;
+    let mut stranger = Browser::new(&app);
+    let r = stranger
+        .post(
+            "/signup",
+            &[
+                ("csrf", csrf.as_str()),
+                ("email", "eve@example.com"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 403, "a token is bound to its browser's cookie");
+    // The right token sent from another site is refused too.
+    let body = format!("csrf={csrf}&email=eve%40example.com&password=correct+horse+battery");
+    let r = app
+        .client
+        .post(app.url("/signup"))
+        .header("cookie", b.cookie_header())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", "https://evil.example")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(
+        app.cli(&["accounts", "show", "--email", "eve@example.com"])
+            .await
+            .is_err()
+    );
+    // Sign-out needs it as well: a forged sign-out leaves the session alone.
+    b.sign_up("eve@example.com", PASSWORD).await;
+    assert_eq!(b.post("/signout", &[]).await.status(), 403);
+    assert_eq!(b.get("/dashboard").await.status(), 200);
+    let r = b.submit("/dashboard", "/signout", &[]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(b.get("/dashboard").await.status(), 303, "signed out");
+}
+
+#[tokio::test]
+async fn sign_in_checks_the_password_and_is_limited_per_email() {
+    let app = TestApp::spawn().await;
+    Browser::new(&app)
+        .sign_up("grace@example.com", PASSWORD)
+        .await;
+    let mut b = Browser::new(&app);
+    let r = b
+        .submit(
+            "/signin",
+            "/signin",
+            &[
+                ("email", "grace@example.com"),
+                ("password", "wrong password!"),
+                ("next", "/dashboard/credits"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 401);
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("The email or the password is wrong."),
+        "{html}"
+    );
+    // An unknown email reads the same.
+    let r = b
+        .submit(
+            "/signin",
+            "/signin",
+            &[("email", "nobody@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(r.status(), 401);
+    let r = b
+        .submit(
+            "/signin",
+            "/signin",
+            &[
+                ("email", "GRACE@example.com"),
+                ("password", PASSWORD),
+                ("next", "/dashboard/credits"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(header(&r, "location"), "/dashboard/credits");
+    // next never leaves the site.
+    let mut c = Browser::new(&app);
+    let r = c
+        .submit(
+            "/signin",
+            "/signin",
+            &[
+                ("email", "grace@example.com"),
+                ("password", PASSWORD),
+                ("next", "//evil.example/"),
+            ],
+        )
+        .await;
+    assert_eq!(header(&r, "location"), "/dashboard");
+    // Five attempts a minute per email address, then 429 even with the right password.
+    let mut d = Browser::new(&app);
+    let mut statuses = Vec::new();
+    for _ in 0..6 {
+        let r = d
+            .submit(
+                "/signin",
+                "/signin",
+                &[
+                    ("email", "grace@example.com"),
+                    ("password", "not the password"),
+                ],
+            )
+            .await;
+        statuses.push(r.status().as_u16());
+    }
+    assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+    let r = d
+        .submit(
+            "/signin",
+            "/signin",
+            &[("email", "grace@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(r.status(), 429);
+}
+
+/// The newest message in the outbox, and the reset link in it.
+fn reset_link(app: &TestApp, to: &str) -> String {
+    let outbox = app.config.mail.outbox.clone().unwrap();
+    let mut mails: Vec<_> = std::fs::read_dir(&outbox)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.metadata().unwrap().modified().unwrap(),
+                std::fs::read_to_string(e.path()).unwrap(),
+            )
+        })
+        .filter(|(_, m)| m.contains(&format!("To: {to}")))
+        .collect();
+    assert!(!mails.is_empty(), "no mail to {to} in {}", outbox.display());
+    mails.sort_by_key(|(t, _)| *t);
+    let mail = mails
+        .pop()
+        .unwrap()
+        .1
+        .replace("=\r\n", "")
+        .replace("=3D", "=");
+    let start = mail.find("/reset?token=").expect("a reset link");
+    let link = &mail[start..];
+    link[..link.find(|c: char| c.is_whitespace()).unwrap_or(link.len())].to_owned()
+}
+
+#[tokio::test]
+async fn a_reset_link_by_mail_sets_the_password_once_and_signs_out_everywhere() {
+    let app = TestApp::spawn().await;
+    // An account the operator made has no password until reset.
+    app.cli(&[
+        "accounts",
+        "create",
+        "--email",
+        "hopper@example.com",
+        "--credits",
+        "7",
+    ])
+    .await
+    .unwrap();
+    let mut old = Browser::new(&app);
+    let mut b = Browser::new(&app);
+    let r = b
+        .submit("/reset", "/reset", &[("email", "hopper@example.com")])
+        .await;
+    assert_eq!(r.status(), 200);
+    let sent = r.text().await.unwrap();
+    assert!(sent.contains("Check your email"));
+    // An unknown address gets the same answer and no mail.
+    let r = b
+        .submit("/reset", "/reset", &[("email", "nobody@example.com")])
+        .await;
+    assert_eq!(r.status(), 200);
+    let link = reset_link(&app, "hopper@example.com");
+    let token = link.trim_start_matches("/reset?token=").to_owned();
+    let (status, html, _) = b.page(&link).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Choose a new password"));
+    let r = b
+        .submit(
+            &link,
+            "/reset",
+            &[("token", token.as_str()), ("password", "short")],
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    let r = b
+        .submit(
+            &link,
+            "/reset",
+            &[("token", token.as_str()), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(b.get("/dashboard").await.status(), 200);
+    // Used once: the link is gone.
+    assert_eq!(b.get(&link).await.status(), 410);
+    // The new password signs in; an earlier session of the account ended.
+    let r = old
+        .submit(
+            "/signin",
+            "/signin",
+            &[("email", "hopper@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let again = b
+        .submit("/reset", "/reset", &[("email", "hopper@example.com")])
+        .await;
+    assert_eq!(again.status(), 200);
+    let second = reset_link(&app, "hopper@example.com");
+    let token2 = second.trim_start_matches("/reset?token=").to_owned();
+    let r = b
+        .submit(
+            &second,
+            "/reset",
+            &[
+                ("token", token2.as_str()),
+                ("password", "another passphrase"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        old.get("/dashboard").await.status(),
+        303,
+        "signed out everywhere"
+    );
+}
+
+#[tokio::test]
+async fn the_dashboard_makes_keys_with_chosen_scopes_shown_once_and_revokes_them() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.sign_up("lin@example.com", PASSWORD).await;
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/keys",
+            &[("name", "Reader"), ("scope", "account:read")],
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let html = r.text().await.unwrap();
+    let key = html
+        .split("id=\"new-key-value\">")
+        .nth(1)
+        .map(|rest| rest[..rest.find('<').unwrap()].to_owned())
+        .expect("the new key is shown");
+    assert!(key.starts_with("vis_"), "{key}");
+    // Shown once: the next render of the dashboard lists its prefix only.
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(!html.contains(&key));
+    assert!(html.contains("Reader"));
+    // It works with the scopes chosen, and only those.
+    let r = app.get_with_key("/api/v1/account", &key).await;
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["data"]["key"]["scopes"], json!(["account:read"]));
+    let r = app
+        .get_with_key("/api/v1/images/car?make=toyota&model=camry&year=2019", &key)
+        .await;
+    problem(r, 403).await;
+    // No scope at all, or no name, is refused on the page.
+    let r = b
+        .submit("/dashboard", "/dashboard/keys", &[("name", "Nothing")])
+        .await;
+    assert_eq!(r.status(), 400);
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/keys",
+            &[("name", " "), ("scope", "images:read")],
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    // Revoked from the dashboard: 401 at once.
+    let id = body["data"]["key"]["id"].as_str().unwrap().to_owned();
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/keys/revoke",
+            &[("key_id", id.as_str())],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let r = app.get_with_key("/api/v1/account", &key).await;
+    assert_eq!(r.status(), 401);
+    // Another account's key cannot be revoked from here.
+    let (_, other_key) = app
+        .account_with_key("other@example.com", "account:read")
+        .await;
+    let other: Value = app
+        .get_with_key("/api/v1/account", &other_key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let other_id = other["data"]["key"]["id"].as_str().unwrap().to_owned();
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/keys/revoke",
+            &[("key_id", other_id.as_str())],
+        )
+        .await;
+    assert_eq!(r.status(), 404);
+    assert_eq!(
+        app.get_with_key("/api/v1/account", &other_key)
+            .await
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.sign_up("partner@example.com", PASSWORD).await;
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/keys",
+            &[("name", "Site"), ("scope", "images:read")],
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let (_, html, _) = b.page("/dashboard").await;
+    let key_id = html
+        .split("name=\"key_id\" value=\"")
+        .nth(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+        .unwrap();
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/partners",
+            &[("key_id", key_id.as_str())],
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let html = r.text().await.unwrap();
+    let secret = html
+        .split("id=\"new-partner-value\">")
+        .nth(1)
+        .map(|rest| rest[..rest.find('<').unwrap()].to_owned())
+        .unwrap();
+    assert!(secret.len() >= 32, "{secret}");
+    let listed = app
+        .cli(&["partners", "list", "--email", "partner@example.com"])
+        .await
+        .unwrap();
+    assert!(listed.contains("active"), "{listed}");
+    let partner_id = listed.split_whitespace().next().unwrap().to_owned();
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/partners/revoke",
+            &[("partner_id", partner_id.as_str())],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let listed = app
+        .cli(&["partners", "list", "--email", "partner@example.com"])
+        .await
+        .unwrap();
+    assert!(listed.contains("revoked"), "{listed}");
+    // A key of another account is not a choice.
+    let (_, other_key) = app
+        .account_with_key("someone@example.com", "images:read")
+        .await;
+    let _ = other_key;
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/partners",
+            &[("key_id", "not-a-key")],
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+}
+
+#[tokio::test]
+async fn a_signed_in_person_approves_a_device_code_and_the_device_gets_its_key() {
+    let app = TestApp::spawn().await;
+    let code: Value = app
+        .client
+        .post(app.url("/api/auth/device/code"))
+        .json(&json!({ "client_name": "my laptop" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let user_code = code["user_code"].as_str().unwrap().to_owned();
+    let page = format!("/device?user_code={user_code}");
+    let mut b = Browser::new(&app);
+    // Signed out, the page asks to sign in and come back.
+    let (_, html, _) = b.page(&page).await;
+    assert!(html.contains("Sign in to approve"));
+    assert!(
+        html.contains(&format!("/signin?next=%2Fdevice%3Fuser_code%3D{user_code}")),
+        "{html}"
+    );
+    b.sign_up("device@example.com", PASSWORD).await;
+    let (_, html, _) = b.page(&page).await;
+    assert!(
+        html.contains("my laptop") && html.contains("id=\"approve\""),
+        "{html}"
+    );
+    let r = b
+        .submit(
+            &page,
+            "/device",
+            &[("user_code", user_code.as_str()), ("decision", "approve")],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("was approved"));
+    let token: Value = app
+        .client
+        .post(app.url("/api/auth/device/token"))
+        .json(&json!({ "device_code": code["device_code"] }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key = token["access_token"].as_str().unwrap();
+    let account: Value = app
+        .get_with_key("/api/v1/account", key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        account["data"]["credits"], 100,
+        "the signed-in person's account"
+    );
+    // The key is listed on the dashboard under the client's name.
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(html.contains("my laptop"));
+}
+
+#[tokio::test]
+async fn a_signed_in_session_is_a_free_private_grant_of_car_png() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let path =
+        "/images/car.png?make=toyota&model=camry&year=2019&view=side&color=blue&w=128&format=png";
+    assert_eq!(app.get(path).await.status(), 401);
+    let mut b = Browser::new(&app);
+    b.sign_up("viewer@example.com", PASSWORD).await;
+    let r = b.get(path).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "cache-control"), "private, max-age=300");
+    assert!(r.headers().get("x-credits-charged").is_none());
+    assert_eq!(
+        app.account_json("viewer@example.com").await["credits"],
+        100,
+        "free"
+    );
+    // Signed out, the same request needs a grant again.
+    b.submit("/dashboard", "/signout", &[]).await;
+    assert_eq!(b.get(path).await.status(), 401);
+}
+
+async fn checkout(app: &TestApp, key: &str, body: Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/v1/billing/checkout"))
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn checkout_and_portal_follow_the_spec_and_charge_nothing() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app
+        .account_with_key("payer@example.com", "billing:write account:read")
+        .await;
+    let (_, reader) = app
+        .account_with_key("reader@example.com", "account:read")
+        .await;
+    // Scope, body and additional properties.
+    let body = problem(
+        checkout(&app, &reader, json!({ "credits": 5000 })).await,
+        403,
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("billing:write"),
+        "{body}"
+    );
+    for (bad, param) in [
+        (json!({ "credits": 4000 }), "credits"),
+        (json!({}), "credits"),
+        (json!({ "credits": "lots" }), "credits"),
+        (json!({ "credits": 5000, "coupon": "FREE" }), "coupon"),
+    ] {
+        let body = problem(checkout(&app, &key, bad.clone()).await, 400).await;
+        assert_eq!(body["param"], param, "{bad}: {body}");
+    }
+    let big = json!({ "credits": 5000, "pad": "x".repeat(2000) });
+    problem(checkout(&app, &key, big).await, 413).await;
+    let r = app
+        .client
+        .post(app.url("/api/v1/billing/checkout"))
+        .json(&json!({ "credits": 5000 }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert_eq!(header(&r, "www-authenticate"), "Bearer");
+    // The portal before any purchase is a 400.
+    let r = app
+        .client
+        .post(app.url("/api/v1/billing/portal"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    problem(r, 400).await;
+    // A checkout: a hosted page on this service (the sandbox), nothing charged.
+    let before = app.account_json("payer@example.com").await;
+    let r = checkout(&app, &key, json!({ "credits": 10000 })).await;
+    assert_eq!(r.status(), 201);
+    assert!(r.headers().get("ratelimit-limit").is_some());
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["data"]["credits"], 10000);
+    assert_eq!(body["data"]["amount_cents"], 1000);
+    assert!(body["request_id"].is_string());
+    let url = body["data"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with(&format!(
+            "{}/billing/sandbox/checkout/cs_sandbox_",
+            app.base_url
+        )),
+        "{url}"
+    );
+    assert_eq!(app.account_json("payer@example.com").await, before);
+}
+
+#[tokio::test]
+async fn a_sandbox_payment_lands_its_credits_exactly_once_through_the_signed_webhook() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app
+        .account_with_key("buyer@example.com", "billing:write account:read")
+        .await;
+    let body: Value = checkout(&app, &key, json!({ "credits": 5000 }))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let url = body["data"]["url"].as_str().unwrap();
+    let page = url.trim_start_matches(&app.base_url).to_owned();
+    let mut b = Browser::new(&app);
+    let (status, html, _) = b.page(&page).await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("Test payment") && html.contains("Pay $5.00"),
+        "{html}"
+    );
+    let r = b.submit(&page, &page, &[]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(header(&r, "location"), "/dashboard/credits?purchase=done");
+    let account: Value = app
+        .get_with_key("/api/v1/account", &key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(account["data"]["credits"], 5000 + 100);
+    assert_eq!(account["data"]["has_payment_method"], true);
+    // The page now says it is paid; paying it again anyway (a second
+    // completed event for the same session) credits nothing more.
+    let (_, html, _) = b.page(&page).await;
+    assert!(html.contains("Already paid"), "{html}");
+    let r = b.submit("/signup", &page, &[]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(app.account_json("buyer@example.com").await["credits"], 5100);
+    // The ledger has one purchase entry.
+    let ledger = app
+        .cli(&["accounts", "show", "--email", "buyer@example.com"])
+        .await
+        .unwrap();
+    assert_eq!(ledger.matches("purchase").count(), 1, "{ledger}");
+    // A forged webhook is refused and changes nothing.
+    let forged = json!({ "id": "evt_forged", "type": "checkout.session.completed", "data": { "object": {} } });
+    let r = app
+        .client
+        .post(app.url("/api/v1/billing/webhook"))
+        .header(
+            "stripe-signature",
+            format!("t={},v1={}", chrono_now(), "ab".repeat(32)),
+        )
+        .json(&forged)
+        .send()
+        .await
+        .unwrap();
+    let body = problem(r, 400).await;
+    assert_eq!(body["param"], "Stripe-Signature");
+    let r = app
+        .client
+        .post(app.url("/api/v1/billing/webhook"))
+        .json(&forged)
+        .send()
+        .await
+        .unwrap();
+    problem(r, 400).await;
+    // Now the portal opens, and lists the purchase.
+    let r = app
+        .client
+        .post(app.url("/api/v1/billing/portal"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let portal: Value = r.json().await.unwrap();
+    let portal_url = portal["data"]["url"].as_str().unwrap();
+    let r = b.get(portal_url.trim_start_matches(&app.base_url)).await;
+    assert_eq!(r.status(), 200);
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("buyer@example.com") && html.contains("5,000"),
+        "{html}"
+    );
+    // A tampered portal link opens nothing.
+    let tampered = format!("{}x", portal_url.trim_start_matches(&app.base_url));
+    assert_eq!(b.get(&tampered).await.status(), 404);
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("vis_payment_events_total{outcome=\"credited\"} 1"),
+        "{metrics}"
+    );
+}
+
+fn chrono_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[tokio::test]
+async fn buying_on_the_credits_page_goes_to_the_payment_page_and_back() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.sign_up("shopper@example.com", PASSWORD).await;
+    let r = b
+        .submit(
+            "/dashboard/credits",
+            "/dashboard/credits",
+            &[("credits", "25000")],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let to = header(&r, "location");
+    assert!(to.contains("/billing/sandbox/checkout/cs_sandbox_"), "{to}");
+    let page = to.trim_start_matches(&app.base_url).to_owned();
+    let r = b.submit(&page, &page, &[]).await;
+    assert_eq!(r.status(), 303);
+    let (_, html, _) = b.page("/dashboard/credits?purchase=done").await;
+    assert!(html.contains("25,100"), "{html}");
+    assert!(html.contains("Paid"));
+    let r = b
+        .submit(
+            "/dashboard/credits",
+            "/dashboard/credits",
+            &[("credits", "7")],
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+}
