@@ -95,16 +95,16 @@ pub struct Renderer {
     refine: Option<onnx::RefineStage>,
 }
 
-/// Folds a renderer's [`Renderer::identity`] into a render revision (the
-/// number in object keys, job rows and ETags). No identity keeps `base`; with
+/// Folds a renderer's [`Renderer::fingerprint`] into a render revision (the
+/// number in object keys, job rows and ETags). No fingerprint keeps `base`; with
 /// one, the result is a hash of both with the top bit set, so it never equals
 /// a plain revision (operators count those up from 1), and it changes when
 /// the model, the refinement settings or `base` change.
-pub fn fold_revision(base: u32, identity: Option<&str>) -> u32 {
-    let Some(id) = identity else {
+pub fn fold_revision(base: u32, fingerprint: Option<&str>) -> u32 {
+    let Some(id) = fingerprint else {
         return base;
     };
-    // FNV-1a; the identity is already a SHA-256, this only mixes in `base`.
+    // FNV-1a; the fingerprint is already a SHA-256, this only mixes in `base`.
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     for b in b"vis render revision\0"
         .iter()
@@ -161,7 +161,7 @@ impl Renderer {
     /// covers it), the refinement stage's fingerprint (hex SHA-256 of model
     /// content and settings) when one is attached. Fold it into the render
     /// revision with [`fold_revision`].
-    pub fn identity(&self) -> Option<&str> {
+    pub fn fingerprint(&self) -> Option<&str> {
         #[cfg(feature = "onnx")]
         if let Some(stage) = &self.refine {
             return Some(stage.fingerprint());

@@ -90,9 +90,9 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Print the renderer's identity (the refinement model and settings) and
+    /// Print the renderer's fingerprint (the refinement model and settings) and
     /// the render revision the control plane should use with it.
-    Identity {
+    Revision {
         /// The control plane's configured render revision.
         #[arg(long, default_value_t = 1)]
         base_revision: u32,
@@ -225,12 +225,12 @@ fn main() -> anyhow::Result<()> {
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;
             eprintln!("render-node: wrote {}", output.display());
         }
-        Cmd::Identity { base_revision } => {
-            let identity = renderer.identity();
-            println!("identity: {}", identity.unwrap_or("procedural"));
+        Cmd::Revision { base_revision } => {
+            let fingerprint = renderer.fingerprint();
+            println!("fingerprint: {}", fingerprint.unwrap_or("procedural"));
             println!(
                 "revision: {}",
-                vis_render::fold_revision(base_revision, identity)
+                vis_render::fold_revision(base_revision, fingerprint)
             );
         }
     }

@@ -24,8 +24,8 @@
 //! every setting that changes output bytes; the control plane folds it into
 //! its render revision ([`crate::fold_revision`]).
 
+mod digest;
 mod guide;
-mod identity;
 mod reimpose;
 pub mod runtime;
 pub mod scheduler;
@@ -42,8 +42,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use vis_protocol::{BodyShape, View};
 
+pub use digest::{COMPONENTS, model_digest};
 pub use guide::{DepthMap, Guide, NO_MATERIAL};
-pub use identity::{COMPONENTS, model_digest};
 pub use reimpose::{hsv, reimpose};
 pub use scheduler::{Scheduler, SchedulerConfig, SchedulerKind};
 pub use tokenizer::PromptTokenizer;

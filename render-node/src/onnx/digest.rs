@@ -1,8 +1,8 @@
-//! A model directory's identity: SHA-256 over the content of every file the
+//! A model directory's digest: SHA-256 over the content of every file the
 //! pipeline reads (`model_index.json` and the scheduler, tokenizer,
 //! text_encoder, unet, vae_encoder and vae_decoder folders, external weight
 //! files included), with their relative paths. Content, not paths or mtimes:
-//! the same model copied to another node or folder has the same identity,
+//! the same model copied to another node or folder has the same digest,
 //! and any changed byte gives a new one. Hashing reads the files once at
 //! start-up (about a second per GB).
 
@@ -111,7 +111,7 @@ mod tests {
     }
 
     #[test]
-    fn identity_is_content_not_location() {
+    fn the_digest_is_content_not_location() {
         let base = std::env::temp_dir().join(format!("vis-onnx-id-{}", std::process::id()));
         let (a, b) = (base.join("a"), base.join("b"));
         model(&a, b"weights");
