@@ -97,9 +97,11 @@ pub struct Renderer {
 
 /// Folds a renderer's [`Renderer::fingerprint`] into a render revision (the
 /// number in object keys, job rows and ETags). No fingerprint keeps `base`; with
-/// one, the result is a hash of both with the top bit set, so it never equals
-/// a plain revision (operators count those up from 1), and it changes when
-/// the model, the refinement settings or `base` change.
+/// one, the result is a hash of both in `0x8000_0000..0xC000_0000`: never a
+/// plain revision (operators count those up from 1), room above it for the
+/// control plane's per-variant re-render bumps (it adds them to the
+/// deployment's revision), and a new value when the model, the refinement
+/// settings or `base` change.
 pub fn fold_revision(base: u32, fingerprint: Option<&str>) -> u32 {
     let Some(id) = fingerprint else {
         return base;
@@ -113,7 +115,7 @@ pub fn fold_revision(base: u32, fingerprint: Option<&str>) -> u32 {
     {
         h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
     }
-    ((h ^ (h >> 32)) as u32) | 0x8000_0000
+    (((h ^ (h >> 32)) as u32) & 0x3fff_ffff) | 0x8000_0000
 }
 
 fn srgb_to_linear(c: u8) -> f32 {
@@ -263,7 +265,13 @@ mod tests {
     fn folded_revisions_never_collide_with_plain_ones() {
         assert_eq!(fold_revision(7, None), 7);
         let a = fold_revision(1, Some("aaaa"));
-        assert!(a >= 0x8000_0000);
+        assert!((0x8000_0000..0xc000_0000).contains(&a));
+        // Re-render bumps added on top never overflow.
+        for base in 0..2000 {
+            let f = fold_revision(base, Some(&format!("{base:064x}")));
+            assert!((0x8000_0000..0xc000_0000).contains(&f), "{f:#x}");
+            assert!(f.checked_add(1 << 29).is_some());
+        }
         assert_eq!(a, fold_revision(1, Some("aaaa")));
         assert_ne!(a, fold_revision(1, Some("aaab")));
         assert_ne!(a, fold_revision(2, Some("aaaa")));

@@ -28,7 +28,7 @@ struct RefineArgs {
     #[arg(
         long,
         value_name = "MODEL_DIR",
-        env = "VIS_REFINE_MODEL",
+        env = "VIS_REFINE_MODEL_DIR",
         global = true
     )]
     refine: Option<PathBuf>,

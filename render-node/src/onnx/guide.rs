@@ -111,6 +111,12 @@ impl Guide {
         self.material[i] == Material::Paint as u8
     }
 
+    /// Paint or the contrasting roof: surfaces whose colour the customer
+    /// chose (or that follows from it), so re-imposition keeps their hue.
+    pub fn keeps_hue(&self, i: usize) -> bool {
+        self.is_paint(i) || self.material[i] == Material::Roof as u8
+    }
+
     /// The normalized depth image (see [`DepthMap`]).
     pub fn depth_map(&self) -> DepthMap {
         let (mut near, mut far) = (f32::INFINITY, 0.0f32);

@@ -8,10 +8,11 @@
 //!   over the last few pixels before the silhouette (the coverage mask eroded
 //!   by 2 px, then blurred over 5x5), so the studio background the model saw
 //!   around the vehicle never bleeds into its edges.
-//! - On paint, hue and saturation are the procedural pixel's, and the value
-//!   (brightness) is the refined one, scaled so the paint's mean brightness
-//!   matches the procedural render: the model adds reflections and shading
-//!   but cannot change the requested colour.
+//! - On paint (and the contrasting roof), hue and saturation are the
+//!   procedural pixel's, and the value (brightness) is the refined one,
+//!   scaled so the paint's mean brightness matches the procedural render:
+//!   the model adds reflections and shading but cannot change the requested
+//!   colour.
 
 use super::guide::Guide;
 use crate::image::Rgba;
@@ -59,7 +60,7 @@ pub fn reimpose(procedural: &Rgba, refined: &[u8], guide: &Guide) -> Rgba {
             continue;
         }
         let r = &refined[i * 3..i * 3 + 3];
-        let target = if guide.is_paint(i) {
+        let target = if guide.keeps_hue(i) {
             let (h, s, _) = hsv(p);
             let v = (value(r) * gain).min(1.0);
             rgb(h, s, v)
@@ -189,8 +190,9 @@ mod tests {
         d.min(360.0 - d)
     }
 
-    /// A 64 px "render": a red paint disc with a glass band, anti-aliased
-    /// edge alpha, a grey-black shadow below; refined = unrelated colours.
+    /// A 64 px "render": a red paint disc with a glass band and a dark
+    /// roof band, anti-aliased edge alpha, a grey-black shadow below;
+    /// refined = unrelated colours.
     #[test]
     fn alpha_outside_colour_and_paint_hue_come_back_from_the_procedural_render() {
         let n = 64usize;
@@ -205,6 +207,9 @@ mod tests {
                     px[i * 4..i * 4 + 4].copy_from_slice(&[shade, shade / 8, shade / 7, 255]);
                     material[i] = if y < 20 {
                         Material::Glass as u8
+                    } else if y < 24 {
+                        px[i * 4..i * 4 + 3].copy_from_slice(&[40, 40, 44]);
+                        Material::Roof as u8
                     } else {
                         Material::Paint as u8
                     };
@@ -224,7 +229,7 @@ mod tests {
         let refined: Vec<u8> = (0..n * n * 3).map(|i| ((i * 37) % 251) as u8).collect();
         let out = reimpose(&procedural, &refined, &guide);
 
-        let mut paint = 0;
+        let (mut paint, mut roof) = (0, 0);
         for i in 0..n * n {
             let (p, o) = (
                 &procedural.pixels[i * 4..i * 4 + 4],
@@ -243,8 +248,17 @@ mod tests {
                 assert!((sp - so).abs() < 0.1, "saturation {sp} -> {so} at {i}");
                 paint += 1;
             }
+            // The roof stays as grey as drawn, whatever the model made of it.
+            if guide.keeps_hue(i) && !guide.is_paint(i) && vo > 0.15 {
+                assert!(
+                    (sp - so).abs() < 0.05,
+                    "roof saturation {sp} -> {so} at {i}"
+                );
+                roof += 1;
+            }
         }
         assert!(paint > 500, "{paint} paint pixels checked");
+        assert!(roof > 50, "{roof} roof pixels checked");
         // The glass band takes the refined colour well inside the silhouette.
         let i = 14 * n + 32;
         assert_eq!(&out.pixels[i * 4..i * 4 + 3], &refined[i * 3..i * 3 + 3]);
