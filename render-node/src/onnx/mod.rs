@@ -376,7 +376,7 @@ impl RefineStage {
         if !dir.join("model_index.json").is_file() {
             return Err(RefineError::Model(format!(
                 "{}: no model_index.json; expected a diffusers ONNX export \
-                 (optimum-cli export onnx --task image-to-image)",
+                 (optimum-cli export onnx --model MODEL DIR; docs/rendering.md)",
                 dir.display()
             )));
         }
