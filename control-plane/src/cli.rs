@@ -64,6 +64,28 @@ pub enum Command {
     /// Device logins (RFC 8628): approve or deny a user code.
     #[command(subcommand)]
     Device(DeviceCmd),
+    /// Remote render nodes (docs/render-nodes.md).
+    #[command(subcommand)]
+    Nodes(NodesCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NodesCmd {
+    /// Add a render node; its token is printed once, on the last line.
+    Add {
+        /// Letters, digits and dashes, 1 to 63 characters.
+        name: String,
+    },
+    /// Every node: state, slots, in flight, last heartbeat, renders today,
+    /// failures, GPU adapter.
+    List,
+    /// The node finishes what it has in hand and takes no more jobs.
+    Drain { name: String },
+    /// The node takes jobs again after a drain.
+    Resume { name: String },
+    /// The node's token stops working; its jobs in hand go back to the
+    /// queue when their leases run out.
+    Remove { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -557,6 +579,7 @@ async fn operate(
                 &format!("partner {partner_id} revoked"),
             ));
         }
+        Command::Nodes(cmd) => out.push_str(&nodes(store, cmd, as_json).await?),
         Command::Budget(BudgetCmd::Set { daily }) => {
             if daily < 0 {
                 return Err(CliError::Usage("--daily: must not be negative".into()));
@@ -706,6 +729,128 @@ async fn operate(
             ));
         }
         Command::Serve | Command::Migrate => unreachable!("handled by run"),
+    }
+    Ok(out)
+}
+
+/// `control-plane nodes …`.
+async fn nodes(store: &SqlStore, cmd: NodesCmd, as_json: bool) -> Result<String, CliError> {
+    use crate::store::NodeStore;
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let set_state = async |name: &str, state: &str| -> Result<(), CliError> {
+        if store.set_node_state(name, state).await? {
+            Ok(())
+        } else {
+            Err(CliError::Usage(format!(
+                "no node named {name} (see `nodes list`)"
+            )))
+        }
+    };
+    match cmd {
+        NodesCmd::Add { name } => {
+            let valid = !name.is_empty()
+                && name.len() <= 63
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+            if !valid {
+                return Err(CliError::Usage(
+                    "NAME: must be 1 to 63 letters, digits and dashes".into(),
+                ));
+            }
+            let token = format!(
+                "{}{}",
+                crate::http::nodes::NODE_TOKEN_PREFIX,
+                crate::auth::random_base62(40)
+            );
+            match store
+                .add_node(&name, &crate::auth::hash_hex(token.as_bytes()))
+                .await
+            {
+                Err(StoreError::Conflict(_)) => {
+                    return Err(CliError::Usage(format!(
+                        "a node named {name} exists (names are never reused)"
+                    )));
+                }
+                other => other?,
+            };
+            if as_json {
+                let _ = writeln!(out, "{}", json!({ "name": name, "token": token }));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "node {name} added; its token is shown once (render-node run --token):"
+                );
+                let _ = writeln!(out, "{token}");
+            }
+        }
+        NodesCmd::List => {
+            let nodes = store.nodes().await?;
+            let jobs = store.running_jobs_by_owner().await?;
+            let in_flight = |name: &str| {
+                jobs.iter()
+                    .find(|(owner, _)| owner == &format!("node:{name}"))
+                    .map_or(0, |(_, n)| *n)
+            };
+            if as_json {
+                let list: Vec<_> = nodes
+                    .iter()
+                    .map(|n| {
+                        let mut v = serde_json::to_value(n).unwrap_or_default();
+                        v["in_flight"] = json!(in_flight(&n.name));
+                        v
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                let now = crate::store::now_millis();
+                let _ = writeln!(
+                    out,
+                    "{:<20} {:<9} {:>5} {:>9} {:>10} {:>7} {:>8}  adapter",
+                    "name", "state", "slots", "in-flight", "heartbeat", "today", "failures"
+                );
+                for n in &nodes {
+                    let seen = n
+                        .last_heartbeat
+                        .map_or("never".to_owned(), |t| format!("{}s ago", (now - t) / 1000));
+                    let _ = writeln!(
+                        out,
+                        "{:<20} {:<9} {:>5} {:>9} {:>10} {:>7} {:>8}  {}",
+                        n.name,
+                        n.state,
+                        n.slots,
+                        in_flight(&n.name),
+                        seen,
+                        n.renders_today,
+                        n.failures_total,
+                        n.adapter.as_deref().unwrap_or("-")
+                    );
+                }
+            }
+        }
+        NodesCmd::Drain { name } => {
+            set_state(&name, "draining").await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "name": name, "state": "draining" }),
+                &format!("node {name} is draining: it finishes its jobs in hand and takes no more"),
+            ));
+        }
+        NodesCmd::Resume { name } => {
+            set_state(&name, "active").await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "name": name, "state": "active" }),
+                &format!("node {name} takes jobs again"),
+            ));
+        }
+        NodesCmd::Remove { name } => {
+            set_state(&name, "removed").await?;
+            out.push_str(&say(
+                as_json,
+                json!({ "name": name, "state": "removed" }),
+                &format!("node {name} removed; its token no longer works"),
+            ));
+        }
     }
     Ok(out)
 }

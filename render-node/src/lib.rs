@@ -24,6 +24,7 @@
 
 pub mod gpu;
 pub mod image;
+pub mod node;
 #[cfg(feature = "onnx")]
 pub mod onnx;
 pub mod passes;

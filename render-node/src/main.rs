@@ -1,4 +1,7 @@
-//! render-node CLI: single renders and the contact sheet.
+//! render-node CLI: single renders, the contact sheet, and `run`, a remote
+//! render node serving a control plane (src/node.rs).
+
+use vis_render::node;
 
 use std::path::PathBuf;
 
@@ -97,6 +100,19 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         base_revision: u32,
     },
+    /// Serve a control plane as a remote render node until drained or
+    /// stopped (docs/render-nodes.md).
+    Run {
+        /// The control plane's base URL, e.g. http://10.0.0.5:8080.
+        #[arg(long, env = "VIS_CONTROL_PLANE")]
+        control_plane: String,
+        /// The node token `control-plane nodes add NAME` printed.
+        #[arg(long, env = "VIS_NODE_TOKEN", hide_env_values = true)]
+        token: String,
+        /// Renders at once.
+        #[arg(long, env = "VIS_NODE_SLOTS", default_value_t = 1)]
+        slots: u32,
+    },
 }
 
 #[cfg(feature = "onnx")]
@@ -160,9 +176,13 @@ fn attach_refine(renderer: Renderer, args: &RefineArgs) -> anyhow::Result<Render
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    let slots = match &cli.cmd {
+        Cmd::Run { slots, .. } => (*slots).max(1) as usize,
+        _ => 1,
+    };
     let renderer = Renderer::new(RendererConfig {
         models_dir: cli.models_dir,
-        ..Default::default()
+        max_in_flight: slots,
     })
     .context("starting the renderer")?;
     let renderer = attach_refine(renderer, &cli.refine)?;
@@ -172,6 +192,31 @@ fn main() -> anyhow::Result<()> {
         renderer.adapter().device_type
     );
     match cli.cmd {
+        Cmd::Run {
+            control_plane,
+            token,
+            slots,
+        } => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| "info".into()),
+                )
+                .with_writer(std::io::stderr)
+                .init();
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?;
+            runtime.block_on(node::run(
+                renderer,
+                node::NodeOptions {
+                    control_plane,
+                    token,
+                    slots,
+                },
+            ))?;
+        }
         Cmd::Render {
             make,
             model,
