@@ -51,6 +51,10 @@ pub enum RenderError {
     #[cfg(feature = "onnx")]
     #[error("refine: {0}")]
     Refine(#[from] onnx::RefineError),
+    /// A refining renderer was given a job under a revision that does not
+    /// carry a fingerprint (see [`fold_revision`]).
+    #[error("{0}")]
+    Revision(String),
 }
 
 #[derive(Debug, Clone)]
@@ -116,8 +120,11 @@ pub fn fold_revision(base: u32, fingerprint: Option<&str>) -> u32 {
     {
         h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
     }
-    (((h ^ (h >> 32)) as u32) & 0x3fff_ffff) | 0x8000_0000
+    (((h ^ (h >> 32)) as u32) & 0x3fff_ffff) | FOLDED
 }
+
+/// The lowest folded revision: plain ones stay below it.
+const FOLDED: u32 = 0x8000_0000;
 
 fn srgb_to_linear(c: u8) -> f32 {
     let c = f32::from(c) / 255.0;
@@ -180,8 +187,24 @@ impl Renderer {
         &self.models
     }
 
-    /// Renders a job's variant: 1024x1024 RGBA, straight alpha.
+    /// Renders a job's variant: 1024x1024 RGBA, straight alpha. A refining
+    /// renderer refuses a job whose revision is a plain one (not from
+    /// [`fold_revision`]): its bytes would be served under the validator of
+    /// procedural renders.
     pub fn render(&self, job: &RenderJob) -> Result<Rgba, RenderError> {
+        let base = job.revision.saturating_sub(job.variation);
+        if let Some(fingerprint) = self.fingerprint()
+            && base < FOLDED
+        {
+            return Err(RenderError::Revision(format!(
+                "job revision {} is a plain render revision, but this renderer refines \
+                 (fingerprint {fingerprint}): set the control plane's [render] revision to {} \
+                 on every replica, what `render-node --refine DIR revision --base-revision {base}` \
+                 prints (docs/rendering.md)",
+                job.revision,
+                fold_revision(base, Some(fingerprint))
+            )));
+        }
         let v = &job.variant;
         self.render_subject(&Subject {
             make: v.make.as_str(),

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use vis_protocol::{BodyShape, Color, View};
+use vis_protocol::{BodyShape, Color, RenderJob, Slug, VariantKey, View};
 use vis_render::image::Rgba;
 use vis_render::onnx::{Guide, RefineConfig, RefineError, RefineStage, SchedulerKind, hsv};
 use vis_render::{Renderer, RendererConfig, Subject, fold_revision};
@@ -323,6 +323,43 @@ fn a_different_model_directory_changes_the_render_revision() {
         }
     }
     assert_eq!(fold_revision(base, None), base);
+}
+
+#[test]
+fn a_refining_renderer_takes_jobs_only_under_a_folded_revision() {
+    let r = renderer();
+    let fingerprint = r.fingerprint().unwrap();
+    let job = |revision: u32, variation: u32| RenderJob {
+        variant: VariantKey {
+            make: Slug::parse("toyota").unwrap(),
+            model: Slug::parse("camry").unwrap(),
+            year: 2019,
+            color: Color::Red,
+            view: View::Side,
+        },
+        shape: BodyShape::Sedan,
+        revision,
+        variation,
+    };
+    // What a control plane left at its plain revision would send (a first
+    // render and a re-render): refused, naming the revision to configure.
+    let folded = fold_revision(3, Some(fingerprint));
+    for (revision, variation) in [(3, 0), (5, 2)] {
+        let err = r.render(&job(revision, variation)).unwrap_err().to_string();
+        for want in [
+            format!("job revision {revision} is a plain render revision"),
+            format!("[render] revision to {folded}"),
+            "--base-revision 3".to_owned(),
+        ] {
+            assert!(err.contains(&want), "{err:?} lacks {want:?}");
+        }
+    }
+    // Under the folded revision: the refined render.
+    let img = r.render(&job(folded, 0)).unwrap();
+    assert_eq!(
+        img,
+        r.render_subject(&camry(Color::Red, View::Side)).unwrap()
+    );
 }
 
 #[test]
