@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs every test: the workspace's unit and black-box tests on SQLite, the
-# black-box suite again on a throwaway PostgreSQL server this script starts
-# (and stops), where the store conformance suite and the two-replica test
-# also run; then schemathesis. Installs what is missing and says so.
+# Runs every test: the workspace's unit and black-box tests on SQLite; the
+# render node's onnx feature on tiny generated models (ONNX Runtime and onnx
+# from PyPI in a venv); the black-box suite again on a throwaway PostgreSQL
+# server this script starts (and stops), where the store conformance suite and
+# the two-replica test also run; then schemathesis. Installs what is missing
+# and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
@@ -38,6 +40,12 @@ fi
 export VIS_TEST_MCP_PYTHON="$MCP_VENV/bin/python"
 
 cargo test --workspace --no-fail-fast "$@"
+
+# The ONNX refinement stage (render-node's onnx feature) end to end on tiny
+# generated models, with ONNX Runtime from its PyPI wheel; its unit tests too.
+ensure_onnx_runtime
+echo "infra: the onnx feature's tests (ONNX Runtime $VIS_ORT_DYLIB)" >&2
+cargo test -p vis-render --features onnx --lib --test onnx --no-fail-fast "$@"
 
 # The whole black-box suite again, every app on a fresh PostgreSQL database.
 echo "infra: the black-box suite on PostgreSQL" >&2
