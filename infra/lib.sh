@@ -23,3 +23,23 @@ ensure_rust() {
 
 # Build outputs live outside the clone so repeated runs and clean clones reuse them.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/vis-target}"
+
+# A venv with ONNX Runtime and onnx from PyPI (infra/onnx-requirements.txt),
+# rebuilt when that file changes. Exports VIS_ORT_DYLIB (the wheel's
+# libonnxruntime.so, what render-node --refine loads) and VIS_TEST_ONNX_PYTHON
+# (the interpreter that writes the tiny test models).
+ensure_onnx_runtime() {
+  ensure_packages python3 python3-venv
+  local venv="${VIS_ONNX_VENV:-$HOME/.cache/vis-onnx}"
+  if ! cmp -s infra/onnx-requirements.txt "$venv/requirements.txt"; then
+    echo "infra: installing ONNX Runtime and onnx (PyPI) into $venv" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r infra/onnx-requirements.txt
+    cp infra/onnx-requirements.txt "$venv/requirements.txt"
+  fi
+  VIS_ORT_DYLIB=$("$venv/bin/python" -c 'import glob, os, onnxruntime
+print(sorted(glob.glob(os.path.join(os.path.dirname(onnxruntime.__file__), "capi", "libonnxruntime.so.*")))[-1])')
+  export VIS_ORT_DYLIB
+  export VIS_TEST_ONNX_PYTHON="$venv/bin/python"
+}

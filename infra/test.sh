@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test: the workspace's unit and black-box tests on SQLite, the
-# black-box suite again on a throwaway PostgreSQL server this script starts
-# (and stops), where the store conformance suite and the two-replica test
-# also run; then schemathesis. An S3-compatible server (moto) runs
-# throughout for the object-store tests. Installs what is missing and says so.
+# Runs every test: the workspace's unit and black-box tests on SQLite; the
+# render node's onnx feature on tiny generated models (ONNX Runtime and onnx
+# from PyPI in a venv); the black-box suite again on a throwaway PostgreSQL
+# server this script starts (and stops), where the store conformance suite and
+# the two-replica test also run; then schemathesis. An S3-compatible server
+# (moto, from PyPI in a venv) runs throughout for the object-store tests.
+# Installs what is missing and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
@@ -78,6 +80,12 @@ export AWS_ACCESS_KEY_ID=moto-test-key AWS_SECRET_ACCESS_KEY=moto-test-secret AW
 echo "infra: moto $("$S3_VENV/bin/python" -c 'import moto; print(moto.__version__)') (S3) on $VIS_TEST_S3_ENDPOINT" >&2
 
 cargo test --workspace --no-fail-fast "$@"
+
+# The ONNX refinement stage (render-node's onnx feature) end to end on tiny
+# generated models, with ONNX Runtime from its PyPI wheel; its unit tests too.
+ensure_onnx_runtime
+echo "infra: the onnx feature's tests (ONNX Runtime $VIS_ORT_DYLIB)" >&2
+cargo test -p vis-render --features onnx --lib --test onnx --no-fail-fast "$@"
 
 # The whole black-box suite again, every app on a fresh PostgreSQL database.
 echo "infra: the black-box suite on PostgreSQL" >&2

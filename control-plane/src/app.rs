@@ -186,7 +186,7 @@ impl App {
     /// Builds the embedded default: the in-process render node draws with
     /// wgpu (unless `render.workers` is 0).
     pub async fn build(config: Config) -> Result<App, StartError> {
-        let backend = if config.render.workers > 0 {
+        let backend = if config.render.workers > 0 && config.render.local_renderer {
             Some(wgpu_backend(&config)?)
         } else {
             None
@@ -270,6 +270,8 @@ impl App {
                 default_daily_budget: rc.daily_budget,
                 max_queue_depth: rc.max_queue_depth,
                 workers: rc.workers.max(1),
+                node_lease: Duration::from_secs(rc.node_lease_secs),
+                node_heartbeat: Duration::from_secs(rc.node_heartbeat_secs),
             },
             Arc::clone(&metrics),
         ));

@@ -64,6 +64,31 @@ pub enum Command {
     /// Device logins (RFC 8628): approve or deny a user code.
     #[command(subcommand)]
     Device(DeviceCmd),
+    /// Remote render nodes (docs/render-nodes.md).
+    #[command(subcommand)]
+    Nodes(NodesCmd),
+    /// The render farm at a glance: capacity, queue, today's renders
+    /// against the budget, render times per node, failures by cause.
+    Status,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NodesCmd {
+    /// Add a render node; its token is printed once, on the last line.
+    Add {
+        /// Letters, digits and dashes, 1 to 63 characters.
+        name: String,
+    },
+    /// Every node: state, slots, in flight, last heartbeat, renders today,
+    /// failures, GPU adapter.
+    List,
+    /// The node finishes what it has in hand and takes no more jobs.
+    Drain { name: String },
+    /// The node takes jobs again after a drain.
+    Resume { name: String },
+    /// The node's token stops working; its jobs in hand go back to the
+    /// queue when their leases run out.
+    Remove { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -276,7 +301,7 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
         }
         other => {
             let store = app::open_store(&config).await?;
-            let result = operate(&store, other, cli.json, config.render.daily_budget).await;
+            let result = operate(&store, other, cli.json, &config.render).await;
             store.close().await;
             result
         }
@@ -317,9 +342,10 @@ async fn operate(
     store: &SqlStore,
     command: Command,
     as_json: bool,
-    config_budget: i64,
+    render: &crate::config::RenderConfig,
 ) -> Result<String, CliError> {
     use std::fmt::Write;
+    let config_budget = render.daily_budget;
     let mut out = String::new();
     match command {
         Command::Accounts(AccountsCmd::Create { email, credits }) => {
@@ -568,6 +594,8 @@ async fn operate(
                 &format!("partner {partner_id} revoked"),
             ));
         }
+        Command::Nodes(cmd) => out.push_str(&nodes(store, cmd, as_json).await?),
+        Command::Status => out.push_str(&status(store, render, as_json).await?),
         Command::Budget(BudgetCmd::Set { daily }) => {
             if daily < 0 {
                 return Err(CliError::Usage("--daily: must not be negative".into()));
@@ -719,4 +747,271 @@ async fn operate(
         Command::Serve | Command::Migrate => unreachable!("handled by run"),
     }
     Ok(out)
+}
+
+/// `control-plane nodes …`.
+async fn nodes(store: &SqlStore, cmd: NodesCmd, as_json: bool) -> Result<String, CliError> {
+    use crate::store::NodeStore;
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let set_state = async |name: &str, state: &str, said: &str| -> Result<String, CliError> {
+        if !store.set_node_state(name, state).await? {
+            return Err(CliError::Usage(format!(
+                "no node named {name} (see `nodes list`)"
+            )));
+        }
+        Ok(say(
+            as_json,
+            json!({ "name": name, "state": state }),
+            &format!("node {name} {said}"),
+        ))
+    };
+    match cmd {
+        NodesCmd::Add { name } => {
+            let valid = !name.is_empty()
+                && name.len() <= 63
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+            if !valid {
+                return Err(CliError::Usage(
+                    "NAME: must be 1 to 63 letters, digits and dashes".into(),
+                ));
+            }
+            let token = format!(
+                "{}{}",
+                crate::http::nodes::NODE_TOKEN_PREFIX,
+                crate::auth::random_base62(40)
+            );
+            match store
+                .add_node(&name, &crate::auth::hash_hex(token.as_bytes()))
+                .await
+            {
+                Err(StoreError::Conflict(_)) => {
+                    return Err(CliError::Usage(format!(
+                        "a node named {name} exists (names are never reused)"
+                    )));
+                }
+                other => other?,
+            };
+            if as_json {
+                let _ = writeln!(out, "{}", json!({ "name": name, "token": token }));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "node {name} added; its token is shown once (render-node run --token):"
+                );
+                let _ = writeln!(out, "{token}");
+            }
+        }
+        NodesCmd::List => {
+            let nodes = store.nodes().await?;
+            let jobs = store.running_jobs_by_owner().await?;
+            let in_flight = |name: &str| {
+                jobs.iter()
+                    .find(|(owner, _)| owner == &format!("node:{name}"))
+                    .map_or(0, |(_, n)| *n)
+            };
+            if as_json {
+                let list: Vec<_> = nodes
+                    .iter()
+                    .map(|n| {
+                        let mut v = serde_json::to_value(n).unwrap_or_default();
+                        v["in_flight"] = json!(in_flight(&n.name));
+                        v
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                let now = crate::store::now_millis();
+                let _ = writeln!(
+                    out,
+                    "{:<20} {:<9} {:>5} {:>9} {:>10} {:>7} {:>8}  adapter",
+                    "name", "state", "slots", "in-flight", "heartbeat", "today", "failures"
+                );
+                for n in &nodes {
+                    let seen = n
+                        .last_heartbeat
+                        .map_or("never".to_owned(), |t| format!("{}s ago", (now - t) / 1000));
+                    let _ = writeln!(
+                        out,
+                        "{:<20} {:<9} {:>5} {:>9} {:>10} {:>7} {:>8}  {}",
+                        n.name,
+                        n.state,
+                        n.slots,
+                        in_flight(&n.name),
+                        seen,
+                        n.renders_today,
+                        n.failures_total,
+                        n.adapter.as_deref().unwrap_or("-")
+                    );
+                }
+            }
+        }
+        NodesCmd::Drain { name } => out.push_str(
+            &set_state(
+                &name,
+                "draining",
+                "is draining: it finishes its jobs in hand and takes no more",
+            )
+            .await?,
+        ),
+        NodesCmd::Resume { name } => {
+            out.push_str(&set_state(&name, "active", "takes jobs again").await?)
+        }
+        NodesCmd::Remove { name } => {
+            out.push_str(&set_state(&name, "removed", "removed; its token no longer works").await?)
+        }
+    }
+    Ok(out)
+}
+
+/// The `p`-th percentile (0–100) of sorted `values`, nearest rank.
+fn percentile(sorted: &[i64], p: usize) -> Option<i64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied()
+}
+
+/// `control-plane status`: what an operator of the render farm watches.
+async fn status(
+    store: &SqlStore,
+    render: &crate::config::RenderConfig,
+    as_json: bool,
+) -> Result<String, CliError> {
+    use crate::store::NodeStore;
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let day = utc_day();
+    let midnight = {
+        let now = crate::store::now_millis();
+        now - now.rem_euclid(86_400_000)
+    };
+    let daily = match store.setting(BUDGET_SETTING).await? {
+        Some(v) => v.parse::<i64>().unwrap_or(render.daily_budget),
+        None => render.daily_budget,
+    };
+    let used = store.budget_used(&day).await?;
+    let jobs = store.job_counts().await?;
+    let running = store.running_jobs_by_owner().await?;
+    let lease_ms = i64::try_from(render.node_lease_secs * 1000).unwrap_or(i64::MAX);
+    let now = crate::store::now_millis();
+    let nodes = store.nodes().await?;
+    let up: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.state != "removed" && n.last_heartbeat.is_some_and(|t| now - t <= lease_ms))
+        .collect();
+    let slots: i64 = up
+        .iter()
+        .filter(|n| n.state == "active")
+        .map(|n| n.slots)
+        .sum();
+    let busy: i64 = running
+        .iter()
+        .filter(|(owner, _)| owner.starts_with("node:"))
+        .map(|(_, n)| n)
+        .sum();
+    // Render times and failures per node today; failures by cause.
+    let mut per_node: BTreeMap<String, (Vec<i64>, i64)> = BTreeMap::new();
+    let mut causes: BTreeMap<String, i64> = BTreeMap::new();
+    for job in store.finished_jobs(midnight).await? {
+        let who = match job.finished_by.as_deref() {
+            Some(owner) => owner
+                .strip_prefix("node:")
+                .map_or_else(|| "in-process".to_owned(), str::to_owned),
+            None => "unknown".to_owned(),
+        };
+        let entry = per_node.entry(who).or_default();
+        if job.ok {
+            entry.0.extend(job.duration_ms);
+        } else {
+            entry.1 += 1;
+            *causes
+                .entry(job.error.unwrap_or_else(|| "unknown".into()))
+                .or_default() += 1;
+        }
+    }
+    let times: Vec<_> = per_node
+        .into_iter()
+        .map(|(node, (mut ms, failures))| {
+            ms.sort_unstable();
+            json!({
+                "node": node,
+                "renders": ms.len(),
+                "failures": failures,
+                "p50_ms": percentile(&ms, 50),
+                "p95_ms": percentile(&ms, 95),
+            })
+        })
+        .collect();
+    // In-process nodes of any control plane sharing the database.
+    let local_busy: i64 = running
+        .iter()
+        .filter(|(owner, _)| owner.starts_with("inproc-"))
+        .map(|(_, n)| n)
+        .sum();
+    let doc = json!({
+        "day": day,
+        "capacity": {
+            "nodes_up": up.len(),
+            "nodes_draining": up.iter().filter(|n| n.state == "draining").count(),
+            "node_slots": slots,
+            "node_slots_busy": busy,
+            "in_process_busy": local_busy,
+        },
+        "queue": { "queued": jobs.queued, "running": jobs.running },
+        "budget": { "daily": daily, "used": used, "left": (daily - used).max(0) },
+        "render_times_today": times,
+        "failures_today_by_cause": causes,
+    });
+    if as_json {
+        return Ok(format!("{doc}\n"));
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "capacity   {} nodes up ({} draining), {busy} of {slots} node slots busy, {local_busy} in-process renders",
+        up.len(),
+        doc["capacity"]["nodes_draining"]
+    );
+    let _ = writeln!(
+        out,
+        "queue      {} queued, {} running",
+        jobs.queued, jobs.running
+    );
+    let _ = writeln!(
+        out,
+        "budget     {used} of {daily} cold renders today ({day} UTC), {} left",
+        (daily - used).max(0)
+    );
+    let _ = writeln!(out, "render times today (ms):");
+    for t in &times {
+        let ms = |k: &str| t[k].as_i64().map_or("-".to_owned(), |v| v.to_string());
+        let _ = writeln!(
+            out,
+            "  {:<20} {:>6} renders  {:>4} failed  p50 {:>6}  p95 {:>6}",
+            t["node"].as_str().unwrap_or("-"),
+            t["renders"],
+            t["failures"],
+            ms("p50_ms"),
+            ms("p95_ms")
+        );
+    }
+    let _ = writeln!(out, "failures today by cause:");
+    for (cause, n) in &causes {
+        let _ = writeln!(out, "  {n:>6}  {cause}");
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v: Vec<i64> = (1..=20).collect();
+        assert_eq!(super::percentile(&v, 50), Some(10));
+        assert_eq!(super::percentile(&v, 95), Some(19));
+        assert_eq!(super::percentile(&[7], 95), Some(7));
+        assert_eq!(super::percentile(&[], 50), None);
+    }
 }

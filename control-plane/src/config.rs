@@ -489,6 +489,15 @@ pub struct RenderConfig {
     pub revision: u32,
     /// Byte limit of the in-memory cache of derived outputs.
     pub derived_cache_bytes: usize,
+    /// Run the in-process render node (`--no-local-renderer`,
+    /// `VIS_LOCAL_RENDERER=false`: this control plane only dispatches, to
+    /// remote nodes; docs/render-nodes.md).
+    pub local_renderer: bool,
+    /// A remote node's job lease lasts this long past its last heartbeat
+    /// naming the job; a node that stops heartbeating loses its jobs then.
+    pub node_lease_secs: u64,
+    /// How often remote nodes are told to heartbeat.
+    pub node_heartbeat_secs: u64,
 }
 
 impl Default for RenderConfig {
@@ -500,6 +509,9 @@ impl Default for RenderConfig {
             max_queue_depth: 200,
             revision: 1,
             derived_cache_bytes: 256 * 1024 * 1024,
+            local_renderer: true,
+            node_lease_secs: 30,
+            node_heartbeat_secs: 5,
         }
     }
 }
@@ -616,6 +628,18 @@ pub struct Overrides {
         hide_env_values = true
     )]
     pub stripe_webhook_secret: Option<String>,
+    /// `[render] local_renderer` (true/false): false runs a control plane
+    /// that only dispatches to remote render nodes.
+    #[arg(
+        long = "local-renderer",
+        env = "VIS_LOCAL_RENDERER",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub local_renderer: Option<bool>,
+    /// Same as `--local-renderer false`.
+    #[arg(long, global = true, conflicts_with = "local_renderer")]
+    pub no_local_renderer: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -771,6 +795,18 @@ impl Config {
             payments.stripe_webhook_secret = Some(Secret::new(secret));
         }
         payments.validate()?;
+        let mut render = file.render.unwrap_or_default();
+        if o.no_local_renderer {
+            render.local_renderer = false;
+        } else if let Some(local) = o.local_renderer {
+            render.local_renderer = local;
+        }
+        if render.node_heartbeat_secs == 0 || render.node_lease_secs <= render.node_heartbeat_secs {
+            return Err(ConfigError::Invalid {
+                field: "render.node_lease_secs",
+                message: "must be longer than render.node_heartbeat_secs (at least 1)".into(),
+            });
+        }
         Ok(Config {
             listen,
             base_url,
@@ -778,7 +814,7 @@ impl Config {
             database_url,
             object_store,
             shutdown_grace_secs: file.shutdown_grace_secs.unwrap_or(30),
-            render: file.render.unwrap_or_default(),
+            render,
             delivery,
             billing,
             http,

@@ -4,6 +4,7 @@
 //! Enumerations) and prints its canonical id. An invalid value cannot be
 //! constructed, so code that holds a [`View`] or a [`Slug`] never re-validates.
 
+pub mod nodes;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod params;

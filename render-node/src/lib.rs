@@ -24,6 +24,9 @@
 
 pub mod gpu;
 pub mod image;
+pub mod node;
+#[cfg(feature = "onnx")]
+pub mod onnx;
 pub mod passes;
 pub mod sheet;
 mod sheet_font;
@@ -45,6 +48,13 @@ pub enum RenderError {
     Models(String),
     #[error(transparent)]
     Image(#[from] image::ImageError),
+    #[cfg(feature = "onnx")]
+    #[error("refine: {0}")]
+    Refine(#[from] onnx::RefineError),
+    /// A refining renderer was given a job under a revision that does not
+    /// carry a fingerprint (see [`fold_revision`]).
+    #[error("{0}")]
+    Revision(String),
 }
 
 #[derive(Debug, Clone)]
@@ -85,7 +95,36 @@ pub struct Renderer {
     gpu: gpu::Gpu,
     passes: passes::Passes,
     models: vehicle::ModelLibrary,
+    /// The ONNX refinement stage, when an operator gave a model.
+    #[cfg(feature = "onnx")]
+    refine: Option<onnx::RefineStage>,
 }
+
+/// Folds a renderer's [`Renderer::fingerprint`] into a render revision (the
+/// number in object keys, job rows and ETags). No fingerprint keeps `base`; with
+/// one, the result is a hash of both in `0x8000_0000..0xC000_0000`: never a
+/// plain revision (operators count those up from 1), room above it for the
+/// control plane's per-variant re-render bumps (it adds them to the
+/// deployment's revision), and a new value when the model, the refinement
+/// settings or `base` change.
+pub fn fold_revision(base: u32, fingerprint: Option<&str>) -> u32 {
+    let Some(id) = fingerprint else {
+        return base;
+    };
+    // FNV-1a; the fingerprint is already a SHA-256, this only mixes in `base`.
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in b"vis render revision\0"
+        .iter()
+        .chain(&base.to_le_bytes())
+        .chain(id.as_bytes())
+    {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (((h ^ (h >> 32)) as u32) & 0x3fff_ffff) | FOLDED
+}
+
+/// The lowest folded revision: plain ones stay below it.
+const FOLDED: u32 = 0x8000_0000;
 
 fn srgb_to_linear(c: u8) -> f32 {
     let c = f32::from(c) / 255.0;
@@ -110,7 +149,34 @@ impl Renderer {
             gpu,
             passes,
             models,
+            #[cfg(feature = "onnx")]
+            refine: None,
         })
+    }
+
+    /// Refines every render with an ONNX diffusion stage from now on.
+    #[cfg(feature = "onnx")]
+    pub fn with_refine(mut self, stage: onnx::RefineStage) -> Renderer {
+        self.refine = Some(stage);
+        self
+    }
+
+    #[cfg(feature = "onnx")]
+    pub fn refine_stage(&self) -> Option<&onnx::RefineStage> {
+        self.refine.as_ref()
+    }
+
+    /// What besides the code decides this renderer's output bytes: None for
+    /// the procedural renderer alone (the control plane's revision number
+    /// covers it), the refinement stage's fingerprint (hex SHA-256 of model
+    /// content and settings) when one is attached. Fold it into the render
+    /// revision with [`fold_revision`].
+    pub fn fingerprint(&self) -> Option<&str> {
+        #[cfg(feature = "onnx")]
+        if let Some(stage) = &self.refine {
+            return Some(stage.fingerprint());
+        }
+        None
     }
 
     pub fn adapter(&self) -> &wgpu::AdapterInfo {
@@ -121,8 +187,24 @@ impl Renderer {
         &self.models
     }
 
-    /// Renders a job's variant: 1024x1024 RGBA, straight alpha.
+    /// Renders a job's variant: 1024x1024 RGBA, straight alpha. A refining
+    /// renderer refuses a job whose revision is a plain one (not from
+    /// [`fold_revision`]): its bytes would be served under the validator of
+    /// procedural renders.
     pub fn render(&self, job: &RenderJob) -> Result<Rgba, RenderError> {
+        let base = job.revision.saturating_sub(job.variation);
+        if let Some(fingerprint) = self.fingerprint()
+            && base < FOLDED
+        {
+            return Err(RenderError::Revision(format!(
+                "job revision {} is a plain render revision, but this renderer refines \
+                 (fingerprint {fingerprint}): set the control plane's [render] revision to {} \
+                 on every replica, what `render-node --refine DIR revision --base-revision {base}` \
+                 prints (docs/rendering.md)",
+                job.revision,
+                fold_revision(base, Some(fingerprint))
+            )));
+        }
         let v = &job.variant;
         self.render_subject(&Subject {
             make: v.make.as_str(),
@@ -135,19 +217,46 @@ impl Renderer {
         })
     }
 
+    /// Renders one subject: the procedural render, refined when a stage is
+    /// attached. 1024x1024 RGBA, straight alpha.
     pub fn render_subject(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
-        self.draw(s, false)
+        #[cfg(feature = "onnx")]
+        if let Some(stage) = &self.refine {
+            let (rgba, guide) = self.render_with_guide(s)?;
+            return Ok(stage.refine_render(&rgba, &guide, s)?.0);
+        }
+        Ok(self.draw(s, false)?.0)
+    }
+
+    /// The procedural render alone, even with a refinement stage attached.
+    pub fn render_procedural(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        Ok(self.draw(s, false)?.0)
+    }
+
+    /// The procedural render and its guide maps (material and depth per
+    /// pixel, rasterized on the CPU from the same mesh and camera), what a
+    /// refinement stage needs.
+    #[cfg(feature = "onnx")]
+    pub fn render_with_guide(&self, s: &Subject<'_>) -> Result<(Rgba, onnx::Guide), RenderError> {
+        let (rgba, mesh, view_proj) = self.draw(s, false)?;
+        let guide = onnx::Guide::rasterize(&mesh, &view_proj, rgba.width);
+        Ok((rgba, guide))
     }
 
     /// The subject with its paint flat-lit (a uniform white studio of
     /// intensity 1: diffuse irradiance 1 and the clear coat's 4.5%
     /// reflection) and everything else as usual: what the paint's colour
-    /// becomes through tone mapping and encoding, for colour checks.
+    /// becomes through tone mapping and encoding, for colour checks. Never
+    /// refined: it measures the procedural paint.
     pub fn render_flat_lit(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
-        self.draw(s, true)
+        Ok(self.draw(s, true)?.0)
     }
 
-    fn draw(&self, s: &Subject<'_>, flat_lit: bool) -> Result<Rgba, RenderError> {
+    fn draw(
+        &self,
+        s: &Subject<'_>,
+        flat_lit: bool,
+    ) -> Result<(Rgba, vehicle::Mesh, glam::Mat4), RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
         let framing = vehicle::Framing::new(&mesh, params.spec.fill);
@@ -168,6 +277,27 @@ impl Renderer {
             flat_lit,
         };
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
-        Ok(Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?)
+        Ok((Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?, mesh, view_proj))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_revision;
+
+    #[test]
+    fn folded_revisions_never_collide_with_plain_ones() {
+        assert_eq!(fold_revision(7, None), 7);
+        let a = fold_revision(1, Some("aaaa"));
+        assert!((0x8000_0000..0xc000_0000).contains(&a));
+        // Re-render bumps added on top never overflow.
+        for base in 0..2000 {
+            let f = fold_revision(base, Some(&format!("{base:064x}")));
+            assert!((0x8000_0000..0xc000_0000).contains(&f), "{f:#x}");
+            assert!(f.checked_add(1 << 29).is_some());
+        }
+        assert_eq!(a, fold_revision(1, Some("aaaa")));
+        assert_ne!(a, fold_revision(1, Some("aaab")));
+        assert_ne!(a, fold_revision(2, Some("aaaa")));
     }
 }

@@ -1,4 +1,7 @@
-//! render-node CLI: single renders and the contact sheet.
+//! render-node CLI: single renders, the contact sheet, and `run`, a remote
+//! render node serving a control plane (src/node.rs).
+
+use vis_render::node;
 
 use std::path::PathBuf;
 
@@ -14,8 +17,46 @@ struct Cli {
     /// instead of the built-in copies.
     #[arg(long, env = "VIS_MODELS_DIR", global = true)]
     models_dir: Option<PathBuf>,
+    #[command(flatten)]
+    refine: RefineArgs,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// ONNX diffusion refinement (docs/rendering.md, "ONNX refinement").
+#[derive(clap::Args)]
+struct RefineArgs {
+    /// Refine renders with the diffusion model exported here (diffusers ONNX
+    /// layout; needs render-node built with the onnx feature).
+    #[arg(
+        long,
+        value_name = "MODEL_DIR",
+        env = "VIS_REFINE_MODEL_DIR",
+        global = true
+    )]
+    refine: Option<PathBuf>,
+    /// The ONNX Runtime library (default: VIS_ORT_DYLIB, ORT_DYLIB_PATH, then
+    /// the onnxruntime wheel in Python's site-packages).
+    #[arg(long, value_name = "PATH", global = true)]
+    ort_dylib: Option<PathBuf>,
+    /// Scheduled denoising steps (floor(steps * strength) run).
+    #[arg(long, env = "VIS_REFINE_STEPS", global = true)]
+    refine_steps: Option<usize>,
+    /// How far the render is noised: 0 keeps it, 1 replaces it.
+    #[arg(long, env = "VIS_REFINE_STRENGTH", global = true)]
+    refine_strength: Option<f32>,
+    /// Classifier-free guidance scale (at most 1: off).
+    #[arg(long, env = "VIS_REFINE_GUIDANCE", global = true)]
+    refine_guidance: Option<f32>,
+    /// Mixed into every render's noise seed.
+    #[arg(long, env = "VIS_REFINE_SEED", global = true)]
+    refine_seed: Option<u64>,
+    /// ONNX Runtime intra-op threads (0: all cores).
+    #[arg(long, env = "VIS_REFINE_THREADS", global = true)]
+    refine_threads: Option<usize>,
+    /// `cpu` or `cuda:N` (CUDA needs the onnx-cuda feature).
+    #[arg(long, env = "VIS_REFINE_DEVICE", global = true, default_value = "cpu")]
+    refine_device: String,
 }
 
 #[derive(Subcommand)]
@@ -52,21 +93,130 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Print the renderer's fingerprint (the refinement model and settings) and
+    /// the render revision the control plane should use with it.
+    Revision {
+        /// The control plane's configured render revision.
+        #[arg(long, default_value_t = 1)]
+        base_revision: u32,
+    },
+    /// Serve a control plane as a remote render node until drained or
+    /// stopped (docs/render-nodes.md).
+    Run {
+        /// The control plane's base URL, e.g. http://10.0.0.5:8080.
+        #[arg(long, env = "VIS_CONTROL_PLANE")]
+        control_plane: String,
+        /// The node token `control-plane nodes add NAME` printed.
+        #[arg(long, env = "VIS_NODE_TOKEN", hide_env_values = true)]
+        token: String,
+        /// Renders at once.
+        #[arg(long, env = "VIS_NODE_SLOTS", default_value_t = 1)]
+        slots: u32,
+    },
+}
+
+#[cfg(feature = "onnx")]
+fn attach_refine(renderer: Renderer, args: &RefineArgs) -> anyhow::Result<Renderer> {
+    use vis_render::onnx::{Device, RefineConfig, RefineStage};
+    let Some(dir) = &args.refine else {
+        return Ok(renderer);
+    };
+    let mut config = RefineConfig::new(dir);
+    config.ort_dylib = args.ort_dylib.clone();
+    if let Some(v) = args.refine_steps {
+        config.steps = v;
+    }
+    if let Some(v) = args.refine_strength {
+        config.strength = v;
+    }
+    if let Some(v) = args.refine_guidance {
+        config.guidance = v;
+    }
+    if let Some(v) = args.refine_seed {
+        config.seed = v;
+    }
+    if let Some(v) = args.refine_threads {
+        config.threads = v;
+    }
+    config.device = match args.refine_device.as_str() {
+        "cpu" => Device::Cpu,
+        d => match d.strip_prefix("cuda") {
+            Some("") => Device::Cuda(0),
+            Some(n) => Device::Cuda(
+                n.trim_start_matches(':')
+                    .parse()
+                    .with_context(|| format!("--refine-device {d}"))?,
+            ),
+            None => anyhow::bail!("--refine-device {d}: cpu or cuda:N"),
+        },
+    };
+    let stage = RefineStage::open(config)
+        .with_context(|| format!("opening the refinement model {}", dir.display()))?;
+    eprintln!(
+        "render-node: refining with {} ({}px, {}, control input: {}; ONNX Runtime {})",
+        dir.display(),
+        stage.image_size(),
+        stage.scheduler().class_name,
+        stage.control().map_or("none", |c| c.name.as_str()),
+        stage.runtime_path().display()
+    );
+    Ok(renderer.with_refine(stage))
+}
+
+#[cfg(not(feature = "onnx"))]
+fn attach_refine(renderer: Renderer, args: &RefineArgs) -> anyhow::Result<Renderer> {
+    if args.refine.is_some() {
+        anyhow::bail!(
+            "--refine needs render-node built with the onnx feature: \
+             cargo build --release -p vis-render --features onnx"
+        );
+    }
+    Ok(renderer)
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    let slots = match &cli.cmd {
+        Cmd::Run { slots, .. } => (*slots).max(1) as usize,
+        _ => 1,
+    };
     let renderer = Renderer::new(RendererConfig {
         models_dir: cli.models_dir,
-        ..Default::default()
+        max_in_flight: slots,
     })
     .context("starting the renderer")?;
+    let renderer = attach_refine(renderer, &cli.refine)?;
     eprintln!(
         "render-node: adapter {} ({:?})",
         renderer.adapter().name,
         renderer.adapter().device_type
     );
     match cli.cmd {
+        Cmd::Run {
+            control_plane,
+            token,
+            slots,
+        } => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| "info".into()),
+                )
+                .with_writer(std::io::stderr)
+                .init();
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?;
+            runtime.block_on(node::run(
+                renderer,
+                node::NodeOptions {
+                    control_plane,
+                    token,
+                    slots,
+                },
+            ))?;
+        }
         Cmd::Render {
             make,
             model,
@@ -119,6 +269,14 @@ fn main() -> anyhow::Result<()> {
             let png = vis_render::image::encode_png(&img)?;
             std::fs::write(&output, png).with_context(|| output.display().to_string())?;
             eprintln!("render-node: wrote {}", output.display());
+        }
+        Cmd::Revision { base_revision } => {
+            let fingerprint = renderer.fingerprint();
+            println!("fingerprint: {}", fingerprint.unwrap_or("procedural"));
+            println!(
+                "revision: {}",
+                vis_render::fold_revision(base_revision, fingerprint)
+            );
         }
     }
     Ok(())

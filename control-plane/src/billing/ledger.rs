@@ -187,37 +187,29 @@ impl Ledger {
 
 async fn collect(
     store: Arc<LedgerWriter>,
-    mut rx: mpsc::Receiver<Request>,
+    rx: mpsc::Receiver<Request>,
     max_batch: usize,
     in_flight: usize,
     stats: Arc<LedgerStats>,
 ) {
-    let slots = Arc::new(tokio::sync::Semaphore::new(in_flight));
-    let mut batch: Vec<Request> = Vec::with_capacity(max_batch);
-    loop {
-        // A free slot first: while every slot is writing, charges gather
-        // in the channel and the next batch is bigger.
-        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
-            return;
-        };
-        if rx.recv_many(&mut batch, max_batch).await == 0 {
-            break;
-        }
-        // Whatever queued while this slot was busy joins the batch: under
-        // load many charges share one commit. (Waiting longer for more was
-        // measured and bought nothing: docs/benchmarks.md, "One ledger".)
-        let requests = std::mem::replace(&mut batch, Vec::with_capacity(max_batch));
-        let store = Arc::clone(&store);
-        let stats = Arc::clone(&stats);
-        tokio::spawn(async move {
-            write(&store, requests, &stats).await;
-            drop(slot);
+    // Each writer takes whatever has queued while it was writing as its
+    // next batch: under load many charges share one commit. (Waiting longer
+    // for more was measured and bought nothing: docs/benchmarks.md, "One
+    // ledger".)
+    let rx = Arc::new(tokio::sync::Mutex::new(rx));
+    let mut writers = tokio::task::JoinSet::new();
+    for _ in 0..in_flight {
+        let (store, rx, stats) = (Arc::clone(&store), Arc::clone(&rx), Arc::clone(&stats));
+        writers.spawn(async move {
+            let mut batch: Vec<Request> = Vec::with_capacity(max_batch);
+            while rx.lock().await.recv_many(&mut batch, max_batch).await > 0 {
+                let requests = std::mem::replace(&mut batch, Vec::with_capacity(max_batch));
+                write(&store, requests, &stats).await;
+            }
         });
     }
     // Every batch in flight finishes before the thread ends.
-    let _ = slots
-        .acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX))
-        .await;
+    while writers.join_next().await.is_some() {}
 }
 
 async fn write(store: &LedgerWriter, requests: Vec<Request>, stats: &LedgerStats) {

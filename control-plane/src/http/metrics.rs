@@ -15,6 +15,16 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
     let budget = dispatcher.daily_budget().await?;
     let used = state.store.budget_used(&utc_day()).await?;
     let ledger = state.deliverer.ledger.stats();
+    // Remote render nodes (docs/render-nodes.md): a node counts as up while
+    // its last heartbeat is within one lease.
+    let nodes = state.store.nodes().await?;
+    let lease_ms = i64::try_from(dispatcher.config().node_lease.as_millis()).unwrap_or(i64::MAX);
+    let now = crate::store::now_millis();
+    let up: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.state != "removed")
+        .filter(|n| n.last_heartbeat.is_some_and(|t| now - t <= lease_ms))
+        .collect();
     let count = |c: &std::sync::atomic::AtomicU64| {
         i64::try_from(c.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(i64::MAX)
     };
@@ -68,6 +78,29 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
             "vis_render_budget_left",
             "Cold renders left today (UTC).",
             (budget - used).max(0) as i64,
+        ),
+        (
+            "vis_render_nodes_up",
+            "Remote render nodes that heartbeated within one lease.",
+            up.len() as i64,
+        ),
+        (
+            "vis_render_nodes_draining",
+            "Remote render nodes draining (finishing their jobs, taking none).",
+            up.iter().filter(|n| n.state == "draining").count() as i64,
+        ),
+        (
+            "vis_render_node_slots",
+            "Render slots of the remote nodes that are up and not draining.",
+            up.iter()
+                .filter(|n| n.state == "active")
+                .map(|n| n.slots)
+                .sum::<i64>(),
+        ),
+        (
+            "vis_render_node_failures",
+            "Render jobs remote nodes reported failed, all time.",
+            nodes.iter().map(|n| n.failures_total).sum::<i64>(),
         ),
         (
             "vis_derived_cache_bytes",

@@ -18,6 +18,7 @@ pub mod images;
 pub mod legacy;
 pub mod metrics;
 pub mod middleware;
+pub mod nodes;
 pub mod openapi;
 pub mod options;
 pub mod pages;
@@ -231,6 +232,9 @@ pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterO
         };
         router = router.route(path, method_router);
     }
+    // The render nodes' API: for the operator's nodes, not in the table
+    // the public OpenAPI document is checked against.
+    router = router.merge(nodes::router());
     with_middleware(router.fallback(not_found), state)
         .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
 }

@@ -48,6 +48,10 @@ pub struct DispatchConfig {
     pub max_queue_depth: i64,
     /// Render slots across the in-process pool, for the queue-wait estimate.
     pub workers: usize,
+    /// A remote node's job lease past its last heartbeat naming the job.
+    pub node_lease: Duration,
+    /// How often remote nodes heartbeat.
+    pub node_heartbeat: Duration,
 }
 
 impl Default for DispatchConfig {
@@ -58,6 +62,8 @@ impl Default for DispatchConfig {
             default_daily_budget: 10_000,
             max_queue_depth: 200,
             workers: 2,
+            node_lease: Duration::from_secs(30),
+            node_heartbeat: Duration::from_secs(5),
         }
     }
 }

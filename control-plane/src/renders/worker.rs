@@ -1,6 +1,6 @@
 //! The in-process render node: a pool of workers that lease jobs from the
 //! job table, draw them with a [`RenderBackend`], store the source PNG and
-//! finish the job. Remote nodes will run the same loop over HTTP.
+//! finish the job. Remote nodes run the same loop over HTTP (`http/nodes.rs`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -175,28 +175,39 @@ impl Worker {
     }
 
     async fn render(&self, record: &JobRecord) -> Result<(), String> {
-        let variant: VariantKey = record.variant.parse()?;
-        let shape: BodyShape = record
-            .shape
-            .parse()
-            .map_err(|e: vis_protocol::ParseError| e.to_string())?;
-        let revision = u32::try_from(record.revision).map_err(|_| "bad revision".to_owned())?;
-        let job = RenderJob {
-            variant,
-            shape,
-            revision,
-            // The n-th re-render of a variant is n revisions past the deployment's.
-            variation: revision.saturating_sub(self.base_revision),
-        };
+        let job = render_job(record, self.base_revision)?;
         let png = self.backend.render_png(&job).await?;
-        self.objects
-            .put(
-                &source_key(&job.variant, revision),
-                Bytes::from(png),
-                "image/png",
-            )
-            .await
-            .map_err(|e| format!("storing the render failed: {e}"))?;
-        Ok(())
+        store_source(self.objects.as_ref(), &job, Bytes::from(png)).await
     }
+}
+
+/// What a node draws for a job row; `base_revision` is the deployment's
+/// render revision (`[render] revision`).
+pub fn render_job(record: &JobRecord, base_revision: u32) -> Result<RenderJob, String> {
+    let variant: VariantKey = record.variant.parse()?;
+    let shape: BodyShape = record
+        .shape
+        .parse()
+        .map_err(|e: vis_protocol::ParseError| e.to_string())?;
+    let revision = u32::try_from(record.revision).map_err(|_| "bad revision".to_owned())?;
+    Ok(RenderJob {
+        variant,
+        shape,
+        revision,
+        // The n-th re-render of a variant is n revisions past the deployment's.
+        variation: revision.saturating_sub(base_revision),
+    })
+}
+
+/// Stores a job's source render where waiters and later requests find it.
+pub async fn store_source(
+    objects: &dyn ObjectStore,
+    job: &RenderJob,
+    png: Bytes,
+) -> Result<(), String> {
+    objects
+        .put(&source_key(&job.variant, job.revision), png, "image/png")
+        .await
+        .map_err(|e| format!("storing the render failed: {e}"))?;
+    Ok(())
 }

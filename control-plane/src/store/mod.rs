@@ -414,6 +414,74 @@ pub trait JobStore: Send + Sync {
     ) -> Result<bool, StoreError>;
     async fn job_by_id(&self, id: &str) -> Result<Option<JobRecord>, StoreError>;
     async fn job_counts(&self) -> Result<JobCounts, StoreError>;
+    /// Jobs finished (done or failed) since `since`, for the operator's
+    /// view (render times per node, failures by cause).
+    async fn finished_jobs(&self, since: Millis) -> Result<Vec<FinishedJob>, StoreError>;
+    /// Running jobs per lease owner (`node:<name>` for remote nodes).
+    async fn running_jobs_by_owner(&self) -> Result<Vec<(String, i64)>, StoreError>;
+    /// Extends `owner`'s leases of the jobs `ids` to `until` (a remote
+    /// node's heartbeat). Returns how many it still holds.
+    async fn renew_leases(
+        &self,
+        owner: &str,
+        ids: &[String],
+        until: Millis,
+    ) -> Result<u64, StoreError>;
+}
+
+/// A finished render job, as `control-plane status` sums them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedJob {
+    /// The lease owner that finished it (None: failed without an owner,
+    /// e.g. its leases ran out).
+    pub finished_by: Option<String>,
+    pub ok: bool,
+    pub duration_ms: Option<i64>,
+    pub error: Option<String>,
+}
+
+/// A job is leased at most this many times: a job whose lease ran out this
+/// often (its node died each time) fails, and its waiters get a 502.
+pub const MAX_JOB_ATTEMPTS: i64 = 3;
+
+/// A remote render node's row (`render_nodes`, migration 13).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NodeRecord {
+    pub name: String,
+    /// `active`, `draining` or `removed`.
+    pub state: String,
+    pub slots: i64,
+    pub adapter: Option<String>,
+    pub last_heartbeat: Option<Millis>,
+    /// Renders finished this UTC day.
+    pub renders_today: i64,
+    pub renders_total: i64,
+    pub failures_total: i64,
+    pub created_at: Millis,
+}
+
+impl NodeRecord {
+    /// The owner a job leased by this node carries.
+    pub fn lease_owner(&self) -> String {
+        format!("node:{}", self.name)
+    }
+}
+
+/// Remote render nodes (docs/render-nodes.md).
+#[async_trait]
+pub trait NodeStore: Send + Sync {
+    /// Adds a node with the hash of its token; Conflict when the name is
+    /// taken (a removed node's name too: names are never reused).
+    async fn add_node(&self, name: &str, token_hash: &str) -> Result<NodeRecord, StoreError>;
+    /// The node a token belongs to, unless it was removed.
+    async fn node_by_token(&self, token_hash: &str) -> Result<Option<NodeRecord>, StoreError>;
+    async fn nodes(&self) -> Result<Vec<NodeRecord>, StoreError>;
+    /// Sets a node's state; false when there is no such node.
+    async fn set_node_state(&self, name: &str, state: &str) -> Result<bool, StoreError>;
+    /// A register or heartbeat: what the node says of itself.
+    async fn node_seen(&self, name: &str, slots: i64, adapter: &str) -> Result<(), StoreError>;
+    /// Counts a finished render (`ok`) or a failure against the node.
+    async fn node_counted(&self, name: &str, day: &str, ok: bool) -> Result<(), StoreError>;
 }
 
 #[async_trait]
@@ -955,6 +1023,7 @@ pub trait Store:
     + PeopleStore
     + PaymentStore
     + ActivityStore
+    + NodeStore
     + std::fmt::Debug
 {
     /// A cheap round trip, for readiness checks.

@@ -786,13 +786,13 @@ impl DeliveryStore for SqlStore {
 /// PostgreSQL skips rows another transaction is leasing.
 const LEASE_SQLITE: &str = concat!(
     "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
-     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3) \
+     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3 AND attempts < $4) \
      ORDER BY created_at LIMIT 1) RETURNING ",
     job_cols!()
 );
 const LEASE_POSTGRES: &str = concat!(
     "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
-     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3) \
+     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3 AND attempts < $4) \
      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ",
     job_cols!()
 );
@@ -873,10 +873,23 @@ impl JobStore for SqlStore {
             Dialect::Sqlite => LEASE_SQLITE,
             Dialect::Postgres => LEASE_POSTGRES,
         };
+        // A job whose lease ran out MAX_JOB_ATTEMPTS times fails: each time
+        // its node died (or lost the database) mid-render.
+        sqlx::query(
+            "UPDATE render_jobs SET status = 'failed', error = 'render node lost', finished_by = lease_owner, \
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
+             WHERE status = 'running' AND lease_expires_at < $1 AND attempts >= $2",
+        )
+        .bind(now)
+        .bind(MAX_JOB_ATTEMPTS)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
         let row = sqlx::query(sql)
             .bind(owner)
             .bind(now + lease_ms)
             .bind(now)
+            .bind(MAX_JOB_ATTEMPTS)
             .fetch_optional(&self.pool)
             .await
             .map_err(map_err)?;
@@ -894,7 +907,8 @@ impl JobStore for SqlStore {
             Err(e) => ("failed", Some(e), None),
         };
         let done = sqlx::query(
-            "UPDATE render_jobs SET status = $1, error = $2, duration_ms = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $4 \
+            "UPDATE render_jobs SET status = $1, error = $2, duration_ms = $3, lease_owner = NULL, lease_expires_at = NULL, \
+             updated_at = $4, finished_by = $6 \
              WHERE id = $5 AND lease_owner = $6 AND status = 'running'",
         )
         .bind(status)
@@ -920,6 +934,66 @@ impl JobStore for SqlStore {
         .await
         .map_err(map_err)?;
         row.as_ref().map(job_from).transpose().map_err(map_err)
+    }
+
+    async fn running_jobs_by_owner(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT lease_owner, COUNT(*) AS n FROM render_jobs \
+             WHERE status = 'running' AND lease_owner IS NOT NULL GROUP BY lease_owner",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("lease_owner")?, r.try_get("n")?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)
+    }
+
+    async fn renew_leases(
+        &self,
+        owner: &str,
+        ids: &[String],
+        until: Millis,
+    ) -> Result<u64, StoreError> {
+        let mut held = 0;
+        for id in ids {
+            let renewed = sqlx::query(
+                "UPDATE render_jobs SET lease_expires_at = $1 \
+                 WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
+            )
+            .bind(until)
+            .bind(id)
+            .bind(owner)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+            held += renewed.rows_affected();
+        }
+        Ok(held)
+    }
+
+    async fn finished_jobs(&self, since: Millis) -> Result<Vec<FinishedJob>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT finished_by, status, duration_ms, error FROM render_jobs \
+             WHERE updated_at >= $1 AND status IN ('done', 'failed')",
+        )
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|r| {
+                let status: String = r.try_get("status")?;
+                Ok(FinishedJob {
+                    finished_by: r.try_get("finished_by")?,
+                    ok: status == "done",
+                    duration_ms: r.try_get("duration_ms")?,
+                    error: r.try_get("error")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)
     }
 
     async fn job_counts(&self) -> Result<JobCounts, StoreError> {
@@ -1124,6 +1198,7 @@ mod events;
 mod feedback;
 pub use events::utc_day_of;
 mod limits;
+mod nodes;
 mod people;
 mod pg_ledger;
 mod sqlite_ledger;

@@ -107,6 +107,13 @@ async fn main() -> anyhow::Result<()> {
     if let Ok(url) = std::env::var("VIS_DATABASE_URL") {
         config.database_url = control_plane::config::Secret::new(url);
     }
+    // Experiments with the ledger's group commit (docs/benchmarks.md).
+    if let Some(n) = std::env::var("VIS_BENCH_BATCHES_IN_FLIGHT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        config.billing.batches_in_flight = n;
+    }
     let app = App::build_with_backend(
         config.clone(),
         Some(control_plane::app::wgpu_backend(&config)?),

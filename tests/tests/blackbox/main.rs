@@ -15,6 +15,7 @@ mod images;
 mod ledger_model;
 mod mcp;
 mod memory;
+mod nodes;
 mod object_store;
 mod options;
 mod people;
