@@ -864,154 +864,61 @@ async fn nodes(store: &SqlStore, cmd: NodesCmd, as_json: bool) -> Result<String,
     Ok(out)
 }
 
-/// The `p`-th percentile (0–100) of sorted `values`, nearest rank.
-fn percentile(sorted: &[i64], p: usize) -> Option<i64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = (p * sorted.len()).div_ceil(100).max(1);
-    sorted.get(rank - 1).copied()
-}
-
-/// `control-plane status`: what an operator of the render farm watches.
+/// `control-plane status`: what an operator of the render farm watches
+/// (`renders::farm`, which the dashboard's operator page shows too).
 async fn status(
     store: &SqlStore,
     render: &crate::config::RenderConfig,
     as_json: bool,
 ) -> Result<String, CliError> {
-    use crate::store::NodeStore;
-    use std::collections::BTreeMap;
     use std::fmt::Write as _;
-    let day = utc_day();
-    let midnight = {
-        let now = crate::store::now_millis();
-        now - now.rem_euclid(86_400_000)
-    };
-    let daily = match store.setting(BUDGET_SETTING).await? {
-        Some(v) => v.parse::<i64>().unwrap_or(render.daily_budget),
-        None => render.daily_budget,
-    };
-    let used = store.budget_used(&day).await?;
-    let jobs = store.job_counts().await?;
-    let running = store.running_jobs_by_owner().await?;
-    let lease_ms = i64::try_from(render.node_lease_secs * 1000).unwrap_or(i64::MAX);
-    let now = crate::store::now_millis();
-    let nodes = store.nodes().await?;
-    let up: Vec<_> = nodes
-        .iter()
-        .filter(|n| n.state != "removed" && n.last_heartbeat.is_some_and(|t| now - t <= lease_ms))
-        .collect();
-    let slots: i64 = up
-        .iter()
-        .filter(|n| n.state == "active")
-        .map(|n| n.slots)
-        .sum();
-    let busy: i64 = running
-        .iter()
-        .filter(|(owner, _)| owner.starts_with("node:"))
-        .map(|(_, n)| n)
-        .sum();
-    // Render times and failures per node today; failures by cause.
-    let mut per_node: BTreeMap<String, (Vec<i64>, i64)> = BTreeMap::new();
-    let mut causes: BTreeMap<String, i64> = BTreeMap::new();
-    for job in store.finished_jobs(midnight).await? {
-        let who = match job.finished_by.as_deref() {
-            Some(owner) => owner
-                .strip_prefix("node:")
-                .map_or_else(|| "in-process".to_owned(), str::to_owned),
-            None => "unknown".to_owned(),
-        };
-        let entry = per_node.entry(who).or_default();
-        if job.ok {
-            entry.0.extend(job.duration_ms);
-        } else {
-            entry.1 += 1;
-            *causes
-                .entry(job.error.unwrap_or_else(|| "unknown".into()))
-                .or_default() += 1;
-        }
-    }
-    let times: Vec<_> = per_node
-        .into_iter()
-        .map(|(node, (mut ms, failures))| {
-            ms.sort_unstable();
-            json!({
-                "node": node,
-                "renders": ms.len(),
-                "failures": failures,
-                "p50_ms": percentile(&ms, 50),
-                "p95_ms": percentile(&ms, 95),
-            })
-        })
-        .collect();
-    // In-process nodes of any control plane sharing the database.
-    let local_busy: i64 = running
-        .iter()
-        .filter(|(owner, _)| owner.starts_with("inproc-"))
-        .map(|(_, n)| n)
-        .sum();
-    let doc = json!({
-        "day": day,
-        "capacity": {
-            "nodes_up": up.len(),
-            "nodes_draining": up.iter().filter(|n| n.state == "draining").count(),
-            "node_slots": slots,
-            "node_slots_busy": busy,
-            "in_process_busy": local_busy,
-        },
-        "queue": { "queued": jobs.queued, "running": jobs.running },
-        "budget": { "daily": daily, "used": used, "left": (daily - used).max(0) },
-        "render_times_today": times,
-        "failures_today_by_cause": causes,
-    });
+    let farm = crate::renders::farm::gather(
+        store,
+        render.daily_budget,
+        std::time::Duration::from_secs(render.node_lease_secs),
+    )
+    .await?;
     if as_json {
+        let doc = json!({
+            "day": farm.day,
+            "capacity": farm.capacity,
+            "queue": farm.queue,
+            "budget": farm.budget,
+            "render_times_today": farm.render_times_today,
+            "failures_today_by_cause": farm.failures_today_by_cause,
+        });
         return Ok(format!("{doc}\n"));
     }
+    let (c, q, b) = (&farm.capacity, &farm.queue, &farm.budget);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "capacity   {} nodes up ({} draining), {busy} of {slots} node slots busy, {local_busy} in-process renders",
-        up.len(),
-        doc["capacity"]["nodes_draining"]
+        "capacity   {} nodes up ({} draining), {} of {} node slots busy, {} in-process renders",
+        c.nodes_up, c.nodes_draining, c.node_slots_busy, c.node_slots, c.in_process_busy
     );
+    let _ = writeln!(out, "queue      {} queued, {} running", q.queued, q.running);
     let _ = writeln!(
         out,
-        "queue      {} queued, {} running",
-        jobs.queued, jobs.running
-    );
-    let _ = writeln!(
-        out,
-        "budget     {used} of {daily} cold renders today ({day} UTC), {} left",
-        (daily - used).max(0)
+        "budget     {} of {} cold renders today ({} UTC), {} left",
+        b.used, b.daily, farm.day, b.left
     );
     let _ = writeln!(out, "render times today (ms):");
-    for t in &times {
-        let ms = |k: &str| t[k].as_i64().map_or("-".to_owned(), |v| v.to_string());
+    for t in &farm.render_times_today {
+        let ms = |v: Option<i64>| v.map_or("-".to_owned(), |v| v.to_string());
+        // The counts were printed unpadded from the start; kept so.
         let _ = writeln!(
             out,
-            "  {:<20} {:>6} renders  {:>4} failed  p50 {:>6}  p95 {:>6}",
-            t["node"].as_str().unwrap_or("-"),
-            t["renders"],
-            t["failures"],
-            ms("p50_ms"),
-            ms("p95_ms")
+            "  {:<20} {} renders  {} failed  p50 {:>6}  p95 {:>6}",
+            t.node,
+            t.renders,
+            t.failures,
+            ms(t.p50_ms),
+            ms(t.p95_ms)
         );
     }
     let _ = writeln!(out, "failures today by cause:");
-    for (cause, n) in &causes {
+    for (cause, n) in &farm.failures_today_by_cause {
         let _ = writeln!(out, "  {n:>6}  {cause}");
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn percentiles_by_nearest_rank() {
-        let v: Vec<i64> = (1..=20).collect();
-        assert_eq!(super::percentile(&v, 50), Some(10));
-        assert_eq!(super::percentile(&v, 95), Some(19));
-        assert_eq!(super::percentile(&[7], 95), Some(7));
-        assert_eq!(super::percentile(&[], 50), None);
-    }
 }

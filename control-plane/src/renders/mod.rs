@@ -9,6 +9,7 @@
 //! jobs from the job table; waiters poll the job until it is done.
 
 pub mod cache;
+pub mod farm;
 pub mod revisions;
 pub mod worker;
 
