@@ -161,6 +161,16 @@ pub enum AccountsCmd {
         #[arg(long)]
         email: String,
     },
+    /// Grant the operator role (the dashboard's render-farm page,
+    /// /dashboard/operator), or take it away with --revoke.
+    Operator {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        revoke: bool,
+    },
+    /// Every account with the operator role.
+    Operators,
 }
 
 #[derive(Debug, Subcommand)]
@@ -404,6 +414,50 @@ async fn operate(
                         e.delta,
                         e.balance_after,
                         e.reason
+                    );
+                }
+            }
+        }
+        Command::Accounts(AccountsCmd::Operator { email, revoke }) => {
+            use crate::store::PeopleStore;
+            // As given, else as sign-up stores it (trimmed, lower case).
+            let account = match store.account_by_email(&email).await? {
+                Some(a) => a,
+                None => {
+                    let normal = crate::people::normalize_email(&email).unwrap_or(email);
+                    account(store, &normal).await?
+                }
+            };
+            store.set_operator(&account.id, !revoke).await?;
+            let text = if revoke {
+                format!("{} is not an operator", account.email)
+            } else {
+                format!(
+                    "{} is an operator: the dashboard shows them /dashboard/operator",
+                    account.email
+                )
+            };
+            out.push_str(&say(
+                as_json,
+                json!({ "email": account.email, "operator": !revoke }),
+                &text,
+            ));
+        }
+        Command::Accounts(AccountsCmd::Operators) => {
+            use crate::store::PeopleStore;
+            let operators = store.operators().await?;
+            if as_json {
+                let list: Vec<_> = operators
+                    .iter()
+                    .map(|(email, at)| json!({ "email": email, "granted_at": at }))
+                    .collect();
+                let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else {
+                for (email, at) in &operators {
+                    let _ = writeln!(
+                        out,
+                        "{email}  since {}",
+                        crate::http::dashboard::when(*at)
                     );
                 }
             }

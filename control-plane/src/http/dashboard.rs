@@ -164,6 +164,8 @@ async fn show(
     match gather(state, account).await {
         Ok(ctx) => {
             let ctx = context! {
+                operator => super::operator::is_operator(state, account).await,
+                dash_tab => "overview",
                 new_key => once.new_key.as_ref().map(|(name, key)| context! { name, key }),
                 new_partner => once.new_partner.as_ref().map(|(id, secret)| context! { id, secret }),
                 form_error => once.error,
@@ -516,6 +518,8 @@ pub async fn credits(
         provider => state.payments.name(),
         returned => purchase,
         form_error => error,
+        operator => super::operator::is_operator(state, account).await,
+        dash_tab => "credits",
     };
     web::render(
         state,

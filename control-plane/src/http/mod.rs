@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod nodes;
 pub mod openapi;
+pub mod operator;
 pub mod options;
 pub mod pages;
 pub mod people;
@@ -235,6 +236,9 @@ pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterO
     // The render nodes' API: for the operator's nodes, not in the table
     // the public OpenAPI document is checked against.
     router = router.merge(nodes::router());
+    // The dashboard's operator page: for the deployment's operators, not
+    // part of the public interface either.
+    router = router.merge(operator::router());
     with_middleware(router.fallback(not_found), state)
         .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
 }

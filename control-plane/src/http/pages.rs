@@ -464,6 +464,8 @@ mod tests {
             "notice.html",
             "dashboard.html",
             "credits.html",
+            "dash_nav.html",
+            "operator.html",
             "device.html",
             "sandbox_checkout.html",
             "sandbox_portal.html",

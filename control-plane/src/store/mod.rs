@@ -859,6 +859,13 @@ pub trait PeopleStore: Send + Sync {
         token_hash: &str,
         password_hash: &str,
     ) -> Result<Option<Account>, StoreError>;
+    /// Grants (`true`) or revokes the operator role (migration 15): the
+    /// dashboard's render-farm page. Granting twice or revoking a
+    /// non-operator changes nothing.
+    async fn set_operator(&self, account_id: &str, operator: bool) -> Result<(), StoreError>;
+    async fn is_operator(&self, account_id: &str) -> Result<bool, StoreError>;
+    /// Every operator's email and when the role was granted, oldest first.
+    async fn operators(&self) -> Result<Vec<(String, Millis)>, StoreError>;
 }
 
 /// A credit pack being bought.

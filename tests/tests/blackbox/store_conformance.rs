@@ -270,6 +270,7 @@ async fn suite(store: SqlStore) {
     idempotent_mints(&store).await;
     device_logins(&store).await;
     people_and_payments(&store).await;
+    operators(&store).await;
     store.close().await;
 }
 
@@ -1533,4 +1534,23 @@ async fn people_and_payments(store: &SqlStore) {
             .unwrap()
             .is_empty()
     );
+}
+
+/// The operator role (migration 15): granted once, revoked, listed.
+async fn operators(store: &SqlStore) {
+    let op = store.create_account("op@example.com", 0).await.unwrap();
+    assert!(!store.is_operator(&op.id).await.unwrap());
+    store.set_operator(&op.id, true).await.unwrap();
+    store.set_operator(&op.id, true).await.unwrap();
+    assert!(store.is_operator(&op.id).await.unwrap());
+    let listed = store.operators().await.unwrap();
+    assert_eq!(
+        listed.iter().map(|(e, _)| e.as_str()).collect::<Vec<_>>(),
+        ["op@example.com"]
+    );
+    assert!(listed[0].1 > 0);
+    store.set_operator(&op.id, false).await.unwrap();
+    store.set_operator(&op.id, false).await.unwrap();
+    assert!(!store.is_operator(&op.id).await.unwrap());
+    assert!(store.operators().await.unwrap().is_empty());
 }

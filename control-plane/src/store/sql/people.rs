@@ -183,6 +183,45 @@ impl PeopleStore for SqlStore {
         tx.commit().await.map_err(map_err)?;
         Ok(Some(account))
     }
+
+    async fn set_operator(&self, account_id: &str, operator: bool) -> Result<(), StoreError> {
+        let query = if operator {
+            sqlx::query(
+                "INSERT INTO operators (account_id, granted_at) VALUES ($1, $2) \
+                 ON CONFLICT (account_id) DO NOTHING",
+            )
+            .bind(account_id)
+            .bind(now_millis())
+        } else {
+            sqlx::query("DELETE FROM operators WHERE account_id = $1").bind(account_id)
+        };
+        query.execute(&self.pool).await.map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn is_operator(&self, account_id: &str) -> Result<bool, StoreError> {
+        let found: Option<String> =
+            sqlx::query_scalar("SELECT account_id FROM operators WHERE account_id = $1")
+                .bind(account_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(map_err)?;
+        Ok(found.is_some())
+    }
+
+    async fn operators(&self) -> Result<Vec<(String, Millis)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT a.email, o.granted_at FROM operators o JOIN accounts a ON a.id = o.account_id \
+             ORDER BY o.granted_at, a.email",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("email")?, r.try_get("granted_at")?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)
+    }
 }
 
 macro_rules! purchase_cols {
