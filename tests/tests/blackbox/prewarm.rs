@@ -94,7 +94,10 @@ async fn a_prewarm_renders_its_selection_and_a_rerun_skips_it_for_free() {
 
     let id = report["id"].as_str().unwrap();
     let status = json(&app.cli(&["--json", "prewarm", "status", id]).await.unwrap());
-    assert_eq!((status["state"].clone(), status["finished"].clone()), ("done".into(), 4.into()));
+    assert_eq!(
+        (status["state"].clone(), status["finished"].clone()),
+        ("done".into(), 4.into())
+    );
     let listed = json(&app.cli(&["--json", "prewarm", "list"]).await.unwrap());
     assert_eq!(listed.as_array().unwrap().len(), 2);
     let text = app.cli(&["prewarm", "status", id]).await.unwrap();
@@ -161,7 +164,11 @@ async fn prewarming_stops_at_the_budget_reserve_and_a_rerun_resumes_the_same_job
     assert_eq!(resumed["state"], "done");
     assert_eq!(resumed["counts"]["done"], 6, "{resumed}");
     assert_eq!(renders.renders(), 7);
-    assert_eq!(budget_used(&app).await, 7, "3 prewarmed, 1 requested, 3 prewarmed");
+    assert_eq!(
+        budget_used(&app).await,
+        7,
+        "3 prewarmed, 1 requested, 3 prewarmed"
+    );
     app.shutdown().await.unwrap();
 }
 
@@ -255,7 +262,9 @@ async fn bad_selections_are_refused_naming_the_flag() {
             "--sizes",
         ),
         (
-            vec!["prewarm", "--make", "toyota", "--models", "camry", "--years", "1900"],
+            vec![
+                "prewarm", "--make", "toyota", "--models", "camry", "--years", "1900",
+            ],
             "no variants",
         ),
         (vec!["prewarm"], "--make"),
@@ -267,5 +276,8 @@ async fn bad_selections_are_refused_naming_the_flag() {
         }
     }
     let listed = app.cli(&["prewarm", "list"]).await.unwrap();
-    assert!(listed.contains("no prewarm jobs"), "nothing was created: {listed}");
+    assert!(
+        listed.contains("no prewarm jobs"),
+        "nothing was created: {listed}"
+    );
 }
