@@ -3,8 +3,9 @@
 # render node's onnx feature on tiny generated models (ONNX Runtime and onnx
 # from PyPI in a venv); the black-box suite again on a throwaway PostgreSQL
 # server this script starts (and stops), where the store conformance suite and
-# the two-replica test also run; then schemathesis. Installs what is missing
-# and says so.
+# the two-replica test also run; then schemathesis. An S3-compatible server
+# (moto, from PyPI in a venv) runs throughout for the object-store tests.
+# Installs what is missing and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
@@ -22,7 +23,12 @@ as_pg() {
 }
 [ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR"
 stop_pg() { as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$PG_DIR"; }
-trap stop_pg EXIT
+S3_PID=""
+stop_all() {
+  stop_pg
+  if [ -n "$S3_PID" ]; then kill "$S3_PID" 2>/dev/null || true; fi
+}
+trap stop_all EXIT
 as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
   -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
@@ -38,6 +44,40 @@ if ! "$MCP_VENV/bin/python" -c 'import mcp' 2>/dev/null; then
   "$MCP_VENV/bin/pip" install -q -r tests/mcp/requirements.txt
 fi
 export VIS_TEST_MCP_PYTHON="$MCP_VENV/bin/python"
+
+# An S3-compatible server for the object-store conformance suite and the
+# control plane on S3: moto (PyPI), in memory, on a free port.
+S3_VENV="${VIS_S3_SERVER_VENV:-$HOME/.cache/vis-moto}"
+if ! "$S3_VENV/bin/python" -c 'import moto.server' 2>/dev/null; then
+  echo "infra: installing moto, an S3-compatible test server, into $S3_VENV" >&2
+  python3 -m venv "$S3_VENV"
+  "$S3_VENV/bin/pip" install -q -r tests/s3/requirements.txt
+fi
+S3_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+S3_LOG=$(mktemp /tmp/vis-moto.XXXXXX)
+"$S3_VENV/bin/moto_server" -H 127.0.0.1 -p "$S3_PORT" >"$S3_LOG" 2>&1 &
+S3_PID=$!
+export VIS_TEST_S3_ENDPOINT="http://127.0.0.1:$S3_PORT"
+if ! python3 - "$VIS_TEST_S3_ENDPOINT" <<'PY'
+import sys, time, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1)
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.2)
+sys.exit(1)
+PY
+then
+  echo "infra: moto did not answer at $VIS_TEST_S3_ENDPOINT; its log:" >&2
+  cat "$S3_LOG" >&2
+  exit 1
+fi
+# The S3 store takes credentials from the standard AWS chain; moto accepts
+# any, so these test ones stand in for (and hide) a developer's own.
+unset AWS_SESSION_TOKEN AWS_PROFILE
+export AWS_ACCESS_KEY_ID=moto-test-key AWS_SECRET_ACCESS_KEY=moto-test-secret AWS_EC2_METADATA_DISABLED=true
+echo "infra: moto $("$S3_VENV/bin/python" -c 'import moto; print(moto.__version__)') (S3) on $VIS_TEST_S3_ENDPOINT" >&2
 
 cargo test --workspace --no-fail-fast "$@"
 

@@ -13,7 +13,7 @@ use crate::delivery::signed::{self, SignedUrls, TtlBounds};
 use crate::delivery::tokens::{self, TokenKey};
 use crate::http;
 use crate::metrics::Metrics;
-use crate::objects::{FsObjectStore, ObjectStore};
+use crate::objects::{FsObjectStore, ObjectStore, S3ObjectStore};
 use crate::ratelimit::RateLimiter;
 use crate::renders::cache::DerivedCache;
 use crate::renders::worker::{InProcessRenderer, WorkerPool};
@@ -101,10 +101,16 @@ pub async fn open_store(config: &Config) -> Result<SqlStore, StartError> {
     Ok(store)
 }
 
-pub fn open_objects(config: &Config) -> Result<Arc<dyn ObjectStore>, StartError> {
-    match &config.object_store {
-        ObjectStoreConfig::Filesystem { root } => Ok(Arc::new(FsObjectStore::new(root)?)),
-    }
+/// Opens the configured object store and checks that it can be written, so
+/// a missing bucket or a wrong endpoint stops the start with a message that
+/// names the setting, not the first render.
+pub async fn open_objects(config: &Config) -> Result<Arc<dyn ObjectStore>, StartError> {
+    let objects: Arc<dyn ObjectStore> = match &config.object_store {
+        ObjectStoreConfig::Filesystem { root } => Arc::new(FsObjectStore::new(root)?),
+        ObjectStoreConfig::S3(s3) => Arc::new(S3ObjectStore::connect(s3).await?),
+    };
+    objects.check().await?;
+    Ok(objects)
 }
 
 pub struct App {
@@ -195,7 +201,7 @@ impl App {
     ) -> Result<App, StartError> {
         crate::memory::tune_allocator();
         let store = open_store(&config).await?;
-        let objects = open_objects(&config)?;
+        let objects = open_objects(&config).await?;
         let listener =
             TcpListener::bind(config.listen)
                 .await

@@ -33,6 +33,71 @@ impl<T> fmt::Debug for Secret<T> {
 pub enum ObjectStoreConfig {
     /// Files under a directory (the embedded default: `<data_dir>/objects`).
     Filesystem { root: PathBuf },
+    /// An S3 bucket, on AWS or an S3-compatible server.
+    S3(S3Config),
+}
+
+/// The S3 object store (`object_store = "s3"`, `[s3]`, `VIS_S3_*`).
+/// Credentials are not here: they come from the standard AWS chain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct S3Config {
+    /// The bucket; it must exist (`VIS_S3_BUCKET`).
+    pub bucket: String,
+    /// The region (`VIS_S3_REGION`); unset, the AWS chain's (`AWS_REGION`,
+    /// the profile), else `us-east-1` when an endpoint is given.
+    pub region: Option<String>,
+    /// An S3-compatible server's URL (`VIS_S3_ENDPOINT`); unset, AWS.
+    pub endpoint: Option<String>,
+    /// `http://host/bucket/key` instead of `http://bucket.host/key`
+    /// (`VIS_S3_FORCE_PATH_STYLE`); most S3-compatible servers want it.
+    pub force_path_style: bool,
+    /// Prepended to every key, so one bucket can hold several deployments:
+    /// empty or `/`-separated segments ending in `/` (`VIS_S3_PREFIX`).
+    pub prefix: String,
+}
+
+impl S3Config {
+    fn validate(&mut self) -> Result<(), ConfigError> {
+        if self.bucket.is_empty() {
+            return Err(ConfigError::Invalid {
+                field: "s3.bucket",
+                message:
+                    "object_store = s3 needs a bucket (VIS_S3_BUCKET, --s3-bucket or [s3] bucket)"
+                        .into(),
+            });
+        }
+        if let Some(endpoint) = &self.endpoint {
+            let endpoint = endpoint.trim_end_matches('/');
+            let ok = (endpoint.starts_with("http://") || endpoint.starts_with("https://"))
+                && endpoint.len() > "https://".len()
+                && !endpoint.contains(char::is_whitespace);
+            if !ok {
+                return Err(ConfigError::Invalid {
+                    field: "s3.endpoint",
+                    message: format!("{endpoint:?} is not an http(s) URL (VIS_S3_ENDPOINT)"),
+                });
+            }
+            self.endpoint = Some(endpoint.to_owned());
+        }
+        if self.region.as_deref() == Some("") {
+            self.region = None;
+        }
+        if !self.prefix.is_empty() {
+            let trimmed = self.prefix.trim_end_matches('/');
+            if crate::objects::ObjectKey::parse(trimmed).is_none() {
+                return Err(ConfigError::Invalid {
+                    field: "s3.prefix",
+                    message: format!(
+                        "{:?} must be /-separated segments of a-z, 0-9, '.', '_', '-' (VIS_S3_PREFIX)",
+                        self.prefix
+                    ),
+                });
+            }
+            self.prefix = format!("{trimmed}/");
+        }
+        Ok(())
+    }
 }
 
 /// The resolved configuration the app runs with.
@@ -433,6 +498,10 @@ pub struct RenderConfig {
     pub node_lease_secs: u64,
     /// How often remote nodes are told to heartbeat.
     pub node_heartbeat_secs: u64,
+    /// The share of the daily budget that prewarm jobs never spend: it stays
+    /// for interactive requests (`control-plane prewarm --budget-reserve`
+    /// overrides it per job).
+    pub prewarm_reserve_percent: u8,
 }
 
 impl Default for RenderConfig {
@@ -447,6 +516,7 @@ impl Default for RenderConfig {
             local_renderer: true,
             node_lease_secs: 30,
             node_heartbeat_secs: 5,
+            prewarm_reserve_percent: 20,
         }
     }
 }
@@ -461,6 +531,7 @@ pub struct FileConfig {
     pub database_url: Option<Secret<String>>,
     pub object_store: Option<String>,
     pub objects_dir: Option<PathBuf>,
+    pub s3: Option<S3Config>,
     pub shutdown_grace_secs: Option<u64>,
     pub render: Option<RenderConfig>,
     pub delivery: Option<DeliveryConfig>,
@@ -493,12 +564,32 @@ pub struct Overrides {
     /// Database URL: sqlite://… (default <data-dir>/vis.db) or postgres://…
     #[arg(long, env = "VIS_DATABASE_URL", global = true, hide_env_values = true)]
     pub database_url: Option<String>,
-    /// Object store backend: `fs` (default).
+    /// Object store backend: `fs` (default) or `s3`.
     #[arg(long, env = "VIS_OBJECT_STORE", global = true)]
     pub object_store: Option<String>,
     /// Directory of the filesystem object store (default <data-dir>/objects).
     #[arg(long, env = "VIS_OBJECTS_DIR", global = true)]
     pub objects_dir: Option<PathBuf>,
+    /// `[s3] bucket`: the S3 bucket of `--object-store s3`.
+    #[arg(long, env = "VIS_S3_BUCKET", global = true)]
+    pub s3_bucket: Option<String>,
+    /// `[s3] region` (default: the AWS chain's, AWS_REGION or the profile).
+    #[arg(long, env = "VIS_S3_REGION", global = true)]
+    pub s3_region: Option<String>,
+    /// `[s3] endpoint`: an S3-compatible server's URL (default: AWS).
+    #[arg(long, env = "VIS_S3_ENDPOINT", global = true)]
+    pub s3_endpoint: Option<String>,
+    /// `[s3] force_path_style` (true/false; default false).
+    #[arg(
+        long,
+        env = "VIS_S3_FORCE_PATH_STYLE",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub s3_force_path_style: Option<bool>,
+    /// `[s3] prefix`: prepended to every object key (default none).
+    #[arg(long, env = "VIS_S3_PREFIX", global = true)]
+    pub s3_prefix: Option<String>,
     /// HMAC secret for signed delivery URLs (default: generated once and
     /// kept in the database).
     #[arg(
@@ -625,10 +716,30 @@ impl Config {
                     .or(file.objects_dir)
                     .unwrap_or_else(|| data_dir.join("objects")),
             },
+            "s3" => {
+                let mut s3 = file.s3.unwrap_or_default();
+                if let Some(bucket) = o.s3_bucket {
+                    s3.bucket = bucket;
+                }
+                if let Some(region) = o.s3_region {
+                    s3.region = Some(region);
+                }
+                if let Some(endpoint) = o.s3_endpoint {
+                    s3.endpoint = Some(endpoint);
+                }
+                if let Some(path_style) = o.s3_force_path_style {
+                    s3.force_path_style = path_style;
+                }
+                if let Some(prefix) = o.s3_prefix {
+                    s3.prefix = prefix;
+                }
+                s3.validate()?;
+                ObjectStoreConfig::S3(s3)
+            }
             other => {
                 return Err(ConfigError::Invalid {
                     field: "object_store",
-                    message: format!("unknown backend {other:?}; expected fs"),
+                    message: format!("unknown backend {other:?}; expected fs or s3"),
                 });
             }
         };
@@ -694,6 +805,12 @@ impl Config {
             render.local_renderer = false;
         } else if let Some(local) = o.local_renderer {
             render.local_renderer = local;
+        }
+        if render.prewarm_reserve_percent > 100 {
+            return Err(ConfigError::Invalid {
+                field: "render.prewarm_reserve_percent",
+                message: "must be between 0 and 100".into(),
+            });
         }
         if render.node_heartbeat_secs == 0 || render.node_lease_secs <= render.node_heartbeat_secs {
             return Err(ConfigError::Invalid {
@@ -846,6 +963,75 @@ mod tests {
         };
         let c = Config::merge(FileConfig::default(), long).unwrap();
         assert!(!format!("{c:?}").contains(&"s".repeat(40)));
+    }
+
+    #[test]
+    fn the_s3_store_is_chosen_by_file_or_environment() {
+        let file: FileConfig = toml::from_str(
+            "object_store = \"s3\"\n[s3]\nbucket = \"vis-images\"\nregion = \"eu-west-1\"\nprefix = \"prod\"",
+        )
+        .unwrap();
+        let c = Config::merge(file, Overrides::default()).unwrap();
+        assert_eq!(
+            c.object_store,
+            ObjectStoreConfig::S3(S3Config {
+                bucket: "vis-images".into(),
+                region: Some("eu-west-1".into()),
+                endpoint: None,
+                force_path_style: false,
+                prefix: "prod/".into(),
+            })
+        );
+        // Flags and VIS_S3_* win over the file.
+        let file: FileConfig = toml::from_str("[s3]\nbucket = \"from-file\"").unwrap();
+        let o = Overrides {
+            object_store: Some("s3".into()),
+            s3_bucket: Some("from-env".into()),
+            s3_endpoint: Some("http://127.0.0.1:9000/".into()),
+            s3_force_path_style: Some(true),
+            ..Overrides::default()
+        };
+        let ObjectStoreConfig::S3(s3) = Config::merge(file, o).unwrap().object_store else {
+            panic!("s3 expected");
+        };
+        assert_eq!(s3.bucket, "from-env");
+        assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert!(s3.force_path_style);
+        assert_eq!(s3.prefix, "");
+    }
+
+    #[test]
+    fn s3_settings_are_checked_and_named() {
+        let s3 = |o: Overrides| {
+            Config::merge(
+                FileConfig::default(),
+                Overrides {
+                    object_store: Some("s3".into()),
+                    ..o
+                },
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        let err = s3(Overrides::default());
+        assert!(
+            err.starts_with("s3.bucket") && err.contains("VIS_S3_BUCKET"),
+            "{err}"
+        );
+        let err = s3(Overrides {
+            s3_bucket: Some("b".into()),
+            s3_endpoint: Some("localhost:9000".into()),
+            ..Overrides::default()
+        });
+        assert!(err.starts_with("s3.endpoint"), "{err}");
+        let err = s3(Overrides {
+            s3_bucket: Some("b".into()),
+            s3_prefix: Some("../up".into()),
+            ..Overrides::default()
+        });
+        assert!(err.starts_with("s3.prefix"), "{err}");
+        let err = toml::from_str::<FileConfig>("[s3]\nbukket = \"x\"").unwrap_err();
+        assert!(err.to_string().contains("bukket"), "{err}");
     }
 
     #[test]

@@ -453,3 +453,77 @@ pub async fn account_and_key(
         v["key"].as_str().expect("key in output").to_owned(),
     )
 }
+
+/// The S3-compatible server of the tests that need one (`VIS_TEST_S3_ENDPOINT`,
+/// which infra/test.sh sets after starting moto), checked to answer. None
+/// when `VIS_TEST_SKIP_S3=1` skips them on purpose; without either, or when
+/// the server does not answer, the test fails and says why.
+pub async fn s3_endpoint_or_skip(test: &str) -> Option<String> {
+    let Ok(endpoint) = std::env::var("VIS_TEST_S3_ENDPOINT") else {
+        if std::env::var("VIS_TEST_SKIP_S3").as_deref() == Ok("1") {
+            eprintln!("{test}: skipped on purpose (VIS_TEST_SKIP_S3=1)");
+            return None;
+        }
+        panic!(
+            "{test}: VIS_TEST_S3_ENDPOINT is not set: run ./infra/test.sh (it starts an S3-compatible server), or set VIS_TEST_SKIP_S3=1"
+        );
+    };
+    let endpoint = endpoint.trim_end_matches('/').to_owned();
+    if let Err(e) = http_client()
+        .build()
+        .expect("client")
+        .get(&endpoint)
+        .send()
+        .await
+    {
+        panic!("{test}: VIS_TEST_S3_ENDPOINT={endpoint} does not answer: {e}");
+    }
+    for var in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
+        assert!(
+            std::env::var_os(var).is_some(),
+            "{test}: {var} is not set; the S3 store takes credentials from the AWS chain, and infra/test.sh exports test ones for its server"
+        );
+    }
+    Some(endpoint)
+}
+
+/// A new, empty bucket on the test S3 server at `endpoint`, and the store
+/// settings that reach it (path-style, as S3-compatible servers want).
+pub async fn fresh_s3_bucket(endpoint: &str) -> control_plane::config::S3Config {
+    let bucket = format!("vis-test-{}", uuid::Uuid::new_v4().simple());
+    // The test server (moto) creates buckets without a signature.
+    let r = http_client()
+        .build()
+        .expect("client")
+        .put(format!("{endpoint}/{bucket}"))
+        .send()
+        .await
+        .expect("create a test bucket");
+    assert!(r.status().is_success(), "create bucket: {}", r.status());
+    control_plane::config::S3Config {
+        bucket,
+        region: Some("us-east-1".into()),
+        endpoint: Some(endpoint.to_owned()),
+        force_path_style: true,
+        prefix: String::new(),
+    }
+}
+
+/// The keys in `bucket` on the test S3 server, read with a plain
+/// ListObjectsV2 request (not through the store under test).
+pub async fn s3_keys(endpoint: &str, bucket: &str) -> Vec<String> {
+    let xml = http_client()
+        .build()
+        .expect("client")
+        .get(format!("{endpoint}/{bucket}?list-type=2&max-keys=1000"))
+        .send()
+        .await
+        .expect("list the bucket")
+        .text()
+        .await
+        .expect("listing");
+    xml.split("<Key>")
+        .skip(1)
+        .filter_map(|s| s.split_once("</Key>").map(|(k, _)| k.to_owned()))
+        .collect()
+}

@@ -1,11 +1,14 @@
 //! Rendered images and derived outputs, behind [`ObjectStore`]. The embedded
-//! default is [`FsObjectStore`]; an S3 backend implements the same trait.
+//! default is [`FsObjectStore`]; [`S3ObjectStore`] serves several control
+//! planes and remote render nodes from one bucket. Both pass one conformance
+//! suite (tests/tests/blackbox/object_store.rs).
 //!
 //! Keys are relative, `/`-separated paths of `[a-z0-9._-]` segments, e.g.
 //! `renders/r1/toyota/camry/2019/red/side/source.png`; [`ObjectKey`] refuses
 //! anything else, so no key can escape the store's root.
 
 mod fs;
+mod s3;
 
 use std::fmt;
 
@@ -13,6 +16,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 pub use fs::FsObjectStore;
+pub use s3::S3ObjectStore;
 
 /// A validated object key.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

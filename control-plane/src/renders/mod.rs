@@ -25,7 +25,7 @@ use vis_protocol::{RenderJob, VariantKey};
 
 use crate::metrics::Metrics;
 use crate::objects::{ObjectKey, ObjectStore};
-use crate::store::{Claim, JobStatus, Store, StoreError};
+use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, Store, StoreError};
 
 /// Draws source renders. The in-process node uses the wgpu renderer; tests
 /// and remote-node adapters implement it too.
@@ -223,12 +223,7 @@ impl Dispatcher {
 
     /// Today's budget limit: the operator setting, else the configured default.
     pub async fn daily_budget(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .store
-            .setting(BUDGET_SETTING)
-            .await?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(self.config.default_daily_budget))
+        daily_budget(&*self.store, self.config.default_daily_budget).await
     }
 
     async fn generate(
@@ -261,12 +256,18 @@ impl Dispatcher {
         admission: Admission,
     ) -> Result<String, DispatchError> {
         // A job already queued or running (perhaps by another replica)
-        // needs neither budget nor capacity: join it.
+        // needs neither budget nor capacity: join it. A prewarm job is
+        // raised to interactive priority first, so the request does not
+        // wait behind the rest of the prewarm.
         if let Some(live) = self.store.live_job(variant, revision).await? {
-            return Ok(live.id);
+            if live.priority == JobPriority::Interactive || self.store.promote_job(&live.id).await?
+            {
+                return Ok(live.id);
+            }
         }
+        // Prewarm jobs queued do not count: interactive ones overtake them.
         let counts = self.store.job_counts().await?;
-        let depth = counts.queued + counts.running;
+        let depth = counts.queued_interactive() + counts.running;
         let day = utc_day();
         // Admission before the job exists, so a refused request never creates one.
         let limit = self.daily_budget().await?;
@@ -322,7 +323,7 @@ impl Dispatcher {
         }
         let (record, claim) = self
             .store
-            .claim_job(variant, revision, job.shape.id())
+            .claim_job(variant, revision, job.shape.id(), JobPriority::Interactive)
             .await?;
         match claim {
             Claim::Created | Claim::Requeued => {
@@ -385,14 +386,34 @@ impl Dispatcher {
     }
 }
 
+/// Today's budget limit: the operator setting (`control-plane budget set`),
+/// else `default`.
+pub async fn daily_budget(store: &dyn BudgetStore, default: i64) -> Result<i64, StoreError> {
+    Ok(store
+        .setting(BUDGET_SETTING)
+        .await?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default))
+}
+
 /// Today's date in UTC, `YYYY-MM-DD`: the budget's day.
 pub fn utc_day() -> String {
-    let now = time::OffsetDateTime::now_utc();
+    day_of(time::OffsetDateTime::now_utc())
+}
+
+/// The UTC day of a time in milliseconds since the epoch.
+pub fn utc_day_at(millis: i64) -> String {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    day_of(at)
+}
+
+fn day_of(at: time::OffsetDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02}",
-        now.year(),
-        u8::from(now.month()),
-        now.day()
+        at.year(),
+        u8::from(at.month()),
+        at.day()
     )
 }
 

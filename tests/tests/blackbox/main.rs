@@ -16,6 +16,7 @@ mod ledger_model;
 mod mcp;
 mod memory;
 mod nodes;
+mod object_store;
 mod options;
 mod people;
 mod replicas;
