@@ -3,9 +3,8 @@
 infra/validate-deploy.sh; argument: the repository root).
 
 - Every VIS_* name in the deployment files and docs/deployment.md is one the
-  binaries read (a flag's `env = "..."`, or a string literal in their source),
-  one the deployment's own scripts define, or one of the S3 store's names
-  listed below while that branch is not merged.
+  binaries read (a flag's `env = "..."`, or a string literal in their source)
+  or one the deployment's own scripts define.
 - Every key of the control-plane TOML files is a field of the struct that
   control-plane/src/config.rs reads it into (the binary refuses unknown keys).
 - compose.yaml's references resolve (depends_on, configs, volumes, files),
@@ -23,15 +22,6 @@ import tomllib
 
 import yaml
 
-# The S3 object store's settings (issue 17), merged from another branch:
-# accepted until the source here reads them; then this list is dead weight.
-PENDING_NAMES = {
-    "VIS_S3_BUCKET",
-    "VIS_S3_REGION",
-    "VIS_S3_ENDPOINT",
-    "VIS_S3_FORCE_PATH_STYLE",
-    "VIS_S3_PREFIX",
-}
 # Names the deployment's own scripts define, and where.
 DEPLOY_NAMES = {
     "VIS_NODE_TOKEN_FILE": "infra/deploy/render-node-entrypoint.sh",
@@ -53,7 +43,6 @@ SCANNED = [
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 errors = []
-notes = []
 
 
 def error(path, message):
@@ -81,9 +70,7 @@ def check_names():
     for name, script in DEPLOY_NAMES.items():
         if name not in read(script):
             error(script, f"{name} is listed as defined here but is not")
-    for name in sorted(PENDING_NAMES & known):
-        notes.append(f"{name} is in the source now: drop it from PENDING_NAMES")
-    allowed = known | PENDING_NAMES | set(DEPLOY_NAMES)
+    allowed = known | set(DEPLOY_NAMES)
     for path in scanned_files():
         for n, line in enumerate(path.read_text().splitlines(), 1):
             for name in re.findall(r"\bVIS_[A-Z0-9_]*[A-Z0-9]\b", line):
@@ -221,8 +208,6 @@ for check in (check_names, check_compose, check_kubernetes, check_systemd_toml, 
     except (KeyError, TypeError, ValueError, FileNotFoundError) as e:
         error(check.__name__, f"could not check: {e!r}")
 
-for note in notes:
-    print(f"note: {note}")
 for e in errors:
     print(e)
 sys.exit(1 if errors else 0)
