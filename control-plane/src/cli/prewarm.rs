@@ -77,7 +77,7 @@ pub enum PrewarmCmd {
 
 pub async fn prewarm(config: &Config, cli: PrewarmCli, as_json: bool) -> Result<String, CliError> {
     let store: Arc<dyn Store> = Arc::new(app::open_store(config).await?);
-    let result = match cli.cmd {
+    match cli.cmd {
         Some(PrewarmCmd::Status { id }) => status(&*store, &id, as_json).await,
         Some(PrewarmCmd::List { limit }) => list(&*store, limit, as_json).await,
         Some(PrewarmCmd::Cancel { id }) => match pw::cancel(&*store, &id).await? {
@@ -102,8 +102,7 @@ pub async fn prewarm(config: &Config, cli: PrewarmCli, as_json: bool) -> Result<
             drive(config, store.clone(), found, &run, as_json, true).await
         }
         None => start(config, store.clone(), &cli.selection, &cli.run, as_json).await,
-    };
-    result
+    }
 }
 
 async fn start(

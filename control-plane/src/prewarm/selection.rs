@@ -5,7 +5,7 @@
 //! file's line).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -123,7 +123,7 @@ struct Row {
     view: Option<String>,
 }
 
-fn read_rows(path: &PathBuf, text: &str) -> Result<Vec<Row>, String> {
+fn read_rows(path: &Path, text: &str) -> Result<Vec<Row>, String> {
     let flag = format!("--file {}", path.display());
     let is_json = path
         .extension()

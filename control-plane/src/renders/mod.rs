@@ -266,11 +266,11 @@ impl Dispatcher {
         // needs neither budget nor capacity: join it. A prewarm job is
         // raised to interactive priority first, so the request does not
         // wait behind the rest of the prewarm.
-        if let Some(live) = self.store.live_job(variant, revision).await? {
-            if live.priority == JobPriority::Interactive || self.store.promote_job(&live.id).await?
-            {
-                return Ok(live.id);
-            }
+        if let Some(live) = self.store.live_job(variant, revision).await?
+            && (live.priority == JobPriority::Interactive
+                || self.store.promote_job(&live.id).await?)
+        {
+            return Ok(live.id);
         }
         // Prewarm jobs queued do not count: interactive ones overtake them.
         let counts = self.store.job_counts().await?;
@@ -409,11 +409,18 @@ impl Dispatcher {
         let remote: i64 = match self.store.nodes().await {
             Ok(nodes) => nodes
                 .iter()
-                .filter(|n| n.state == "active" && n.last_heartbeat.is_some_and(|b| b >= fresh_since))
+                .filter(|n| {
+                    n.state == "active" && n.last_heartbeat.is_some_and(|b| b >= fresh_since)
+                })
                 .map(|n| n.slots.max(0))
                 .sum(),
             // The estimate only shapes a refusal: keep the last count.
-            Err(_) => return self.slots.lock().map_or(self.config.workers.max(1), |(n, _)| n),
+            Err(_) => {
+                return self
+                    .slots
+                    .lock()
+                    .map_or(self.config.workers.max(1), |(n, _)| n);
+            }
         };
         let n = (self.config.workers + usize::try_from(remote).unwrap_or(0)).max(1);
         *self.slots.lock() = Some((n, Instant::now()));
