@@ -269,7 +269,11 @@ impl App {
                 job_timeout: Duration::from_secs(rc.job_timeout_secs),
                 default_daily_budget: rc.daily_budget,
                 max_queue_depth: rc.max_queue_depth,
-                workers: rc.workers.max(1),
+                workers: if backend.is_some() {
+                    rc.workers.max(1)
+                } else {
+                    0
+                },
                 node_lease: Duration::from_secs(rc.node_lease_secs),
                 node_heartbeat: Duration::from_secs(rc.node_heartbeat_secs),
             },

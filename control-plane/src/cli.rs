@@ -13,6 +13,8 @@ use crate::config::{Config, Overrides};
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
+mod prewarm;
+
 use crate::store::{
     AccountStore, BudgetStore, DeviceStore, EventStore, FeedbackStore, JobStore, KeyStore,
     LedgerStore, PartnerStore,
@@ -70,6 +72,11 @@ pub enum Command {
     /// The render farm at a glance: capacity, queue, today's renders
     /// against the budget, render times per node, failures by cause.
     Status,
+    /// Prewarm jobs: render variants ahead of demand, at a priority that
+    /// interactive requests always overtake (docs/render-nodes.md). With
+    /// selection flags, starts a job (or resumes the unfinished job of the
+    /// same selection) and drives it with a progress display.
+    Prewarm(prewarm::PrewarmCli),
 }
 
 #[derive(Debug, Subcommand)]
@@ -241,6 +248,10 @@ pub enum CliError {
     Store(#[from] StoreError),
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
+    /// The command ran but did not finish its work: its report goes to
+    /// stdout and the process exits with `code`.
+    #[error("{report}")]
+    Incomplete { report: String, code: u8 },
 }
 
 pub fn main() -> ExitCode {
@@ -262,6 +273,10 @@ pub fn main() -> ExitCode {
                 println!("{}", output.trim_end());
             }
             ExitCode::SUCCESS
+        }
+        Err(CliError::Incomplete { report, code }) => {
+            println!("{}", report.trim_end());
+            ExitCode::from(code)
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -309,6 +324,7 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
                 "migrations applied",
             ))
         }
+        Command::Prewarm(cmd) => prewarm::prewarm(&config, cmd, cli.json).await,
         other => {
             let store = app::open_store(&config).await?;
             let result = operate(&store, other, cli.json, &config.render).await;
@@ -798,7 +814,9 @@ async fn operate(
                 text.trim_end(),
             ));
         }
-        Command::Serve | Command::Migrate => unreachable!("handled by run"),
+        Command::Serve | Command::Migrate | Command::Prewarm(_) => {
+            unreachable!("handled by run")
+        }
     }
     Ok(out)
 }

@@ -498,6 +498,10 @@ pub struct RenderConfig {
     pub node_lease_secs: u64,
     /// How often remote nodes are told to heartbeat.
     pub node_heartbeat_secs: u64,
+    /// The share of the daily budget that prewarm jobs never spend: it stays
+    /// for interactive requests (`control-plane prewarm --budget-reserve`
+    /// overrides it per job).
+    pub prewarm_reserve_percent: u8,
 }
 
 impl Default for RenderConfig {
@@ -512,6 +516,7 @@ impl Default for RenderConfig {
             local_renderer: true,
             node_lease_secs: 30,
             node_heartbeat_secs: 5,
+            prewarm_reserve_percent: 20,
         }
     }
 }
@@ -800,6 +805,12 @@ impl Config {
             render.local_renderer = false;
         } else if let Some(local) = o.local_renderer {
             render.local_renderer = local;
+        }
+        if render.prewarm_reserve_percent > 100 {
+            return Err(ConfigError::Invalid {
+                field: "render.prewarm_reserve_percent",
+                message: "must be between 0 and 100".into(),
+            });
         }
         if render.node_heartbeat_secs == 0 || render.node_lease_secs <= render.node_heartbeat_secs {
             return Err(ConfigError::Invalid {

@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod objects;
 pub mod payments;
 pub mod people;
+pub mod prewarm;
 pub mod ratelimit;
 pub mod renders;
 pub mod revocations;

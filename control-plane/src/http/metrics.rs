@@ -60,6 +60,16 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
             jobs.running as i64,
         ),
         (
+            "vis_render_jobs_queued_prewarm",
+            "Of the queued render jobs, prewarm ones (interactive jobs lease first).",
+            jobs.queued_prewarm,
+        ),
+        (
+            "vis_render_jobs_running_prewarm",
+            "Of the running render jobs, prewarm ones.",
+            jobs.running_prewarm,
+        ),
+        (
             "vis_render_jobs_failed",
             "Render jobs whose last attempt failed.",
             jobs.failed as i64,

@@ -26,7 +26,7 @@ use vis_protocol::{RenderJob, VariantKey};
 
 use crate::metrics::Metrics;
 use crate::objects::{ObjectKey, ObjectStore};
-use crate::store::{Claim, JobStatus, Store, StoreError};
+use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, Store, StoreError};
 
 /// Draws source renders. The in-process node uses the wgpu renderer; tests
 /// and remote-node adapters implement it too.
@@ -47,7 +47,8 @@ pub struct DispatchConfig {
     pub default_daily_budget: i64,
     /// Queued + running jobs above which new cold renders are refused (503).
     pub max_queue_depth: i64,
-    /// Render slots across the in-process pool, for the queue-wait estimate.
+    /// Render slots of the in-process pool (0: none). The queue-wait
+    /// estimate adds the slots of the remote nodes that heartbeat.
     pub workers: usize,
     /// A remote node's job lease past its last heartbeat naming the job.
     pub node_lease: Duration,
@@ -157,7 +158,12 @@ pub struct Dispatcher {
     /// Wakes waiters when any in-process job finishes.
     pub(crate) job_finished: Arc<Notify>,
     metrics: Arc<Metrics>,
+    /// Render slots counted lately, and when.
+    slots: Mutex<Option<(usize, Instant)>>,
 }
+
+/// How long a count of render slots is reused.
+const SLOTS_TTL: Duration = Duration::from_secs(5);
 
 impl Dispatcher {
     pub fn new(
@@ -174,6 +180,7 @@ impl Dispatcher {
             job_queued: Arc::new(Notify::new()),
             job_finished: Arc::new(Notify::new()),
             metrics,
+            slots: Mutex::new(None),
         }
     }
 
@@ -224,12 +231,7 @@ impl Dispatcher {
 
     /// Today's budget limit: the operator setting, else the configured default.
     pub async fn daily_budget(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .store
-            .setting(BUDGET_SETTING)
-            .await?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(self.config.default_daily_budget))
+        daily_budget(&*self.store, self.config.default_daily_budget).await
     }
 
     async fn generate(
@@ -262,12 +264,18 @@ impl Dispatcher {
         admission: Admission,
     ) -> Result<String, DispatchError> {
         // A job already queued or running (perhaps by another replica)
-        // needs neither budget nor capacity: join it.
-        if let Some(live) = self.store.live_job(variant, revision).await? {
+        // needs neither budget nor capacity: join it. A prewarm job is
+        // raised to interactive priority first, so the request does not
+        // wait behind the rest of the prewarm.
+        if let Some(live) = self.store.live_job(variant, revision).await?
+            && (live.priority == JobPriority::Interactive
+                || self.store.promote_job(&live.id).await?)
+        {
             return Ok(live.id);
         }
+        // Prewarm jobs queued do not count: interactive ones overtake them.
         let counts = self.store.job_counts().await?;
-        let depth = counts.queued + counts.running;
+        let depth = counts.queued_interactive() + counts.running;
         let day = utc_day();
         // Admission before the job exists, so a refused request never creates one.
         let limit = self.daily_budget().await?;
@@ -313,17 +321,19 @@ impl Dispatcher {
         };
         // Refuse rather than hang when the queue cannot drain within the
         // time a client is told to wait.
-        let too_slow = self.queue_wait_estimate(depth + 1) > self.config.job_timeout.as_secs();
+        let slots = self.render_slots().await;
+        let too_slow =
+            self.queue_wait_estimate(depth + 1, slots) > self.config.job_timeout.as_secs();
         if depth >= self.config.max_queue_depth || too_slow {
             give_back().await?;
             self.metrics.queue_refusals.inc();
             return Err(DispatchError::Overloaded {
-                retry_after_secs: self.queue_wait_estimate(depth),
+                retry_after_secs: self.queue_wait_estimate(depth, slots),
             });
         }
         let (record, claim) = self
             .store
-            .claim_job(variant, revision, job.shape.id())
+            .claim_job(variant, revision, job.shape.id(), JobPriority::Interactive)
             .await?;
         match claim {
             Claim::Created | Claim::Requeued => {
@@ -375,25 +385,78 @@ impl Dispatcher {
         }
     }
 
-    /// Seconds until a queue of `depth` jobs drains, given the measured
-    /// mean render time (or 2 s before any render was measured).
-    pub fn queue_wait_estimate(&self, depth: i64) -> u64 {
+    /// Seconds until a queue of `depth` jobs drains on `slots` render
+    /// slots, given the measured mean render time (or 2 s before any render
+    /// was measured).
+    pub fn queue_wait_estimate(&self, depth: i64, slots: usize) -> u64 {
         let mean_ms = self.metrics.render_mean_ms().unwrap_or(2_000.0);
-        let workers = self.config.workers.max(1) as f64;
-        ((depth.max(1) as f64 * mean_ms / workers) / 1000.0)
+        let slots = slots.max(1) as f64;
+        ((depth.max(1) as f64 * mean_ms / slots) / 1000.0)
             .ceil()
             .max(1.0) as u64
     }
+
+    /// Render slots now: the in-process pool's plus those of the remote
+    /// nodes that are active and heartbeating (within three heartbeats),
+    /// counted from the node table at most every [`SLOTS_TTL`]. At least 1.
+    pub async fn render_slots(&self) -> usize {
+        if let Some((n, at)) = *self.slots.lock()
+            && at.elapsed() < SLOTS_TTL
+        {
+            return n;
+        }
+        let fresh_since = crate::store::now_millis()
+            - 3 * i64::try_from(self.config.node_heartbeat.as_millis()).unwrap_or(i64::MAX / 4);
+        let remote: i64 = match self.store.nodes().await {
+            Ok(nodes) => nodes
+                .iter()
+                .filter(|n| {
+                    n.state == "active" && n.last_heartbeat.is_some_and(|b| b >= fresh_since)
+                })
+                .map(|n| n.slots.max(0))
+                .sum(),
+            // The estimate only shapes a refusal: keep the last count.
+            Err(_) => {
+                return self
+                    .slots
+                    .lock()
+                    .map_or(self.config.workers.max(1), |(n, _)| n);
+            }
+        };
+        let n = (self.config.workers + usize::try_from(remote).unwrap_or(0)).max(1);
+        *self.slots.lock() = Some((n, Instant::now()));
+        n
+    }
+}
+
+/// Today's budget limit: the operator setting (`control-plane budget set`),
+/// else `default`.
+pub async fn daily_budget(store: &dyn BudgetStore, default: i64) -> Result<i64, StoreError> {
+    Ok(store
+        .setting(BUDGET_SETTING)
+        .await?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default))
 }
 
 /// Today's date in UTC, `YYYY-MM-DD`: the budget's day.
 pub fn utc_day() -> String {
-    let now = time::OffsetDateTime::now_utc();
+    day_of(time::OffsetDateTime::now_utc())
+}
+
+/// The UTC day of a time in milliseconds since the epoch.
+pub fn utc_day_at(millis: i64) -> String {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    day_of(at)
+}
+
+fn day_of(at: time::OffsetDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02}",
-        now.year(),
-        u8::from(now.month()),
-        now.day()
+        at.year(),
+        u8::from(at.month()),
+        at.day()
     )
 }
 

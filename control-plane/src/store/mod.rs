@@ -3,6 +3,7 @@
 //! PostgreSQL (scale-out), with portable SQL and two migration folders that
 //! share version numbers.
 
+pub mod prewarm;
 mod sql;
 
 use async_trait::async_trait;
@@ -356,6 +357,33 @@ impl JobStatus {
     }
 }
 
+/// Which jobs render first: nodes lease by priority, then age.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum JobPriority {
+    /// A request waits on it.
+    Interactive,
+    /// A prewarm job's: no one waits; every interactive job goes first.
+    Prewarm,
+}
+
+impl JobPriority {
+    /// The `render_jobs.priority` value: lower leases first.
+    pub fn rank(self) -> i64 {
+        match self {
+            JobPriority::Interactive => 0,
+            JobPriority::Prewarm => 1,
+        }
+    }
+
+    pub fn from_rank(rank: i64) -> JobPriority {
+        if rank <= 0 {
+            JobPriority::Interactive
+        } else {
+            JobPriority::Prewarm
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobRecord {
     pub id: String,
@@ -363,6 +391,7 @@ pub struct JobRecord {
     pub revision: i64,
     pub shape: String,
     pub status: JobStatus,
+    pub priority: JobPriority,
     pub attempts: i64,
     pub lease_owner: Option<String>,
     pub error: Option<String>,
@@ -381,25 +410,46 @@ pub enum Claim {
     Joined,
 }
 
+/// Jobs by status; queued and running ones also by priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JobCounts {
     pub queued: i64,
     pub running: i64,
     pub done: i64,
     pub failed: i64,
+    /// Of `queued`, prewarm jobs.
+    pub queued_prewarm: i64,
+    /// Of `running`, prewarm jobs.
+    pub running_prewarm: i64,
+}
+
+impl JobCounts {
+    /// Interactive jobs queued: what a new request waits behind.
+    pub fn queued_interactive(&self) -> i64 {
+        self.queued - self.queued_prewarm
+    }
 }
 
 #[async_trait]
 pub trait JobStore: Send + Sync {
     /// The job for (variant, revision), creating it when absent and
-    /// re-queueing it when it failed. The unique (variant, revision) key makes
+    /// re-queueing it when it failed, at `priority`. Joining a live job of a
+    /// lower priority raises it. The unique (variant, revision) key makes
     /// this safe across control-plane replicas.
     async fn claim_job(
         &self,
         variant: &str,
         revision: i64,
         shape: &str,
+        priority: JobPriority,
     ) -> Result<(JobRecord, Claim), StoreError>;
+    /// Raises a live job to interactive priority (a request now waits on
+    /// it); false when it is no longer live.
+    async fn promote_job(&self, id: &str) -> Result<bool, StoreError>;
+    /// Removes a prewarm job that is still queued (a cancelled prewarm);
+    /// returns the UTC day it was queued on, whose budget it took, or None
+    /// when it is running, done, interactive or gone.
+    async fn withdraw_job(&self, id: &str) -> Result<Option<String>, StoreError>;
     /// The job for (variant, revision) if it is queued or running.
     async fn live_job(&self, variant: &str, revision: i64)
     -> Result<Option<JobRecord>, StoreError>;
@@ -1020,6 +1070,7 @@ pub trait Store:
     + PartnerStore
     + DeliveryStore
     + JobStore
+    + prewarm::PrewarmStore
     + BudgetStore
     + DeliveryUrlStore
     + RevocationStore

@@ -221,6 +221,7 @@ fn job_from(row: &AnyRow) -> Result<JobRecord, sqlx::Error> {
         shape: row.try_get("shape")?,
         status: JobStatus::parse(&status)
             .ok_or_else(|| sqlx::Error::Decode(format!("unknown job status {status}").into()))?,
+        priority: JobPriority::from_rank(row.try_get("priority")?),
         attempts: row.try_get("attempts")?,
         lease_owner: row.try_get("lease_owner")?,
         error: row.try_get("error")?,
@@ -277,7 +278,7 @@ async fn insert_key(
 
 macro_rules! job_cols {
     () => {
-        "id, variant, revision, shape, status, attempts, lease_owner, error, duration_ms, created_at"
+        "id, variant, revision, shape, status, priority, attempts, lease_owner, error, duration_ms, created_at"
     };
 }
 macro_rules! entry_cols {
@@ -782,18 +783,19 @@ impl DeliveryStore for SqlStore {
     }
 }
 
-/// SQLite has one writer at a time, so a plain sub-select is race-free there;
-/// PostgreSQL skips rows another transaction is leasing.
+/// Interactive jobs first (priority 0), then prewarm ones; oldest first
+/// within a priority. SQLite has one writer at a time, so a plain sub-select
+/// is race-free there; PostgreSQL skips rows another transaction is leasing.
 const LEASE_SQLITE: &str = concat!(
     "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
      WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3 AND attempts < $4) \
-     ORDER BY created_at LIMIT 1) RETURNING ",
+     ORDER BY priority, created_at LIMIT 1) RETURNING ",
     job_cols!()
 );
 const LEASE_POSTGRES: &str = concat!(
     "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
      WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3 AND attempts < $4) \
-     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ",
+     ORDER BY priority, created_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ",
     job_cols!()
 );
 
@@ -804,11 +806,12 @@ impl JobStore for SqlStore {
         variant: &str,
         revision: i64,
         shape: &str,
+        priority: JobPriority,
     ) -> Result<(JobRecord, Claim), StoreError> {
         let now = now_millis();
         let created = sqlx::query(concat!(
-            "INSERT INTO render_jobs (id, variant, revision, shape, status, attempts, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5) ON CONFLICT (variant, revision) DO NOTHING RETURNING ",
+            "INSERT INTO render_jobs (id, variant, revision, shape, status, priority, attempts, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, 'queued', $6, 0, $5, $5) ON CONFLICT (variant, revision) DO NOTHING RETURNING ",
             job_cols!()
         ))
         .bind(new_id())
@@ -816,6 +819,7 @@ impl JobStore for SqlStore {
         .bind(revision)
         .bind(shape)
         .bind(now)
+        .bind(priority.rank())
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
@@ -824,12 +828,13 @@ impl JobStore for SqlStore {
         }
         let requeued = sqlx::query(concat!(
             "UPDATE render_jobs SET status = 'queued', error = NULL, lease_owner = NULL, lease_expires_at = NULL, \
-             created_at = $1, updated_at = $1 WHERE variant = $2 AND revision = $3 AND status = 'failed' RETURNING ",
+             priority = $4, created_at = $1, updated_at = $1 WHERE variant = $2 AND revision = $3 AND status = 'failed' RETURNING ",
             job_cols!()
         ))
         .bind(now)
         .bind(variant)
         .bind(revision)
+        .bind(priority.rank())
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
@@ -846,7 +851,41 @@ impl JobStore for SqlStore {
         .fetch_one(&self.pool)
         .await
         .map_err(map_err)?;
-        Ok((job_from(&row).map_err(map_err)?, Claim::Joined))
+        let mut joined = job_from(&row).map_err(map_err)?;
+        if priority < joined.priority
+            && matches!(joined.status, JobStatus::Queued | JobStatus::Running)
+            && self.promote_job(&joined.id).await?
+        {
+            joined.priority = priority;
+        }
+        Ok((joined, Claim::Joined))
+    }
+
+    async fn promote_job(&self, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE render_jobs SET priority = 0 WHERE id = $1 AND status IN ('queued', 'running')",
+        )
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn withdraw_job(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(
+            "DELETE FROM render_jobs WHERE id = $1 AND status = 'queued' AND priority > 0 RETURNING created_at",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.map(|r| {
+            r.try_get::<i64, _>("created_at")
+                .map(crate::renders::utc_day_at)
+        })
+        .transpose()
+        .map_err(map_err)
     }
 
     async fn live_job(
@@ -998,7 +1037,7 @@ impl JobStore for SqlStore {
 
     async fn job_counts(&self) -> Result<JobCounts, StoreError> {
         let rows = sqlx::query(
-            "SELECT status, CAST(COUNT(*) AS BIGINT) AS n FROM render_jobs GROUP BY status",
+            "SELECT status, priority, CAST(COUNT(*) AS BIGINT) AS n FROM render_jobs GROUP BY status, priority",
         )
         .fetch_all(&self.pool)
         .await
@@ -1006,12 +1045,24 @@ impl JobStore for SqlStore {
         let mut counts = JobCounts::default();
         for row in rows {
             let status: String = row.try_get("status").map_err(map_err)?;
+            let prewarm = JobPriority::from_rank(row.try_get("priority").map_err(map_err)?)
+                == JobPriority::Prewarm;
             let n: i64 = row.try_get("n").map_err(map_err)?;
             match JobStatus::parse(&status) {
-                Some(JobStatus::Queued) => counts.queued = n,
-                Some(JobStatus::Running) => counts.running = n,
-                Some(JobStatus::Done) => counts.done = n,
-                Some(JobStatus::Failed) => counts.failed = n,
+                Some(JobStatus::Queued) => {
+                    counts.queued += n;
+                    if prewarm {
+                        counts.queued_prewarm += n;
+                    }
+                }
+                Some(JobStatus::Running) => {
+                    counts.running += n;
+                    if prewarm {
+                        counts.running_prewarm += n;
+                    }
+                }
+                Some(JobStatus::Done) => counts.done += n,
+                Some(JobStatus::Failed) => counts.failed += n,
                 None => {}
             }
         }
@@ -1201,5 +1252,6 @@ mod limits;
 mod nodes;
 mod people;
 mod pg_ledger;
+mod prewarm;
 mod sqlite_ledger;
 mod urls;

@@ -19,6 +19,7 @@ mod nodes;
 mod object_store;
 mod options;
 mod people;
+mod prewarm;
 mod replicas;
 mod resolve;
 mod store_conformance;

@@ -5,11 +5,13 @@
 
 use std::sync::Arc;
 
+use control_plane::store::prewarm::{ItemStatus, NewPrewarmItem, PrewarmState, PrewarmStore};
 use control_plane::store::{
     AccountStore, ActivityStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind,
-    EventStore, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry,
-    NewKey, PaidCheckout, PartnerStore, Payer, PaymentOutcome, PaymentStore, PeopleStore,
-    RateStore, RevocationStore, RevokedKind, SqlStore, Store, StoreError, now_millis,
+    EventStore, JobPriority, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery,
+    NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer, PaymentOutcome,
+    PaymentStore, PeopleStore, RateStore, RevocationStore, RevokedKind, SqlStore, Store,
+    StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -265,6 +267,7 @@ async fn suite(store: SqlStore) {
     shared(&store).await;
     delivery_urls(&store).await;
     jobs(&store).await;
+    priorities_and_prewarm(&store).await;
     budget(&store).await;
     events(&store).await;
     idempotent_mints(&store).await;
@@ -994,18 +997,33 @@ async fn delivery_urls(store: &SqlStore) {
 
 async fn jobs(store: &SqlStore) {
     let (job, claim) = store
-        .claim_job("bmw/m3/2020/blue/front", 1, "sedan")
+        .claim_job(
+            "bmw/m3/2020/blue/front",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
         .await
         .unwrap();
     assert_eq!((claim, job.status), (Claim::Created, JobStatus::Queued));
     let (same, claim) = store
-        .claim_job("bmw/m3/2020/blue/front", 1, "sedan")
+        .claim_job(
+            "bmw/m3/2020/blue/front",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
         .await
         .unwrap();
     assert_eq!((claim, same.id.as_str()), (Claim::Joined, job.id.as_str()));
     // A new revision is a new job.
     let (rev2, claim) = store
-        .claim_job("bmw/m3/2020/blue/front", 2, "sedan")
+        .claim_job(
+            "bmw/m3/2020/blue/front",
+            2,
+            "sedan",
+            JobPriority::Interactive,
+        )
         .await
         .unwrap();
     assert_eq!(claim, Claim::Created);
@@ -1033,7 +1051,12 @@ async fn jobs(store: &SqlStore) {
             .unwrap()
     );
     let (again, claim) = store
-        .claim_job("bmw/m3/2020/blue/front", 2, "sedan")
+        .claim_job(
+            "bmw/m3/2020/blue/front",
+            2,
+            "sedan",
+            JobPriority::Interactive,
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -1055,6 +1078,163 @@ async fn jobs(store: &SqlStore) {
     );
     let counts = store.job_counts().await.unwrap();
     assert_eq!((counts.done, counts.running, counts.queued), (1, 1, 0));
+}
+
+/// Prewarm jobs lease after interactive ones, a request joining one raises
+/// it, a cancelled prewarm withdraws only its still-queued jobs; prewarm
+/// items keep their state.
+async fn priorities_and_prewarm(store: &SqlStore) {
+    let old = store
+        .claim_job("audi/a4/2019/red/side", 1, "sedan", JobPriority::Prewarm)
+        .await
+        .unwrap()
+        .0;
+    let joined = store
+        .claim_job("audi/a4/2019/red/rear", 1, "sedan", JobPriority::Prewarm)
+        .await
+        .unwrap()
+        .0;
+    let withdrawn = store
+        .claim_job("audi/a4/2019/red/front", 1, "sedan", JobPriority::Prewarm)
+        .await
+        .unwrap()
+        .0;
+    let counts = store.job_counts().await.unwrap();
+    assert_eq!((counts.queued, counts.queued_prewarm), (3, 3));
+    assert_eq!(counts.queued_interactive(), 0);
+    let urgent = store
+        .claim_job(
+            "audi/a4/2019/blue/side",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
+        .await
+        .unwrap()
+        .0;
+    assert_eq!(urgent.priority, JobPriority::Interactive);
+    // A request joins the second prewarm job: it is raised.
+    let (again, claim) = store
+        .claim_job(
+            "audi/a4/2019/red/rear",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (claim, again.priority),
+        (Claim::Joined, JobPriority::Interactive)
+    );
+    // Both interactive jobs (the raised one is older) lease before the
+    // prewarm one queued first of all.
+    let first = store.lease_job("node-p", 60_000).await.unwrap().unwrap();
+    let second = store.lease_job("node-p", 60_000).await.unwrap().unwrap();
+    assert_eq!(first.id, joined.id);
+    assert_eq!(second.id, urgent.id);
+    // Only a queued prewarm job can be withdrawn; it names its day.
+    assert_eq!(store.withdraw_job(&urgent.id).await.unwrap(), None);
+    assert_eq!(store.withdraw_job(&joined.id).await.unwrap(), None);
+    let day = store.withdraw_job(&withdrawn.id).await.unwrap();
+    assert_eq!(
+        day.as_deref(),
+        Some(control_plane::renders::utc_day().as_str())
+    );
+    assert!(store.job_by_id(&withdrawn.id).await.unwrap().is_none());
+    assert!(store.promote_job(&old.id).await.unwrap());
+    let third = store.lease_job("node-p", 60_000).await.unwrap().unwrap();
+    assert_eq!(third.id, old.id);
+    assert!(!store.promote_job(&withdrawn.id).await.unwrap(), "gone");
+
+    // Prewarm jobs: items in order, counts, one driver at a time.
+    let items: Vec<NewPrewarmItem> = (0..1500)
+        .map(|i| NewPrewarmItem {
+            variant: format!("audi/a4/{}/red/side", 1990 + i % 30),
+            revision: i,
+            shape: "sedan".into(),
+        })
+        .collect();
+    let run = store
+        .create_prewarm("{\"make\":\"audi\"}", "hash-1", "256:webp", &items)
+        .await
+        .unwrap();
+    assert_eq!((run.total, run.state), (1500, PrewarmState::Running));
+    assert_eq!(
+        store.open_prewarm("hash-1").await.unwrap().unwrap().id,
+        run.id
+    );
+    let pending = store
+        .prewarm_items(&run.id, ItemStatus::Pending, 3)
+        .await
+        .unwrap();
+    assert_eq!(
+        pending.iter().map(|i| i.seq).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
+    assert_eq!(pending[1].revision, 1);
+    let last = store
+        .prewarm_items(&run.id, ItemStatus::Pending, 2000)
+        .await
+        .unwrap();
+    assert_eq!(last.len(), 1500, "every chunk of the insert landed");
+    assert_eq!(last[1499].variant, "audi/a4/2019/red/side");
+    store
+        .set_prewarm_item(&run.id, 0, ItemStatus::Failed, None, Some("gpu lost"))
+        .await
+        .unwrap();
+    store
+        .set_prewarm_item(&run.id, 1, ItemStatus::Queued, Some("job-1"), None)
+        .await
+        .unwrap();
+    let counts = store.prewarm_counts(&run.id).await.unwrap();
+    assert_eq!((counts.pending, counts.queued, counts.failed), (1498, 1, 1));
+    assert_eq!((counts.finished(), counts.remaining()), (1, 1499));
+    assert!(
+        store
+            .drive_prewarm(&run.id, "driver-a", 5_000)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .drive_prewarm(&run.id, "driver-b", 5_000)
+            .await
+            .unwrap(),
+        "a live driver keeps its job"
+    );
+    assert!(
+        store.drive_prewarm(&run.id, "driver-b", -1).await.unwrap(),
+        "a silent one does not"
+    );
+    assert_eq!(store.retry_failed_prewarm_items(&run.id).await.unwrap(), 1);
+    assert!(
+        store
+            .end_prewarm(&run.id, PrewarmState::Paused, Some("budget"))
+            .await
+            .unwrap()
+    );
+    let paused = store.prewarm(&run.id).await.unwrap().unwrap();
+    assert_eq!(
+        (paused.state, paused.stopped_reason.as_deref()),
+        (PrewarmState::Paused, Some("budget"))
+    );
+    assert!(
+        store
+            .end_prewarm(&run.id, PrewarmState::Done, None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .end_prewarm(&run.id, PrewarmState::Cancelled, None)
+            .await
+            .unwrap(),
+        "an ended job stays ended"
+    );
+    assert!(store.open_prewarm("hash-1").await.unwrap().is_none());
+    assert!(!store.drive_prewarm(&run.id, "driver-c", -1).await.unwrap());
+    assert_eq!(store.prewarms(10).await.unwrap()[0].id, run.id);
 }
 
 async fn budget(store: &SqlStore) {

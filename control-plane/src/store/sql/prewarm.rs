@@ -1,0 +1,281 @@
+//! Prewarm jobs and their items (migration 14).
+
+use super::*;
+use crate::store::prewarm::{
+    ItemStatus, NewPrewarmItem, PrewarmCounts, PrewarmItem, PrewarmRun, PrewarmState, PrewarmStore,
+};
+
+macro_rules! run_cols {
+    () => {
+        "id, selection, outputs, state, stopped_reason, total, driver_beat, created_at, updated_at"
+    };
+}
+
+fn run_from(row: &AnyRow) -> Result<PrewarmRun, sqlx::Error> {
+    let state: String = row.try_get("state")?;
+    Ok(PrewarmRun {
+        id: row.try_get("id")?,
+        selection: row.try_get("selection")?,
+        outputs: row.try_get("outputs")?,
+        state: PrewarmState::parse(&state)
+            .ok_or_else(|| sqlx::Error::Decode(format!("unknown prewarm state {state}").into()))?,
+        stopped_reason: row.try_get("stopped_reason")?,
+        total: row.try_get("total")?,
+        driver_beat: row.try_get("driver_beat")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+fn item_from(row: &AnyRow) -> Result<PrewarmItem, sqlx::Error> {
+    let status: String = row.try_get("status")?;
+    Ok(PrewarmItem {
+        seq: row.try_get("seq")?,
+        variant: row.try_get("variant")?,
+        revision: row.try_get("revision")?,
+        shape: row.try_get("shape")?,
+        status: ItemStatus::parse(&status)
+            .ok_or_else(|| sqlx::Error::Decode(format!("unknown item status {status}").into()))?,
+        job_id: row.try_get("job_id")?,
+        error: row.try_get("error")?,
+    })
+}
+
+/// Items per INSERT statement.
+const ITEMS_PER_INSERT: usize = 1000;
+/// A chunk of items in one statement with one bound value, a JSON object of
+/// the rows by their sequence number, expanded by `jsonb_each` in both
+/// databases (as the ledger's charge batches are, `sql/charges.rs`).
+const INSERT_ITEMS: &str = "INSERT INTO prewarm_items (run_id, seq, variant, revision, shape, status) \
+     SELECT $1, CAST(key AS BIGINT), value ->> 'v', CAST(value ->> 'r' AS BIGINT), value ->> 's', 'pending' \
+     FROM jsonb_each(jsonb($2))";
+
+#[async_trait]
+impl PrewarmStore for SqlStore {
+    async fn create_prewarm(
+        &self,
+        selection: &str,
+        selection_hash: &str,
+        outputs: &str,
+        items: &[NewPrewarmItem],
+    ) -> Result<PrewarmRun, StoreError> {
+        let now = now_millis();
+        let id = format!("pw_{}", crate::auth::random_base62(16));
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(concat!(
+            "INSERT INTO prewarm_runs (id, selection, selection_hash, outputs, state, total, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, 'running', $5, $6, $6) RETURNING ",
+            run_cols!()
+        ))
+        .bind(&id)
+        .bind(selection)
+        .bind(selection_hash)
+        .bind(outputs)
+        .bind(items.len() as i64)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        for (chunk_no, chunk) in items.chunks(ITEMS_PER_INSERT).enumerate() {
+            let rows: serde_json::Map<String, serde_json::Value> = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    (
+                        (chunk_no * ITEMS_PER_INSERT + i).to_string(),
+                        serde_json::json!({ "v": item.variant, "r": item.revision, "s": item.shape }),
+                    )
+                })
+                .collect();
+            sqlx::query(INSERT_ITEMS)
+                .bind(&id)
+                .bind(serde_json::Value::Object(rows).to_string())
+                .execute(&mut *tx)
+                .await
+                .map_err(map_err)?;
+        }
+        tx.commit().await.map_err(map_err)?;
+        run_from(&row).map_err(map_err)
+    }
+
+    async fn prewarm(&self, id: &str) -> Result<Option<PrewarmRun>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            run_cols!(),
+            " FROM prewarm_runs WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(run_from).transpose().map_err(map_err)
+    }
+
+    async fn open_prewarm(&self, selection_hash: &str) -> Result<Option<PrewarmRun>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            run_cols!(),
+            " FROM prewarm_runs WHERE selection_hash = $1 AND state IN ('running', 'paused') \
+             ORDER BY created_at DESC LIMIT 1"
+        ))
+        .bind(selection_hash)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(run_from).transpose().map_err(map_err)
+    }
+
+    async fn prewarms(&self, limit: i64) -> Result<Vec<PrewarmRun>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            run_cols!(),
+            " FROM prewarm_runs ORDER BY created_at DESC, id LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(run_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
+    }
+
+    async fn prewarm_items(
+        &self,
+        id: &str,
+        status: ItemStatus,
+        limit: i64,
+    ) -> Result<Vec<PrewarmItem>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, variant, revision, shape, status, job_id, error FROM prewarm_items \
+             WHERE run_id = $1 AND status = $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(id)
+        .bind(status.as_str())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(item_from)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
+    }
+
+    async fn set_prewarm_item(
+        &self,
+        id: &str,
+        seq: i64,
+        status: ItemStatus,
+        job_id: Option<&str>,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE prewarm_items SET status = $1, job_id = $2, error = $3 WHERE run_id = $4 AND seq = $5",
+        )
+        .bind(status.as_str())
+        .bind(job_id)
+        .bind(error)
+        .bind(id)
+        .bind(seq)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn prewarm_counts(&self, id: &str) -> Result<PrewarmCounts, StoreError> {
+        let rows = sqlx::query(
+            "SELECT status, CAST(COUNT(*) AS BIGINT) AS n FROM prewarm_items WHERE run_id = $1 GROUP BY status",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let mut counts = PrewarmCounts::default();
+        for row in rows {
+            let status: String = row.try_get("status").map_err(map_err)?;
+            let n: i64 = row.try_get("n").map_err(map_err)?;
+            if let Some(s) = ItemStatus::parse(&status) {
+                counts.add(s, n);
+            }
+        }
+        Ok(counts)
+    }
+
+    async fn retry_failed_prewarm_items(&self, id: &str) -> Result<u64, StoreError> {
+        let done = sqlx::query(
+            "UPDATE prewarm_items SET status = 'pending', job_id = NULL, error = NULL \
+             WHERE run_id = $1 AND status = 'failed'",
+        )
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected())
+    }
+
+    async fn drive_prewarm(
+        &self,
+        id: &str,
+        driver: &str,
+        stale_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let now = now_millis();
+        let done = sqlx::query(
+            "UPDATE prewarm_runs SET driver = $1, driver_beat = $2, state = 'running', stopped_reason = NULL, updated_at = $2 \
+             WHERE id = $3 AND state IN ('running', 'paused') \
+             AND (driver IS NULL OR driver = $1 OR driver_beat IS NULL OR driver_beat < $4)",
+        )
+        .bind(driver)
+        .bind(now)
+        .bind(id)
+        .bind(now - stale_ms)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn end_prewarm(
+        &self,
+        id: &str,
+        state: PrewarmState,
+        reason: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE prewarm_runs SET state = $1, stopped_reason = $2, driver = NULL, updated_at = $3 \
+             WHERE id = $4 AND state IN ('running', 'paused')",
+        )
+        .bind(state.as_str())
+        .bind(reason)
+        .bind(now_millis())
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn top_variants(
+        &self,
+        since: Millis,
+        limit: i64,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT variant, CAST(COUNT(*) AS BIGINT) AS n FROM ledger \
+             WHERE kind = 'charge' AND variant IS NOT NULL AND created_at >= $1 \
+             GROUP BY variant ORDER BY n DESC, variant LIMIT $2",
+        )
+        .bind(since)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("variant")?, r.try_get("n")?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)
+    }
+}
