@@ -470,11 +470,7 @@ async fn operate(
                 let _ = writeln!(out, "{}", serde_json::Value::from(list));
             } else {
                 for (email, at) in &operators {
-                    let _ = writeln!(
-                        out,
-                        "{email}  since {}",
-                        crate::http::dashboard::when(*at)
-                    );
+                    let _ = writeln!(out, "{email}  since {}", crate::http::dashboard::when(*at));
                 }
             }
         }
@@ -968,7 +964,16 @@ async fn status(
         "capacity   {} nodes up ({} draining), {} of {} node slots busy, {} in-process renders",
         c.nodes_up, c.nodes_draining, c.node_slots_busy, c.node_slots, c.in_process_busy
     );
-    let _ = writeln!(out, "queue      {} queued, {} running", q.queued, q.running);
+    let _ = writeln!(
+        out,
+        "queue      {} queued, {} running; interactive {} queued, {} running; prewarm {} queued, {} running",
+        q.queued,
+        q.running,
+        q.queued_interactive,
+        q.running_interactive,
+        q.queued_prewarm,
+        q.running_prewarm
+    );
     let _ = writeln!(
         out,
         "budget     {} of {} cold renders today ({} UTC), {} left",

@@ -348,6 +348,48 @@ async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
     c.goto(&format!("{base}/dashboard")).await.unwrap();
     wait_until(&c, ALL_IMAGES_LOADED, 30, "the dashboard").await;
     assert_eq!(text_of(&c, "#balance-credits").await, "5,100");
+
+    // The operator page: granted by the CLI, a node registered by hand;
+    // the page's script takes over and keeps the numbers live.
+    app.cli(&["accounts", "operator", "--email", "browser@example.com"])
+        .await
+        .unwrap();
+    let out = app.cli(&["nodes", "add", "gpu-east-1"]).await.unwrap();
+    let token = out.lines().last().unwrap().to_owned();
+    let r = app
+        .client
+        .post(format!("{base}{}/register", vis_protocol::nodes::NODE_API))
+        .bearer_auth(&token)
+        .json(&vis_protocol::nodes::NodeReport {
+            slots: 4,
+            adapter: "NVIDIA L4 (Vulkan)".into(),
+            in_flight: vec![],
+        })
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    c.goto(&format!("{base}/dashboard")).await.unwrap();
+    click(&c, "#nav-operator").await;
+    wait_until(
+        &c,
+        "return location.pathname === '/dashboard/operator' && \
+         document.getElementById('farm-live').dataset.state === 'live';",
+        30,
+        "the operator page",
+    )
+    .await;
+    assert!(text_of(&c, "#nodes-rows").await.contains("gpu-east-1"));
+    // The refresh (every 5 s) rewrites the numbers without breaking them.
+    wait_until(
+        &c,
+        "return document.getElementById('farm-updated').textContent.includes('updated');",
+        30,
+        "a refresh",
+    )
+    .await;
+    assert_eq!(text_of(&c, "[data-farm='capacity.node_slots']").await, "4");
+    check_page(&c, &base, "/dashboard/operator", "operator").await;
     c.close().await.unwrap();
 }
 

@@ -35,9 +35,7 @@ pub const JSON: &str = "/dashboard/operator.json";
 
 /// The operator page and its JSON.
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route(PAGE, get(page))
-        .route(JSON, get(json))
+    Router::new().route(PAGE, get(page)).route(JSON, get(json))
 }
 
 /// Whether `account` has the operator role (false when the database cannot

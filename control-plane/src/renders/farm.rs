@@ -50,8 +50,16 @@ pub struct Capacity {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Queue {
+    /// Jobs waiting for a slot, of both priorities.
     pub queued: i64,
+    /// Jobs leased by a node (remote or in-process), of both priorities.
     pub running: i64,
+    /// Of `queued`, interactive jobs: what a new request waits behind.
+    pub queued_interactive: i64,
+    /// Of `queued`, prewarm jobs: every interactive job overtakes them.
+    pub queued_prewarm: i64,
+    pub running_interactive: i64,
+    pub running_prewarm: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -181,6 +189,10 @@ pub async fn gather(
         queue: Queue {
             queued: jobs.queued,
             running: jobs.running,
+            queued_interactive: jobs.queued_interactive(),
+            queued_prewarm: jobs.queued_prewarm,
+            running_interactive: jobs.running - jobs.running_prewarm,
+            running_prewarm: jobs.running_prewarm,
         },
         budget: Budget {
             daily,

@@ -873,3 +873,121 @@ async fn buying_on_the_credits_page_goes_to_the_payment_page_and_back() {
         .await;
     assert_eq!(r.status(), 400);
 }
+
+/// The dashboard's operator page (issue 17): signed out it sends you to
+/// sign in, without the role it is a 403 (page and JSON), with the role
+/// (granted and revoked by the CLI) it shows the same numbers as
+/// `control-plane status --json`: a node that registered, the queue by
+/// priority, today's budget.
+#[tokio::test]
+async fn the_operator_page_shows_the_farm_to_operators_only() {
+    use vis_protocol::nodes::{NODE_API, NodeReport};
+    let app = TestApp::spawn().await;
+    let r = app
+        .client
+        .get(app.url("/dashboard/operator"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert!(
+        header(&r, "location").starts_with("/signin"),
+        "{}",
+        header(&r, "location")
+    );
+    let r = app
+        .client
+        .get(app.url("/dashboard/operator.json"))
+        .send()
+        .await
+        .unwrap();
+    problem(r, 401).await;
+
+    let mut b = Browser::new(&app);
+    b.sign_up("ops@example.com", PASSWORD).await;
+    let (status, html, _) = b.page("/dashboard/operator").await;
+    assert_eq!(status, 403);
+    assert!(html.contains("operator role"), "{html}");
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(!html.contains("nav-operator"), "no tab without the role");
+    problem(b.get("/dashboard/operator.json").await, 403).await;
+
+    // A node registers over the node API, as `render-node run` does.
+    let out = app.cli(&["nodes", "add", "gpu-a"]).await.unwrap();
+    let token = out.lines().last().unwrap().to_owned();
+    let r = app
+        .client
+        .post(format!("{}{NODE_API}/register", app.base_url))
+        .bearer_auth(&token)
+        .json(&NodeReport {
+            slots: 4,
+            adapter: "NVIDIA L4".into(),
+            in_flight: vec![],
+        })
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    let out = app
+        .cli(&["accounts", "operator", "--email", "OPS@example.com"])
+        .await
+        .unwrap();
+    assert!(out.contains("ops@example.com is an operator"), "{out}");
+    let listed: Value =
+        serde_json::from_str(&app.cli(&["--json", "accounts", "operators"]).await.unwrap())
+            .unwrap();
+    assert_eq!(listed[0]["email"], "ops@example.com", "{listed}");
+
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(html.contains("id=\"nav-operator\""), "the tab appears");
+    let (status, html, _) = b.page("/dashboard/operator").await;
+    assert_eq!(status, 200);
+    for text in [
+        "Render farm",
+        "gpu-a",
+        "NVIDIA L4",
+        "nodes up",
+        "Prewarm",
+        "data-farm=\"capacity.node_slots\">4<",
+        "node slots busy",
+    ] {
+        assert!(html.contains(text), "{text} in {html}");
+    }
+    let r = b.get("/dashboard/operator.json").await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "cache-control"), "no-store");
+    let farm: Value = r.json().await.unwrap();
+    let status: Value =
+        serde_json::from_str(&app.cli(&["--json", "status"]).await.unwrap()).unwrap();
+    for part in ["capacity", "queue", "budget", "day"] {
+        assert_eq!(
+            farm[part], status[part],
+            "{part}: the page and the CLI agree"
+        );
+    }
+    assert_eq!(farm["capacity"]["nodes_up"], 1);
+    assert_eq!(farm["capacity"]["node_slots"], 4);
+    assert_eq!(farm["queue"]["queued_prewarm"], 0);
+    assert_eq!(farm["nodes"][0]["name"], "gpu-a");
+    assert_eq!(farm["nodes"][0]["up"], true);
+    let text = serde_json::to_string(&farm).unwrap();
+    assert!(!text.contains(&token), "no node token in the page's data");
+
+    app.cli(&[
+        "accounts",
+        "operator",
+        "--email",
+        "ops@example.com",
+        "--revoke",
+    ])
+    .await
+    .unwrap();
+    let (status, _, _) = b.page("/dashboard/operator").await;
+    assert_eq!(status, 403, "revoked at once");
+    assert!(
+        app.cli(&["accounts", "operator", "--email", "nobody@example.com"])
+            .await
+            .is_err()
+    );
+}

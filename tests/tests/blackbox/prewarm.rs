@@ -35,6 +35,11 @@ fn incomplete(result: Result<String, CliError>) -> (Value, u8) {
     }
 }
 
+/// The `queue` of `control-plane status --json`.
+async fn status_queue(app: &TestApp) -> serde_json::Value {
+    json(&app.cli(&["--json", "status"]).await.unwrap())["queue"].clone()
+}
+
 async fn budget_used(app: &TestApp) -> i64 {
     json(&app.cli(&["--json", "budget", "show"]).await.unwrap())["used"]
         .as_i64()
@@ -218,13 +223,38 @@ async fn an_interactive_request_overtakes_queued_prewarm_renders() {
         assert!(tokio::time::Instant::now() < deadline, "no render started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // `status` tells the priorities apart.
+    loop {
+        let q = status_queue(&app).await;
+        if q["queued_prewarm"] == 5 {
+            assert_eq!(q["running_prewarm"], 1, "{q}");
+            assert_eq!(q["queued_interactive"], 0, "{q}");
+            assert_eq!(q["queued"], 5, "{q}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "not queued: {q}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let text = app.cli(&["status"]).await.unwrap();
+    assert!(
+        text.contains("interactive 0 queued, 0 running; prewarm 5 queued, 1 running"),
+        "{text}"
+    );
     let client = app.get_with_key(
         "/api/v1/images/car?make=kia&model=rio&year=2019&view=side&color=black&format=png&w=64",
         &key,
     );
     let releaser = async {
-        // Let the request queue its job, then open the gate for everyone.
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        // Once the request's job is queued, open the gate for everyone.
+        loop {
+            let q = status_queue(&app).await;
+            if q["queued_interactive"] == 1 {
+                assert_eq!(q["queued_prewarm"], 5, "{q}");
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "not queued: {q}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         gate.release(100);
     };
     let (response, ()) = tokio::join!(client, releaser);
