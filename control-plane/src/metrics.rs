@@ -19,6 +19,16 @@ const BUCKETS_MS: [f64; 10] = [
 /// The content type of [`Metrics::render_text`].
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// A gauge read at scrape time with one label: `name{label="…"} value`
+/// per entry of `values`.
+#[derive(Debug)]
+pub struct LabelledGauge {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub label: &'static str,
+    pub values: Vec<(String, i64)>,
+}
+
 #[derive(Debug)]
 pub struct Metrics {
     pub renders_queued: Counter,
@@ -195,7 +205,7 @@ impl Metrics {
 
     /// The exposition: every counter and the histogram, then `gauges`
     /// (name, help, value) read at scrape time.
-    pub fn render_text(&self, gauges: &[(&str, &str, i64)]) -> String {
+    pub fn render_text(&self, gauges: &[(&str, &str, i64)], labelled: &[LabelledGauge]) -> String {
         let mut out = String::new();
         let _ = encode(&mut out, &self.registry);
         let mut scrape = Registry::default();
@@ -203,6 +213,15 @@ impl Metrics {
             let gauge: Gauge = Gauge::default();
             gauge.set(*value);
             scrape.register(*name, *help, gauge);
+        }
+        for g in labelled {
+            let family = Family::<Vec<(&'static str, String)>, Gauge>::default();
+            for (label, value) in &g.values {
+                family
+                    .get_or_create(&vec![(g.label, label.clone())])
+                    .set(*value);
+            }
+            scrape.register(g.name, g.help, family);
         }
         let mut more = String::new();
         let _ = encode(&mut more, &scrape);
@@ -225,7 +244,20 @@ mod tests {
         m.observe_render(120.0);
         m.renders_failed.inc();
         assert_eq!(m.render_mean_ms(), Some(100.0));
-        let text = m.render_text(&[("vis_queue_depth", "Jobs queued or running.", 3)]);
+        let text = m.render_text(
+            &[("vis_queue_depth", "Jobs queued or running.", 3)],
+            &[LabelledGauge {
+                name: "vis_node_things",
+                help: "Things per node.",
+                label: "node",
+                values: vec![("gpu-1".into(), 7), ("in-process".into(), 2)],
+            }],
+        );
+        assert!(text.contains("vis_node_things{node=\"gpu-1\"} 7"), "{text}");
+        assert!(
+            text.contains("vis_node_things{node=\"in-process\"} 2"),
+            "{text}"
+        );
         assert!(
             text.contains("vis_render_duration_ms_bucket{le=\"100.0\"} 1"),
             "{text}"

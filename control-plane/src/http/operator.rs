@@ -50,7 +50,9 @@ pub async fn is_operator(state: &AppState, account: &Account) -> bool {
     }
 }
 
-async fn gather(state: &AppState) -> Result<FarmStatus, ApiError> {
+/// The farm's numbers with this deployment's settings (the operator page
+/// and `/metrics`).
+pub(crate) async fn farm_status(state: &AppState) -> Result<FarmStatus, ApiError> {
     let config = state.deliverer.dispatcher.config();
     Ok(farm::gather(
         state.store.as_ref(),
@@ -86,7 +88,7 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
         }
         Err(e) => return ApiError::from(e).into_response(),
     }
-    let farm = match gather(&state).await {
+    let farm = match farm_status(&state).await {
         Ok(f) => f,
         Err(e) => return e.into_response(),
     };
@@ -119,7 +121,7 @@ pub async fn json(State(state): State<AppState>, headers: HeaderMap) -> Response
         }
         Err(e) => return ApiError::from(e).into_response(),
     }
-    match gather(&state).await {
+    match farm_status(&state).await {
         Ok(farm) => {
             let mut r = axum::Json(farm).into_response();
             r.headers_mut()

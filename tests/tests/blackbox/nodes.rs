@@ -182,6 +182,18 @@ async fn a_remote_node_renders_and_is_listed_drained_and_removed() {
     let metrics = app.get("/metrics").await.text().await.unwrap();
     assert!(metrics.contains("vis_render_nodes_up 1"), "{metrics}");
     assert!(metrics.contains("vis_render_node_slots 1"), "{metrics}");
+    assert!(
+        metrics.contains("vis_renders_finished_today{node=\"gpu-1\"} 1"),
+        "{metrics}"
+    );
+    let p50 = format!(
+        "vis_render_time_today_p50_ms{{node=\"gpu-1\"}} {}",
+        times["p50_ms"]
+    );
+    assert!(
+        metrics.contains(&p50),
+        "the same as status: {p50} in {metrics}"
+    );
     // The token is never shown again.
     assert!(!app.cli(&["nodes", "list"]).await.unwrap().contains(&token));
 
@@ -293,6 +305,11 @@ async fn a_job_whose_node_dies_every_time_fails_and_charges_nothing() {
     assert_eq!(
         status["failures_today_by_cause"]["render node lost"], 1,
         "{status}"
+    );
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("vis_render_failures_today_by_cause{cause=\"render node lost\"} 1"),
+        "{metrics}"
     );
 }
 
