@@ -124,8 +124,18 @@ pub struct App {
     workers: Option<WorkerPool>,
 }
 
-/// The wgpu renderer as the in-process render node's backend.
+/// The wgpu renderer as the in-process render node's backend. It draws
+/// procedural renders only, so a refined (folded) `[render] revision` is
+/// refused here, at start-up, rather than by every job it leases.
 pub fn wgpu_backend(config: &Config) -> Result<Arc<dyn RenderBackend>, StartError> {
+    if vis_render::is_folded(config.render.revision) {
+        return Err(StartError::Config(format!(
+            "[render] revision {} is a refined revision (folded with a model's fingerprint), \
+             but the in-process render node does not refine: run with --no-local-renderer \
+             (VIS_LOCAL_RENDERER=false) and refining render nodes (docs/rendering.md)",
+            config.render.revision
+        )));
+    }
     let renderer = vis_render::Renderer::new(vis_render::RendererConfig {
         max_in_flight: config.render.workers.max(1),
         ..Default::default()
@@ -487,5 +497,20 @@ pub async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{FileConfig, Overrides};
+
+    #[test]
+    fn a_refined_revision_keeps_the_in_process_renderer_off() {
+        let mut config = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
+        config.render.revision = vis_render::fold_revision(1, Some(&"cd".repeat(32)));
+        let err = wgpu_backend(&config).err().expect("refused").to_string();
+        assert!(err.contains("does not refine"), "{err}");
+        assert!(err.contains("--no-local-renderer"), "{err}");
     }
 }

@@ -98,6 +98,13 @@ pub struct Renderer {
     /// The ONNX refinement stage, when an operator gave a model.
     #[cfg(feature = "onnx")]
     refine: Option<onnx::RefineStage>,
+    /// Re-imposition's compute pipelines, on this renderer's device.
+    #[cfg(feature = "onnx")]
+    reimposer: onnx::Reimposer,
+    /// The control plane's plain revision, when told
+    /// ([`Renderer::expect_base_revision`]): a refining renderer then also
+    /// refuses folded revisions that are not its own.
+    base_revision: Option<u32>,
 }
 
 /// Folds a renderer's [`Renderer::fingerprint`] into a render revision (the
@@ -126,6 +133,13 @@ pub fn fold_revision(base: u32, fingerprint: Option<&str>) -> u32 {
 /// The lowest folded revision: plain ones stay below it.
 const FOLDED: u32 = 0x8000_0000;
 
+/// Whether `revision` (a deployment's, without per-variant bumps) is a
+/// folded one: renders refined by a model ([`fold_revision`]), which only
+/// a refining renderer may draw.
+pub fn is_folded(revision: u32) -> bool {
+    revision >= FOLDED
+}
+
 fn srgb_to_linear(c: u8) -> f32 {
     let c = f32::from(c) / 255.0;
     if c <= 0.04045 {
@@ -145,12 +159,17 @@ impl Renderer {
         };
         let gpu = gpu::Gpu::new()?;
         let passes = passes::Passes::new(&gpu, SOURCE_PX, config.max_in_flight);
+        #[cfg(feature = "onnx")]
+        let reimposer = onnx::Reimposer::new(&gpu);
         Ok(Renderer {
             gpu,
             passes,
             models,
             #[cfg(feature = "onnx")]
             refine: None,
+            #[cfg(feature = "onnx")]
+            reimposer,
+            base_revision: None,
         })
     }
 
@@ -166,6 +185,20 @@ impl Renderer {
         self.refine.as_ref()
     }
 
+    /// Refines a procedural render of `s` (and its guide, from
+    /// [`Renderer::render_with_guide`]) with `stage`, attached or not, and
+    /// re-imposes alpha and paint on this renderer's device.
+    #[cfg(feature = "onnx")]
+    pub fn refine_with(
+        &self,
+        stage: &onnx::RefineStage,
+        procedural: &Rgba,
+        guide: &onnx::Guide,
+        s: &Subject<'_>,
+    ) -> Result<(Rgba, onnx::Timings), onnx::RefineError> {
+        stage.refine_render(&self.gpu, &self.reimposer, procedural, guide, s)
+    }
+
     /// What besides the code decides this renderer's output bytes: None for
     /// the procedural renderer alone (the control plane's revision number
     /// covers it), the refinement stage's fingerprint (hex SHA-256 of model
@@ -177,6 +210,16 @@ impl Renderer {
             return Some(stage.fingerprint());
         }
         None
+    }
+
+    /// The plain revision the control plane folds with this renderer's
+    /// fingerprint (`render-node run --base-revision`, 1 by default, as
+    /// `render-node revision` prints it): a refining renderer then refuses
+    /// jobs under another model's or setting's folded revision, whose
+    /// cached bytes would not be its own.
+    pub fn expect_base_revision(mut self, base: u32) -> Renderer {
+        self.base_revision = Some(base);
+        self
     }
 
     pub fn adapter(&self) -> &wgpu::AdapterInfo {
@@ -193,8 +236,33 @@ impl Renderer {
     /// procedural renders.
     pub fn render(&self, job: &RenderJob) -> Result<Rgba, RenderError> {
         let base = job.revision.saturating_sub(job.variation);
+        match self.fingerprint() {
+            None if is_folded(base) => {
+                return Err(RenderError::Revision(format!(
+                    "job revision {} is a refined (folded) revision, but this renderer does not \
+                     refine: start it with --refine MODEL_DIR and the model the control plane's \
+                     revision was folded with (docs/rendering.md)",
+                    job.revision
+                )));
+            }
+            Some(fingerprint) if is_folded(base) => {
+                if let Some(plain) = self.base_revision
+                    && fold_revision(plain, Some(fingerprint)) != base
+                {
+                    return Err(RenderError::Revision(format!(
+                        "job revision {} was folded with another model or other settings: this \
+                         renderer (fingerprint {fingerprint}, base revision {plain}) draws revision \
+                         {}; every refining node and control-plane replica must agree \
+                         (docs/rendering.md)",
+                        job.revision,
+                        fold_revision(plain, Some(fingerprint))
+                    )));
+                }
+            }
+            _ => {}
+        }
         if let Some(fingerprint) = self.fingerprint()
-            && base < FOLDED
+            && !is_folded(base)
         {
             return Err(RenderError::Revision(format!(
                 "job revision {} is a plain render revision, but this renderer refines \
@@ -223,7 +291,7 @@ impl Renderer {
         #[cfg(feature = "onnx")]
         if let Some(stage) = &self.refine {
             let (rgba, guide) = self.render_with_guide(s)?;
-            return Ok(stage.refine_render(&rgba, &guide, s)?.0);
+            return Ok(self.refine_with(stage, &rgba, &guide, s)?.0);
         }
         Ok(self.draw(s, false)?.0)
     }

@@ -112,6 +112,11 @@ enum Cmd {
         /// Renders at once.
         #[arg(long, env = "VIS_NODE_SLOTS", default_value_t = 1)]
         slots: u32,
+        /// With --refine: the plain revision the control plane's revision
+        /// was folded from (`render-node revision --base-revision`). Jobs
+        /// under a folded revision that is not this node's are refused.
+        #[arg(long, env = "VIS_BASE_REVISION", default_value_t = 1)]
+        base_revision: u32,
     },
 }
 
@@ -196,7 +201,9 @@ fn main() -> anyhow::Result<()> {
             control_plane,
             token,
             slots,
+            base_revision,
         } => {
+            let renderer = renderer.expect_base_revision(base_revision);
             tracing_subscriber::fmt()
                 .with_env_filter(
                     tracing_subscriber::EnvFilter::try_from_default_env()

@@ -225,7 +225,7 @@ fn a_refined_render_keeps_size_alpha_and_paint_hue() {
     assert_eq!(stage.image_size(), 128);
     assert_eq!(stage.scheduler().kind(), SchedulerKind::Euler);
     assert!(stage.control().is_none());
-    let (_, timings) = stage.refine_render(&procedural, &guide, &s).unwrap();
+    let (_, timings) = r.refine_with(stage, &procedural, &guide, &s).unwrap();
     eprintln!("tiny plain model, 4 of 8 Euler steps with guidance: {timings:?}");
     assert_eq!(timings.unet_runs, 4, "guided steps run as one batch of two");
 }
@@ -241,7 +241,7 @@ fn other_colours_keep_their_hue() {
     ] {
         let s = camry(color, view);
         let (procedural, guide) = r.render_with_guide(&s).unwrap();
-        let (refined, _) = stage.refine_render(&procedural, &guide, &s).unwrap();
+        let (refined, _) = r.refine_with(stage, &procedural, &guide, &s).unwrap();
         check_refined(&procedural, &guide, &refined, color);
     }
 }
@@ -360,6 +360,23 @@ fn a_refining_renderer_takes_jobs_only_under_a_folded_revision() {
         img,
         r.render_subject(&camry(Color::Red, View::Side)).unwrap()
     );
+
+    // A node told its base revision (`render-node run --base-revision 3`)
+    // also refuses another model's or setting's folded revision, and takes
+    // its own (with a re-render's bump).
+    let node = Renderer::new(RendererConfig::default())
+        .unwrap()
+        .with_refine(stage(plain_config(&tiny().plain)))
+        .expect_base_revision(3);
+    let other = fold_revision(4, Some(fingerprint));
+    let err = node.render(&job(other, 0)).unwrap_err().to_string();
+    for want in [
+        format!("job revision {other} was folded with another model or other settings"),
+        format!("draws revision {folded}"),
+    ] {
+        assert!(err.contains(&want), "{err:?} lacks {want:?}");
+    }
+    assert!(node.render(&job(folded + 1, 1)).is_ok());
 }
 
 #[test]
@@ -384,7 +401,9 @@ fn a_controlnet_input_gets_the_depth_map() {
     let (procedural, guide) = renderer().render_with_guide(&s).unwrap();
     let depth = guide.depth_map();
     assert!(depth.values.iter().any(|v| *v >= 0.99) && depth.values.contains(&0.0));
-    let (refined, timings) = stage.refine_render(&procedural, &guide, &s).unwrap();
+    let (refined, timings) = renderer()
+        .refine_with(&stage, &procedural, &guide, &s)
+        .unwrap();
     eprintln!("tiny control model, 2 LCM steps: {timings:?}");
     assert_eq!(timings.unet_runs, 2);
     check_refined(&procedural, &guide, &refined, Color::Orange);

@@ -549,6 +549,32 @@ fn models_dir_matches_the_embedded_copies_and_ranges_are_ordered() {
     }
 }
 
+/// A renderer without a refinement stage never draws under a refined
+/// (folded) revision: its procedural bytes would go out as the refined
+/// render's.
+#[test]
+fn a_procedural_renderer_refuses_a_refined_revision() {
+    use vis_protocol::{RenderJob, Slug, VariantKey};
+    let job = RenderJob {
+        variant: VariantKey {
+            make: Slug::parse("toyota").unwrap(),
+            model: Slug::parse("camry").unwrap(),
+            year: 2019,
+            color: Color::Red,
+            view: View::Side,
+        },
+        shape: BodyShape::Sedan,
+        revision: vis_render::fold_revision(1, Some(&"ab".repeat(32))),
+        variation: 0,
+    };
+    assert!(vis_render::is_folded(job.revision));
+    let err = renderer().render(&job).unwrap_err().to_string();
+    assert!(err.contains("does not refine"), "{err}");
+    assert!(err.contains("--refine MODEL_DIR"), "{err}");
+    let plain = RenderJob { revision: 7, ..job };
+    assert!(renderer().render(&plain).is_ok());
+}
+
 #[test]
 fn no_adapter_is_a_clear_error_at_start_up() {
     // dx12 does not exist on Linux and is not compiled in: no adapter.

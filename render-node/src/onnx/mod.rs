@@ -17,8 +17,9 @@
 //!    a unet with a ControlNet-style image input (`controlnet_cond`, ...)
 //!    gets the render's depth map ([`Guide`]);
 //! 4. the VAE decoder's image is scaled back to the render's size, and
-//!    [`reimpose`] puts back the procedural alpha (exactly), the colours
-//!    outside the vehicle, and the paint's hue and saturation.
+//!    [`Reimposer`] (wgpu compute passes) puts back the procedural alpha
+//!    (exactly), the colours outside the vehicle, and the paint's hue and
+//!    saturation.
 //!
 //! The stage's [`RefineStage::fingerprint`] covers the model's content and
 //! every setting that changes output bytes; the control plane folds it into
@@ -44,11 +45,12 @@ use vis_protocol::{BodyShape, View};
 
 pub use digest::{COMPONENTS, model_digest};
 pub use guide::{DepthMap, Guide, NO_MATERIAL};
-pub use reimpose::{hsv, reimpose};
+pub use reimpose::{Reimposer, hsv};
 pub use scheduler::{Scheduler, SchedulerConfig, SchedulerKind};
 pub use tokenizer::PromptTokenizer;
 
 use crate::Subject;
+use crate::gpu::Gpu;
 use crate::image::{ImageError, Rgba};
 
 /// Bump when the stage's output changes for the same model and settings
@@ -164,7 +166,8 @@ pub struct Timings {
     pub unet_ms: f64,
     /// VAE decoding and scaling back to the render's size.
     pub decode_ms: f64,
-    /// Re-imposing alpha and paint ([`reimpose`]), in `refine_render`.
+    /// Re-imposing alpha and paint ([`Reimposer`], on the GPU), in
+    /// `refine_render`.
     pub reimpose_ms: f64,
     /// Everything above.
     pub total_ms: f64,
@@ -531,6 +534,8 @@ impl RefineStage {
     /// (same size) and re-imposes alpha, outside colour and paint hue.
     pub fn refine_render(
         &self,
+        gpu: &Gpu,
+        reimposer: &Reimposer,
         procedural: &Rgba,
         guide: &Guide,
         s: &Subject<'_>,
@@ -538,7 +543,9 @@ impl RefineStage {
         let depth = guide.depth_map();
         let refined = self.refine(procedural, Some(&depth), &self.prompt(s), self.seed(s))?;
         let t = Instant::now();
-        let out = reimpose(procedural, &refined.rgb, guide);
+        let out = reimposer
+            .run(gpu, procedural, &refined.rgb, guide)
+            .map_err(|e| RefineError::Run(format!("re-imposition: {e}")))?;
         let mut timings = refined.timings;
         timings.reimpose_ms = ms(t);
         timings.total_ms += timings.reimpose_ms;
