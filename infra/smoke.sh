@@ -9,14 +9,19 @@ source infra/lib.sh
 DATA=$(mktemp -d /tmp/vis-smoke.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export VIS_DATA_DIR="$DATA" VIS_LISTEN="127.0.0.1:$PORT"
+# Build first (minutes on a cold 2-core machine), so the wait below is the
+# start-up's alone; run.sh's own build is then a no-op.
+cargo build --release --quiet -p control-plane
 ./infra/run.sh >"$DATA/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
+up=""
 for _ in $(seq 1 600); do
-  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && { up=1; break; }
   kill -0 $SERVER 2>/dev/null || { cat "$DATA/server.log"; exit 1; }
   sleep 0.5
 done
+[ -n "$up" ] || { echo "smoke: the server did not answer /healthz within 300 s"; cat "$DATA/server.log"; exit 1; }
 CP="$CARGO_TARGET_DIR/release/control-plane"
 curl -fsS "http://127.0.0.1:$PORT/api/v1/images/options" | python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; assert len(d["views"])==6 and len(d["colors"])==15, d; print("options ok:", d["catalog"]["makes"], "makes")'
 "$CP" accounts create --email smoke@example.com >/dev/null

@@ -30,9 +30,21 @@ stop_all() {
 }
 trap stop_all EXIT
 as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 >/dev/null
+# TLS on, with a certificate for localhost and 127.0.0.1 signed by a CA made
+# here (the test of sslmode=verify-full reads VIS_TEST_POSTGRES_CA).
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=vis test CA" \
+  -keyout "$PG_DIR/ca.key" -out "$PG_DIR/ca.crt" >/dev/null 2>&1
+openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+  -keyout "$PG_DIR/server.key" -out "$PG_DIR/server.csr" >/dev/null 2>&1
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$PG_DIR/san.ext"
+openssl x509 -req -in "$PG_DIR/server.csr" -CA "$PG_DIR/ca.crt" -CAkey "$PG_DIR/ca.key" \
+  -CAcreateserial -days 2 -extfile "$PG_DIR/san.ext" -out "$PG_DIR/server.crt" >/dev/null 2>&1
+chmod 600 "$PG_DIR/server.key"
+[ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR/server.key" "$PG_DIR/server.crt"
 as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
+  -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300 -c ssl=on -c ssl_cert_file=$PG_DIR/server.crt -c ssl_key_file=$PG_DIR/server.key" start >/dev/null
 export VIS_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+export VIS_TEST_POSTGRES_CA="$PG_DIR/ca.crt"
 echo "infra: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (fsync off: tests kill servers, never the database)" >&2
 
 # The official Python MCP SDK (PyPI), the client of the MCP session test.

@@ -148,10 +148,13 @@ impl SqlStore {
 fn redact(e: &sqlx::Error) -> String {
     match e {
         sqlx::Error::Configuration(_) => "invalid database URL".into(),
-        sqlx::Error::Io(io) => format!("i/o error: {}", io.kind()),
+        // An I/O error names no URL; its text says what went wrong (refused,
+        // or a TLS handshake's "invalid peer certificate: UnknownIssuer").
+        sqlx::Error::Io(io) => format!("i/o error: {io}"),
         sqlx::Error::PoolTimedOut => "timed out waiting for a connection".into(),
         sqlx::Error::PoolClosed => "connection pool closed".into(),
-        sqlx::Error::Tls(_) => "TLS error".into(),
+        // Certificate and handshake errors name no URL or password.
+        sqlx::Error::Tls(e) => format!("TLS: {e}"),
         other => other.to_string(),
     }
 }

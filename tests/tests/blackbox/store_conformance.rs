@@ -1734,3 +1734,47 @@ async fn operators(store: &SqlStore) {
     assert!(!store.is_operator(&op.id).await.unwrap());
     assert!(store.operators().await.unwrap().is_empty());
 }
+
+/// PostgreSQL over TLS (managed databases require it): `sslmode` and
+/// `sslrootcert` in the database URL, as libpq reads them. infra/test.sh
+/// starts the test server with TLS on, its certificate signed by a CA of its
+/// own (`VIS_TEST_POSTGRES_CA`), for `localhost` and `127.0.0.1`.
+#[tokio::test]
+async fn postgres_over_tls_verifies_the_server() {
+    let Some(url) = vis_tests::postgres_url_or_skip("postgres_over_tls_verifies_the_server") else {
+        return;
+    };
+    let ca = std::env::var("VIS_TEST_POSTGRES_CA")
+        .expect("VIS_TEST_POSTGRES_CA: the CA of the test server's certificate (infra/test.sh)");
+    let url = url.replace("127.0.0.1", "localhost");
+    let sep = if url.contains('?') { '&' } else { '?' };
+    // Fails unless this connection is encrypted (or, inverted, plain).
+    const TLS_ONLY: &str = "DO $$ BEGIN IF NOT (SELECT ssl FROM pg_stat_ssl \
+                            WHERE pid = pg_backend_pid()) THEN RAISE EXCEPTION 'plain'; \
+                            END IF; END $$";
+    const PLAIN_ONLY: &str = "DO $$ BEGIN IF (SELECT ssl FROM pg_stat_ssl \
+                              WHERE pid = pg_backend_pid()) THEN RAISE EXCEPTION 'tls'; \
+                              END IF; END $$";
+
+    let verified = SqlStore::connect(&format!("{url}{sep}sslmode=verify-full&sslrootcert={ca}"))
+        .await
+        .expect("verify-full against the test CA");
+    sqlx_exec(&verified, TLS_ONLY).await;
+    verified.close().await;
+
+    let plain = SqlStore::connect(&format!("{url}{sep}sslmode=disable"))
+        .await
+        .unwrap();
+    sqlx_exec(&plain, PLAIN_ONLY).await;
+    plain.close().await;
+
+    // The OS trust store does not know the test CA: refused, and the
+    // error says why without quoting the URL.
+    let err = SqlStore::connect(&format!("{url}{sep}sslmode=verify-full"))
+        .await
+        .err()
+        .expect("an unknown issuer is refused")
+        .to_string();
+    assert!(err.contains("certificate"), "{err}");
+    assert!(!err.contains("postgres://"), "{err}");
+}
