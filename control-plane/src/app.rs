@@ -509,7 +509,10 @@ mod tests {
     fn a_refined_revision_keeps_the_in_process_renderer_off() {
         let mut config = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
         config.render.revision = vis_render::fold_revision(1, Some(&"cd".repeat(32)));
-        let err = wgpu_backend(&config).err().expect("refused").to_string();
+        let Err(err) = wgpu_backend(&config) else {
+            panic!("an in-process renderer under a refined revision");
+        };
+        let err = err.to_string();
         assert!(err.contains("does not refine"), "{err}");
         assert!(err.contains("--no-local-renderer"), "{err}");
     }
