@@ -676,10 +676,7 @@ async fn operate(
             ));
         }
         Command::Budget(BudgetCmd::Show) => {
-            let daily = match store.setting(BUDGET_SETTING).await? {
-                Some(v) => v.parse::<i64>().unwrap_or(config_budget),
-                None => config_budget,
-            };
+            let daily = crate::renders::daily_budget(store, config_budget).await?;
             let day = utc_day();
             let used = store.budget_used(&day).await?;
             let jobs = store.job_counts().await?;

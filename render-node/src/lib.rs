@@ -98,9 +98,11 @@ pub struct Renderer {
     /// The ONNX refinement stage, when an operator gave a model.
     #[cfg(feature = "onnx")]
     refine: Option<onnx::RefineStage>,
-    /// Re-imposition's compute pipelines, on this renderer's device.
+    /// Re-imposition's compute pipelines, on this renderer's device: built
+    /// at the first refinement, so a node that never refines never builds
+    /// them.
     #[cfg(feature = "onnx")]
-    reimposer: onnx::Reimposer,
+    reimposer: std::sync::OnceLock<onnx::Reimposer>,
     /// The control plane's plain revision, when told
     /// ([`Renderer::expect_base_revision`]): a refining renderer then also
     /// refuses folded revisions that are not its own.
@@ -159,8 +161,6 @@ impl Renderer {
         };
         let gpu = gpu::Gpu::new()?;
         let passes = passes::Passes::new(&gpu, SOURCE_PX, config.max_in_flight);
-        #[cfg(feature = "onnx")]
-        let reimposer = onnx::Reimposer::new(&gpu);
         Ok(Renderer {
             gpu,
             passes,
@@ -168,7 +168,7 @@ impl Renderer {
             #[cfg(feature = "onnx")]
             refine: None,
             #[cfg(feature = "onnx")]
-            reimposer,
+            reimposer: std::sync::OnceLock::new(),
             base_revision: None,
         })
     }
@@ -196,7 +196,10 @@ impl Renderer {
         guide: &onnx::Guide,
         s: &Subject<'_>,
     ) -> Result<(Rgba, onnx::Timings), onnx::RefineError> {
-        stage.refine_render(&self.gpu, &self.reimposer, procedural, guide, s)
+        let reimposer = self
+            .reimposer
+            .get_or_init(|| onnx::Reimposer::new(&self.gpu));
+        stage.refine_render(&self.gpu, reimposer, procedural, guide, s)
     }
 
     /// What besides the code decides this renderer's output bytes: None for
@@ -236,43 +239,35 @@ impl Renderer {
     /// procedural renders.
     pub fn render(&self, job: &RenderJob) -> Result<Rgba, RenderError> {
         let base = job.revision.saturating_sub(job.variation);
-        match self.fingerprint() {
-            None if is_folded(base) => {
-                return Err(RenderError::Revision(format!(
-                    "job revision {} is a refined (folded) revision, but this renderer does not \
-                     refine: start it with --refine MODEL_DIR and the model the control plane's \
-                     revision was folded with (docs/rendering.md)",
-                    job.revision
-                )));
-            }
-            Some(fingerprint) if is_folded(base) => {
-                if let Some(plain) = self.base_revision
-                    && fold_revision(plain, Some(fingerprint)) != base
-                {
-                    return Err(RenderError::Revision(format!(
-                        "job revision {} was folded with another model or other settings: this \
-                         renderer (fingerprint {fingerprint}, base revision {plain}) draws revision \
-                         {}; every refining node and control-plane replica must agree \
-                         (docs/rendering.md)",
-                        job.revision,
-                        fold_revision(plain, Some(fingerprint))
-                    )));
-                }
-            }
-            _ => {}
-        }
-        if let Some(fingerprint) = self.fingerprint()
-            && !is_folded(base)
-        {
-            return Err(RenderError::Revision(format!(
+        match (self.fingerprint(), is_folded(base)) {
+            (None, true) => Err(format!(
+                "job revision {} is a refined (folded) revision, but this renderer does not \
+                 refine: start it with --refine MODEL_DIR and the model the control plane's \
+                 revision was folded with (docs/rendering.md)",
+                job.revision
+            )),
+            (Some(fingerprint), false) => Err(format!(
                 "job revision {} is a plain render revision, but this renderer refines \
                  (fingerprint {fingerprint}): set the control plane's [render] revision to {} \
                  on every replica, what `render-node --refine DIR revision --base-revision {base}` \
                  prints (docs/rendering.md)",
                 job.revision,
                 fold_revision(base, Some(fingerprint))
-            )));
+            )),
+            (Some(fingerprint), true) => match self.base_revision {
+                Some(plain) if fold_revision(plain, Some(fingerprint)) != base => Err(format!(
+                    "job revision {} was folded with another model or other settings: this \
+                     renderer (fingerprint {fingerprint}, base revision {plain}) draws revision \
+                     {}; every refining node and control-plane replica must agree \
+                     (docs/rendering.md)",
+                    job.revision,
+                    fold_revision(plain, Some(fingerprint))
+                )),
+                _ => Ok(()),
+            },
+            (None, false) => Ok(()),
         }
+        .map_err(RenderError::Revision)?;
         let v = &job.variant;
         self.render_subject(&Subject {
             make: v.make.as_str(),

@@ -43,9 +43,8 @@ fn by_cause(causes: &std::collections::BTreeMap<String, i64>) -> Vec<(String, i6
 
 pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
     // The render farm's numbers, as `control-plane status` and the operator
-    // page show them (renders/farm.rs); the jobs' failed count besides.
+    // page show them (renders/farm.rs).
     let farm = super::operator::farm_status(&state).await?;
-    let failed_jobs = state.store.job_counts().await?.failed;
     let ledger = state.deliverer.ledger.stats();
     let count = |c: &std::sync::atomic::AtomicU64| {
         i64::try_from(c.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(i64::MAX)
@@ -95,7 +94,7 @@ pub async fn get(State(state): State<AppState>) -> Result<Response, ApiError> {
         (
             "vis_render_jobs_failed",
             "Render jobs whose last attempt failed.",
-            failed_jobs,
+            q.failed,
         ),
         (
             "vis_renders_today",

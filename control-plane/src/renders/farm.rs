@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::BUDGET_SETTING;
+use super::daily_budget;
 use crate::store::{Millis, NodeRecord, Store, StoreError, now_millis, utc_day_of};
 
 const DAY_MS: i64 = 86_400_000;
@@ -60,6 +60,8 @@ pub struct Queue {
     pub queued_prewarm: i64,
     pub running_interactive: i64,
     pub running_prewarm: i64,
+    /// Jobs whose last attempt failed (the next request re-queues them).
+    pub failed: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -102,10 +104,7 @@ pub async fn gather(
     let now = now_millis();
     let day = utc_day_of(now);
     let midnight = now - now.rem_euclid(DAY_MS);
-    let daily = match store.setting(BUDGET_SETTING).await? {
-        Some(v) => v.parse::<i64>().unwrap_or(default_daily_budget),
-        None => default_daily_budget,
-    };
+    let daily = daily_budget(store, default_daily_budget).await?;
     let used = store.budget_used(&day).await?;
     let jobs = store.job_counts().await?;
     let running = store.running_jobs_by_owner().await?;
@@ -193,6 +192,7 @@ pub async fn gather(
             queued_prewarm: jobs.queued_prewarm,
             running_interactive: jobs.running - jobs.running_prewarm,
             running_prewarm: jobs.running_prewarm,
+            failed: jobs.failed,
         },
         budget: Budget {
             daily,
