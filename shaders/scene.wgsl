@@ -90,7 +90,10 @@ fn irradiance(n: vec3<f32>) -> vec3<f32> {
     // Key light from above the front, fill from either side (symmetric).
     let key = max(dot(n, normalize(vec3<f32>(0.45, 0.85, 0.0))), 0.0);
     let fill = 0.5 * (max(dot(n, normalize(vec3<f32>(0.2, 0.4, 0.9))), 0.0) + max(dot(n, normalize(vec3<f32>(0.2, 0.4, -0.9))), 0.0));
-    return vec3<f32>(0.35 * sky + 0.75 * key + 0.45 * fill);
+    // A rear fill, so a tail is lit like a door and the clear coat's
+    // reflection of the cyclorama does not veil a dark, unlit paint.
+    let rear = max(dot(n, normalize(vec3<f32>(-0.8, 0.45, 0.0))), 0.0);
+    return vec3<f32>(0.35 * sky + 0.75 * key + 0.45 * fill + 0.8 * rear);
 }
 
 fn fresnel(cos_t: f32, f0: f32) -> f32 {

@@ -352,6 +352,99 @@ fn model_years_change_the_era_cues() {
     assert!(old.wheel_radius < new.wheel_radius);
 }
 
+/// Silhouette cues from the identity data: a classic body stands its glass
+/// up, a dome's glasshouse is its arc, a newer bonnet slopes further down.
+#[test]
+fn identity_cues_shape_the_body() {
+    let lib = ModelLibrary::embedded();
+    let rake = |p: &Params| ((p.height - p.belt - 0.06) / p.ws_run).atan().to_degrees();
+    // The classic Mini (`classic`) against its 2001 successor.
+    let classic = Params::resolve(&lib, BodyShape::Hatchback, "mini", "cooper", 2000);
+    let r50 = Params::resolve(&lib, BodyShape::Hatchback, "mini", "cooper", 2002);
+    assert_eq!(classic.vintage, 1.0);
+    assert_eq!(r50.vintage, 0.0);
+    assert!(
+        rake(&classic) > rake(&r50) + 10.0,
+        "classic windshield {:.0} deg, R50 {:.0} deg",
+        rake(&classic),
+        rake(&r50)
+    );
+    // The New Beetle: its windshield and rear glass stand where its arc
+    // crosses the belt, and a notchback saloon has no arc.
+    let beetle = Params::resolve(&lib, BodyShape::Hatchback, "volkswagen", "beetle", 2000);
+    let arc = beetle.arc.expect("a dome has an arc");
+    let foot = beetle.length / 2.0 - arc.x_at(beetle.belt);
+    assert!((beetle.ws_base - foot).abs() < 1e-4);
+    assert!((beetle.bl_base - foot).abs() < 1e-4);
+    assert!(arc.x_at(beetle.height) < arc.x_at(beetle.belt) * 0.75);
+    let camry = Params::resolve(&lib, BodyShape::Sedan, "toyota", "camry", 2019);
+    assert!(camry.arc.is_none());
+    // A 2019 Camry's bonnet drops further than a 1995 one's.
+    let old = Params::resolve(&lib, BodyShape::Sedan, "toyota", "camry", 1995);
+    let drop = |p: &Params| (p.belt - p.hood) / (p.belt - p.ride);
+    assert!(drop(&camry) > drop(&old) * 1.2);
+    // And the Beetle's silhouette is not the saloon's.
+    let side = |make: &str, model: &str, year: u16, shape: BodyShape| {
+        mask(
+            &renderer()
+                .render_subject(&Subject {
+                    make,
+                    model,
+                    year,
+                    shape,
+                    color: Color::Yellow,
+                    view: View::Side,
+                    variation: 0,
+                })
+                .unwrap(),
+        )
+    };
+    let score = iou(
+        &side("volkswagen", "beetle", 2000, BodyShape::Hatchback),
+        &side("volkswagen", "jetta", 2000, BodyShape::Sedan),
+    );
+    assert!(score < 0.9, "Beetle and Jetta: IoU {score:.3}");
+}
+
+/// The tail is lit like the sides: seen from behind, a red car's paint is
+/// red, not veiled grey by the studio's reflection on an unlit panel.
+#[test]
+fn a_tail_keeps_its_paint_colour() {
+    let render = |view| {
+        renderer()
+            .render_subject(&Subject {
+                make: "toyota",
+                model: "camry",
+                year: 2019,
+                shape: BodyShape::Sedan,
+                color: Color::Red,
+                view,
+                variation: 0,
+            })
+            .unwrap()
+    };
+    // Median saturation and value of the opaque pixels of red hue.
+    let stats = |img: &Rgba| {
+        let (mut s, mut v): (Vec<f32>, Vec<f32>) = img
+            .pixels
+            .chunks_exact(4)
+            .filter(|p| p[3] == 255)
+            .map(|p| hsv([p[0], p[1], p[2], p[3]]))
+            .filter(|(h, _, v)| hue_distance(*h, 0.0) < 25.0 && *v > 0.1)
+            .map(|(_, s, v)| (s, v))
+            .unzip();
+        s.sort_by(f32::total_cmp);
+        v.sort_by(f32::total_cmp);
+        (s[s.len() / 2], v[v.len() / 2])
+    };
+    let (side_s, side_v) = stats(&render(View::Side));
+    let (rear_s, rear_v) = stats(&render(View::Rear));
+    assert!(
+        rear_s > 0.7 * side_s && rear_v > 0.8 * side_v,
+        "rear: saturation {rear_s:.2}, value {rear_v:.2}; side: {side_s:.2}, {side_v:.2}"
+    );
+}
+
 #[test]
 fn views_follow_the_spec_yaw_table() {
     let lib = ModelLibrary::embedded();

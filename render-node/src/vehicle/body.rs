@@ -15,6 +15,20 @@ use vis_protocol::BodyShape;
 use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::params::{Cabin, Params};
 
+/// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
+/// share of the glass's run covered at `v`: `c` = 0 is a flat pane, `c` > 0
+/// bends the top of it into the roof (a tangent that flattens towards the
+/// roof while the foot stays raked, not upright), `c` < 0 lays the foot
+/// into the deck instead.
+fn bend(v: f32, c: f32) -> f32 {
+    let v = v.clamp(0.0, 1.0);
+    if c >= 0.0 {
+        1.0 - (1.0 - v).powf(1.0 / (1.0 + c))
+    } else {
+        v.powf(1.0 / (1.0 - c))
+    }
+}
+
 fn sp(c: f32, n: f32) -> f32 {
     c.signum() * c.abs().powf(2.0 / n)
 }
@@ -55,7 +69,10 @@ impl<'a> Lower<'a> {
         let (round_f, round_r) = if big {
             (0.22, 0.18)
         } else {
-            (0.24 + 0.16 * p.era, 0.2 + 0.06 * p.era)
+            (
+                0.24 + 0.16 * p.era - 0.08 * p.vintage,
+                0.2 + 0.06 * p.era - 0.06 * p.vintage,
+            )
         };
         // Box trucks: the lofted body is the cab only.
         let xr = if p.spec.cargo_box { fa - 1.2 } else { xr };
@@ -88,8 +105,11 @@ impl<'a> Lower<'a> {
         let p = self.p;
         let belt = p.belt;
         if x > self.cowl {
+            // Older bonnets run level and drop at the nose; newer ones
+            // slope down all the way.
             let t = ((x - self.cowl) / (self.xf - self.cowl)).clamp(0.0, 1.0);
-            belt - (belt - p.hood) * t.powf(1.7)
+            let k = 1.7 - 0.5 * (p.era - p.vintage).max(0.0);
+            belt - (belt - p.hood) * t.powf(k)
         } else if x > self.deck_start {
             // A slight wedge: the beltline rises towards the tail.
             let t = (self.cowl - x) / (self.cowl - self.deck_start).max(0.01);
@@ -449,7 +469,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let fastback = p.cues.roofline == super::identity::Roofline::Fastback;
     let dome = p.cues.roofline == super::identity::Roofline::Dome;
     // A dome's roof is one arc: a high crown and wide rounded edges.
-    let crown = if dome { 0.09 } else { 0.03 + 0.02 * p.era };
+    let crown = if dome {
+        0.11
+    } else {
+        0.03 + 0.03 * (p.era - p.vintage).max(0.0)
+    };
     let rr = if dome {
         0.2
     } else if p.boxy > 6.0 {
@@ -523,24 +547,50 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         }
         (7, 1.0)
     };
+    // Side-view curvature of the glass (see `bend`): newer bodies bend
+    // the windshield and the rear glass into the roof and arch the roof
+    // itself; a fastback's rear glass is one long convex curve, a dome's
+    // glasshouse one arc; boxy and classic bodies keep flat panes.
+    let arch = if p.boxy > 6.0 {
+        0.0
+    } else {
+        (p.era - p.vintage).max(0.0)
+    };
+    let c_front = if dome { 1.2 } else { 0.1 + 0.5 * arch };
+    let c_rear = if dome {
+        1.2
+    } else if fastback {
+        0.1 + 0.15 * arch
+    } else {
+        0.1 + 0.5 * arch
+    };
+    let roof_arch = if dome { 0.15 } else { 0.22 * arch };
     let frame = |r: &Row| {
-        let g = r.v.powf(1.1);
-        // Fastbacks: the rear glass arcs (steep at the roof, flat at the
-        // tail); a dome arcs at both ends.
-        let gr = if fastback || dome { r.v.powf(0.7) } else { g };
-        let g = if dome { r.v.powf(0.75) } else { g };
-        let xf = x_wf - p.ws_run * g - r.inset;
-        let xrr = x_wr + p.bl_run * gr + r.inset;
+        let g = bend(r.v, c_front);
+        let gr = bend(r.v, c_rear);
+        let (xf, xrr) = match p.arc {
+            // A dome's glasshouse is its arc, drawn in a little so the
+            // glass sits inside the body's line.
+            Some(arc) => {
+                let x = arc.x_at(r.y) - r.inset * 0.3;
+                (x, -x)
+            }
+            None => (
+                x_wf - p.ws_run * g - r.inset,
+                x_wr + p.bl_run * gr + r.inset,
+            ),
+        };
         let mut hw = hw0 * (1.0 - p.tumble * r.v) - r.inset;
         let mut a = (xf - xrr) / 2.0;
         let xc = (xf + xrr) / 2.0;
         let rc0 = (0.16 + 0.06 * p.era).min(hw * 0.6);
         let rc_full = (rc0 - r.inset * 0.5).max(0.03);
-        // The cap closes the roof to a line along x.
+        // The cap closes the roof to a line along x; an arched roof also
+        // draws in front and back as it rises.
         if r.cap > 0.0 {
             let shrink = hw * r.cap;
             hw -= shrink;
-            a -= shrink;
+            a -= shrink + (a - shrink).max(0.0) * roof_arch * r.cap;
         }
         let rc = rc_full.min(hw).min(a).max(0.0);
         (xc, a, hw, rc)

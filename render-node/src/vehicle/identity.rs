@@ -202,6 +202,7 @@ vocabulary!(
         ChromeBumpers = "chrome-bumpers",
         BlackBumpers = "black-bumpers",
         WheelSkirts = "wheel-skirts",
+        Classic = "classic",
     }
 );
 

@@ -164,6 +164,30 @@ impl ModelLibrary {
     }
 }
 
+/// A dome's profile: one superellipse over the cabin, from `base` (below
+/// the belt) up to the roof and down again (the Beetle's arc). Where it
+/// crosses the belt are the feet of the windshield and the rear glass; the
+/// glasshouse follows it above.
+#[derive(Debug, Clone, Copy)]
+pub struct DomeArc {
+    /// Height of the arc's ends (below the belt, inside the body).
+    pub base: f32,
+    /// Height of its (virtual) crown above `base`, above the roof.
+    pub rise: f32,
+    /// Half its length at `base`, centred on the car.
+    pub half: f32,
+    /// Superellipse exponent (2: an ellipse; more: fuller shoulders).
+    pub n: f32,
+}
+
+impl DomeArc {
+    /// Half-width of the arc (|x| from the centre) at height `y`.
+    pub fn x_at(&self, y: f32) -> f32 {
+        let t = ((y - self.base) / self.rise).clamp(0.0, 1.0);
+        self.half * (1.0 - t.powf(self.n)).max(0.0).powf(1.0 / self.n)
+    }
+}
+
 /// One model's resolved body: every range collapsed to a number.
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -187,11 +211,16 @@ pub struct Params {
     pub boxy: f32,
     /// 0 for 1990, 1 for 2026: later bodies are rounder and sleeker.
     pub era: f32,
+    /// 1 for a body designed long before its generation's years (the
+    /// `classic` feature: upright glass, sharper ends, flat panes), else 0.
+    pub vintage: f32,
     /// Silhouette, lamp, grille and wheel cues (curated or drawn from the
     /// era's norms).
     pub cues: Cues,
     /// The curated generation this body comes from, if any.
     pub generation: Option<String>,
+    /// A dome roofline's arc (see [`DomeArc`]).
+    pub arc: Option<DomeArc>,
     /// Head lamp and grille scale (per model).
     pub lamp_scale: f32,
     pub rim_style: u32,
@@ -377,8 +406,10 @@ impl Params {
             tumble: pick(14, r.tumblehome) * (0.75 + 0.4 * era),
             boxy,
             era,
+            vintage: 0.0,
             cues,
             generation: None,
+            arc: None,
             lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12][(unit(seed, 23) * 6.0) as usize % 6],
@@ -402,6 +433,7 @@ impl Params {
         use BodyShape as B;
         let mut spec = lib.spec(body).clone();
         let f = cues.features;
+        let vintage = if f.has(Feature::Classic) { 1.0 } else { 0.0 };
         let (l, w, h, wb) = (d.length, d.width, d.height, d.wheelbase);
         let offroad = f.has(Feature::SpareWheel)
             || (cues.roofline == Roofline::Boxy && matches!(body, B::Suv));
@@ -442,7 +474,14 @@ impl Params {
         // Flares are black cladding on trucks and off-roaders, body-coloured
         // bulges on cars.
         if spec.cabin == Cabin::Hatch {
-            spec.side_glass[0] = -0.6;
+            // A hatch's thick C-pillar: the side glass stops short of the
+            // tailgate (a long rear quarter window reads as an estate).
+            spec.side_glass[0] = -0.45;
+        }
+        if cues.roofline == Roofline::Dome {
+            // The arc's long ends are body, not glass: one D-shaped side
+            // window under the crown.
+            spec.side_glass = [-0.45, 0.5];
         }
         spec.cladding = f.has(Feature::FlaredArches)
             && matches!(body, B::Suv | B::Crossover | B::Pickup | B::Wagon);
@@ -481,9 +520,10 @@ impl Params {
         // Sill height above the ground.
         let ride = match body {
             B::Suv if offroad => 0.3,
-            B::Suv => 0.24,
+            // Road SUVs sit with their sills near the wheel hubs.
+            B::Suv => 0.29,
             B::Pickup => 0.29,
-            B::Crossover => 0.2,
+            B::Crossover => 0.22,
             B::Van => 0.22,
             B::Minivan => 0.17,
             B::Coupe | B::Convertible => 0.12,
@@ -503,6 +543,7 @@ impl Params {
         } + match (body, cues.roofline) {
             (B::Van, _) => 0.13,
             (B::Minivan, _) | (_, Roofline::OneBox) => 0.06,
+            (_, Roofline::Dome) => 0.08,
             _ => 0.0,
         };
         let belt = (h * (1.0 - glass_frac)).max(ride + 0.3);
@@ -512,17 +553,33 @@ impl Params {
         // typical drop), lower for mid-engined and long-bonnet sports cars.
         let r = &lib.spec(body).ranges;
         let mid = |a: [f32; 2]| (a[0] + a[1]) / 2.0;
+        // Newer cars' bonnets slope further down to a lower nose
+        // (aerodynamics); SUVs', pickups' and vans' stay high and blunt.
+        let modern = if cues.roofline == Roofline::Boxy || offroad || tall_body {
+            0.0
+        } else {
+            (era - vintage).max(0.0)
+        };
         let drop = (mid(r.belt_height) - mid(r.hood_height)).max(0.03) * (belt - ride)
-            / (mid(r.belt_height) - mid(r.ride_height)).max(0.1);
+            / (mid(r.belt_height) - mid(r.ride_height)).max(0.1)
+            * (1.0 + 0.5 * modern);
         let hood = match cues.engine {
-            Engine::Mid | Engine::Rear => ride + 0.42 * (belt - ride),
+            // A dome's bonnet falls away from the windshield's foot.
+            _ if cues.roofline == Roofline::Dome => belt - 0.4 * (belt - ride),
+            Engine::Mid => ride + 0.42 * (belt - ride),
+            // A rear-engined car's boot sits between tall front wings.
+            Engine::Rear => ride + 0.6 * (belt - ride),
             Engine::Front if offroad || cues.roofline == Roofline::Boxy => belt - drop * 0.6,
             Engine::Front => belt - drop,
         };
         let deck = match (cues.roofline, cues.engine) {
+            (Roofline::Dome, _) => belt - 0.35 * (belt - ride),
             (_, Engine::Mid) => belt + 0.01,
             (Roofline::Notchback | Roofline::Open, _) => belt + 0.04,
-            (Roofline::Fastback | Roofline::Dome, _) => belt + 0.02,
+            // A rear-engined fastback's roofline carries on down past the
+            // belt to a low tail.
+            (Roofline::Fastback, Engine::Rear) => belt - 0.12 * (belt - ride),
+            (Roofline::Fastback, _) => belt + 0.02,
             _ => belt - 0.02,
         };
 
@@ -569,6 +626,8 @@ impl Params {
         if cues.roofline == Roofline::Dome {
             rake = 22.0;
         }
+        // A classic body's glass stands up.
+        rake += 16.0 * vintage;
         let glass_h = (gh - 0.06).max(0.15);
         let ws_run = glass_h / rake.to_radians().tan();
 
@@ -581,7 +640,10 @@ impl Params {
             Deck::Long => 0.95,
         } * scale;
         let (mut bl_base, rear_rake): (f32, f32) = match cues.roofline {
-            Roofline::Notchback => (deck_len.max(0.4 * scale), 26.0 + 10.0 * (1.0 - era)),
+            Roofline::Notchback => (
+                deck_len.max(0.4 * scale),
+                26.0 + 10.0 * (1.0 - era) + 14.0 * vintage,
+            ),
             Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
             Roofline::Dome => (deck_len.max(0.15), 20.0),
             Roofline::Hatch => (0.05, 54.0 - 18.0 * era),
@@ -596,8 +658,8 @@ impl Params {
             // A fastback's roof flows into the tail: the rear glass takes
             // what the windshield, a short roof and the deck leave.
             let roof = match cues.engine {
-                Engine::Front => 0.2,
-                _ => 0.1,
+                Engine::Front => 0.15,
+                _ => 0.08,
             } * l;
             bl_run = (l - ws_base - ws_run - bl_base - roof).clamp(
                 glass_h / 30f32.to_radians().tan(),
@@ -639,7 +701,27 @@ impl Params {
                 Roofline::Cab => 0.4,
                 _ => 0.0,
             }
-            - if cues.engine == Engine::Mid { 0.3 } else { 0.0 };
+            - if cues.engine == Engine::Mid { 0.3 } else { 0.0 }
+            + 0.8 * vintage;
+        // A dome: the glass and both ends of the body follow one arc whose
+        // ends sit at bumper height; the windshield foot and the rear
+        // glass's foot are where it crosses the belt.
+        let arc = (cues.roofline == Roofline::Dome).then_some(DomeArc {
+            base: ride + 0.3 * (belt - ride),
+            // Cut off at the roof a little below its crown: a rounded top,
+            // not a ridge.
+            rise: h + 0.25 - (ride + 0.3 * (belt - ride)),
+            half: 0.34 * l,
+            n: 2.0,
+        });
+        let (ws_base, ws_run, bl_base, bl_run) = match arc {
+            Some(a) => {
+                let foot = l / 2.0 - a.x_at(belt);
+                let run = (a.x_at(belt) - a.x_at(h)).max(0.05);
+                (foot, run, foot, run)
+            }
+            None => (ws_base, ws_run, bl_base, bl_run),
+        };
         Params {
             shape: body,
             length: l - spare,
@@ -659,6 +741,8 @@ impl Params {
             tumble,
             boxy,
             era,
+            vintage,
+            arc,
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
             rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12, 8, 9][(unit(gseed, 23) * 8.0) as usize % 8],
