@@ -647,6 +647,9 @@ impl Params {
             Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
             Roofline::Dome => (deck_len.max(0.15), 20.0),
             Roofline::Hatch => (0.05, 54.0 - 18.0 * era),
+            // Newer road SUVs and crossovers rake their tailgates further
+            // than estates do, so the roof falls away at the back.
+            Roofline::Wagon if matches!(body, B::Suv | B::Crossover) => (0.05, 72.0 - 24.0 * era),
             Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
             Roofline::Boxy => (0.03, 82.0),
             Roofline::OneBox => (0.04, 66.0),
