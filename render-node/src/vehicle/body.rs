@@ -18,15 +18,9 @@ use super::params::{Cabin, Params};
 /// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
 /// share of the glass's run covered at `v`: `c` = 0 is a flat pane, `c` > 0
 /// bends the top of it into the roof (a tangent that flattens towards the
-/// roof while the foot stays raked, not upright), `c` < 0 lays the foot
-/// into the deck instead.
+/// roof while the foot stays raked, not upright).
 fn bend(v: f32, c: f32) -> f32 {
-    let v = v.clamp(0.0, 1.0);
-    if c >= 0.0 {
-        1.0 - (1.0 - v).powf(1.0 / (1.0 + c))
-    } else {
-        v.powf(1.0 / (1.0 - c))
-    }
+    1.0 - (1.0 - v.clamp(0.0, 1.0)).powf(1.0 / (1.0 + c))
 }
 
 fn sp(c: f32, n: f32) -> f32 {
@@ -549,25 +543,21 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     };
     // Side-view curvature of the glass (see `bend`): newer bodies bend
     // the windshield and the rear glass into the roof and arch the roof
-    // itself; a fastback's rear glass is one long convex curve, a dome's
-    // glasshouse one arc; boxy and classic bodies keep flat panes.
+    // itself; a fastback's rear glass bends less; a dome's glasshouse is
+    // its arc instead; boxy and classic bodies keep flat panes.
     let arch = if p.boxy > 6.0 {
         0.0
     } else {
         (p.era - p.vintage).max(0.0)
     };
-    let c_front = if dome { 1.2 } else { 0.1 + 0.5 * arch };
-    let c_rear = if dome {
-        1.2
-    } else if fastback {
+    let c_front = 0.1 + 0.5 * arch;
+    let c_rear = if fastback {
         0.1 + 0.15 * arch
     } else {
         0.1 + 0.5 * arch
     };
     let roof_arch = if dome { 0.15 } else { 0.22 * arch };
     let frame = |r: &Row| {
-        let g = bend(r.v, c_front);
-        let gr = bend(r.v, c_rear);
         let (xf, xrr) = match p.arc {
             // A dome's glasshouse is its arc, drawn in a little so the
             // glass sits inside the body's line.
@@ -576,8 +566,8 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 (x, -x)
             }
             None => (
-                x_wf - p.ws_run * g - r.inset,
-                x_wr + p.bl_run * gr + r.inset,
+                x_wf - p.ws_run * bend(r.v, c_front) - r.inset,
+                x_wr + p.bl_run * bend(r.v, c_rear) + r.inset,
             ),
         };
         let mut hw = hw0 * (1.0 - p.tumble * r.v) - r.inset;

@@ -623,9 +623,6 @@ impl Params {
         if cues.glasshouse == Glasshouse::Tall {
             rake += 2.0;
         }
-        if cues.roofline == Roofline::Dome {
-            rake = 22.0;
-        }
         // A classic body's glass stands up.
         rake += 16.0 * vintage;
         let glass_h = (gh - 0.06).max(0.15);
@@ -645,7 +642,8 @@ impl Params {
                 26.0 + 10.0 * (1.0 - era) + 14.0 * vintage,
             ),
             Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
-            Roofline::Dome => (deck_len.max(0.15), 20.0),
+            // A dome's glass feet and runs come from its arc (below).
+            Roofline::Dome => (0.0, 45.0),
             Roofline::Hatch => (0.05, 54.0 - 18.0 * era),
             // Newer road SUVs and crossovers rake their tailgates further
             // than estates do, so the roof falls away at the back.
@@ -657,7 +655,7 @@ impl Params {
             Roofline::Cab => (0.0, 84.0),
         };
         let mut bl_run = glass_h / rear_rake.to_radians().tan();
-        if matches!(cues.roofline, Roofline::Fastback | Roofline::Dome) {
+        if cues.roofline == Roofline::Fastback {
             // A fastback's roof flows into the tail: the rear glass takes
             // what the windshield, a short roof and the deck leave.
             let roof = match cues.engine {
@@ -706,9 +704,9 @@ impl Params {
             }
             - if cues.engine == Engine::Mid { 0.3 } else { 0.0 }
             + 0.8 * vintage;
-        // A dome: the glass and both ends of the body follow one arc whose
-        // ends sit at bumper height; the windshield foot and the rear
-        // glass's foot are where it crosses the belt.
+        // A dome: the glasshouse follows one arc that starts below the belt;
+        // the windshield's and the rear glass's feet are where it crosses
+        // the belt, and they replace the glass figures above.
         let arc = (cues.roofline == Roofline::Dome).then_some(DomeArc {
             base: ride + 0.3 * (belt - ride),
             // Cut off at the roof a little below its crown: a rounded top,
