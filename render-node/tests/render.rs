@@ -406,6 +406,45 @@ fn identity_cues_shape_the_body() {
     assert!(score < 0.9, "Beetle and Jetta: IoU {score:.3}");
 }
 
+/// Signature cues are geometry: a 911's front wings stand above its bonnet
+/// with the lamps on them, and a Model 3's roof is glass.
+#[test]
+fn signature_cues_are_in_the_mesh() {
+    let lib = ModelLibrary::embedded();
+    // Over the last third of the bonnet, how far the wings' crowns
+    // (|z| 0.6-0.8 of the half-width) stand above its middle (|z| < 0.15).
+    let wings = |make: &str, model: &str, year: u16, shape: BodyShape| {
+        let p = Params::resolve(&lib, shape, make, model, year);
+        let mesh = vehicle::build(&p);
+        let (hw, xf) = (p.width / 2.0, p.length / 2.0);
+        let top = |zs: (f32, f32)| {
+            mesh.vertices
+                .iter()
+                .filter(|v| v.material == Material::Paint as u32)
+                .filter(|v| v.pos[0] > xf - 0.45 && v.pos[0] < xf - 0.25)
+                .filter(|v| (zs.0..zs.1).contains(&(v.pos[2].abs() / hw)))
+                .map(|v| v.pos[1])
+                .fold(f32::MIN, f32::max)
+        };
+        top((0.6, 0.8)) - top((0.0, 0.15))
+    };
+    let porsche = wings("porsche", "911", 2021, BodyShape::Coupe);
+    let camry = wings("toyota", "camry", 2019, BodyShape::Sedan);
+    assert!(porsche > 0.04, "911 wings {porsche:.3} m above the bonnet");
+    assert!(camry < 0.01, "Camry wings {camry:.3} m above the bonnet");
+    // Glass at the top of the roof, against a steel roof.
+    let roof_glass = |make: &str, model: &str, year: u16| {
+        let p = Params::resolve(&lib, BodyShape::Sedan, make, model, year);
+        vehicle::build(&p)
+            .vertices
+            .iter()
+            .filter(|v| v.material == Material::Glass as u32 && v.pos[1] > p.height - 0.03)
+            .count()
+    };
+    assert!(roof_glass("tesla", "model-3", 2020) > 100);
+    assert_eq!(roof_glass("toyota", "camry", 2019), 0);
+}
+
 /// The tail is lit like the sides: seen from behind, a red car's paint is
 /// red, not veiled grey by the studio's reflection on an unlit panel.
 #[test]

@@ -12,7 +12,7 @@ use glam::{Quat, Vec3};
 use super::mesh::{Material, Mesh};
 use vis_protocol::BodyShape;
 
-use super::identity::{Engine, Feature, Grille, Headlamp};
+use super::identity::{Engine, Feature, Grille, Headlamp, Roofline};
 use super::params::{Cabin, Params};
 
 /// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
@@ -51,6 +51,18 @@ struct Section {
     bottom: f32,
     top: f32,
     hw: f32,
+    /// How far raised front wings stand above `top` (the bonnet between
+    /// them) at the section's outer shoulders.
+    wing: f32,
+}
+
+impl Section {
+    /// The top at `zr` = |z| / half-width: the bonnet in the middle, the
+    /// wings' crowns towards the sides.
+    fn top_at(&self, zr: f32) -> f32 {
+        let t = ((zr - 0.3) / 0.3).clamp(0.0, 1.0);
+        self.top + self.wing * t * t * (3.0 - 2.0 * t)
+    }
 }
 
 impl<'a> Lower<'a> {
@@ -111,13 +123,35 @@ impl<'a> Lower<'a> {
         } else {
             let t = ((self.deck_start - x) / (self.deck_start - self.xr).max(0.01)).clamp(0.0, 1.0);
             let d = belt + 0.025;
-            d + (p.deck - d) * t.powf(1.5)
+            // An engine lid behind a fastback's glass carries its slope on;
+            // a boot's lid runs level, then falls.
+            let k = if p.cues.engine == Engine::Rear && p.cues.roofline == Roofline::Fastback {
+                1.1
+            } else {
+                1.5
+            };
+            d + (p.deck - d) * t.powf(k)
         }
+    }
+
+    /// Raised front wings: how far the wings' crowns stand above the
+    /// bonnet at x (none at the windshield's foot, most at the nose).
+    fn wing(&self, x: f32) -> f32 {
+        let p = self.p;
+        if !p.cues.features.has(Feature::RaisedWings) || x <= self.cowl {
+            return 0.0;
+        }
+        let t = ((x - self.cowl) / (self.xf - self.cowl)).clamp(0.0, 1.0);
+        // The wings' line falls to headlamp height, far less than the bonnet.
+        let nose = p.hood + 0.45 * (p.belt - p.hood);
+        let wing = p.belt - (p.belt - nose) * t.powf(2.2);
+        (wing - self.top(x)).max(0.0)
     }
 
     fn section(&self, x: f32) -> Section {
         let p = self.p;
         let mut top = self.top(x);
+        let mut wing = self.wing(x);
         let mut bottom = p.ride;
         // Approach and departure angles: the bumpers' lower edges lift.
         let df = (x - (self.xf - 0.45)).max(0.0) / 0.45;
@@ -144,10 +178,16 @@ impl<'a> Lower<'a> {
             let eh = (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph);
             let mid = bottom + (top - bottom) * mid_frac;
             top = mid + (top - mid) * eh.max(0.02);
+            wing *= eh;
             bottom = mid - (mid - bottom) * eh.max(0.02);
             hw *= ew.max(0.015);
         }
-        Section { bottom, top, hw }
+        Section {
+            bottom,
+            top,
+            hw,
+            wing,
+        }
     }
 
     /// Fender flares: how much wider the lower body is near an arch.
@@ -184,13 +224,13 @@ impl<'a> Lower<'a> {
         let n = self.exponent(th.sin());
         let cz = sp(th.cos(), n);
         let cy = sp(th.sin(), n);
-        let mut y = self.y_of(s, cy);
         // Shoulder tumblehome and rocker tuck-under.
         let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
         let z = cz
             * s.hw
             * taper
             * (1.0 + self.flare(x) * (1.0 - cy.max(-0.6)).min(1.0) * (cy < 0.45) as u8 as f32);
+        let mut y = self.y_of(s, cy, z);
         let arch = self.arch(x);
         if arch > 0.0 && cy < 0.3 {
             y = y.max(arch.min(s.top - 0.08));
@@ -200,10 +240,10 @@ impl<'a> Lower<'a> {
 
     /// Sections are widest below mid-height (door skins bulge low) and
     /// boxier below the widest line than above it (flat floor, round shoulder).
-    fn y_of(&self, s: Section, cy: f32) -> f32 {
+    fn y_of(&self, s: Section, cy: f32, z: f32) -> f32 {
         let mid = s.bottom + (s.top - s.bottom) * 0.42;
         if cy >= 0.0 {
-            mid + cy * (s.top - mid)
+            mid + cy * (s.top_at(z.abs() / s.hw.max(1e-4)) - mid)
         } else {
             mid + cy * (mid - s.bottom)
         }
@@ -222,7 +262,7 @@ impl<'a> Lower<'a> {
         let s = self.section(x);
         let mid = s.bottom + (s.top - s.bottom) * 0.42;
         let cy = if y >= mid {
-            (y - mid) / (s.top - mid)
+            (y - mid) / (s.top_at(z.abs() / s.hw.max(1e-4)) - mid)
         } else {
             (y - mid) / (mid - s.bottom)
         };
@@ -253,10 +293,24 @@ impl<'a> Lower<'a> {
         a
     }
 
+    /// The flank's |z| at (x, y).
+    fn surface_z(&self, x: f32, y: f32) -> f32 {
+        let (mut a, mut b) = (0.0, self.hw * 1.2);
+        for _ in 0..18 {
+            let m = (a + b) / 2.0;
+            if self.inside(x, y, m) {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        a
+    }
+
     /// Top surface height at (x, z).
     pub fn surface_y(&self, x: f32, z: f32) -> f32 {
         let s = self.section(x);
-        let (mut a, mut b) = ((s.bottom + s.top) / 2.0, s.top + 0.01);
+        let (mut a, mut b) = ((s.bottom + s.top) / 2.0, s.top + s.wing + 0.01);
         for _ in 0..18 {
             let m = (a + b) / 2.0;
             if self.inside(x, m, z) {
@@ -310,9 +364,8 @@ impl<'a> Lower<'a> {
             |i, j| self.point(sections[i], xs[i], th(j)).0,
             |i, j| {
                 let xm = (xs[i] + xs[i + 1]) / 2.0;
-                let (_, cz, cy) = self.point(sections[i], xm, th(j) + PI / around as f32);
-                let s = sections[i];
-                let y = self.y_of(s, cy);
+                let (pt, cz, cy) = self.point(sections[i], xm, th(j) + PI / around as f32);
+                let y = self.y_of(sections[i], cy, pt.z);
                 let side = cz.abs() > 0.55;
                 if side
                     && gaps.iter().any(|g| (xm - g).abs() < 0.005)
@@ -320,15 +373,6 @@ impl<'a> Lower<'a> {
                     && y < p.belt - 0.03
                 {
                     return Some((Material::Trim, [0.0, 0.0]));
-                }
-                if intakes
-                    && side
-                    && xm > intake.0
-                    && xm < intake.1
-                    && y > p.belt - 0.3
-                    && y < p.belt - 0.06 - 0.25 * (xm - intake.0) / (intake.1 - intake.0)
-                {
-                    return Some((Material::Grille, [0.0, 0.0]));
                 }
                 if p.spec.cladding && side && cy < 0.2 {
                     let flare = self.arches().iter().any(|ax| {
@@ -353,6 +397,26 @@ impl<'a> Lower<'a> {
                 Some((Material::Paint, [0.0, 0.0]))
             },
         );
+        // The side intakes: a wedge ahead of each rear wheel, its own patch
+        // laid on the flank so its slanted edge is straight, not stepped.
+        if intakes {
+            let (nu, nv) = (16, 6);
+            for side in [-1.0f32, 1.0] {
+                mesh.grid(
+                    nu + 1,
+                    nv + 1,
+                    false,
+                    |i, j| {
+                        let t = i as f32 / nu as f32;
+                        let x = intake.0 + (intake.1 - intake.0) * t;
+                        let (y0, y1) = (p.belt - 0.3, p.belt - 0.06 - 0.24 * t);
+                        let y = y0 + (y1 - y0) * j as f32 / nv as f32;
+                        Vec3::new(x, y, side * (self.surface_z(x, y) + 0.006))
+                    },
+                    |_, _| Some((Material::Grille, [0.0, 0.0])),
+                );
+            }
+        }
         // Dark arch liners so the openings read as holes.
         for ax in self.arches() {
             let r = self.arch_r - 0.01;
@@ -550,8 +614,17 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     } else {
         (p.era - p.vintage).max(0.0)
     };
-    let c_front = 0.1 + 0.5 * arch;
-    let c_rear = if fastback {
+    let rear_fastback = fastback && p.cues.engine == Engine::Rear;
+    let c_front = if rear_fastback {
+        // One arc over the cabin: the windshield rolls into the roof.
+        0.6
+    } else {
+        0.1 + 0.5 * arch
+    };
+    let c_rear = if rear_fastback {
+        // Over a rear engine the glass is one convex sweep from the roof.
+        0.4
+    } else if fastback {
         0.1 + 0.15 * arch
     } else {
         0.1 + 0.5 * arch
@@ -630,6 +703,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let pillar_w = if p.length > 8.0 { 0.025 } else { 0.05 };
     let rows_ref = &rows;
     let contrast = p.cues.features.has(Feature::ContrastRoof) && !open;
+    let glass_roof = p.cues.features.has(Feature::GlassRoof) && !open;
     mesh.grid(
         rows.len(),
         total,
@@ -656,6 +730,10 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             }
             if contrast && i + 1 >= glass_rows {
                 return Some((Material::Roof, [0.0, 0.0]));
+            }
+            // A glass roof: the cap above the rounded edges is one pane.
+            if glass_roof && i > glass_rows + n_round / 2 {
+                return Some((Material::Glass, [0.0, 0.0]));
             }
             if !in_glass || top_frame {
                 return Some((Material::Paint, [0.0, 0.0]));
@@ -1021,11 +1099,17 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let nose_top = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
     let s = p.lamp_scale * if big { 1.3 } else { 1.0 };
     let era = p.era;
-    let lamp_top = nose_top - 0.045 - 0.02 * (1.0 - era);
+    // Raised wings carry their lamps on top, above the bonnet's nose.
+    let wings = c.features.has(Feature::RaisedWings);
+    let lamp_top = if wings {
+        lower.surface_y(lower.xf - lower.round_f * 0.5, hw * 0.7) - 0.02
+    } else {
+        nose_top - 0.045 - 0.02 * (1.0 - era)
+    };
     // (lamp bottom, top, inner z, outer z) of the right-hand lamp.
     let (lamp, zi, zo) = match c.headlamp {
         Headlamp::Round => {
-            let d = if tall { 0.2 } else { 0.16 } * s;
+            let d = if tall || wings { 0.2 } else { 0.16 } * s;
             let zc = hw * 0.7;
             ((lamp_top - d, lamp_top), zc - d / 2.0, zc + d / 2.0)
         }
@@ -1064,7 +1148,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             true,
             lamp,
             (zi, zo),
-            (14, 14),
+            (28, 28),
             Material::HeadLamp,
             |u, v| blob(u, v, 2.0),
         ),
@@ -1074,7 +1158,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             true,
             lamp,
             (zi, zo),
-            (24, 12),
+            (48, 24),
             Material::HeadLamp,
             |u, v| {
                 let uu = (u * 2.0).fract();
@@ -1087,7 +1171,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             true,
             lamp,
             (zi, zo),
-            (16, 10),
+            (32, 20),
             Material::HeadLamp,
             |u, v| {
                 // A teardrop: fuller at the outer end.

@@ -203,6 +203,8 @@ vocabulary!(
         BlackBumpers = "black-bumpers",
         WheelSkirts = "wheel-skirts",
         Classic = "classic",
+        RaisedWings = "raised-wings",
+        GlassRoof = "glass-roof",
     }
 );
 

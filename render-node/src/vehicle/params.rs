@@ -578,7 +578,7 @@ impl Params {
             (Roofline::Notchback | Roofline::Open, _) => belt + 0.04,
             // A rear-engined fastback's roofline carries on down past the
             // belt to a low tail.
-            (Roofline::Fastback, Engine::Rear) => belt - 0.12 * (belt - ride),
+            (Roofline::Fastback, Engine::Rear) => belt - 0.3 * (belt - ride),
             (Roofline::Fastback, _) => belt + 0.02,
             _ => belt - 0.02,
         };
@@ -587,6 +587,9 @@ impl Params {
         // wheelbase that grows with the bonnet.
         let cowl_share = match (cues.engine, cues.roofline, cues.bonnet) {
             (Engine::Mid, _, _) => 0.04,
+            // A rear-engined fastback's boot is ahead of the cabin: the
+            // windshield stands well back from the front wheels.
+            (Engine::Rear, Roofline::Fastback, _) => 0.22,
             (Engine::Rear, _, _) => 0.13,
             (_, Roofline::OneBox, Bonnet::Short) => {
                 if body == B::Van {
@@ -641,6 +644,11 @@ impl Params {
                 deck_len.max(0.4 * scale),
                 26.0 + 10.0 * (1.0 - era) + 14.0 * vintage,
             ),
+            // Over a rear engine the glass ends above the rear axle and
+            // the engine lid carries the line on down to the tail.
+            Roofline::Fastback if cues.engine == Engine::Rear => {
+                ((l - wb) * (1.0 - share) * 0.6, 17.0)
+            }
             Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
             // A dome's glass feet and runs come from its arc (below).
             Roofline::Dome => (0.0, 45.0),
@@ -659,8 +667,13 @@ impl Params {
             // A fastback's roof flows into the tail: the rear glass takes
             // what the windshield, a short roof and the deck leave.
             let roof = match cues.engine {
+                // A two-door's roof is shorter: its glass runs from the
+                // front seats' heads to the tail.
+                Engine::Front if matches!(body, B::Coupe | B::Convertible) => 0.08,
                 Engine::Front => 0.15,
-                _ => 0.08,
+                Engine::Mid => 0.08,
+                // Over a rear engine the roof is a crown, not a flat.
+                Engine::Rear => 0.03,
             } * l;
             bl_run = (l - ws_base - ws_run - bl_base - roof).clamp(
                 glass_h / 30f32.to_radians().tan(),
@@ -677,7 +690,11 @@ impl Params {
             bl_base = (l - ws_base - cab_len).max(0.8);
         }
         // Keep a roof between the glasses.
-        let min_roof = 0.1 * l;
+        let min_roof = if cues.roofline == Roofline::Fastback && cues.engine == Engine::Rear {
+            0.03 * l
+        } else {
+            0.1 * l
+        };
         let roof = l - ws_base - ws_run - bl_base - bl_run;
         let (ws_run, bl_run) = if roof < min_roof {
             let k = ((l - ws_base - bl_base - min_roof) / (ws_run + bl_run)).clamp(0.3, 1.0);
@@ -766,8 +783,8 @@ fn generic_grille(g: Grille) -> Grille {
     }
 }
 
-/// Features an uncurated model may borrow (no wings, skirts or two-tone
-/// roofs: those are a model's signature).
+/// Features an uncurated model may borrow (no wings, skirts, two-tone or
+/// glass roofs, raised front wings: those are a model's signature).
 fn generic_features(f: Features) -> Features {
     f.without(Feature::Wing)
         .without(Feature::WheelSkirts)
@@ -775,4 +792,6 @@ fn generic_features(f: Features) -> Features {
         .without(Feature::HoodScoop)
         .without(Feature::RoundTailLamps)
         .without(Feature::SideIntakes)
+        .without(Feature::RaisedWings)
+        .without(Feature::GlassRoof)
 }
