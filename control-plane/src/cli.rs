@@ -343,25 +343,19 @@ fn say(as_json: bool, value: serde_json::Value, text: &str) -> String {
 }
 
 async fn account(store: &SqlStore, email: &str) -> Result<Account, CliError> {
+    let email = email_arg(email)?;
     store
-        .account_by_email(email)
+        .account_by_email(&email)
         .await?
         .ok_or_else(|| CliError::Usage(format!("no account with email {email}")))
 }
 
-fn validate_email(email: &str) -> Result<(), CliError> {
-    let ok = email.len() <= 254
-        && email.split_once('@').is_some_and(|(user, domain)| {
-            !user.is_empty() && domain.contains('.') && !domain.starts_with('.')
-        })
-        && !email.contains(char::is_whitespace);
-    if ok {
-        Ok(())
-    } else {
-        Err(CliError::Usage(format!(
-            "--email: {email:?} is not an email address"
-        )))
-    }
+/// An `--email` as accounts store it: trimmed and lower case, checked as
+/// sign-up checks it (`people::normalize_email`), so the CLI and the web
+/// create and find the same accounts.
+fn email_arg(raw: &str) -> Result<String, CliError> {
+    crate::people::normalize_email(raw)
+        .map_err(|why| CliError::Usage(format!("--email: {raw:?} {why}")))
 }
 
 async fn operate(
@@ -375,7 +369,7 @@ async fn operate(
     let mut out = String::new();
     match command {
         Command::Accounts(AccountsCmd::Create { email, credits }) => {
-            validate_email(&email)?;
+            let email = email_arg(&email)?;
             if credits < 0 {
                 return Err(CliError::Usage("--credits: must not be negative".into()));
             }

@@ -48,6 +48,8 @@ fn benches(c: &mut Criterion) {
         ("jeep", "wrangler", 2018),
         ("ford", "f-150", 2019),
         ("lamborghini", "aventador", 2019),
+        ("porsche", "911", 2021),
+        ("tesla", "model-3", 2020),
     ] {
         g.bench_function(BenchmarkId::new("cold_1024_png_curated", model), |b| {
             b.iter(|| {

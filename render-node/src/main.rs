@@ -233,6 +233,7 @@ fn main() -> anyhow::Result<()> {
             shape,
             output,
         } => {
+            let format = output_format(&output)?;
             let make = vis_protocol::slugify(&make).context("make")?;
             let model = vis_protocol::slugify(&model).context("model")?;
             let t = std::time::Instant::now();
@@ -245,8 +246,7 @@ fn main() -> anyhow::Result<()> {
                 view,
                 variation: 0,
             })?;
-            let png = vis_render::image::encode_png(&img)?;
-            std::fs::write(&output, png).with_context(|| output.display().to_string())?;
+            write_image(&output, format, &img)?;
             eprintln!(
                 "render-node: wrote {} in {} ms",
                 output.display(),
@@ -259,6 +259,7 @@ fn main() -> anyhow::Result<()> {
             models,
             output,
         } => {
+            let format = output_format(&output)?;
             let img = if let Some(list) = models {
                 let text =
                     std::fs::read_to_string(&list).with_context(|| list.display().to_string())?;
@@ -273,8 +274,7 @@ fn main() -> anyhow::Result<()> {
                 };
                 vis_render::sheet::contact_sheet(&renderer, cell, &shapes)?
             };
-            let png = vis_render::image::encode_png(&img)?;
-            std::fs::write(&output, png).with_context(|| output.display().to_string())?;
+            write_image(&output, format, &img)?;
             eprintln!("render-node: wrote {}", output.display());
         }
         Cmd::Revision { base_revision } => {
@@ -287,4 +287,33 @@ fn main() -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The format an output file's extension names: `.png`, `.webp`, or
+/// `.jpg`/`.jpeg` (flattened on white), encoded as the image endpoint does.
+fn output_format(output: &std::path::Path) -> anyhow::Result<vis_protocol::Format> {
+    use vis_protocol::Format;
+    let ext = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    Ok(match ext.as_str() {
+        "png" => Format::Png,
+        "webp" => Format::Webp,
+        "jpg" | "jpeg" => Format::Jpg,
+        _ => anyhow::bail!(
+            "{}: name the output file .png, .webp or .jpg",
+            output.display()
+        ),
+    })
+}
+
+fn write_image(
+    output: &std::path::Path,
+    format: vis_protocol::Format,
+    img: &vis_render::Rgba,
+) -> anyhow::Result<()> {
+    let bytes = vis_render::image::encode(img, format)?;
+    std::fs::write(output, bytes).with_context(|| output.display().to_string())
 }

@@ -407,7 +407,8 @@ fn identity_cues_shape_the_body() {
 }
 
 /// Signature cues are geometry: a 911's front wings stand above its bonnet
-/// with the lamps on them, and a Model 3's roof is glass.
+/// with the lamps on them, a Model 3's roof is glass, a Mustang's tail lamps
+/// are three bars.
 #[test]
 fn signature_cues_are_in_the_mesh() {
     let lib = ModelLibrary::embedded();
@@ -443,6 +444,24 @@ fn signature_cues_are_in_the_mesh() {
     };
     assert!(roof_glass("tesla", "model-3", 2020) > 100);
     assert_eq!(roof_glass("toyota", "camry", 2019), 0);
+    // A Mustang's tail lamps are three bars a side: runs of lamp cells
+    // across one side's patch (its cells' u), split by paint.
+    let bars = |make: &str, model: &str, year: u16| {
+        let p = Params::resolve(&lib, BodyShape::Coupe, make, model, year);
+        let mut us: Vec<f32> = vehicle::build(&p)
+            .vertices
+            .iter()
+            .filter(|v| v.material == Material::TailLamp as u32 && v.pos[2] > 0.0)
+            .map(|v| v.uv[0])
+            .collect();
+        us.sort_by(f32::total_cmp);
+        us.dedup();
+        // Cell centres are (j + 0.5) / n apart by 1 / n within a run.
+        let cell = us.windows(2).map(|w| w[1] - w[0]).fold(f32::MAX, f32::min);
+        1 + us.windows(2).filter(|w| w[1] - w[0] > 1.5 * cell).count()
+    };
+    assert_eq!(bars("ford", "mustang", 2020), 3);
+    assert_eq!(bars("ford", "mustang", 1992), 1);
 }
 
 /// The tail is lit like the sides: seen from behind, a red car's paint is

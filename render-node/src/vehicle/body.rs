@@ -1424,6 +1424,19 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             Material::TailLamp,
             |u, v| u < 0.99 && blob((u * 2.0).fract(), v, 2.0),
         );
+    } else if f.has(Feature::TriBarTailLamps) {
+        // Three upright bars a side (the Mustang's).
+        let h = 0.17 * s;
+        pair(
+            lower,
+            mesh,
+            false,
+            (tail_top - h, tail_top),
+            (hw * 0.5, hw * 0.93),
+            (18, 6),
+            Material::TailLamp,
+            |u, _| (0.14..0.86).contains(&(u * 3.0).fract()),
+        );
     } else if f.has(Feature::VerticalTailLamps) {
         let ys = (tail_top - 0.4, tail_top + 0.05);
         pair(

@@ -205,6 +205,7 @@ vocabulary!(
         Classic = "classic",
         RaisedWings = "raised-wings",
         GlassRoof = "glass-roof",
+        TriBarTailLamps = "tri-bar-tail-lamps",
     }
 );
 

@@ -794,4 +794,5 @@ fn generic_features(f: Features) -> Features {
         .without(Feature::SideIntakes)
         .without(Feature::RaisedWings)
         .without(Feature::GlassRoof)
+        .without(Feature::TriBarTailLamps)
 }

@@ -179,3 +179,50 @@ async fn mistakes_are_clear_errors() {
     assert_eq!(v["credits"], 100);
     assert_eq!(v["ledger"].as_array().unwrap().len(), 1);
 }
+
+/// The CLI stores and finds emails as sign-up does (trimmed, lower case),
+/// so an operator's account and a person's sign-in are one account.
+#[tokio::test]
+async fn cli_emails_are_normalised_like_sign_up() {
+    let app = TestApp::spawn().await;
+    let out = app
+        .cli(&[
+            "--json",
+            "accounts",
+            "create",
+            "--email",
+            " Ops.Team@Example.COM ",
+        ])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["email"], "ops.team@example.com");
+    let out = app
+        .cli(&[
+            "--json",
+            "accounts",
+            "show",
+            "--email",
+            "OPS.TEAM@example.com",
+        ])
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["email"], "ops.team@example.com");
+    // A second account differing only in case is the same account.
+    let err = app
+        .cli(&["accounts", "create", "--email", "ops.team@EXAMPLE.com"])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("already exists"), "{err}");
+    let err = app
+        .cli(&["accounts", "create", "--email", "not-an-address"])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("--email") && err.contains("email address"),
+        "{err}"
+    );
+}
