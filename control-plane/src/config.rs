@@ -645,6 +645,21 @@ pub struct Overrides {
     /// Same as `--local-renderer false`.
     #[arg(long, global = true, conflicts_with = "local_renderer")]
     pub no_local_renderer: bool,
+    /// `[render] workers`: in-process render workers.
+    #[arg(long, env = "VIS_RENDER_WORKERS", global = true)]
+    pub render_workers: Option<usize>,
+    /// `[render] daily_budget`: cold renders per UTC day.
+    #[arg(long, env = "VIS_RENDER_DAILY_BUDGET", global = true)]
+    pub render_daily_budget: Option<i64>,
+    /// `[render] max_queue_depth`: queued + running jobs before 503.
+    #[arg(long, env = "VIS_RENDER_MAX_QUEUE_DEPTH", global = true)]
+    pub render_max_queue_depth: Option<i64>,
+    /// `[render] revision`: part of object keys and ETags.
+    #[arg(long, env = "VIS_RENDER_REVISION", global = true)]
+    pub render_revision: Option<u32>,
+    /// `[render] job_timeout_secs`: how long a request waits for a cold render.
+    #[arg(long, env = "VIS_RENDER_JOB_TIMEOUT_SECS", global = true)]
+    pub render_job_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -806,6 +821,29 @@ impl Config {
         } else if let Some(local) = o.local_renderer {
             render.local_renderer = local;
         }
+        render.workers = o.render_workers.unwrap_or(render.workers);
+        render.daily_budget = o.render_daily_budget.unwrap_or(render.daily_budget);
+        render.max_queue_depth = o.render_max_queue_depth.unwrap_or(render.max_queue_depth);
+        render.revision = o.render_revision.unwrap_or(render.revision);
+        render.job_timeout_secs = o.render_job_timeout_secs.unwrap_or(render.job_timeout_secs);
+        if render.daily_budget < 0 {
+            return Err(ConfigError::Invalid {
+                field: "render.daily_budget",
+                message: "must not be negative (VIS_RENDER_DAILY_BUDGET)".into(),
+            });
+        }
+        if render.max_queue_depth < 1 {
+            return Err(ConfigError::Invalid {
+                field: "render.max_queue_depth",
+                message: "must be at least 1 (VIS_RENDER_MAX_QUEUE_DEPTH)".into(),
+            });
+        }
+        if render.job_timeout_secs == 0 {
+            return Err(ConfigError::Invalid {
+                field: "render.job_timeout_secs",
+                message: "must be at least 1 (VIS_RENDER_JOB_TIMEOUT_SECS)".into(),
+            });
+        }
         if render.prewarm_reserve_percent > 100 {
             return Err(ConfigError::Invalid {
                 field: "render.prewarm_reserve_percent",
@@ -917,6 +955,33 @@ mod tests {
         assert_eq!(c.listen.to_string(), "127.0.0.1:7000");
         assert_eq!(c.base_url, "https://img.example.com");
         assert_eq!(c.database_url.expose(), "sqlite:///srv/vis/vis.db?mode=rwc");
+    }
+
+    #[test]
+    fn render_settings_take_vis_render_variables() {
+        let file: FileConfig = toml::from_str("[render]\nworkers = 4\nrevision = 2").unwrap();
+        let o = Overrides {
+            render_workers: Some(0),
+            render_revision: Some(3),
+            render_daily_budget: Some(500),
+            ..Overrides::default()
+        };
+        let c = Config::merge(file, o).unwrap();
+        assert_eq!(
+            (c.render.workers, c.render.revision, c.render.daily_budget),
+            (0, 3, 500)
+        );
+        // What no variable names keeps the file's value or the default.
+        assert_eq!(c.render.max_queue_depth, 200);
+        let o = Overrides {
+            render_max_queue_depth: Some(0),
+            ..Overrides::default()
+        };
+        let err = Config::merge(FileConfig::default(), o).unwrap_err();
+        assert!(
+            err.to_string().starts_with("render.max_queue_depth"),
+            "{err}"
+        );
     }
 
     #[test]
