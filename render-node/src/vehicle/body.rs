@@ -1184,7 +1184,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             true,
             lamp,
             (zi, zo),
-            (12, 6),
+            (24, 12),
             Material::HeadLamp,
             |u, v| blob(u, v, 6.0 - 3.0 * era),
         ),
@@ -1194,7 +1194,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             true,
             lamp,
             (zi, zo),
-            (14, 7),
+            (28, 14),
             Material::HeadLamp,
             |u, v| v < 0.3 + 0.9 * u && v > 0.45 * (1.0 - u) - 0.1,
         ),
@@ -1216,7 +1216,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
                 true,
                 lamp,
                 (zi, zo),
-                (12, 10),
+                (24, 20),
                 Material::HeadLamp,
                 |u, v| v > 0.78 || (v < 0.5 && v > 0.05 && (0.25..0.9).contains(&u)),
             )
@@ -1295,10 +1295,11 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             plate_c = (ys.0 + val.1) / 2.0;
         }
         Grille::Kidney => {
-            // Two kidneys, taller in each generation.
-            let h = (0.11 + 0.16 * era) * p.lamp_scale;
-            let ys = (lamp.1 - 0.02 - h, lamp.1 - 0.02);
-            let w = hw * 0.25;
+            // Two kidneys, taller and wider in each generation (a 2020
+            // BMW's span most of the face between its lamps).
+            let h = (0.11 + 0.2 * era) * p.lamp_scale;
+            let ys = (lamp.1 - h, lamp.1);
+            let w = (hw * (0.25 + 0.1 * era)).min(zi - 0.03);
             lower.end_patch(mesh, true, ys, (-w, w), (20, 12), |u, v| {
                 let k = (u * 2.0).fract();
                 ((0.08..0.92).contains(&k) && blob((k - 0.08) / 0.84, v, 4.0))
