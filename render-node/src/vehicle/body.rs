@@ -731,8 +731,12 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             if contrast && i + 1 >= glass_rows {
                 return Some((Material::Roof, [0.0, 0.0]));
             }
-            // A glass roof: the cap above the rounded edges is one pane.
-            if glass_roof && i > glass_rows + n_round / 2 {
+            // A glass roof: one canopy from the windshield over the cap to
+            // the rear glass; only the roof rails along the sides are paint.
+            if glass_roof
+                && i + 1 >= glass_rows
+                && (matches!(seg, 0 | 4) || i > glass_rows + n_round / 2)
+            {
                 return Some((Material::Glass, [0.0, 0.0]));
             }
             if !in_glass || top_frame {
