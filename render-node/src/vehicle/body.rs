@@ -23,6 +23,21 @@ fn bend(v: f32, c: f32) -> f32 {
     1.0 - (1.0 - v.clamp(0.0, 1.0)).powf(1.0 / (1.0 + c))
 }
 
+/// Bisects `steps` times between `inside_at` (inside) and `outside_at` for
+/// the last point where `inside` holds: where a surface crosses a line.
+fn boundary(inside_at: f32, outside_at: f32, steps: u32, inside: impl Fn(f32) -> bool) -> f32 {
+    let (mut a, mut b) = (inside_at, outside_at);
+    for _ in 0..steps {
+        let m = (a + b) / 2.0;
+        if inside(m) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    a
+}
+
 fn sp(c: f32, n: f32) -> f32 {
     c.signum() * c.abs().powf(2.0 / n)
 }
@@ -278,48 +293,22 @@ impl<'a> Lower<'a> {
     /// The x of the body surface at (y, z), searching from `from` towards
     /// `to` (an axle towards a tip).
     pub fn surface_x(&self, y: f32, z: f32, from: f32, to: f32) -> f32 {
-        let (mut a, mut b) = (from, to);
-        if !self.inside(a, y, z) {
-            return a;
+        if !self.inside(from, y, z) {
+            return from;
         }
-        for _ in 0..20 {
-            let m = (a + b) / 2.0;
-            if self.inside(m, y, z) {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        a
+        boundary(from, to, 20, |x| self.inside(x, y, z))
     }
 
     /// The flank's |z| at (x, y).
     fn surface_z(&self, x: f32, y: f32) -> f32 {
-        let (mut a, mut b) = (0.0, self.hw * 1.2);
-        for _ in 0..18 {
-            let m = (a + b) / 2.0;
-            if self.inside(x, y, m) {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        a
+        boundary(0.0, self.hw * 1.2, 18, |z| self.inside(x, y, z))
     }
 
     /// Top surface height at (x, z).
     pub fn surface_y(&self, x: f32, z: f32) -> f32 {
         let s = self.section(x);
-        let (mut a, mut b) = ((s.bottom + s.top) / 2.0, s.top + s.wing + 0.01);
-        for _ in 0..18 {
-            let m = (a + b) / 2.0;
-            if self.inside(x, m, z) {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        a
+        let (a, b) = ((s.bottom + s.top) / 2.0, s.top + s.wing + 0.01);
+        boundary(a, b, 18, |y| self.inside(x, y, z))
     }
 
     fn stations(&self, extra: &[f32]) -> Vec<f32> {
