@@ -12,7 +12,7 @@ use glam::{Quat, Vec3};
 use super::mesh::{Material, Mesh};
 use vis_protocol::BodyShape;
 
-use super::identity::{Engine, Feature, Grille, Headlamp, Roofline};
+use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::params::{Cabin, Params};
 
 /// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
@@ -140,18 +140,15 @@ impl<'a> Lower<'a> {
             let d = belt + 0.025;
             // An engine lid behind a fastback's glass carries its slope on;
             // a boot's lid runs level, then falls.
-            let k = if p.cues.engine == Engine::Rear && p.cues.roofline == Roofline::Fastback {
-                1.1
-            } else {
-                1.5
-            };
+            let k = if p.cues.rear_fastback() { 1.1 } else { 1.5 };
             d + (p.deck - d) * t.powf(k)
         }
     }
 
     /// Raised front wings: how far the wings' crowns stand above the
-    /// bonnet at x (none at the windshield's foot, most at the nose).
-    fn wing(&self, x: f32) -> f32 {
+    /// bonnet (whose top at x is `bonnet`): none at the windshield's foot,
+    /// most at the nose.
+    fn wing(&self, x: f32, bonnet: f32) -> f32 {
         let p = self.p;
         if !p.cues.features.has(Feature::RaisedWings) || x <= self.cowl {
             return 0.0;
@@ -160,13 +157,13 @@ impl<'a> Lower<'a> {
         // The wings' line falls to headlamp height, far less than the bonnet.
         let nose = p.hood + 0.45 * (p.belt - p.hood);
         let wing = p.belt - (p.belt - nose) * t.powf(2.2);
-        (wing - self.top(x)).max(0.0)
+        (wing - bonnet).max(0.0)
     }
 
     fn section(&self, x: f32) -> Section {
         let p = self.p;
         let mut top = self.top(x);
-        let mut wing = self.wing(x);
+        let mut wing = self.wing(x, top);
         let mut bottom = p.ride;
         // Approach and departure angles: the bumpers' lower edges lift.
         let df = (x - (self.xf - 0.45)).max(0.0) / 0.45;
@@ -603,14 +600,13 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     } else {
         (p.era - p.vintage).max(0.0)
     };
-    let rear_fastback = fastback && p.cues.engine == Engine::Rear;
-    let c_front = if rear_fastback {
+    let c_front = if p.cues.rear_fastback() {
         // One arc over the cabin: the windshield rolls into the roof.
         0.6
     } else {
         0.1 + 0.5 * arch
     };
-    let c_rear = if rear_fastback {
+    let c_rear = if p.cues.rear_fastback() {
         // Over a rear engine the glass is one convex sweep from the roof.
         0.4
     } else if fastback {
@@ -1089,7 +1085,6 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let c = &p.cues;
     let big = p.length > 6.0;
     let tall = matches!(p.shape, BodyShape::Suv | BodyShape::Pickup | BodyShape::Van) || big;
-    let nose_top = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
     let s = p.lamp_scale * if big { 1.3 } else { 1.0 };
     let era = p.era;
     // Raised wings carry their lamps on top, above the bonnet's nose.
@@ -1097,7 +1092,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let lamp_top = if wings {
         lower.surface_y(lower.xf - lower.round_f * 0.5, hw * 0.7) - 0.02
     } else {
-        nose_top - 0.045 - 0.02 * (1.0 - era)
+        lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0) - 0.045 - 0.02 * (1.0 - era)
     };
     // (lamp bottom, top, inner z, outer z) of the right-hand lamp.
     let (lamp, zi, zo) = match c.headlamp {

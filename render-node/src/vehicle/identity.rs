@@ -267,6 +267,14 @@ pub struct Cues {
     pub doors: u8,
 }
 
+impl Cues {
+    /// A fastback over a rear engine (the 911): its roof is one sweep from
+    /// a short crown over the engine lid to the tail.
+    pub fn rear_fastback(&self) -> bool {
+        self.roofline == Roofline::Fastback && self.engine == Engine::Rear
+    }
+}
+
 /// One generation of one model, as curated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Generation {

@@ -646,9 +646,7 @@ impl Params {
             ),
             // Over a rear engine the glass ends above the rear axle and
             // the engine lid carries the line on down to the tail.
-            Roofline::Fastback if cues.engine == Engine::Rear => {
-                ((l - wb) * (1.0 - share) * 0.6, 17.0)
-            }
+            Roofline::Fastback if cues.rear_fastback() => ((l - wb) * (1.0 - share) * 0.6, 17.0),
             Roofline::Fastback => (deck_len.max(0.2) * 0.8, 17.0),
             // A dome's glass feet and runs come from its arc (below).
             Roofline::Dome => (0.0, 45.0),
@@ -690,7 +688,7 @@ impl Params {
             bl_base = (l - ws_base - cab_len).max(0.8);
         }
         // Keep a roof between the glasses.
-        let min_roof = if cues.roofline == Roofline::Fastback && cues.engine == Engine::Rear {
+        let min_roof = if cues.rear_fastback() {
             0.03 * l
         } else {
             0.1 * l

@@ -2,6 +2,12 @@
 
 use vis_tests::TestApp;
 
+/// Runs an operator command with `--json` and parses its output.
+async fn cli_json(app: &TestApp, args: &[&str]) -> serde_json::Value {
+    let out = app.cli(&[&["--json"], args].concat()).await.unwrap();
+    serde_json::from_str(out.trim()).unwrap()
+}
+
 #[tokio::test]
 async fn keys_create_prints_the_key_alone_on_the_last_line() {
     let app = TestApp::spawn().await;
@@ -40,23 +46,22 @@ async fn keys_create_prints_the_key_alone_on_the_last_line() {
 #[tokio::test]
 async fn accounts_credits_and_partners() {
     let app = TestApp::spawn().await;
-    let out = app
-        .cli(&[
-            "--json",
+    let v = cli_json(
+        &app,
+        &[
             "accounts",
             "create",
             "--email",
             "b@example.com",
             "--credits",
             "5",
-        ])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        ],
+    )
+    .await;
     assert_eq!(v["credits"], 5);
-    let out = app
-        .cli(&[
-            "--json",
+    let v = cli_json(
+        &app,
+        &[
             "credits",
             "adjust",
             "--email",
@@ -65,16 +70,11 @@ async fn accounts_credits_and_partners() {
             "10",
             "--reason",
             "goodwill",
-        ])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        ],
+    )
+    .await;
     assert_eq!(v["credits"], 15);
-    let out = app
-        .cli(&["--json", "accounts", "show", "--email", "b@example.com"])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = cli_json(&app, &["accounts", "show", "--email", "b@example.com"]).await;
     let kinds: Vec<&str> = v["ledger"]
         .as_array()
         .unwrap()
@@ -83,17 +83,9 @@ async fn accounts_credits_and_partners() {
         .collect();
     assert_eq!(kinds, ["adjustment", "grant"]);
     // A partner secret is issued under a key of the account, shown once.
-    let out = app
-        .cli(&["--json", "keys", "create", "--email", "b@example.com"])
-        .await
-        .unwrap();
-    let key: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let key = cli_json(&app, &["keys", "create", "--email", "b@example.com"]).await;
     let key_id = key["id"].as_str().unwrap();
-    let out = app
-        .cli(&["--json", "partners", "create", "--key", key_id])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = cli_json(&app, &["partners", "create", "--key", key_id]).await;
     assert!(v["secret"].as_str().unwrap().len() >= 40);
     assert!(v["partner_id"].as_str().is_some());
     assert_eq!(v["key_id"], key_id);
@@ -171,11 +163,7 @@ async fn mistakes_are_clear_errors() {
         assert!(err.to_string().contains(expected), "{args:?}: {err}");
     }
     // A refused debit wrote nothing.
-    let out = app
-        .cli(&["--json", "accounts", "show", "--email", "c@example.com"])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = cli_json(&app, &["accounts", "show", "--email", "c@example.com"]).await;
     assert_eq!(v["credits"], 100);
     assert_eq!(v["ledger"].as_array().unwrap().len(), 1);
 }
@@ -185,29 +173,17 @@ async fn mistakes_are_clear_errors() {
 #[tokio::test]
 async fn cli_emails_are_normalised_like_sign_up() {
     let app = TestApp::spawn().await;
-    let out = app
-        .cli(&[
-            "--json",
-            "accounts",
-            "create",
-            "--email",
-            " Ops.Team@Example.COM ",
-        ])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = cli_json(
+        &app,
+        &["accounts", "create", "--email", " Ops.Team@Example.COM "],
+    )
+    .await;
     assert_eq!(v["email"], "ops.team@example.com");
-    let out = app
-        .cli(&[
-            "--json",
-            "accounts",
-            "show",
-            "--email",
-            "OPS.TEAM@example.com",
-        ])
-        .await
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let v = cli_json(
+        &app,
+        &["accounts", "show", "--email", "OPS.TEAM@example.com"],
+    )
+    .await;
     assert_eq!(v["email"], "ops.team@example.com");
     // A second account differing only in case is the same account.
     let err = app
