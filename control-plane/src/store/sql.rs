@@ -1166,6 +1166,7 @@ pub struct LedgerWriter(Writer);
 
 enum Writer {
     Pool(SqlStore),
+    Postgres(pg_ledger::PgWriter),
     SqliteFile(std::sync::Mutex<sqlite_ledger::SqliteLedger>),
 }
 
@@ -1173,6 +1174,7 @@ impl std::fmt::Debug for LedgerWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self.0 {
             Writer::Pool(_) => "LedgerWriter::Pool",
+            Writer::Postgres(_) => "LedgerWriter::Postgres",
             Writer::SqliteFile(_) => "LedgerWriter::SqliteFile",
         })
     }
@@ -1190,9 +1192,12 @@ impl LedgerWriter {
                 ledger,
             ))));
         }
-        Ok(LedgerWriter(Writer::Pool(
-            SqlStore::connect_small(url, connections).await?,
-        )))
+        let store = SqlStore::connect_small(url, connections).await?;
+        if store.dialect == Dialect::Postgres {
+            let writer = pg_ledger::PgWriter::open(store, url, connections).await?;
+            return Ok(LedgerWriter(Writer::Postgres(writer)));
+        }
+        Ok(LedgerWriter(Writer::Pool(store)))
     }
 
     /// As [`DeliveryStore::charge_deliveries`].
@@ -1201,9 +1206,7 @@ impl LedgerWriter {
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
         match &self.0 {
-            Writer::Pool(store) if store.dialect == Dialect::Postgres => {
-                store.charge_groups(batch).await
-            }
+            Writer::Postgres(writer) => writer.charge_groups(batch).await,
             Writer::Pool(store) => store.charge_deliveries(batch).await,
             Writer::SqliteFile(ledger) => ledger
                 .lock()
@@ -1213,8 +1216,10 @@ impl LedgerWriter {
     }
 
     pub async fn close(&self) {
-        if let Writer::Pool(store) = &self.0 {
-            store.close().await;
+        match &self.0 {
+            Writer::Pool(store) => store.close().await,
+            Writer::Postgres(writer) => writer.close().await,
+            Writer::SqliteFile(_) => {}
         }
     }
 }
