@@ -15,35 +15,42 @@
 //! when it takes it back, so each batch cost three round trips instead of
 //! one (measured: docs/benchmarks.md, "Session 14").
 
-use sqlx::AnyConnection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{ConnectOptions, Connection};
 
-use super::charges::{ChargeRow, by_payer, rows_json};
+use super::charges::by_payer;
 use super::*;
 
-/// `$1` credits, `$2` account, `$3` key id, `$4` the rows, each with `b` =
-/// the credits of the rows after it in the group (its balance after is the
-/// group's balance after plus that).
+/// One paying key's group: `$1` credits, `$2` account, `$3` key id, `$4`
+/// the time, then the rows as one array per column (in the group's order).
+/// `after` is the credits of the rows after each one in the group, so a
+/// row's balance after is the group's balance after plus that. The account
+/// id comes from the debit's own row, so every charge row names an account
+/// that this statement has just debited. One result row, the balance after
+/// the group and the number of rows written; none when the debit refused.
 const CHARGE_GROUP: &str = "WITH debit AS ( \
        UPDATE accounts SET balance = balance - $1 \
        WHERE id = $2 AND balance >= $1 \
-       AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
-       RETURNING balance) \
-     INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
-       key_id, variant, revision, width, height, format, source) \
-     SELECT value ->> 'a', 'charge', CAST(value ->> 'd' AS BIGINT), debit.balance + CAST(value ->> 'b' AS BIGINT), \
-       'image delivery', value ->> 'r', CAST(value ->> 't' AS BIGINT), value ->> 'k', value ->> 'v', \
-       CAST(value ->> 'rv' AS BIGINT), CAST(value ->> 'w' AS BIGINT), CAST(value ->> 'h' AS BIGINT), \
-       value ->> 'f', value ->> 's' \
-     FROM debit, jsonb_each(jsonb($4)) ORDER BY CAST(key AS BIGINT) \
-     RETURNING balance_after";
+       AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
+       RETURNING id, balance), \
+     charged AS ( \
+       INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
+         key_id, variant, revision, width, height, format, source) \
+       SELECT debit.id, 'charge', r.delta, debit.balance + r.after, 'image delivery', r.reference, $4, \
+         $3, r.variant, r.revision, r.width, r.height, r.format, r.source \
+       FROM debit, unnest($5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bigint[], \
+         $10::bigint[], $11::bigint[], $12::text[], $13::text[]) WITH ORDINALITY \
+         AS r(delta, after, reference, variant, revision, width, height, format, source, n) \
+       ORDER BY r.n \
+       RETURNING 1) \
+     SELECT balance, (SELECT count(*) FROM charged) FROM debit";
 
 /// The PostgreSQL charge writer: its own connections (one per batch in
 /// flight), and the store for the portable algorithm a refused group takes.
 pub(in crate::store) struct PgWriter {
     store: SqlStore,
-    options: AnyConnectOptions,
-    idle: std::sync::Mutex<Vec<AnyConnection>>,
+    options: PgConnectOptions,
+    idle: std::sync::Mutex<Vec<PgConnection>>,
 }
 
 impl PgWriter {
@@ -53,7 +60,7 @@ impl PgWriter {
         connections: u32,
     ) -> Result<PgWriter, StoreError> {
         let options =
-            AnyConnectOptions::from_str(url).map_err(|e| StoreError::Unavailable(redact(&e)))?;
+            PgConnectOptions::from_str(url).map_err(|e| StoreError::Unavailable(redact(&e)))?;
         let writer = PgWriter {
             store,
             options,
@@ -68,18 +75,18 @@ impl PgWriter {
         Ok(writer)
     }
 
-    async fn connect(&self) -> Result<AnyConnection, StoreError> {
+    async fn connect(&self) -> Result<PgConnection, StoreError> {
         self.options
             .connect()
             .await
             .map_err(|e| StoreError::Unavailable(redact(&e)))
     }
 
-    fn take(&self) -> Option<AnyConnection> {
+    fn take(&self) -> Option<PgConnection> {
         self.idle.lock().ok().and_then(|mut idle| idle.pop())
     }
 
-    fn put_back(&self, conn: AnyConnection) {
+    fn put_back(&self, conn: PgConnection) {
         if let Ok(mut idle) = self.idle.lock() {
             idle.push(conn);
         }
@@ -112,25 +119,27 @@ impl PgWriter {
         let mut refused = Vec::new();
         for ((account_id, key_id), idxs) in &groups {
             let total: i64 = idxs.iter().map(|&i| batch[i].credits).sum();
-            let mut after = total;
-            let rows: Vec<ChargeRow<'_>> = idxs
-                .iter()
-                .map(|&i| {
-                    after -= batch[i].credits;
-                    (&batch[i], now, after)
-                })
-                .collect();
-            let written: Result<Vec<i64>, StoreError> = sqlx::query_scalar(CHARGE_GROUP)
+            let rows = Columns::of(&batch, idxs, total);
+            let written: Result<Option<(i64, i64)>, StoreError> = sqlx::query_as(CHARGE_GROUP)
                 .bind(total)
                 .bind(*account_id)
                 .bind(*key_id)
-                .bind(rows_json(&rows))
-                .fetch_all(&mut conn)
+                .bind(now)
+                .bind(&rows.delta)
+                .bind(&rows.after)
+                .bind(&rows.reference)
+                .bind(&rows.variant)
+                .bind(&rows.revision)
+                .bind(&rows.width)
+                .bind(&rows.height)
+                .bind(&rows.format)
+                .bind(&rows.source)
+                .fetch_optional(&mut conn)
                 .await
                 .map_err(map_err);
             // Groups commit one by one: a failed statement wrote nothing of
             // its group and fails only its group, never one already charged.
-            let mut written = match written {
+            let written = match written {
                 Ok(w) => w,
                 Err(e) => {
                     healthy = false;
@@ -140,14 +149,13 @@ impl PgWriter {
                     continue;
                 }
             };
-            if written.len() == idxs.len() {
-                // Each row's balance after is below the one before it.
-                written.sort_unstable_by(|a, b| b.cmp(a));
-                for (&i, balance_after) in idxs.iter().zip(written) {
-                    outcomes[i] = Some(Ok(balance_after));
+            match written {
+                Some((balance, n)) if n == idxs.len() as i64 => {
+                    for (&i, after) in idxs.iter().zip(&rows.after) {
+                        outcomes[i] = Some(Ok(balance + after));
+                    }
                 }
-            } else {
-                refused.extend(idxs.iter().copied());
+                _ => refused.extend(idxs.iter().copied()),
             }
         }
         if healthy {
@@ -172,5 +180,51 @@ impl PgWriter {
             .into_iter()
             .map(|o| o.unwrap_or(Err(StoreError::Database("no outcome".into()))))
             .collect())
+    }
+}
+
+/// A group's charge rows as one array per column, the form `unnest` takes.
+struct Columns<'a> {
+    delta: Vec<i64>,
+    after: Vec<i64>,
+    reference: Vec<&'a str>,
+    variant: Vec<&'a str>,
+    revision: Vec<i64>,
+    width: Vec<i64>,
+    height: Vec<i64>,
+    format: Vec<&'a str>,
+    source: Vec<&'a str>,
+}
+
+impl<'a> Columns<'a> {
+    /// The rows of `idxs`, whose credits add up to `total`.
+    fn of(batch: &'a [NewDelivery], idxs: &[usize], total: i64) -> Columns<'a> {
+        let n = idxs.len();
+        let mut rows = Columns {
+            delta: Vec::with_capacity(n),
+            after: Vec::with_capacity(n),
+            reference: Vec::with_capacity(n),
+            variant: Vec::with_capacity(n),
+            revision: Vec::with_capacity(n),
+            width: Vec::with_capacity(n),
+            height: Vec::with_capacity(n),
+            format: Vec::with_capacity(n),
+            source: Vec::with_capacity(n),
+        };
+        let mut after = total;
+        for &i in idxs {
+            let d = &batch[i];
+            after -= d.credits;
+            rows.delta.push(-d.credits);
+            rows.after.push(after);
+            rows.reference.push(&d.request_id);
+            rows.variant.push(&d.variant);
+            rows.revision.push(d.revision);
+            rows.width.push(d.width);
+            rows.height.push(d.height);
+            rows.format.push(&d.format);
+            rows.source.push(d.source);
+        }
+        rows
     }
 }
