@@ -1166,7 +1166,7 @@ pub struct LedgerWriter(Writer);
 
 enum Writer {
     Pool(SqlStore),
-    Postgres(pg_ledger::PgWriter),
+    Postgres(Box<pg_ledger::PgWriter>),
     SqliteFile(std::sync::Mutex<sqlite_ledger::SqliteLedger>),
 }
 
@@ -1195,7 +1195,7 @@ impl LedgerWriter {
         let store = SqlStore::connect_small(url, connections).await?;
         if store.dialect == Dialect::Postgres {
             let writer = pg_ledger::PgWriter::open(store, url, connections).await?;
-            return Ok(LedgerWriter(Writer::Postgres(writer)));
+            return Ok(LedgerWriter(Writer::Postgres(Box::new(writer))));
         }
         Ok(LedgerWriter(Writer::Pool(store)))
     }
