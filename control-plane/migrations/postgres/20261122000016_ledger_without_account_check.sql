@@ -1,0 +1,11 @@
+-- The ledger's foreign key to accounts is dropped on PostgreSQL (issue 12).
+-- Its check ran a query per inserted row (a row lock on the account, through
+-- a trigger) and was a fifth of the database's work per charge batch
+-- (docs/benchmarks.md, "Session 14"). It checked nothing the writes do not
+-- already guarantee: every ledger row is written in the transaction that
+-- moves its account's balance, and takes the account id from that row
+-- (a charge group's statement inserts `debit.id`, the row its conditional
+-- UPDATE just changed; grants, refunds and adjustments update the account
+-- first and stop when no row matched). Accounts are never deleted.
+-- SQLite keeps the constraint: there it costs an in-process index probe.
+ALTER TABLE ledger DROP CONSTRAINT IF EXISTS ledger_account_id_fkey;
