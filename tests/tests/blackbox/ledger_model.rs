@@ -306,3 +306,85 @@ async fn the_ledger_matches_its_model_on_postgresql() {
         run_model(&url, seed, 120).await;
     }
 }
+
+/// The PostgreSQL charge writer owns its connections (docs/ledger.md): when
+/// the database drops one (a restart, a failover, an operator's
+/// `pg_terminate_backend`), at most the batch in flight on it fails, charging
+/// nothing, and the next batch opens a new connection and is charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postgres_writer_reconnects_after_losing_its_connection() {
+    if vis_tests::postgres_url_or_skip("the_postgres_writer_reconnects_after_losing_its_connection")
+        .is_none()
+    {
+        return;
+    }
+    let url = vis_tests::fresh_postgres_database().await;
+    let store = SqlStore::connect(&url).await.unwrap();
+    store.migrate().await.unwrap();
+    let shared: Arc<dyn Store> = Arc::new(store.clone());
+    let ledger = Ledger::start(shared, &Secret::new(url.clone()), &BillingConfig::default())
+        .await
+        .unwrap();
+    let account = store
+        .create_account("reconnect@example.com", 10)
+        .await
+        .unwrap();
+    let key = store
+        .create_key(NewKey {
+            account_id: account.id.clone(),
+            name: "k".into(),
+            display_prefix: "vis_rc".into(),
+            key_hash: "reconnect-key".into(),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 60,
+        })
+        .await
+        .unwrap();
+    let charge = |n: u32| ledger.charge(delivery(format!("rc-{n}"), &account.id, &key.id));
+    assert_eq!(charge(0).await.unwrap(), 9);
+
+    // Every other session on this database, the writer's included, is cut.
+    let admin = SqlStore::connect(&url).await.unwrap();
+    control_plane::store::execute_raw(
+        &admin,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .await
+    .unwrap();
+    admin.close().await;
+
+    let mut charged = 1;
+    let mut failed = 0;
+    for n in 1..=3 {
+        match charge(n).await {
+            Ok(balance) => {
+                charged += 1;
+                assert_eq!(balance, 10 - charged, "each charge is exact");
+            }
+            Err(e) => {
+                failed += 1;
+                assert!(
+                    matches!(e, StoreError::Database(_) | StoreError::Unavailable(_)),
+                    "a lost connection is a database fault, not {e:?}"
+                );
+            }
+        }
+    }
+    assert!(failed <= 1, "only the batch on the lost connection fails");
+    assert_eq!(charged, 4 - failed);
+    let stored = store.account_by_id(&account.id).await.unwrap().unwrap();
+    let sum: i64 = store
+        .entries(&account.id, 1_000)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.delta)
+        .sum();
+    assert_eq!(
+        stored.balance,
+        10 - charged,
+        "a failed charge charged nothing"
+    );
+    assert_eq!(sum, stored.balance, "the balance is the sum of the ledger");
+}
