@@ -3,7 +3,10 @@
 //! - `ledger/<db>/charge_batch`: one group-committed transaction of 1, 8,
 //!   32 or 128 charges through the store, as the collector writes them;
 //! - `ledger/<db>/charge`: one charge through `Ledger::charge` (collector,
-//!   commit, reply), alone.
+//!   commit, reply), alone;
+//! - `ledger/<db>/writer_accounts`: a batch of 32 charges through the ledger
+//!   thread's writer (`LedgerWriter`, the path `Ledger::charge` takes), spread
+//!   over 1, 8 or 32 accounts.
 //!
 //! Run: `cargo bench -p control-plane --bench ledger`; results in docs/benchmarks.md.
 
@@ -13,7 +16,8 @@ use std::sync::Arc;
 use control_plane::billing::Ledger;
 use control_plane::config::{BillingConfig, Secret};
 use control_plane::store::{
-    AccountStore, DeliveryStore, KeyStore, NewDelivery, NewKey, SqlStore, Store, time_ordered_id,
+    AccountStore, DeliveryStore, KeyStore, LedgerWriter, NewDelivery, NewKey, SqlStore, Store,
+    time_ordered_id,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -34,27 +38,33 @@ fn deliveries(account_id: &str, key_id: &str, n: usize) -> Vec<NewDelivery> {
         .collect()
 }
 
+/// A new account with credits to spare and a key: (account id, key id).
+async fn payer(store: &SqlStore) -> (String, String) {
+    let email = format!("bench-{}@example.com", time_ordered_id().simple());
+    let account = store
+        .create_account(&email, i64::MAX / 2)
+        .await
+        .expect("account");
+    let key = store
+        .create_key(NewKey {
+            account_id: account.id.clone(),
+            name: "bench".into(),
+            display_prefix: "vis_bench".into(),
+            key_hash: time_ordered_id().simple().to_string(),
+            scopes: "images:read".into(),
+            rate_limit_per_minute: 120,
+        })
+        .await
+        .expect("key");
+    (account.id, key.id)
+}
+
 fn bench_db(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, url: &str) {
     let (store, account, key) = rt.block_on(async {
         let store = SqlStore::connect(url).await.expect("connect");
         store.migrate().await.expect("migrate");
-        let email = format!("bench-{}@example.com", time_ordered_id().simple());
-        let account = store
-            .create_account(&email, i64::MAX / 2)
-            .await
-            .expect("account");
-        let key = store
-            .create_key(NewKey {
-                account_id: account.id.clone(),
-                name: "bench".into(),
-                display_prefix: "vis_bench".into(),
-                key_hash: time_ordered_id().simple().to_string(),
-                scopes: "images:read".into(),
-                rate_limit_per_minute: 120,
-            })
-            .await
-            .expect("key");
-        (store, account.id, key.id)
+        let (account, key) = payer(&store).await;
+        (store, account, key)
     });
     let mut group = c.benchmark_group(format!("ledger/{name}/charge_batch"));
     for n in [1usize, 8, 32, 128] {
@@ -93,6 +103,48 @@ fn bench_db(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, url: &s
         );
     });
     group.finish();
+
+    let (writer, payers) = rt.block_on(async {
+        let writer = LedgerWriter::open(url, 1).await.expect("writer");
+        let mut payers = Vec::new();
+        for _ in 0..32 {
+            payers.push(payer(&store_of(url).await).await);
+        }
+        (writer, payers)
+    });
+    let mut group = c.benchmark_group(format!("ledger/{name}/writer_accounts"));
+    group.throughput(Throughput::Elements(32));
+    for accounts in [1usize, 8, 32] {
+        group.bench_with_input(
+            BenchmarkId::from_parameter(accounts),
+            &accounts,
+            |b, &accounts| {
+                b.iter_batched(
+                    || {
+                        (0..32)
+                            .flat_map(|i| {
+                                let (account, key) = &payers[i % accounts];
+                                deliveries(account, key, 1)
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                    |batch| {
+                        let outcomes = rt
+                            .block_on(writer.charge_deliveries(batch))
+                            .expect("batch commits");
+                        assert!(outcomes.iter().all(Result::is_ok));
+                        black_box(outcomes)
+                    },
+                    criterion::BatchSize::SmallInput,
+                );
+            },
+        );
+    }
+    group.finish();
+}
+
+async fn store_of(url: &str) -> SqlStore {
+    SqlStore::connect(url).await.expect("connect")
 }
 
 fn bench(c: &mut Criterion) {
