@@ -8,7 +8,7 @@ use std::sync::Arc;
 use control_plane::store::prewarm::{ItemStatus, NewPrewarmItem, PrewarmState, PrewarmStore};
 use control_plane::store::{
     AccountStore, ActivityStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind,
-    EventStore, JobPriority, JobStatus, JobStore, KeyStore, LedgerStore, NewDelivery,
+    EventStore, JobPriority, JobStatus, JobStore, KeyStore, LedgerStore, LedgerWriter, NewDelivery,
     NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer, PaymentOutcome,
     PaymentStore, PeopleStore, RateStore, RevocationStore, RevokedKind, SqlStore, Store,
     StoreError, now_millis,
@@ -263,7 +263,7 @@ async fn suite(store: SqlStore) {
     );
 
     deliveries(&store).await;
-    charge_batches(&store).await;
+    charge_batches(&store, std::sync::Arc::new(SqlStore::clone(&store))).await;
     shared(&store).await;
     delivery_urls(&store).await;
     jobs(&store).await;
@@ -537,9 +537,40 @@ async fn deliveries(store: &SqlStore) {
     assert_eq!(ledger.iter().map(|e| e.delta).sum::<i64>(), 1);
 }
 
+/// What charges a batch: the store's portable algorithm, or the ledger
+/// thread's writer (`LedgerWriter`, which `Ledger::charge` uses: on a SQLite
+/// file its rusqlite connection, on PostgreSQL one statement for the batch).
+trait Charger: Send + Sync + 'static {
+    fn charge(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> impl std::future::Future<Output = Result<Vec<Result<i64, StoreError>>, StoreError>> + Send;
+}
+
+impl Charger for SqlStore {
+    fn charge(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> impl std::future::Future<Output = Result<Vec<Result<i64, StoreError>>, StoreError>> + Send
+    {
+        self.charge_deliveries(batch)
+    }
+}
+
+impl Charger for LedgerWriter {
+    fn charge(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> impl std::future::Future<Output = Result<Vec<Result<i64, StoreError>>, StoreError>> + Send
+    {
+        self.charge_deliveries(batch)
+    }
+}
+
 /// Group commit: one call (and the store's own queue, where it has one)
-/// charges several payers at once, each item with its own outcome.
-async fn charge_batches(store: &SqlStore) {
+/// charges several payers at once, each item with its own outcome. `store`
+/// sets up and reads back; `charger` charges.
+async fn charge_batches<C: Charger>(store: &SqlStore, charger: std::sync::Arc<C>) {
     let rich = store
         .create_account("batch-rich@example.com", 10)
         .await
@@ -573,8 +604,8 @@ async fn charge_batches(store: &SqlStore) {
         key_id: key_id.map(str::to_owned),
         ..delivery(id, account_id, "cache")
     };
-    let outcomes = store
-        .charge_deliveries(vec![
+    let outcomes = charger
+        .charge(vec![
             item("b1", &rich.id, Some(&live.id)),
             item("b2", &poor.id, None),
             item("b3", &rich.id, Some(&live.id)),
@@ -638,12 +669,11 @@ async fn charge_batches(store: &SqlStore) {
 
     // Concurrent transactions never overdraw: 10 charges at once, each its
     // own batch, against 8 credits; the conditional debit decides.
-    let store_arc = std::sync::Arc::new(store.clone());
     let racing: Vec<_> = (0..10)
         .map(|i| {
-            let store = std::sync::Arc::clone(&store_arc);
+            let charger = std::sync::Arc::clone(&charger);
             let d = item(&format!("q{i}"), &rich.id, Some(&live.id));
-            tokio::spawn(async move { store.charge_deliveries(vec![d]).await.unwrap().remove(0) })
+            tokio::spawn(async move { charger.charge(vec![d]).await.unwrap().remove(0) })
         })
         .collect();
     let mut charged = 0;
@@ -671,7 +701,7 @@ async fn charge_batches(store: &SqlStore) {
             ..delivery(&format!("big{n}"), &big, "cache")
         })
         .collect();
-    let outcomes = store.charge_deliveries(many).await.unwrap();
+    let outcomes = charger.charge(many).await.unwrap();
     assert_eq!(outcomes.iter().filter(|o| o.is_ok()).count(), 1_500);
     assert!(matches!(outcomes[1_499], Ok(0)));
     assert!(matches!(
@@ -694,8 +724,48 @@ async fn charge_batches(store: &SqlStore) {
         .map(|n| (1_500 - n, format!("req-big{n}")))
         .collect();
     assert_eq!(charges, expected);
-}
 
+    // One account paying with two keys in one batch: its groups are decided
+    // one after the other, in order of first appearance.
+    let shared_account = store
+        .create_account("two-keys@example.com", 3)
+        .await
+        .unwrap();
+    let first = store
+        .create_key(key(&shared_account.id, "vis_twokeys1"))
+        .await
+        .unwrap();
+    let second = store
+        .create_key(key(&shared_account.id, "vis_twokeys2"))
+        .await
+        .unwrap();
+    let outcomes = charger
+        .charge(vec![
+            item("t1", &shared_account.id, Some(&first.id)),
+            item("t2", &shared_account.id, Some(&second.id)),
+            item("t3", &shared_account.id, Some(&first.id)),
+            item("t4", &shared_account.id, Some(&second.id)),
+        ])
+        .await
+        .unwrap();
+    assert!(matches!(outcomes[0], Ok(2)), "{:?}", outcomes[0]);
+    assert!(matches!(outcomes[2], Ok(1)), "{:?}", outcomes[2]);
+    assert!(matches!(outcomes[1], Ok(0)), "{:?}", outcomes[1]);
+    assert!(
+        matches!(outcomes[3], Err(StoreError::InsufficientCredits { .. })),
+        "{:?}",
+        outcomes[3]
+    );
+    assert_eq!(balance_of(store, &shared_account.id).await, 0);
+    let sum: i64 = store
+        .entries(&shared_account.id, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.delta)
+        .sum();
+    assert_eq!(sum, 0, "the balance is the sum of the ledger");
+}
 /// What replicas share besides the ledger: the revocation feed (written in
 /// the revocation's transaction) and rate-limit windows taken in blocks.
 async fn shared(store: &SqlStore) {
@@ -1362,6 +1432,31 @@ async fn store_conformance_sqlite() {
     suite(SqlStore::connect(&url).await.unwrap()).await;
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
     upgrade_to_delivery_charges(SqlStore::connect(&url).await.unwrap()).await;
+}
+
+/// The same batches through the ledger thread's writer, on a SQLite file.
+#[tokio::test]
+async fn the_ledger_writer_decides_batches_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
+    let store = SqlStore::connect(&url).await.unwrap();
+    store.migrate().await.unwrap();
+    let writer = LedgerWriter::open(&url, 1).await.unwrap();
+    charge_batches(&store, std::sync::Arc::new(writer)).await;
+}
+
+/// The same batches through the ledger thread's writer on PostgreSQL, where
+/// the batch's groups are one statement.
+#[tokio::test]
+async fn the_ledger_writer_decides_batches_on_postgres() {
+    if vis_tests::postgres_url_or_skip("the_ledger_writer_decides_batches_on_postgres").is_none() {
+        return;
+    }
+    let url = vis_tests::fresh_postgres_database().await;
+    let store = SqlStore::connect(&url).await.unwrap();
+    store.migrate().await.unwrap();
+    let writer = LedgerWriter::open(&url, 1).await.unwrap();
+    charge_batches(&store, std::sync::Arc::new(writer)).await;
 }
 
 #[tokio::test]

@@ -1,14 +1,14 @@
-//! The ledger writer's shortcut on PostgreSQL: a paying key's whole group of
-//! charges in one statement (one round trip, its own commit), where the
-//! portable algorithm (`charges.rs`) needs four (`BEGIN`, the debit, the
-//! rows, `COMMIT`). A data-modifying `WITH` runs the same conditional debit
-//! as `charges::DEBIT_GROUP` and inserts the rows only when it succeeded,
-//! so whether credits suffice is still decided by that one conditional
-//! write. A group the debit refuses (the account cannot pay for all of it,
-//! or the key is revoked) goes through the portable algorithm, which
-//! decides the prefix and the outcomes. Groups are independent: each is its
-//! own transaction. Sealed behind `LedgerWriter::charge_deliveries`;
-//! measured in docs/benchmarks.md ("One ledger").
+//! The ledger writer's shortcut on PostgreSQL: a whole batch of charges in
+//! one statement (one round trip, one commit), where the portable algorithm
+//! (`charges.rs`) needs a round trip per statement (`BEGIN`, a debit per
+//! paying key, the rows, `COMMIT`). A data-modifying `WITH` runs the same
+//! conditional debit as `charges::DEBIT_GROUP` for every paying key and
+//! inserts rows only for the groups it debited, so whether credits suffice
+//! is still decided by that one conditional write. A group the debit
+//! refuses (the account cannot pay for all of it, or the key is revoked)
+//! goes through the portable algorithm, which decides the prefix and the
+//! outcomes. Sealed behind `LedgerWriter::charge_deliveries`; measured in
+//! docs/benchmarks.md ("One ledger", "Session 14").
 //!
 //! The writer owns its connections instead of borrowing them from a sqlx
 //! pool: a pool pings the server when it hands a connection out and again
@@ -18,32 +18,44 @@
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{ConnectOptions, Connection};
 
-use super::charges::by_payer;
+use super::charges::{PayingKey, by_payer};
 use super::*;
 
-/// One paying key's group: `$1` credits, `$2` account, `$3` key id, `$4`
-/// the time, then the rows as one array per column (in the group's order).
-/// `after` is the credits of the rows after each one in the group, so a
-/// row's balance after is the group's balance after plus that. The account
-/// id comes from the debit's own row, so every charge row names an account
-/// that this statement has just debited. One result row, the balance after
-/// the group and the number of rows written; none when the debit refused.
-const CHARGE_GROUP: &str = "WITH debit AS ( \
-       UPDATE accounts SET balance = balance - $1 \
-       WHERE id = $2 AND balance >= $1 \
-       AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
-       RETURNING id, balance), \
+/// A batch's groups (one per paying key, at most one per account) in one
+/// statement. `$1`-`$3` the groups: account, key, credits. `$4` the time.
+/// `$5`... the rows, one array per column: the group's position in `$1`
+/// (1-based), then the charge. `after` is the credits of the rows after
+/// each one in its group, so a row's balance after is its group's balance
+/// after plus that. `locked` takes the accounts' row locks in id order, so
+/// two writers (replicas, or batches in flight) that charge the same
+/// accounts queue instead of deadlocking. Each group's debit is the same
+/// conditional write as `charges::DEBIT_GROUP`; rows are inserted only for
+/// the groups it debited, with the account id of the debited row. Returns
+/// one row per debited group: its position and balance after.
+const CHARGE_GROUPS: &str = "WITH g AS ( \
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY \
+         AS g(account, key, total, gn)), \
+     locked AS MATERIALIZED ( \
+       SELECT id FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE), \
+     debit AS ( \
+       UPDATE accounts a SET balance = a.balance - g.total \
+       FROM g LEFT JOIN api_keys k ON k.id = g.key \
+       WHERE a.id = ANY($1::text[]) AND a.id = g.account AND a.balance >= g.total \
+       AND EXISTS (SELECT 1 FROM locked) \
+       AND (g.key IS NULL OR (k.id IS NOT NULL AND k.revoked_at IS NULL)) \
+       RETURNING g.gn, a.id, g.key, a.balance), \
      charged AS ( \
        INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
          key_id, variant, revision, width, height, format, source) \
-       SELECT debit.id, 'charge', r.delta, debit.balance + r.after, 'image delivery', r.reference, $4, \
-         $3, r.variant, r.revision, r.width, r.height, r.format, r.source \
-       FROM debit, unnest($5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bigint[], \
-         $10::bigint[], $11::bigint[], $12::text[], $13::text[]) WITH ORDINALITY \
-         AS r(delta, after, reference, variant, revision, width, height, format, source, n) \
+       SELECT d.id, 'charge', r.delta, d.balance + r.after, 'image delivery', r.reference, $4, \
+         d.key, r.variant, r.revision, r.width, r.height, r.format, r.source \
+       FROM unnest($5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], \
+         $11::bigint[], $12::bigint[], $13::text[], $14::text[]) WITH ORDINALITY \
+         AS r(gn, delta, after, reference, variant, revision, width, height, format, source, n) \
+       JOIN debit d ON d.gn = r.gn \
        ORDER BY r.n \
        RETURNING 1) \
-     SELECT balance, (SELECT count(*) FROM charged) FROM debit";
+     SELECT gn, balance, (SELECT count(*) FROM charged) FROM debit";
 
 /// The PostgreSQL charge writer: its own connections (one per batch in
 /// flight), and the store for the portable algorithm a refused group takes.
@@ -59,8 +71,15 @@ impl PgWriter {
         url: &str,
         connections: u32,
     ) -> Result<PgWriter, StoreError> {
-        let options =
-            PgConnectOptions::from_str(url).map_err(|e| StoreError::Unavailable(redact(&e)))?;
+        // The statement's shape never depends on its values, and a custom
+        // plan for each batch's arrays doubled the database's work per batch
+        // (docs/benchmarks.md, "Session 14"): one generic plan serves all.
+        let options = PgConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Unavailable(redact(&e)))?
+            .options([
+                ("plan_cache_mode", "force_generic_plan"),
+                ("enable_seqscan", "off"),
+            ]);
         let writer = PgWriter {
             store,
             options,
@@ -99,10 +118,13 @@ impl PgWriter {
         self.store.close().await;
     }
 
-    /// As [`DeliveryStore::charge_deliveries`], one statement per paying key.
-    /// Never fails as a whole: each group has its own transaction, so an
-    /// error is each item's outcome in the groups it stopped. A connection
-    /// that returned an error is dropped, and the next batch opens another.
+    /// As [`DeliveryStore::charge_deliveries`]: the batch's groups in one
+    /// statement and one commit ([`CHARGE_GROUPS`]); when one account pays
+    /// with several keys in a batch, its later groups go in a second
+    /// statement. A group the debit refuses goes through the portable
+    /// algorithm. A statement that fails writes nothing and fails its
+    /// groups. A connection that returned an error is dropped, and the next
+    /// batch opens another.
     pub(in crate::store) async fn charge_groups(
         &self,
         batch: Vec<NewDelivery>,
@@ -114,48 +136,65 @@ impl PgWriter {
         let mut healthy = true;
         let mut outcomes: Vec<Option<Result<i64, StoreError>>> =
             (0..batch.len()).map(|_| None).collect();
-        let groups = by_payer(&batch);
         let now = now_millis();
         let mut refused = Vec::new();
-        for ((account_id, key_id), idxs) in &groups {
-            let total: i64 = idxs.iter().map(|&i| batch[i].credits).sum();
-            let rows = Columns::of(&batch, idxs, total);
-            let written: Result<Option<(i64, i64)>, StoreError> = sqlx::query_as(CHARGE_GROUP)
-                .bind(total)
-                .bind(*account_id)
-                .bind(*key_id)
+        for round in rounds(by_payer(&batch)) {
+            let statement = Statement::of(&batch, &round);
+            let written: Result<Vec<(i64, i64, i64)>, StoreError> = sqlx::query_as(CHARGE_GROUPS)
+                .bind(&statement.accounts)
+                .bind(&statement.keys)
+                .bind(&statement.totals)
                 .bind(now)
-                .bind(&rows.delta)
-                .bind(&rows.after)
-                .bind(&rows.reference)
-                .bind(&rows.variant)
-                .bind(&rows.revision)
-                .bind(&rows.width)
-                .bind(&rows.height)
-                .bind(&rows.format)
-                .bind(&rows.source)
-                .fetch_optional(&mut conn)
+                .bind(&statement.rows.group)
+                .bind(&statement.rows.delta)
+                .bind(&statement.rows.after)
+                .bind(&statement.rows.reference)
+                .bind(&statement.rows.variant)
+                .bind(&statement.rows.revision)
+                .bind(&statement.rows.width)
+                .bind(&statement.rows.height)
+                .bind(&statement.rows.format)
+                .bind(&statement.rows.source)
+                .fetch_all(&mut conn)
                 .await
                 .map_err(map_err);
-            // Groups commit one by one: a failed statement wrote nothing of
-            // its group and fails only its group, never one already charged.
             let written = match written {
                 Ok(w) => w,
                 Err(e) => {
                     healthy = false;
-                    for &i in idxs {
-                        outcomes[i] = Some(Err(e.duplicate()));
+                    for (_, idxs) in &round {
+                        for &i in idxs {
+                            outcomes[i] = Some(Err(e.duplicate()));
+                        }
                     }
                     continue;
                 }
             };
-            match written {
-                Some((balance, n)) if n == idxs.len() as i64 => {
-                    for (&i, after) in idxs.iter().zip(&rows.after) {
-                        outcomes[i] = Some(Ok(balance + after));
+            // Positions are 1-based; a group missing from the result was
+            // refused and wrote nothing.
+            let mut debited: Vec<Option<i64>> = vec![None; round.len()];
+            for &(gn, balance, _) in &written {
+                if let Some(slot) = usize::try_from(gn - 1)
+                    .ok()
+                    .and_then(|g| debited.get_mut(g))
+                {
+                    *slot = Some(balance);
+                }
+            }
+            let mut row = 0;
+            for ((_, idxs), balance) in round.iter().zip(debited) {
+                match balance {
+                    Some(balance) => {
+                        for &i in idxs {
+                            outcomes[i] = Some(Ok(balance + statement.rows.after[row]));
+                            row += 1;
+                        }
+                    }
+                    None => {
+                        row += idxs.len();
+                        refused.extend(idxs.iter().copied());
                     }
                 }
-                _ => refused.extend(idxs.iter().copied()),
             }
         }
         if healthy {
@@ -183,8 +222,35 @@ impl PgWriter {
     }
 }
 
-/// A group's charge rows as one array per column, the form `unnest` takes.
+/// A batch's groups split so that each statement debits an account once:
+/// an account paying with several keys has its later groups in later rounds.
+fn rounds(groups: Vec<(PayingKey<'_>, Vec<usize>)>) -> Vec<Vec<(PayingKey<'_>, Vec<usize>)>> {
+    let mut rounds: Vec<Vec<(PayingKey<'_>, Vec<usize>)>> = Vec::new();
+    for group in groups {
+        let account = group.0.0;
+        match rounds
+            .iter_mut()
+            .find(|round| round.iter().all(|((a, _), _)| *a != account))
+        {
+            Some(round) => round.push(group),
+            None => rounds.push(vec![group]),
+        }
+    }
+    rounds
+}
+
+/// The bound values of one [`CHARGE_GROUPS`] statement.
+struct Statement<'a> {
+    accounts: Vec<&'a str>,
+    keys: Vec<Option<&'a str>>,
+    totals: Vec<i64>,
+    rows: Columns<'a>,
+}
+
+/// The rows as one array per column, the form `unnest` takes, in the order
+/// of the groups and of each group's positions.
 struct Columns<'a> {
+    group: Vec<i64>,
     delta: Vec<i64>,
     after: Vec<i64>,
     reference: Vec<&'a str>,
@@ -196,35 +262,48 @@ struct Columns<'a> {
     source: Vec<&'a str>,
 }
 
-impl<'a> Columns<'a> {
-    /// The rows of `idxs`, whose credits add up to `total`.
-    fn of(batch: &'a [NewDelivery], idxs: &[usize], total: i64) -> Columns<'a> {
-        let n = idxs.len();
-        let mut rows = Columns {
-            delta: Vec::with_capacity(n),
-            after: Vec::with_capacity(n),
-            reference: Vec::with_capacity(n),
-            variant: Vec::with_capacity(n),
-            revision: Vec::with_capacity(n),
-            width: Vec::with_capacity(n),
-            height: Vec::with_capacity(n),
-            format: Vec::with_capacity(n),
-            source: Vec::with_capacity(n),
+impl<'a> Statement<'a> {
+    fn of(batch: &'a [NewDelivery], round: &[(PayingKey<'a>, Vec<usize>)]) -> Statement<'a> {
+        let n: usize = round.iter().map(|(_, idxs)| idxs.len()).sum();
+        let mut s = Statement {
+            accounts: Vec::with_capacity(round.len()),
+            keys: Vec::with_capacity(round.len()),
+            totals: Vec::with_capacity(round.len()),
+            rows: Columns {
+                group: Vec::with_capacity(n),
+                delta: Vec::with_capacity(n),
+                after: Vec::with_capacity(n),
+                reference: Vec::with_capacity(n),
+                variant: Vec::with_capacity(n),
+                revision: Vec::with_capacity(n),
+                width: Vec::with_capacity(n),
+                height: Vec::with_capacity(n),
+                format: Vec::with_capacity(n),
+                source: Vec::with_capacity(n),
+            },
         };
-        let mut after = total;
-        for &i in idxs {
-            let d = &batch[i];
-            after -= d.credits;
-            rows.delta.push(-d.credits);
-            rows.after.push(after);
-            rows.reference.push(&d.request_id);
-            rows.variant.push(&d.variant);
-            rows.revision.push(d.revision);
-            rows.width.push(d.width);
-            rows.height.push(d.height);
-            rows.format.push(&d.format);
-            rows.source.push(d.source);
+        for (position, ((account, key), idxs)) in (1i64..).zip(round) {
+            let total: i64 = idxs.iter().map(|&i| batch[i].credits).sum();
+            s.accounts.push(account);
+            s.keys.push(*key);
+            s.totals.push(total);
+            let mut after = total;
+            let rows = &mut s.rows;
+            for &i in idxs {
+                let d = &batch[i];
+                after -= d.credits;
+                rows.group.push(position);
+                rows.delta.push(-d.credits);
+                rows.after.push(after);
+                rows.reference.push(&d.request_id);
+                rows.variant.push(&d.variant);
+                rows.revision.push(d.revision);
+                rows.width.push(d.width);
+                rows.height.push(d.height);
+                rows.format.push(&d.format);
+                rows.source.push(d.source);
+            }
         }
-        rows
+        s
     }
 }
