@@ -56,6 +56,17 @@ fn delivery(request_id: String, account: &str, key: &str) -> NewDelivery {
     }
 }
 
+/// The sum of an account's ledger entries.
+pub(crate) async fn ledger_sum(store: &SqlStore, account: &str) -> i64 {
+    store
+        .entries(account, 1_000_000)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.delta)
+        .sum()
+}
+
 async fn check_balances(store: &SqlStore, payees: &[Payee], model: &HashMap<String, i64>) {
     for p in payees {
         let stored = store
@@ -64,13 +75,7 @@ async fn check_balances(store: &SqlStore, payees: &[Payee], model: &HashMap<Stri
             .unwrap()
             .unwrap()
             .balance;
-        let sum: i64 = store
-            .entries(&p.account, 1_000_000)
-            .await
-            .unwrap()
-            .iter()
-            .map(|e| e.delta)
-            .sum();
+        let sum = ledger_sum(store, &p.account).await;
         assert_eq!(stored, model[&p.account], "balance against the model");
         assert_eq!(sum, stored, "the balance is the sum of the ledger");
     }
@@ -374,17 +379,14 @@ async fn the_postgres_writer_reconnects_after_losing_its_connection() {
     assert!(failed <= 1, "only the batch on the lost connection fails");
     assert_eq!(charged, 4 - failed);
     let stored = store.account_by_id(&account.id).await.unwrap().unwrap();
-    let sum: i64 = store
-        .entries(&account.id, 1_000)
-        .await
-        .unwrap()
-        .iter()
-        .map(|e| e.delta)
-        .sum();
     assert_eq!(
         stored.balance,
         10 - charged,
         "a failed charge charged nothing"
     );
-    assert_eq!(sum, stored.balance, "the balance is the sum of the ledger");
+    assert_eq!(
+        ledger_sum(&store, &account.id).await,
+        stored.balance,
+        "the balance is the sum of the ledger"
+    );
 }

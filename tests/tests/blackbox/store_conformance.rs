@@ -757,14 +757,11 @@ async fn charge_batches<C: Charger>(store: &SqlStore, charger: std::sync::Arc<C>
         outcomes[3]
     );
     assert_eq!(balance_of(store, &shared_account.id).await, 0);
-    let sum: i64 = store
-        .entries(&shared_account.id, 10)
-        .await
-        .unwrap()
-        .iter()
-        .map(|e| e.delta)
-        .sum();
-    assert_eq!(sum, 0, "the balance is the sum of the ledger");
+    assert_eq!(
+        crate::ledger_model::ledger_sum(store, &shared_account.id).await,
+        0,
+        "the balance is the sum of the ledger"
+    );
 }
 /// What replicas share besides the ledger: the revocation feed (written in
 /// the revocation's transaction) and rate-limit windows taken in blocks.
@@ -1434,29 +1431,32 @@ async fn store_conformance_sqlite() {
     upgrade_to_delivery_charges(SqlStore::connect(&url).await.unwrap()).await;
 }
 
-/// The same batches through the ledger thread's writer, on a SQLite file.
-#[tokio::test]
-async fn the_ledger_writer_decides_batches_on_sqlite() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
-    let store = SqlStore::connect(&url).await.unwrap();
+/// The conformance batches through the ledger thread's writer on the
+/// database at `url` (on a SQLite file its rusqlite connection; on
+/// PostgreSQL the batch's groups in one statement).
+async fn writer_batches(url: &str) {
+    let store = SqlStore::connect(url).await.unwrap();
     store.migrate().await.unwrap();
-    let writer = LedgerWriter::open(&url, 1).await.unwrap();
+    let writer = LedgerWriter::open(url, 1).await.unwrap();
     charge_batches(&store, std::sync::Arc::new(writer)).await;
 }
 
-/// The same batches through the ledger thread's writer on PostgreSQL, where
-/// the batch's groups are one statement.
+#[tokio::test]
+async fn the_ledger_writer_decides_batches_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    writer_batches(&format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("w.db").display()
+    ))
+    .await;
+}
+
 #[tokio::test]
 async fn the_ledger_writer_decides_batches_on_postgres() {
     if vis_tests::postgres_url_or_skip("the_ledger_writer_decides_batches_on_postgres").is_none() {
         return;
     }
-    let url = vis_tests::fresh_postgres_database().await;
-    let store = SqlStore::connect(&url).await.unwrap();
-    store.migrate().await.unwrap();
-    let writer = LedgerWriter::open(&url, 1).await.unwrap();
-    charge_batches(&store, std::sync::Arc::new(writer)).await;
+    writer_batches(&vis_tests::fresh_postgres_database().await).await;
 }
 
 #[tokio::test]
