@@ -53,9 +53,8 @@ const CHARGE_GROUPS: &str = "WITH g AS ( \
          $11::bigint[], $12::bigint[], $13::text[], $14::text[]) WITH ORDINALITY \
          AS r(gn, delta, after, reference, variant, revision, width, height, format, source, n) \
        JOIN debit d ON d.gn = r.gn \
-       ORDER BY r.n \
-       RETURNING 1) \
-     SELECT gn, balance, (SELECT count(*) FROM charged) FROM debit";
+       ORDER BY r.n) \
+     SELECT gn, balance FROM debit";
 
 /// The PostgreSQL charge writer: its own connections (one per batch in
 /// flight), and the store for the portable algorithm a refused group takes.
@@ -140,7 +139,7 @@ impl PgWriter {
         let mut refused = Vec::new();
         for round in rounds(by_payer(&batch)) {
             let statement = Statement::of(&batch, &round);
-            let written: Result<Vec<(i64, i64, i64)>, StoreError> = sqlx::query_as(CHARGE_GROUPS)
+            let written: Result<Vec<(i64, i64)>, StoreError> = sqlx::query_as(CHARGE_GROUPS)
                 .bind(&statement.accounts)
                 .bind(&statement.keys)
                 .bind(&statement.totals)
@@ -173,7 +172,7 @@ impl PgWriter {
             // Positions are 1-based; a group missing from the result was
             // refused and wrote nothing.
             let mut debited: Vec<Option<i64>> = vec![None; round.len()];
-            for &(gn, balance, _) in &written {
+            for &(gn, balance) in &written {
                 if let Some(slot) = usize::try_from(gn - 1)
                     .ok()
                     .and_then(|g| debited.get_mut(g))
