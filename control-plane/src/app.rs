@@ -181,6 +181,15 @@ async fn payment_provider(
             &format!("whsec_{}", tokens::generate_secret()),
         )
         .await?;
+    if base_url.starts_with("https://") {
+        // Config refuses this unless payments.allow_sandbox_on_https says so.
+        tracing::warn!(
+            base_url,
+            "THE SANDBOX PAYMENT PROVIDER IS ON behind an https base URL (payments.allow_sandbox_on_https): \
+             its payment page adds credits without money, for anyone with a key. Never run it on a public site; \
+             use provider = \"stripe\"."
+        );
+    }
     let sandbox = Arc::new(crate::payments::sandbox::SandboxProvider::new(
         base_url.to_owned(),
         Secret::new(hook),
@@ -342,6 +351,8 @@ impl App {
             cookies: crate::embeds::playground::PlaygroundCookies::new(secret.as_bytes()),
             playground: config.playground.clone(),
             allow_legacy_query_keys: config.embeds.allow_legacy_query_keys,
+            cached_derivations_per_address: config.embeds.cached_derivations_per_address,
+            cached_derivations_per_minute: config.embeds.cached_derivations_per_minute,
         };
         if config.embeds.prewarm_examples && workers.is_some() {
             crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());

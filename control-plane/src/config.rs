@@ -145,6 +145,12 @@ pub struct EmbedsConfig {
     /// Render the examples in the background at start, so the home page
     /// never waits for a cold render.
     pub prewarm_examples: bool,
+    /// `mode=cached` requests per minute from one client address that make
+    /// a size or format not derived yet (a resize and an encode, given away);
+    /// 0 serves only outputs already derived.
+    pub cached_derivations_per_address: u64,
+    /// The same, from all addresses together, all replicas sharing it.
+    pub cached_derivations_per_minute: u64,
 }
 
 /// One example vehicle of the home page.
@@ -193,6 +199,8 @@ impl Default for EmbedsConfig {
             examples_width: 512,
             examples_format: "webp".into(),
             prewarm_examples: true,
+            cached_derivations_per_address: 20,
+            cached_derivations_per_minute: 600,
         }
     }
 }
@@ -253,6 +261,12 @@ pub struct PaymentsConfig {
     pub stripe_webhook_secret: Option<Secret<String>>,
     /// Stripe's API address (tests point it at a recorder).
     pub stripe_api_base: String,
+    /// Run the sandbox behind an https `base_url` anyway
+    /// (`VIS_ALLOW_SANDBOX_PAYMENTS`). Its payment page pays without money,
+    /// so anyone with a key could mint credits: an https base URL means a
+    /// public deployment, where the service refuses to start with it unless
+    /// this is set (a private staging site), and then warns at every start.
+    pub allow_sandbox_on_https: bool,
 }
 
 impl Default for PaymentsConfig {
@@ -262,13 +276,24 @@ impl Default for PaymentsConfig {
             stripe_api_key: None,
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".into(),
+            allow_sandbox_on_https: false,
         }
     }
 }
 
 impl PaymentsConfig {
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self, base_url: &str) -> Result<(), ConfigError> {
         match self.provider.as_str() {
+            "sandbox" if base_url.starts_with("https://") && !self.allow_sandbox_on_https => {
+                Err(ConfigError::Invalid {
+                    field: "payments.provider",
+                    message: format!(
+                        "the sandbox provider pays without money, and base_url {base_url} looks public (https): \
+                         set provider = \"stripe\" (VIS_PAYMENTS_PROVIDER=stripe), or, for a private staging site, \
+                         payments.allow_sandbox_on_https = true (VIS_ALLOW_SANDBOX_PAYMENTS=true)"
+                    ),
+                })
+            }
             "sandbox" => Ok(()),
             "stripe" if self.stripe_api_key.is_none() => Err(ConfigError::Invalid {
                 field: "payments.stripe_api_key",
@@ -617,6 +642,15 @@ pub struct Overrides {
     /// `[payments] provider`.
     #[arg(long, env = "VIS_PAYMENTS_PROVIDER", global = true)]
     pub payments_provider: Option<String>,
+    /// `[payments] allow_sandbox_on_https` (true/false): run the sandbox
+    /// payment provider behind an https base URL (a private staging site).
+    #[arg(
+        long,
+        env = "VIS_ALLOW_SANDBOX_PAYMENTS",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_sandbox_payments: Option<bool>,
     /// `[payments] stripe_api_key`.
     #[arg(
         long,
@@ -814,7 +848,10 @@ impl Config {
         if let Some(secret) = o.stripe_webhook_secret {
             payments.stripe_webhook_secret = Some(Secret::new(secret));
         }
-        payments.validate()?;
+        if let Some(allow) = o.allow_sandbox_payments {
+            payments.allow_sandbox_on_https = allow;
+        }
+        payments.validate(&base_url)?;
         let mut render = file.render.unwrap_or_default();
         if o.no_local_renderer {
             render.local_renderer = false;
@@ -944,7 +981,8 @@ mod tests {
     #[test]
     fn flags_and_env_override_the_file() {
         let file: FileConfig = toml::from_str(
-            "listen = \"0.0.0.0:9000\"\nbase_url = \"https://img.example.com/\"\ndata_dir = \"/srv/vis\"",
+            "listen = \"0.0.0.0:9000\"\nbase_url = \"https://img.example.com/\"\ndata_dir = \"/srv/vis\"\n\
+             [payments]\nallow_sandbox_on_https = true",
         )
         .unwrap();
         let o = Overrides {
@@ -994,6 +1032,37 @@ mod tests {
         assert!(err.to_string().starts_with("base_url"), "{err}");
         let err = toml::from_str::<FileConfig>("lissen = 1").unwrap_err();
         assert!(err.to_string().contains("lissen"));
+    }
+
+    #[test]
+    fn the_sandbox_refuses_a_public_base_url_unless_the_operator_opts_in() {
+        let public = || Overrides {
+            base_url: Some("https://images.example.com".into()),
+            ..Overrides::default()
+        };
+        let err = Config::merge(FileConfig::default(), public()).unwrap_err();
+        assert!(err.to_string().starts_with("payments.provider"), "{err}");
+        assert!(err.to_string().contains("allow_sandbox_on_https"), "{err}");
+        let c = Config::merge(
+            FileConfig::default(),
+            Overrides {
+                allow_sandbox_payments: Some(true),
+                ..public()
+            },
+        )
+        .unwrap();
+        assert!(c.payments.allow_sandbox_on_https);
+        let file: FileConfig = toml::from_str("[payments]\nallow_sandbox_on_https = true").unwrap();
+        assert!(Config::merge(file, public()).is_ok());
+        // Stripe behind https, and the sandbox on plain http, need nothing.
+        let stripe = Overrides {
+            payments_provider: Some("stripe".into()),
+            stripe_api_key: Some("sk_test_x".into()),
+            stripe_webhook_secret: Some("whsec_x".into()),
+            ..public()
+        };
+        assert!(Config::merge(FileConfig::default(), stripe).is_ok());
+        assert!(Config::merge(FileConfig::default(), Overrides::default()).is_ok());
     }
 
     #[test]

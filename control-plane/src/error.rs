@@ -41,8 +41,13 @@ pub enum ApiError {
     /// 408: the request body stalled past the body-read timeout.
     #[error("the request body was not received in time; send it without pausing")]
     RequestTimeout,
+    /// 429; `reason` says which limit, when it is not the key's or the
+    /// address's plain request rate.
     #[error("rate limit exceeded")]
-    TooManyRequests { retry_after_secs: u64 },
+    TooManyRequests {
+        retry_after_secs: u64,
+        reason: Option<&'static str>,
+    },
     /// 500: the cause is logged, never shown.
     #[error("internal error: {0}")]
     Internal(String),
@@ -120,11 +125,13 @@ impl ApiError {
             ApiError::PaymentRequired { balance, required } => format!(
                 "This request needs {required} credit(s) and the account has {balance}. Buy credits, then retry."
             ),
-            ApiError::TooManyRequests { retry_after_secs } => {
-                format!(
-                    "Rate limit exceeded; retry after {retry_after_secs} s. Nothing was charged."
-                )
-            }
+            ApiError::TooManyRequests {
+                retry_after_secs,
+                reason,
+            } => format!(
+                "{}; retry after {retry_after_secs} s. Nothing was charged.",
+                reason.unwrap_or("Rate limit exceeded")
+            ),
             ApiError::WithFields { inner, .. } => inner.detail(),
             other => other.to_string(),
         }
@@ -286,7 +293,9 @@ fn collect(
         ApiError::PayloadTooLarge { limit_bytes } => {
             extra.insert("limit_bytes".into(), (*limit_bytes).into());
         }
-        ApiError::TooManyRequests { retry_after_secs } => {
+        ApiError::TooManyRequests {
+            retry_after_secs, ..
+        } => {
             headers.push((header::RETRY_AFTER, HeaderValue::from(*retry_after_secs)));
         }
         ApiError::Unavailable {

@@ -341,6 +341,20 @@ impl RenderBackend for Gated {
     }
 }
 
+/// Waits for the next rate-limit window when the current one (60 s,
+/// aligned to the minute) ends within `secs`, so that a test counting
+/// requests against a per-minute limit runs inside one window.
+pub async fn within_one_rate_window(secs: u64) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_secs();
+    let left = 60 - now % 60;
+    if left < secs {
+        tokio::time::sleep(std::time::Duration::from_millis(left * 1000 + 100)).await;
+    }
+}
+
 /// Which database the black-box suite runs on (`VIS_TEST_BACKEND`).
 pub fn test_backend_is_postgres() -> bool {
     std::env::var("VIS_TEST_BACKEND").as_deref() == Ok("postgres")

@@ -171,15 +171,19 @@ impl Deliverer {
     /// Whether `r`'s output or its source render already exists, so that a
     /// delivery now would be a cache hit (HEAD answers with this).
     pub async fn is_cached(&self, r: &Resolved) -> bool {
-        let key = r.derived_key();
-        if self.derived.get(&key).is_some() {
-            return true;
-        }
-        if let Ok(Some(_)) = self.objects.head(&key.object_key()).await {
+        if self.is_derived(r).await {
             return true;
         }
         let source = crate::renders::source_key(&r.variant, r.revision);
         matches!(self.objects.head(&source).await, Ok(Some(_)))
+    }
+
+    /// Whether `r`'s output itself (this size and format) exists, so that
+    /// serving it derives nothing.
+    pub async fn is_derived(&self, r: &Resolved) -> bool {
+        let key = r.derived_key();
+        self.derived.get(&key).is_some()
+            || matches!(self.objects.head(&key.object_key()).await, Ok(Some(_)))
     }
 
     /// The output for `r`, from cache or derived (rendering if needed).

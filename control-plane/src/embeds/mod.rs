@@ -25,4 +25,8 @@ pub struct Embeds {
     pub playground: PlaygroundConfig,
     /// Grant 4: whether a `key` query parameter is honoured.
     pub allow_legacy_query_keys: bool,
+    /// Grant 2: how many new outputs `mode=cached` derives a minute, per
+    /// client address and in total (`[embeds] cached_derivations_*`).
+    pub cached_derivations_per_address: u64,
+    pub cached_derivations_per_minute: u64,
 }

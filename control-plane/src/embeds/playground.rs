@@ -58,6 +58,17 @@ impl PlaygroundCookies {
         format!("{body}.{tag}")
     }
 
+    /// The cookie's own id (its nonce) when it is one this deployment
+    /// issued and it has not expired at `now`: what its requests are counted
+    /// under besides the client's address, so that one cookie carried to
+    /// many addresses gets no more than one allowance.
+    pub fn id<'v>(&self, value: &'v str, now: u64) -> Option<&'v str> {
+        if !self.verify(value, now) {
+            return None;
+        }
+        value.split('.').nth(2)
+    }
+
     /// Whether `value` is a cookie this deployment issued that has not
     /// expired at `now`; the tag is compared in constant time.
     pub fn verify(&self, value: &str, now: u64) -> bool {
@@ -92,6 +103,10 @@ mod tests {
         let c = PlaygroundCookies::new(b"a secret of the deployment, long enough");
         let v = c.issue(1_000);
         assert!(c.verify(&v, 1_000));
+        let id = c.id(&v, 1_000).unwrap();
+        assert_eq!(id.len(), 32);
+        assert_ne!(Some(id), c.id(&c.issue(1_000), 1_000));
+        assert_eq!(c.id(&v, 1_000 + LIFETIME_SECS), None);
         assert!(c.verify(&v, 1_000 + LIFETIME_SECS - 1));
         assert!(!c.verify(&v, 1_000 + LIFETIME_SECS));
         assert_ne!(v, c.issue(1_000), "each cookie is new");

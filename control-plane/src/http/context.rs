@@ -36,6 +36,25 @@ pub fn new_request_id() -> String {
     format!("req_{}", crate::store::time_ordered_id().simple())
 }
 
+/// A request id the service chooses for a request it sends through its own
+/// router (an MCP tool's API call), carried in the request's extensions,
+/// which no client can set. It contains a `/`, which the client alphabet
+/// lacks, so no client-chosen X-Request-Id can ever equal one: a reference
+/// built on it (an idempotent call's charge) is the service's alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InternalRequestId(String);
+
+impl InternalRequestId {
+    /// A fresh id in `namespace` (letters only), such as `mcp/req_…`.
+    pub fn new(namespace: &str) -> InternalRequestId {
+        InternalRequestId(format!("{namespace}/{}", new_request_id()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A client-supplied request id is kept when it is 1–128 characters of
 /// `A-Z a-z 0-9 . _ : -` (spec §2, X-Request-Id).
 pub fn valid_client_request_id(raw: &str) -> bool {
@@ -58,5 +77,8 @@ mod tests {
         assert!(!valid_client_request_id("a b"));
         assert!(!valid_client_request_id("ä"));
         assert!(!valid_client_request_id("a/b"));
+        let internal = InternalRequestId::new("mcp");
+        assert!(internal.as_str().starts_with("mcp/req_"));
+        assert!(!valid_client_request_id(internal.as_str()));
     }
 }

@@ -37,7 +37,7 @@ use crate::delivery::{ImageParams, Resolved};
 use crate::embeds::playground;
 use crate::embeds::signature::{self, SigError};
 use crate::error::ApiError;
-use crate::ratelimit::now_secs;
+use crate::ratelimit::{self, now_secs};
 use crate::renders::{Admission, SourceKind};
 
 /// Parameters this endpoint knows (spec §4, plus `partner`, which narrows
@@ -274,6 +274,9 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
     }
     // 2. mode=cached: only what already exists.
     if p.cached_mode {
+        if !inc.is_head {
+            admit_free_derivation(state, &resolved, inc.peer).await?;
+        }
         return serve_free(state, &resolved, Grant::Cached, inc.headers, inc.is_head).await;
     }
     // 3. The home page's examples.
@@ -297,27 +300,51 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
         Some(_) => super::web::signed_in(state, inc.headers).await,
         None => None,
     };
+    // A playground cookie is counted under the client's address and under
+    // its own id: carried to other addresses, it still gets one allowance.
     let free = match &session {
-        Some(account) => Some((Grant::Session, format!("session:{}", account.id))),
-        None if inc
+        Some(account) => Some((Grant::Session, vec![format!("session:{}", account.id)])),
+        None => inc
             .cookie
-            .is_some_and(|c| state.embeds.cookies.verify(c, now)) =>
-        {
-            Some((Grant::Playground, format!("playground:{}", inc.peer)))
-        }
-        None => None,
+            .and_then(|c| state.embeds.cookies.id(c, now))
+            .map(|id| {
+                (
+                    Grant::Playground,
+                    vec![
+                        format!("playground:{}", inc.peer),
+                        format!("playground-cookie:{id}"),
+                    ],
+                )
+            }),
     };
-    if let Some((grant, subject)) = free {
+    if let Some((grant, subjects)) = free {
         let limit = state.embeds.playground.per_minute;
-        let (decision, admitted) = rate::check_ip(state, "car-png", &subject, limit).await;
+        let mut tightest = None;
+        let mut admitted = Ok(());
+        for subject in &subjects {
+            let (decision, result) = rate::check_ip(state, "car-png", subject, limit).await;
+            let refused = result.is_err();
+            if refused
+                || tightest
+                    .as_ref()
+                    .is_none_or(|t: &ratelimit::Decision| decision.remaining < t.remaining)
+            {
+                tightest = Some(decision);
+            }
+            if refused {
+                admitted = result;
+                break;
+            }
+        }
         let result = match admitted {
             Ok(()) => serve_free(state, &resolved, grant, inc.headers, inc.is_head).await,
             Err(refused) => Err(refused),
         };
-        return Ok(rate::with_headers(
-            result.unwrap_or_else(IntoResponse::into_response),
-            &decision,
-        ));
+        let response = result.unwrap_or_else(IntoResponse::into_response);
+        return Ok(match &tightest {
+            Some(decision) => rate::with_headers(response, decision),
+            None => response,
+        });
     }
     let detail = if p.key.is_some() {
         "The key query parameter is not accepted by this deployment: send the key in Authorization: Bearer <API_KEY>, or use a partner-signed URL (see /docs/embeds)."
@@ -325,6 +352,47 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
         "This image needs a grant: a partner signature (exp and sig), mode=cached, an API key in Authorization, the playground, or a signed-in session. See /docs/embeds."
     };
     Err(ApiError::Unauthorized(detail.into()))
+}
+
+/// `mode=cached` serves a size or format not derived yet by resizing and
+/// encoding the rendered source: tens of milliseconds of CPU given away, so
+/// it is limited per client address (429) and, all addresses and replicas
+/// together, in total (503); outputs already derived are never limited
+/// (`[embeds] cached_derivations_*`, docs/embeds.md).
+async fn admit_free_derivation(state: &AppState, r: &Resolved, peer: &str) -> Result<(), ApiError> {
+    if state.deliverer.is_derived(r).await {
+        return Ok(());
+    }
+    let e = &state.embeds;
+    if e.cached_derivations_per_address == 0 {
+        return Err(ApiError::NotFound(
+            "This size or format has not been made yet, and mode=cached serves only outputs already made on this deployment.".into(),
+        ));
+    }
+    let (decision, admitted) = rate::check_ip(
+        state,
+        "cached-derive",
+        peer,
+        e.cached_derivations_per_address,
+    )
+    .await;
+    if admitted.is_err() {
+        return Err(ApiError::TooManyRequests {
+            retry_after_secs: decision.reset_secs,
+            reason: Some(
+                "mode=cached makes a size or format of a rendered image that was not made yet only a few times a minute per client (ask for a size already served, or use a partner-signed URL or an API key)",
+            ),
+        });
+    }
+    let (decision, admitted) =
+        rate::check_shared(state, "cached-derive", e.cached_derivations_per_minute).await;
+    if admitted.is_err() {
+        return Err(ApiError::Unavailable {
+            message: "mode=cached is making as many new sizes and formats as it gives away a minute; retry after Retry-After seconds, or use a partner-signed URL or an API key.".into(),
+            retry_after_secs: Some(decision.reset_secs),
+        });
+    }
+    Ok(())
 }
 
 fn sig_refused(e: SigError) -> ApiError {

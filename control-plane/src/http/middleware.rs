@@ -35,8 +35,14 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
     // A client-chosen id that breaks the rule is refused, not silently
     // replaced: the client would otherwise look up feedback by an id the
     // server never stored.
-    let bad_client_id = presented.is_some() && client_id.is_none();
-    let request_id = client_id.unwrap_or_else(context::new_request_id);
+    let internal_id = req
+        .extensions()
+        .get::<context::InternalRequestId>()
+        .map(|id| id.as_str().to_owned());
+    let bad_client_id = internal_id.is_none() && presented.is_some() && client_id.is_none();
+    let request_id = internal_id
+        .or(client_id)
+        .unwrap_or_else(context::new_request_id);
     let ctx = RequestContext {
         request_id: request_id.clone(),
         base_url: Arc::clone(&state.base_url),

@@ -33,6 +33,7 @@ async fn check(
     state.metrics.rate_limited.inc();
     let refused = ApiError::TooManyRequests {
         retry_after_secs: decision.reset_secs,
+        reason: None,
     };
     (decision, Err(refused))
 }
@@ -47,6 +48,16 @@ pub async fn check_ip(
     per_minute: u64,
 ) -> (Decision, Result<(), ApiError>) {
     check(state, &format!("ip:{scope}:{ip}"), per_minute).await
+}
+
+/// Counts one request against a limit all clients share (`scope`), across
+/// replicas.
+pub async fn check_shared(
+    state: &AppState,
+    scope: &str,
+    per_minute: u64,
+) -> (Decision, Result<(), ApiError>) {
+    check(state, &format!("all:{scope}"), per_minute).await
 }
 
 /// Counts one attempt on `name` (an email address, say) against a web

@@ -144,14 +144,22 @@ pub fn see_other(to: &str) -> Response {
 
 /// `next` when it is a path on this site, else the dashboard.
 pub fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(n)
-            if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') && n.len() < 512 =>
-        {
-            n.to_owned()
-        }
-        _ => "/dashboard".to_owned(),
-    }
+    next.filter(|n| is_local_path(n))
+        .map_or_else(|| "/dashboard".to_owned(), str::to_owned)
+}
+
+/// Whether a browser reads `n` as a path on this site. Browsers drop tabs
+/// and newlines from a URL and read `\` as `/` (so `/\t/host` is `//host`,
+/// another site), and a header cannot carry control characters: any control,
+/// white-space or backslash character refuses it outright, and what is left
+/// must start with one `/`, never two.
+fn is_local_path(n: &str) -> bool {
+    n.len() < 512
+        && n.starts_with('/')
+        && !n.starts_with("//")
+        && !n
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
 }
 
 /// The CSRF state of a page being rendered: the token its forms carry and,
@@ -357,6 +365,23 @@ mod tests {
         assert_eq!(safe_next(Some("//evil.example/")), "/dashboard");
         assert_eq!(safe_next(Some("https://evil.example/")), "/dashboard");
         assert_eq!(safe_next(Some("/\\evil.example")), "/dashboard");
+        // What browsers clean out of a URL cannot smuggle a second slash in.
+        for sneaky in [
+            "/\t/evil.example/landed.html",
+            "/\n/evil.example",
+            "/\r/evil.example",
+            "/\u{0}/evil.example",
+            "/ /evil.example",
+            "/\u{3000}/evil.example",
+            "/\u{7f}/evil.example",
+            "\t//evil.example",
+        ] {
+            assert_eq!(safe_next(Some(sneaky)), "/dashboard", "{sneaky:?}");
+        }
+        assert_eq!(
+            safe_next(Some("/dashboard/keys?x=1")),
+            "/dashboard/keys?x=1"
+        );
         assert_eq!(safe_next(None), "/dashboard");
     }
 

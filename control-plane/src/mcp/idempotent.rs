@@ -2,27 +2,43 @@
 //! the same arguments within 24 hours answers the first result again and
 //! never bills twice; with other arguments it is a conflict).
 //!
-//! An image charge is its ledger row, and its reference is the request id,
-//! so the request id of a keyed call is derived from the account and the
-//! key (`idem-<digest>`): the first charge under it is the call's record.
-//! A retry finds that charge and answers the same image through the free
-//! `mode=cached` path. Two copies of one call racing on two replicas can
-//! both charge; each then settles: every charge under the reference but the
-//! first is refunded (at most once, by the ledger's unique `refund_of`).
+//! An image is charged only with its bytes in hand, so the key is claimed
+//! before the work starts (`call_claims`), under a request id of the call's
+//! own that no client can choose ([`InternalRequestId`]); the call's charge
+//! carries that id as its ledger reference. Exactly one call per key ever
+//! charges, and nothing here refunds anything:
+//! - the key is free: this call claims it, and charges;
+//! - the claim's charge exists: the same arguments are answered again for
+//!   free (through `mode=cached`), other arguments are a conflict;
+//! - the claim has no charge yet: another call with this key is working.
+//!   This one waits for it (up to [`WAIT`]) and then answers it again; if
+//!   that call fails it releases the key and this one claims it; a claim
+//!   left without a charge for [`ABANDONED_MS`] (a replica died mid-call)
+//!   is taken over. Past the wait, the caller is told to call again.
+
+use std::time::Duration;
 
 use rmcp::ErrorData;
 
 use super::Api;
 use crate::app::AppState;
 use crate::http::auth::cached_principal;
-use crate::store::{DeliveryRecord, now_millis};
+use crate::http::context::InternalRequestId;
+use crate::store::{CallClaim, now_millis};
 
-/// How long an idempotency key holds.
-const WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
+/// How long a call waits for another call with the same key.
+pub const WAIT: Duration = Duration::from_secs(60);
+/// How often a waiting call looks again.
+const POLL: Duration = Duration::from_millis(250);
+/// A claim with no charge this old belongs to a call that died: longer
+/// than any call lives (a cold render waits at most `[render]
+/// job_timeout_secs`, 2 minutes by default).
+pub const ABANDONED_MS: i64 = 15 * 60 * 1000;
 
 pub enum Prepared {
-    /// No charge yet under this key: charge with this request id.
-    Fresh(String),
+    /// This call holds the key: call the API under its request id, then
+    /// [`Claimed::finish`].
+    Fresh(Claimed),
     /// Already charged for these arguments: answer it again, free.
     Replay {
         reference: String,
@@ -30,8 +46,32 @@ pub enum Prepared {
     },
     /// Already used with other arguments.
     Conflict,
+    /// Another call with this key is still working after [`WAIT`].
+    InProgress,
     /// The key or the arguments are not valid: the API call will say why.
     Unchecked,
+}
+
+/// The key, held by this call.
+pub struct Claimed {
+    account: String,
+    key: String,
+    pub request_id: InternalRequestId,
+}
+
+impl Claimed {
+    /// After the API call: a call that charged keeps the key (its charge is
+    /// the key's record); one that did not gives it up for a retry.
+    pub async fn finish(self, state: &AppState, charged: bool) -> Result<(), ErrorData> {
+        if charged {
+            return Ok(());
+        }
+        state
+            .store
+            .release_call(&self.account, &self.key, self.request_id.as_str())
+            .await
+            .map_err(internal)
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorData {
@@ -46,25 +86,15 @@ async fn account(api: &Api<'_>, state: &AppState) -> Option<String> {
         .map(|(p, _)| p.key.account_id.clone())
 }
 
-fn reference(account: &str, idem: &str) -> String {
-    format!("idem-{}", super::tools::digest(&[account, idem]))
-}
-
-/// Live charges under `reference` for `account`, oldest first.
-async fn charges(
-    state: &AppState,
-    account: &str,
-    reference: &str,
-) -> Result<Vec<DeliveryRecord>, ErrorData> {
-    let since = now_millis() - WINDOW_MS;
+/// Whether the claim's call has charged (and not been refunded since).
+async fn charged(state: &AppState, account: &str, claim: &CallClaim) -> Result<bool, ErrorData> {
     Ok(state
         .store
-        .deliveries_by_request_id(reference)
+        .deliveries_by_request_id(&claim.request_id)
         .await
         .map_err(internal)?
-        .into_iter()
-        .filter(|d| d.account_id == account && d.created_at >= since && d.refunded_at.is_none())
-        .collect())
+        .iter()
+        .any(|d| d.account_id == account && d.refunded_at.is_none()))
 }
 
 pub async fn prepare(
@@ -82,49 +112,56 @@ pub async fn prepare(
     let Ok(resolved) = state.deliverer.resolve(state.catalog, &params) else {
         return Ok(Prepared::Unchecked);
     };
-    let reference = reference(&account, idem);
-    let Some(first) = charges(state, &account, &reference)
-        .await?
-        .into_iter()
-        .next()
-    else {
-        return Ok(Prepared::Fresh(reference));
+    let fingerprint = format!(
+        "{} {}x{} {}",
+        resolved.variant,
+        resolved.width,
+        resolved.height,
+        resolved.format.id()
+    );
+    let mine = InternalRequestId::new("mcp");
+    let claimed = |request_id: InternalRequestId| {
+        Prepared::Fresh(Claimed {
+            account: account.clone(),
+            key: idem.to_owned(),
+            request_id,
+        })
     };
-    let same = first.variant == resolved.variant.to_string()
-        && first.width == Some(i64::from(resolved.width))
-        && first.height == Some(i64::from(resolved.height))
-        && first.format.as_deref() == Some(resolved.format.id());
-    Ok(if same {
-        Prepared::Replay {
-            reference,
-            canonical: resolved.canonical_query(),
-        }
-    } else {
-        Prepared::Conflict
-    })
-}
-
-/// After a charge under `idem`: refunds every charge but the first under
-/// its reference. True when there was more than one (this call may have
-/// been the duplicate).
-pub async fn settle_duplicates(
-    api: &Api<'_>,
-    state: &AppState,
-    idem: &str,
-) -> Result<bool, ErrorData> {
-    let Some(account) = account(api, state).await else {
-        return Ok(false);
-    };
-    let live = charges(state, &account, &reference(&account, idem)).await?;
-    for duplicate in live.iter().skip(1) {
-        state
-            .deliverer
-            .ledger
-            .refund_delivery(duplicate.id, "duplicate of an idempotent get_image")
+    let give_up_at = tokio::time::Instant::now() + WAIT;
+    loop {
+        let held = state
+            .store
+            .claim_call(&account, idem, &fingerprint, mine.as_str())
             .await
             .map_err(internal)?;
+        let Some(held) = held else {
+            return Ok(claimed(mine));
+        };
+        if held.fingerprint != fingerprint {
+            return Ok(Prepared::Conflict);
+        }
+        if charged(state, &account, &held).await? {
+            return Ok(Prepared::Replay {
+                reference: held.request_id,
+                canonical: resolved.canonical_query(),
+            });
+        }
+        if now_millis() - held.created_at > ABANDONED_MS {
+            if state
+                .store
+                .retake_call(&account, idem, &held.request_id, mine.as_str())
+                .await
+                .map_err(internal)?
+            {
+                return Ok(claimed(mine));
+            }
+            continue;
+        }
+        if tokio::time::Instant::now() >= give_up_at {
+            return Ok(Prepared::InProgress);
+        }
+        tokio::time::sleep(POLL).await;
     }
-    Ok(live.len() > 1)
 }
 
 /// The caller's balance now.

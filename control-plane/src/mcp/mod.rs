@@ -159,6 +159,19 @@ impl Api<'_> {
         json_body: Option<&serde_json::Value>,
         extra: &[(&str, String)],
     ) -> Result<Reply, ErrorData> {
+        self.call_as(None, method, path_and_query, json_body, extra)
+            .await
+    }
+
+    /// [`Api::call`], under a request id the service chose (`request_id`).
+    pub async fn call_as(
+        &self,
+        request_id: Option<&crate::http::context::InternalRequestId>,
+        method: axum::http::Method,
+        path_and_query: &str,
+        json_body: Option<&serde_json::Value>,
+        extra: &[(&str, String)],
+    ) -> Result<Reply, ErrorData> {
         let mut builder = axum::http::Request::builder()
             .method(method)
             .uri(path_and_query)
@@ -179,9 +192,12 @@ impl Api<'_> {
             }
             None => Body::empty(),
         };
-        let request = builder
+        let mut request = builder
             .body(body)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        if let Some(id) = request_id {
+            request.extensions_mut().insert(id.clone());
+        }
         let response = self
             .router
             .clone()
@@ -236,9 +252,27 @@ pub async fn endpoint(State(state): State<AppState>, req: Request) -> Response {
     };
     // A tool call is counted by the API request it makes; anything else
     // (initialize, tools/list, notifications) counts here.
-    let is_tool_call = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
-        .is_some_and(|v| v["method"] == "tools/call");
+    let message = if parts.method == axum::http::Method::POST {
+        match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(v) => Some(v),
+            // rmcp would answer 415; the API's rule for a body that does
+            // not parse is a 400 naming it.
+            Err(e) => {
+                return ApiError::bad_request(
+                    "body",
+                    format!(
+                        "must be a JSON-RPC 2.0 request or batch in JSON (line {}, column {})",
+                        e.line(),
+                        e.column()
+                    ),
+                )
+                .into_response();
+            }
+        }
+    } else {
+        None
+    };
+    let is_tool_call = message.is_some_and(|v| v["method"] == "tools/call");
     let decision = if is_tool_call {
         None
     } else {

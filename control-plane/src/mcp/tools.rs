@@ -9,7 +9,6 @@ use base64::Engine as _;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::Api;
 use crate::app::AppState;
@@ -639,9 +638,10 @@ async fn dispatch(
 }
 
 /// `get_image`: `GET /api/v1/images/car` with the caller's key. With an
-/// idempotency key, the request id is derived from the account and the key:
-/// a charge already made under it (in the last 24 hours) is answered again
-/// for free, and a concurrent duplicate refunds itself.
+/// idempotency key, the call first claims the key (`idempotent.rs`): the one
+/// call holding it charges, under a request id no client can choose; a
+/// charge already made under it (in the last 24 hours) is answered again for
+/// free, and a concurrent duplicate waits for it instead of charging.
 async fn get_image(
     api: &Api<'_>,
     state: &AppState,
@@ -662,8 +662,8 @@ async fn get_image(
             ("format", "format"),
         ],
     );
-    let mut headers = Vec::new();
     let mut replay = None;
+    let mut claim = None;
     if let Some(Value::String(idem)) = args.get("idempotency_key") {
         match super::idempotent::prepare(api, state, idem, &query).await? {
             super::idempotent::Prepared::Replay {
@@ -680,9 +680,19 @@ async fn get_image(
                     Some("idempotency_key"),
                 ));
             }
-            super::idempotent::Prepared::Fresh(reference) => {
-                headers.push(("x-request-id", reference))
+            super::idempotent::Prepared::InProgress => {
+                let mut refused = problem(
+                    503,
+                    "Service Unavailable",
+                    "Another get_image call with this idempotency_key is still working (a cold render can take up to two minutes). Call again with the same idempotency_key in a few seconds: it is never billed twice.".into(),
+                    Some("idempotency_key"),
+                );
+                if let Some(doc) = refused.structured_content.as_mut() {
+                    doc["retry_after"] = json!(5);
+                }
+                return Ok(refused);
             }
+            super::idempotent::Prepared::Fresh(claimed) => claim = Some(claimed),
             super::idempotent::Prepared::Unchecked => {}
         }
     }
@@ -695,39 +705,44 @@ async fn get_image(
                 None,
                 &[],
             )
-            .await?
+            .await
         }
         None => {
-            api.call(
+            api.call_as(
+                claim.as_ref().map(|c| &c.request_id),
                 Method::GET,
                 &format!("/api/v1/images/car?{query}"),
                 None,
-                &headers,
+                &[],
             )
-            .await?
+            .await
         }
     };
-    if reply.status != StatusCode::OK {
-        return Ok(json_result(reply));
-    }
-    let header = |name: &str| {
+    let header_of = |reply: &super::Reply, name: &str| {
         reply
             .headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned)
     };
-    let mut charged: i64 = header("x-credits-charged")
+    let charged: i64 = reply
+        .as_ref()
+        .ok()
+        .filter(|r| r.status == StatusCode::OK)
+        .and_then(|r| header_of(r, "x-credits-charged"))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    if let Some(claimed) = claim {
+        claimed.finish(state, charged > 0).await?;
+    }
+    let reply = reply?;
+    if reply.status != StatusCode::OK {
+        return Ok(json_result(reply));
+    }
+    let header = |name: &str| header_of(&reply, name);
     let mut request_id = header("x-request-id").unwrap_or_default();
     if let Some((reference, _)) = &replay {
         request_id = reference.clone();
-    } else if charged > 0
-        && let Some(Value::String(idem)) = args.get("idempotency_key")
-        && super::idempotent::settle_duplicates(api, state, idem).await?
-    {
-        charged = 0;
     }
     let remaining = match header("x-credits-remaining").and_then(|v| v.parse::<i64>().ok()) {
         Some(r) if charged > 0 || replay.is_none() => r,
@@ -790,16 +805,6 @@ fn vehicle_of(url: &str) -> Value {
         }
     }
     v
-}
-
-/// A short, stable digest (for request ids derived from idempotency keys).
-pub fn digest(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p.as_bytes());
-        h.update([0]);
-    }
-    hex::encode(&h.finalize()[..16])
 }
 
 #[cfg(test)]

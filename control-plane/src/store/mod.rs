@@ -655,6 +655,49 @@ pub struct IdempotentMint {
     pub created_at: Millis,
 }
 
+/// The claim on an idempotency key of a call that charges after its work
+/// (MCP `get_image`): the one call allowed to charge under the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallClaim {
+    /// What the call asked for; the same key with another fingerprint is a
+    /// conflict.
+    pub fingerprint: String,
+    /// The claiming call's request id, which its charge carries.
+    pub request_id: String,
+    pub created_at: Millis,
+}
+
+#[async_trait]
+pub trait CallClaimStore: Send + Sync {
+    /// Claims `key` of `account_id` for the call `request_id`: None when this
+    /// call now holds it, else the live claim that holds it. Claims older
+    /// than [`IDEMPOTENCY_TTL_MS`] are forgotten first.
+    async fn claim_call(
+        &self,
+        account_id: &str,
+        key: &str,
+        fingerprint: &str,
+        request_id: &str,
+    ) -> Result<Option<CallClaim>, StoreError>;
+    /// Moves the claim from the abandoned call `from` to the call `to`; true
+    /// when this call took it (another may have been quicker).
+    async fn retake_call(
+        &self,
+        account_id: &str,
+        key: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<bool, StoreError>;
+    /// Gives up the claim the call `request_id` holds (its work failed and
+    /// charged nothing), so that a retry can claim the key.
+    async fn release_call(
+        &self,
+        account_id: &str,
+        key: &str,
+        request_id: &str,
+    ) -> Result<(), StoreError>;
+}
+
 /// One telemetry event as stored (spec §6); objects are JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewEvent {
@@ -1073,6 +1116,7 @@ pub trait Store:
     + prewarm::PrewarmStore
     + BudgetStore
     + DeliveryUrlStore
+    + CallClaimStore
     + RevocationStore
     + RateStore
     + EventStore

@@ -1252,6 +1252,7 @@ mod tests {
 }
 
 mod charges;
+mod claims;
 mod device;
 mod events;
 mod feedback;

@@ -491,6 +491,121 @@ async fn the_playground_cookie_is_free_private_and_limited() {
     assert_eq!(get(car(CAMRY), forged).await.status(), 401);
 }
 
+/// mode=cached gives away the resize and encode of a size not made yet:
+/// a few a minute per client address (429), a bounded number from all
+/// addresses together (503); sizes already made are never limited.
+#[tokio::test]
+async fn mode_cached_makes_new_sizes_only_a_few_times_a_minute() {
+    let app = TestApp::spawn_rendering(real_renderer(), |c| {
+        c.embeds.cached_derivations_per_address = 3;
+        c.embeds.cached_derivations_per_minute = 5;
+    })
+    .await;
+    let key = app.key_for("derive@example.com", 5, &[]).await;
+    assert_eq!(app.get_with_key(&car(CAMRY), &key).await.status(), 200);
+    let from = |last: u8| {
+        vis_tests::http_client()
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .unwrap()
+    };
+    vis_tests::within_one_rate_window(20).await;
+    let sized = |w: u32| {
+        car(&format!(
+            "make=toyota&model=camry&year=2019&view=side&color=red&w={w}&format=png&mode=cached"
+        ))
+    };
+    let one = from(1);
+    let mut statuses = Vec::new();
+    for w in [101, 102, 103, 104] {
+        statuses.push(
+            one.get(app.url(&sized(w)))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16(),
+        );
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+    let r = one.get(app.url(&sized(105))).send().await.unwrap();
+    assert!(header(&r, "retry-after").parse::<u64>().unwrap() <= 60);
+    let body = problem(r, 429).await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("mode=cached"),
+        "{body}"
+    );
+    // What is made already is served to anyone, as often as asked.
+    for _ in 0..5 {
+        let r = one.get(app.url(&sized(101))).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(header(&r, "x-image-width"), "101");
+    }
+    assert_eq!(
+        one.get(app.url(&car(&format!("{CAMRY}&mode=cached"))))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    // Five new outputs a minute in all: another address gets the last two.
+    let two = from(2);
+    let mut statuses = Vec::new();
+    for w in [201, 202, 203] {
+        let r = two.get(app.url(&sized(w))).send().await.unwrap();
+        statuses.push(r.status().as_u16());
+        if r.status() == 503 {
+            assert!(header(&r, "retry-after").parse::<u64>().unwrap() <= 60);
+        }
+    }
+    assert_eq!(statuses, [200, 200, 503]);
+}
+
+/// One cookie carried to many addresses (127.0.0.2, .3, … are this
+/// machine too) still gets one allowance a minute, not one per address.
+#[tokio::test]
+async fn a_playground_cookie_carried_to_other_addresses_keeps_one_allowance() {
+    let app = TestApp::spawn_rendering(real_renderer(), |c| {
+        c.playground.per_minute = 3;
+    })
+    .await;
+    let cookie = playground_cookie(&app).await;
+    vis_tests::within_one_rate_window(20).await;
+    let mut statuses = Vec::new();
+    for last in 1..=5u8 {
+        let client = vis_tests::http_client()
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .unwrap();
+        let r = client
+            .get(app.url(&car(CAMRY)))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap();
+        statuses.push(r.status().as_u16());
+        if r.status() == 429 {
+            assert!(header(&r, "retry-after").parse::<u64>().unwrap() <= 60);
+            assert_eq!(header(&r, "ratelimit-remaining"), "0");
+        }
+    }
+    assert_eq!(statuses, [200, 200, 200, 429, 429]);
+    // A fresh cookie on a fresh address is a fresh allowance.
+    let other = playground_cookie(&app).await;
+    let client = vis_tests::http_client()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 9]))
+        .build()
+        .unwrap();
+    let r = client
+        .get(app.url(&car(CAMRY)))
+        .header("cookie", &other)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
 #[tokio::test]
 async fn the_playground_never_spends_the_budget_kept_for_paying_clients() {
     let app = TestApp::spawn_rendering(real_renderer(), |c| {

@@ -3,7 +3,7 @@
 //! this project did not write (tests/mcp/session.py).
 
 use serde_json::{Value, json};
-use vis_tests::{TestApp, problem, real_renderer};
+use vis_tests::{Gated, TestApp, header, problem, real_renderer};
 
 fn initialize() -> Value {
     json!({
@@ -125,4 +125,205 @@ async fn a_real_mcp_client_does_a_whole_session() {
     assert!(summary.ends_with(" 0 failed"), "{summary}");
     let passed: u32 = summary.split(' ').next().unwrap().parse().unwrap();
     assert!(passed >= 20, "{summary}");
+}
+
+/// One `tools/call` over plain HTTP; the JSON-RPC result.
+async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": { "name": name, "arguments": arguments },
+    });
+    let r = post(app, &body).bearer_auth(key).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    v["result"].clone()
+}
+
+async fn balance(app: &TestApp, key: &str) -> i64 {
+    let r = app.get_with_key("/api/v1/account", key).await;
+    let v: Value = r.json().await.unwrap();
+    v["data"]["credits"].as_i64().unwrap()
+}
+
+const COLD: &str =
+    r#"{"make":"toyota","model":"camry","year":2019,"view":"rear","color":"blue","width":128}"#;
+const WARM: &str = "/api/v1/images/car?make=toyota&model=camry&year=2019&view=side&color=red&w=128";
+
+/// Issue 34: an idempotent get_image may only ever keep or give back its
+/// own charge. Request ids a client chooses on the API can never be the
+/// reference of a tool's charge, so sending the id a tool call returned as
+/// X-Request-Id bills like any other request and is never refunded; what
+/// every answer says it charged is exactly what left the balance.
+#[tokio::test]
+async fn an_idempotent_get_image_never_refunds_what_a_client_chose() {
+    let gate = Gated::new(real_renderer());
+    let app = TestApp::spawn_rendering(gate.clone(), |_| {}).await;
+    let key = app.key_for("idem-mcp@example.com", 20, &[]).await;
+    let mut charged = 0;
+    gate.release(1);
+    let r = app.get_with_key(WARM, &key).await;
+    assert_eq!(r.status(), 200, "the warm variant is rendered");
+    charged += 1;
+    // A get_image of a never-rendered variant waits at the gate ...
+    let mut cold: Value = serde_json::from_str(COLD).unwrap();
+    cold["idempotency_key"] = json!("K-1");
+    let first = {
+        let (app_url, key, cold) = (app.url("/api/mcp"), key.clone(), cold.clone());
+        let client = app.client.clone();
+        tokio::spawn(async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "get_image", "arguments": cold}});
+            let r = client
+                .post(app_url)
+                .header("accept", "application/json, text/event-stream")
+                .bearer_auth(key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            r.json::<Value>().await.unwrap()["result"].clone()
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // ... while the same key names the warm variant.
+    let warm = tool(
+        &app,
+        &key,
+        "get_image",
+        json!({"make":"toyota","model":"camry","year":2019,"view":"side","color":"red","width":128,"idempotency_key":"K-1"}),
+    )
+    .await;
+    let mut chosen = Vec::new();
+    if warm["isError"] == json!(true) {
+        assert_eq!(warm["structuredContent"]["status"], 409, "{warm}");
+        assert_eq!(warm["structuredContent"]["param"], "idempotency_key");
+    } else {
+        charged += warm["structuredContent"]["credits_charged"]
+            .as_i64()
+            .unwrap();
+        chosen.push(
+            warm["structuredContent"]["request_id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    // A client sends the id it was given as its own X-Request-Id.
+    for id in &chosen {
+        for _ in 0..3 {
+            let r = app
+                .client
+                .get(app.url(WARM))
+                .bearer_auth(&key)
+                .header("x-request-id", id)
+                .send()
+                .await
+                .unwrap();
+            if r.status() == 200 {
+                charged += 1;
+            }
+        }
+    }
+    gate.release(1);
+    let first = first.await.unwrap();
+    assert_ne!(first["isError"], json!(true), "{first}");
+    let out = &first["structuredContent"];
+    assert_eq!(out["credits_charged"], 1, "{out}");
+    charged += 1;
+    let id = out["request_id"].as_str().unwrap().to_owned();
+    for _ in 0..3 {
+        let r = app
+            .client
+            .get(app.url(WARM))
+            .bearer_auth(&key)
+            .header("x-request-id", &id)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            400,
+            "a tool's request id is not a client's to choose"
+        );
+        assert_eq!(header(&r, "content-type"), "application/problem+json");
+    }
+    // The retry answers the first result again, free.
+    let again = tool(&app, &key, "get_image", cold.clone()).await;
+    let again = &again["structuredContent"];
+    assert_eq!(
+        (
+            again["credits_charged"].as_i64(),
+            again["replayed"].as_bool()
+        ),
+        (Some(0), Some(true)),
+        "{again}"
+    );
+    assert_eq!(again["request_id"], id.as_str());
+    assert_eq!(balance(&app, &key).await, 20 - charged, "charged {charged}");
+}
+
+/// Twenty copies of one idempotent call at once: one charges and says so,
+/// the others wait for it and answer it again for free.
+#[tokio::test]
+async fn concurrent_copies_of_an_idempotent_get_image_charge_once_and_say_who_paid() {
+    let gate = Gated::new(real_renderer());
+    let app = TestApp::spawn_rendering(gate.clone(), |_| {}).await;
+    let key = app.key_for("idem-20@example.com", 30, &[]).await;
+    let mut cold: Value = serde_json::from_str(COLD).unwrap();
+    cold["idempotency_key"] = json!("twenty");
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let (url, key, cold) = (app.url("/api/mcp"), key.clone(), cold.clone());
+            let client = app.client.clone();
+            tokio::spawn(async move {
+                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "get_image", "arguments": cold}});
+                let r = client
+                    .post(url)
+                    .header("accept", "application/json, text/event-stream")
+                    .bearer_auth(key)
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap();
+                r.json::<Value>().await.unwrap()["result"].clone()
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    gate.release(20);
+    let mut charged = Vec::new();
+    let mut ids = std::collections::BTreeSet::new();
+    for call in calls {
+        let result = call.await.unwrap();
+        assert_ne!(result["isError"], json!(true), "{result}");
+        let out = &result["structuredContent"];
+        charged.push(out["credits_charged"].as_i64().unwrap());
+        ids.insert(out["request_id"].as_str().unwrap().to_owned());
+    }
+    charged.sort_unstable();
+    assert_eq!(charged.iter().sum::<i64>(), 1, "{charged:?}");
+    assert_eq!(ids.len(), 1, "one image, one request id: {ids:?}");
+    assert_eq!(balance(&app, &key).await, 29);
+}
+
+/// A body that is not JSON is the API's 400 naming it, not a 415.
+#[tokio::test]
+async fn malformed_json_is_a_400_naming_the_body() {
+    let app = TestApp::spawn().await;
+    let key = app.key_for("mcp-json@example.com", 5, &[]).await;
+    for body in ["{not json", "", "[1,"] {
+        let r = app
+            .client
+            .post(app.url("/api/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .bearer_auth(&key)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let p = problem(r, 400).await;
+        assert!(p["detail"].as_str().unwrap().contains("body"), "{p}");
+    }
 }

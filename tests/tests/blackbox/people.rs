@@ -313,6 +313,32 @@ async fn sign_in_checks_the_password_and_is_limited_per_email() {
     assert_eq!(r.status(), 429);
 }
 
+/// `next` as a browser reads it: what it cleans out of a URL (tabs,
+/// newlines) or turns into a slash (`\`) never sends a signed-in person to
+/// another site, and a value a header cannot carry is refused like any bad
+/// `next`, not answered with a broken redirect.
+#[tokio::test]
+async fn next_never_leaves_the_site_after_browser_url_cleaning() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    assert_eq!(b.sign_up("heidi@example.com", PASSWORD).await.status(), 303);
+    for next in [
+        "/%09/127.0.0.1:18099/landed.html",
+        "/%0a/x",
+        "/%0d/127.0.0.1:18099/",
+        "%09//127.0.0.1:18099/",
+        "/%5c127.0.0.1:18099/",
+        "/%20/127.0.0.1:18099/",
+        "/%e3%80%80/127.0.0.1:18099/",
+    ] {
+        let r = b.get(&format!("/signin?next={next}")).await;
+        assert_eq!(r.status(), 303, "{next}");
+        assert_eq!(header(&r, "location"), "/dashboard", "{next}");
+    }
+    let r = b.get("/signin?next=%2Fdashboard%2Fcredits").await;
+    assert_eq!(header(&r, "location"), "/dashboard/credits");
+}
+
 /// The newest message in the outbox, and the reset link in it.
 fn reset_link(app: &TestApp, to: &str) -> String {
     let outbox = app.config.mail.outbox.clone().unwrap();
