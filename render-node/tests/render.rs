@@ -6,9 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use vis_protocol::{BodyShape, Color, View};
-use vis_render::image::{Rgba, decode_png, encode_png, resize};
+use vis_render::image::{Rgba, decode_png, resize};
 use vis_render::vehicle::{self, Material, ModelLibrary, Params, framing};
 use vis_render::{Renderer, RendererConfig, Subject};
+
+#[path = "support/golden.rs"]
+mod golden;
 
 fn renderer() -> &'static Renderer {
     static R: OnceLock<Renderer> = OnceLock::new();
@@ -586,16 +589,11 @@ fn the_plate_carries_no_text() {
     assert!(sd < 6.0, "plate shows structure (text?): sd {sd}");
 }
 
-/// Compares with a stored 256 px golden: written when missing; on a
-/// mismatch a diff image goes next to the target dir and the test fails.
+/// Compares with a stored 256 px golden (`support/golden.rs`: a missing or
+/// changed golden fails unless `VIS_BLESS=1`).
 fn check_golden(name: &str, img: &Rgba) {
     let small = resize(img, 256, 256).unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let path = dir.join(format!("{name}.png"));
-    let Ok(bytes) = std::fs::read(&path) else {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(&path, encode_png(&small).unwrap()).unwrap();
-        eprintln!("wrote new golden {}", path.display());
+    let Some(bytes) = golden::stored(name, &small) else {
         return;
     };
     let gold = decode_png(&bytes).unwrap();
@@ -625,17 +623,12 @@ fn check_golden(name: &str, img: &Rgba) {
     }
     let mean = total / (256.0 * 256.0);
     if mean > 2.5 || bad > 150 {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-diff.png"));
         let d = Rgba::new(256, 256, diff).unwrap();
-        std::fs::write(&out, encode_png(&d).unwrap()).unwrap();
-        std::fs::write(
-            out.with_extension("actual.png"),
-            encode_png(&small).unwrap(),
-        )
-        .unwrap();
-        panic!(
-            "{name}: differs from golden (mean {mean:.2}, {bad} strong pixels); diff at {}",
-            out.display()
+        golden::differs(
+            name,
+            &small,
+            Some(&d),
+            &format!("mean {mean:.2}, {bad} strong pixels"),
         );
     }
 }

@@ -7,9 +7,12 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use vis_protocol::{BodyShape, Color, View};
-use vis_render::image::{Rgba, decode_png, encode_png, resize};
+use vis_render::image::{Rgba, decode_png, resize};
 use vis_render::sheet::{parse_vehicle_list, vehicle_sheet};
 use vis_render::{Renderer, RendererConfig, Subject};
+
+#[path = "support/golden.rs"]
+mod golden;
 
 fn renderer() -> &'static Renderer {
     static R: OnceLock<Renderer> = OnceLock::new();
@@ -44,10 +47,7 @@ fn the_icon_sheet_matches_its_golden() {
     let vehicles = parse_vehicle_list(&text).unwrap();
     assert_eq!(vehicles.len(), 24, "the review sheet holds 24 vehicles");
     let sheet = vehicle_sheet(renderer(), 64, &vehicles).unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/icons-sheet.png");
-    let Ok(bytes) = std::fs::read(&path) else {
-        std::fs::write(&path, encode_png(&sheet).unwrap()).unwrap();
-        eprintln!("wrote new golden {}", path.display());
+    let Some(bytes) = golden::stored("icons-sheet", &sheet) else {
         return;
     };
     let gold = decode_png(&bytes).unwrap();
@@ -59,11 +59,11 @@ fn the_icon_sheet_matches_its_golden() {
     let strong = diffs.iter().filter(|d| **d > 40.0).count();
     let limit = (w * h) as usize / 200;
     if mean > 1.5 || strong > limit {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("icons-sheet.actual.png");
-        std::fs::write(&out, encode_png(&sheet).unwrap()).unwrap();
-        panic!(
-            "icons sheet differs from its golden: mean {mean:.2}, {strong} strong pixels (limit {limit}); actual at {}",
-            out.display()
+        golden::differs(
+            "icons-sheet",
+            &sheet,
+            None,
+            &format!("mean {mean:.2}, {strong} strong pixels, limit {limit}"),
         );
     }
 }
