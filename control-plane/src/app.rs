@@ -442,7 +442,10 @@ impl App {
     ) -> std::io::Result<()> {
         let events = Arc::clone(&self.state.events);
         let limits = http::server::Limits::new(&self.http, Arc::clone(&self.state.base_url));
-        let body_timeout = Duration::from_secs(self.http.body_read_timeout_secs);
+        let body_clocks = http::body_clock::BodyClocks {
+            pause: Duration::from_secs(self.http.body_read_timeout_secs),
+            total: Duration::from_secs(self.http.body_total_timeout_secs),
+        };
         let separate_metrics = self.metrics_listener.is_some();
         if let Some(listener) = self.metrics_listener {
             let router = http::metrics_router(self.state.clone());
@@ -456,7 +459,7 @@ impl App {
             self.state,
             self.extra_routes,
             http::RouterOptions {
-                body_timeout,
+                body_clocks,
                 metrics: !separate_metrics,
             },
         );

@@ -379,12 +379,24 @@ pub struct HttpConfig {
     /// A request body may pause this long between bytes before the request
     /// is answered 408, seconds.
     pub body_read_timeout_secs: u64,
+    /// A request body must arrive in full within this long of the request
+    /// head, however steadily it trickles; then the request is answered 408,
+    /// seconds.
+    pub body_total_timeout_secs: u64,
     /// A kept-alive connection waiting for its next request is closed after
     /// this long, seconds.
     pub idle_timeout_secs: u64,
     /// Open connections per listener; past it a new connection gets a 503
     /// problem and is closed.
     pub max_connections: usize,
+    /// Open connections from one client address; past it a new connection
+    /// from that address gets a 503 problem and is closed. 0 turns the cap
+    /// off (behind a reverse proxy on another host, every client shares the
+    /// proxy's address).
+    pub max_connections_per_address: usize,
+    /// Addresses the per-address cap never applies to: by default the
+    /// loopback addresses a reverse proxy on the same host connects from.
+    pub uncapped_addresses: Vec<std::net::IpAddr>,
 }
 
 impl Default for HttpConfig {
@@ -392,8 +404,14 @@ impl Default for HttpConfig {
         HttpConfig {
             header_read_timeout_secs: 10,
             body_read_timeout_secs: 30,
+            body_total_timeout_secs: 60,
             idle_timeout_secs: 60,
             max_connections: 4096,
+            max_connections_per_address: 64,
+            uncapped_addresses: vec![
+                std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+                std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+            ],
         }
     }
 }
@@ -406,6 +424,7 @@ impl HttpConfig {
                 self.header_read_timeout_secs,
             ),
             ("http.body_read_timeout_secs", self.body_read_timeout_secs),
+            ("http.body_total_timeout_secs", self.body_total_timeout_secs),
             ("http.idle_timeout_secs", self.idle_timeout_secs),
             ("http.max_connections", self.max_connections as u64),
         ];

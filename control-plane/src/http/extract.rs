@@ -73,7 +73,7 @@ pub async fn read_body<const LIMIT: usize>(
             let cause = e.into_inner();
             if cause.is::<http_body_util::LengthLimitError>() {
                 too_large
-            } else if caused_by::<tower_http::timeout::TimeoutError>(cause.as_ref()) {
+            } else if caused_by::<super::body_clock::BodyTimedOut>(cause.as_ref()) {
                 ApiError::RequestTimeout
             } else {
                 ApiError::bad_request("body", "the request body could not be read in full")
@@ -82,7 +82,9 @@ pub async fn read_body<const LIMIT: usize>(
 }
 
 /// Whether `err` or anything in its source chain is an `E`.
-fn caused_by<E: std::error::Error + 'static>(err: &(dyn std::error::Error + 'static)) -> bool {
+pub(super) fn caused_by<E: std::error::Error + 'static>(
+    err: &(dyn std::error::Error + 'static),
+) -> bool {
     let mut next = Some(err);
     while let Some(e) = next {
         if e.is::<E>() {

@@ -37,7 +37,7 @@ use crate::delivery::{ImageParams, Resolved};
 use crate::embeds::playground;
 use crate::embeds::signature::{self, SigError};
 use crate::error::ApiError;
-use crate::ratelimit::{self, now_secs};
+use crate::ratelimit::now_secs;
 use crate::renders::{Admission, SourceKind};
 
 /// Parameters this endpoint knows (spec §4, plus `partner`, which narrows
@@ -319,23 +319,20 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
     };
     if let Some((grant, subjects)) = free {
         let limit = state.embeds.playground.per_minute;
-        let mut tightest = None;
+        let mut decisions = Vec::with_capacity(subjects.len());
         let mut admitted = Ok(());
         for subject in &subjects {
             let (decision, result) = rate::check_ip(state, "car-png", subject, limit).await;
-            let refused = result.is_err();
-            if refused
-                || tightest
-                    .as_ref()
-                    .is_none_or(|t: &ratelimit::Decision| decision.remaining < t.remaining)
-            {
-                tightest = Some(decision);
-            }
-            if refused {
+            decisions.push(decision);
+            if result.is_err() {
                 admitted = result;
                 break;
             }
         }
+        // The headers of the refusing window, else of the one with least left.
+        let tightest = decisions
+            .into_iter()
+            .min_by_key(|d| (d.allowed, d.remaining));
         let result = match admitted {
             Ok(()) => serve_free(state, &resolved, grant, inc.headers, inc.is_head).await,
             Err(refused) => Err(refused),

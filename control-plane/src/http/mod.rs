@@ -4,6 +4,7 @@
 pub mod account;
 pub mod auth;
 pub mod billing;
+pub mod body_clock;
 pub mod context;
 pub mod dashboard;
 pub mod delivery;
@@ -37,7 +38,6 @@ use axum::http::{HeaderName, Method, header};
 use axum::routing::{MethodRouter, get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{Any, CorsLayer};
-use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -206,8 +206,9 @@ fn cors() -> CorsLayer {
 /// How [`router`] builds the public router.
 #[derive(Debug, Clone, Copy)]
 pub struct RouterOptions {
-    /// A request body that pauses longer than this between bytes is a 408.
-    pub body_timeout: Duration,
+    /// A request body that pauses too long, or takes too long in all, is a
+    /// 408.
+    pub body_clocks: body_clock::BodyClocks,
     /// Whether `/metrics` is served here (false when `metrics_listen` is set).
     pub metrics: bool,
 }
@@ -215,7 +216,10 @@ pub struct RouterOptions {
 impl Default for RouterOptions {
     fn default() -> Self {
         RouterOptions {
-            body_timeout: Duration::from_secs(30),
+            body_clocks: body_clock::BodyClocks {
+                pause: Duration::from_secs(30),
+                total: Duration::from_secs(60),
+            },
             metrics: true,
         }
     }
@@ -239,8 +243,13 @@ pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterO
     // The dashboard's operator page: for the deployment's operators, not
     // part of the public interface either.
     router = router.merge(operator::router());
-    with_middleware(router.fallback(not_found), state)
-        .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
+    let router = router
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            options.body_clocks,
+            body_clock::clock_bodies,
+        ));
+    with_middleware(router, state)
 }
 
 /// The operators' router of a separate `metrics_listen` address.

@@ -9,9 +9,10 @@
 //!   long of opening);
 //! - **idle timeout**: a kept-alive connection waiting for its next request
 //!   is closed after this long;
-//! - **body-read timeout**: enforced per request by tower-http's
-//!   `RequestBodyTimeoutLayer` (a stalled body answers 408);
-//! - **connection cap**: past it, a new connection gets one 503 problem
+//! - **body clocks**: a pause between body bytes, and the whole body, are
+//!   timed per request by [`super::body_clock`] (either answers 408);
+//! - **connection caps**: past the listener's cap, or past the per-address
+//!   cap for the client's address, a new connection gets one 503 problem
 //!   document and is closed.
 //!
 //! hyper answers a malformed request head (400), an over-long URI (414) and
@@ -20,9 +21,11 @@
 //! their shape (a 4xx/5xx head with no Content-Type and Content-Length 0,
 //! which no route of ours produces), and sends a problem document instead.
 
+use std::collections::HashMap;
 use std::io;
+use std::net::{IpAddr, Ipv6Addr};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
@@ -52,6 +55,7 @@ pub struct Limits {
     pub idle: Duration,
     pub base_url: Arc<str>,
     slots: Arc<Semaphore>,
+    per_address: Arc<PerAddress>,
 }
 
 impl Limits {
@@ -61,6 +65,80 @@ impl Limits {
             idle: Duration::from_secs(config.idle_timeout_secs),
             base_url,
             slots: Arc::new(Semaphore::new(config.max_connections)),
+            per_address: Arc::new(PerAddress {
+                cap: config.max_connections_per_address,
+                uncapped: config
+                    .uncapped_addresses
+                    .iter()
+                    .map(|ip| client_of(*ip))
+                    .collect(),
+                open: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+}
+
+/// Open connections per client, for the per-address cap. An entry lives
+/// only while its client has a connection open, so the map never holds
+/// more entries than the listener has connections.
+struct PerAddress {
+    /// 0: no cap.
+    cap: usize,
+    uncapped: Vec<IpAddr>,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// Who a peer address counts as: an IPv4 address (IPv4-mapped IPv6 too),
+/// or an IPv6 /64, the block one subscriber or host is normally given, so
+/// that walking through one's own addresses does not multiply the cap.
+fn client_of(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(Ipv6Addr::from(bits))
+        }
+        v4 => v4,
+    }
+}
+
+impl PerAddress {
+    /// A slot for one more connection from `ip`, or `None` past the cap.
+    fn take(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
+        let client = client_of(ip);
+        if self.cap == 0 || self.uncapped.contains(&client) {
+            return Some(AddressSlot {
+                owner: None,
+                client,
+            });
+        }
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(client).or_insert(0);
+        if *count >= self.cap {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot {
+            owner: Some(Arc::clone(self)),
+            client,
+        })
+    }
+}
+
+/// One counted connection; dropping it gives the slot back.
+struct AddressSlot {
+    owner: Option<Arc<PerAddress>>,
+    client: IpAddr,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let Some(owner) = &self.owner else { return };
+        let mut open = owner.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = open.get_mut(&self.client) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.client);
+            }
         }
     }
 }
@@ -90,8 +168,20 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        let Some(address_slot) = limits.per_address.take(peer.ip()) else {
+            tokio::spawn(refuse(
+                stream,
+                Arc::clone(&limits.base_url),
+                "Too many open connections from your address; close some or retry shortly.",
+            ));
+            continue;
+        };
         let Ok(slot) = Arc::clone(&limits.slots).try_acquire_owned() else {
-            tokio::spawn(refuse(stream, Arc::clone(&limits.base_url)));
+            tokio::spawn(refuse(
+                stream,
+                Arc::clone(&limits.base_url),
+                "The server has too many open connections; retry shortly.",
+            ));
             continue;
         };
         let service =
@@ -115,19 +205,15 @@ pub async fn serve(
                 tracing::debug!(error = %e, "connection ended with an error");
             }
             drop(slot);
+            drop(address_slot);
         });
     }
     graceful
 }
 
-/// The answer to a connection past the cap: one 503 problem, then close.
-async fn refuse(mut stream: TcpStream, base_url: Arc<str>) {
-    let bytes = problem_head(
-        503,
-        "The server has too many open connections; retry shortly.",
-        &base_url,
-        Some(1),
-    );
+/// The answer to a connection past a cap: one 503 problem, then close.
+async fn refuse(mut stream: TcpStream, base_url: Arc<str>, detail: &'static str) {
+    let bytes = problem_head(503, detail, &base_url, Some(1));
     let write = async {
         stream.write_all(&bytes).await?;
         stream.shutdown().await
@@ -165,7 +251,7 @@ fn hyper_error_detail(status: u16) -> &'static str {
     match status {
         414 => "The request URI is too long.",
         431 => "The request has too many header fields, or one that is too large.",
-        _ => "The request could not be parsed as HTTP/1.1.",
+        _ => "The request could not be parsed as HTTP/1.1 (or HTTP/1.0).",
     }
 }
 
@@ -400,6 +486,47 @@ mod tests {
         assert_eq!(hyper_error_status(ok), None);
         let with_body = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nxx";
         assert_eq!(hyper_error_status(with_body), None);
+    }
+
+    fn limits(cap: usize) -> Limits {
+        let config = HttpConfig {
+            max_connections_per_address: cap,
+            ..HttpConfig::default()
+        };
+        Limits::new(&config, Arc::from("http://x"))
+    }
+
+    #[test]
+    fn the_per_address_cap_counts_clients_and_forgets_them_when_they_leave() {
+        let per = limits(2).per_address;
+        let a: IpAddr = "203.0.113.7".parse().unwrap();
+        let held = [per.take(a).unwrap(), per.take(a).unwrap()];
+        assert!(per.take(a).is_none(), "a third connection is past the cap");
+        // The same client over IPv4-mapped IPv6 is the same client.
+        assert!(per.take("::ffff:203.0.113.7".parse().unwrap()).is_none());
+        // Another client is not affected; loopback is never capped.
+        let other = per.take("203.0.113.8".parse().unwrap()).unwrap();
+        let local: Vec<_> = (0..5)
+            .map(|_| per.take("127.0.0.1".parse().unwrap()).unwrap())
+            .collect();
+        drop(held);
+        assert!(per.take(a).is_some(), "closing frees the slots");
+        drop((other, local));
+        assert!(
+            per.open.lock().unwrap().is_empty(),
+            "no entry outlives its connections"
+        );
+    }
+
+    #[test]
+    fn one_ipv6_slash_64_is_one_client_and_a_zero_cap_is_no_cap() {
+        let per = limits(1).per_address;
+        let _held = per.take("2001:db8:1:2::1".parse().unwrap()).unwrap();
+        assert!(per.take("2001:db8:1:2:ffff::9".parse().unwrap()).is_none());
+        assert!(per.take("2001:db8:1:3::1".parse().unwrap()).is_some());
+        let open = limits(0).per_address;
+        let a: IpAddr = "203.0.113.7".parse().unwrap();
+        let _many: Vec<_> = (0..100).map(|_| open.take(a).unwrap()).collect();
     }
 
     #[test]

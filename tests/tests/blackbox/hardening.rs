@@ -82,6 +82,165 @@ async fn a_body_shorter_than_its_content_length_gets_408_and_is_cut_off() {
 }
 
 #[tokio::test]
+async fn a_body_trickling_a_byte_at_a_time_is_cut_off_by_the_total_body_clock() {
+    // Never a pause of a second (the pause clock), but the whole body would
+    // take 20 s: the total clock (2 s) answers 408 long before.
+    let app = spawn_strict(|c| c.http.body_total_timeout_secs = 2).await;
+    let key = app.key_for("trickle@example.com", 10, &[]).await;
+    let mut stream = TcpStream::connect(app.addr).await.unwrap();
+    let head = format!(
+        "POST /api/v1/image-urls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let started = std::time::Instant::now();
+    let (reader, mut writer) = stream.into_split();
+    let trickler = tokio::spawn(async move {
+        for _ in 0..50 {
+            if writer.write_all(b" ").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(400)).await;
+        }
+    });
+    let mut stream = reader;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(8), stream.read(&mut buf)).await {
+            Err(_) => break false,
+            Ok(Ok(0)) | Ok(Err(_)) => break true,
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+        }
+    };
+    trickler.abort();
+    let raw = String::from_utf8_lossy(&got).into_owned();
+    assert!(!raw.is_empty(), "no answer within 8 s of a trickling body");
+    let (status, head, body) = split_response(&raw);
+    assert_eq!(status, 408, "{raw}");
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(head.contains("content-type: application/problem+json"));
+    assert!(head.contains("connection: close"), "{head}");
+    assert_eq!(body["status"], 408);
+    assert!(closed, "the trickling connection must close");
+    let account = app.account_json("trickle@example.com").await;
+    assert_eq!(account["credits"], 10, "nothing is charged: {account}");
+}
+
+#[tokio::test]
+async fn a_web_form_body_that_stalls_is_a_408_too() {
+    let app = spawn_strict(|_| {}).await;
+    let mut stream = TcpStream::connect(app.addr).await.unwrap();
+    stream
+        .write_all(b"POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=")
+        .await
+        .unwrap();
+    let (raw, closed) = read_until_closed(&mut stream, Duration::from_secs(6)).await;
+    assert!(closed);
+    let (status, head, body) = split_response(&raw);
+    assert_eq!(status, 408, "{raw}");
+    assert!(
+        head.contains("content-type: application/problem+json"),
+        "{head}"
+    );
+    assert_eq!(body["status"], 408);
+}
+
+/// A connection to `app` from the local address `from` (127.0.0.2 and
+/// so on: loopback, but not the uncapped 127.0.0.1).
+async fn connect_from(app: &TestApp, from: &str) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    socket.connect(app.addr).await.unwrap()
+}
+
+#[tokio::test]
+async fn past_the_per_address_cap_a_new_connection_from_that_address_gets_a_503() {
+    let app = spawn_strict(|c| {
+        c.http.max_connections_per_address = 4;
+        c.http.header_read_timeout_secs = 30;
+        c.http.idle_timeout_secs = 30;
+    })
+    .await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(connect_from(&app, "127.0.0.2").await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut fifth = connect_from(&app, "127.0.0.2").await;
+    let _ = fifth
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await;
+    let (raw, closed) = read_until_closed(&mut fifth, Duration::from_secs(5)).await;
+    assert!(closed);
+    let (status, head, body) = split_response(&raw);
+    assert_eq!(status, 503, "{raw}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("your address"),
+        "{body}"
+    );
+    // Another address, and the uncapped 127.0.0.1 (a proxy on this host),
+    // are served while 127.0.0.2 is at its cap.
+    for mut other in [
+        connect_from(&app, "127.0.0.3").await,
+        TcpStream::connect(app.addr).await.unwrap(),
+    ] {
+        other
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let (raw, _) = read_until_closed(&mut other, Duration::from_secs(5)).await;
+        assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    }
+    // Closing one frees a slot for that address.
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = connect_from(&app, "127.0.0.2").await;
+    again
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let (raw, _) = read_until_closed(&mut again, Duration::from_secs(5)).await;
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+}
+
+#[tokio::test]
+async fn http_1_0_is_served_and_any_other_version_is_a_400_problem() {
+    let app = TestApp::spawn().await;
+    let mut stream = TcpStream::connect(app.addr).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.0\r\n\r\n")
+        .await
+        .unwrap();
+    let (raw, closed) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(
+        raw.starts_with("HTTP/1.0 200") || raw.starts_with("HTTP/1.1 200"),
+        "{raw}"
+    );
+    assert!(
+        closed,
+        "an HTTP/1.0 request without keep-alive ends its connection"
+    );
+    for version in ["HTTP/2.0", "HTTP/1.2", "HTTP/x"] {
+        let request = format!("GET /healthz {version}\r\nHost: x\r\n\r\n");
+        let (status, head, body) = raw_exchange(&app, request.as_bytes()).await;
+        assert_eq!(status, 400, "{version}");
+        assert!(
+            head.contains("content-type: application/problem+json"),
+            "{head}"
+        );
+        assert_eq!(body["status"], 400);
+    }
+}
+
+#[tokio::test]
 async fn idle_keep_alive_connections_are_closed_after_the_idle_timeout() {
     let app = spawn_strict(|c| c.http.header_read_timeout_secs = 30).await;
     let mut stream = TcpStream::connect(app.addr).await.unwrap();

@@ -42,10 +42,18 @@ impl SqliteLedger {
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(sqlite_err)?;
         conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
         )
         .map_err(sqlite_err)?;
         Ok(SqliteLedger { conn })
+    }
+
+    /// The connection's `PRAGMA synchronous` (2 is FULL).
+    #[cfg(test)]
+    pub(super) fn synchronous(&self) -> i64 {
+        self.conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .expect("reads a pragma")
     }
 
     /// One batch, one immediate transaction; as `DeliveryStore::charge_deliveries`.
