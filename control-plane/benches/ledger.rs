@@ -16,8 +16,7 @@ use std::sync::Arc;
 use control_plane::billing::Ledger;
 use control_plane::config::{BillingConfig, Secret};
 use control_plane::store::{
-    AccountStore, DeliveryStore, KeyStore, LedgerWriter, NewDelivery, NewKey, SqlStore, Store,
-    time_ordered_id,
+    CreditStore, KeyStore, LedgerWriter, NewDelivery, NewKey, SqlStore, time_ordered_id,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -85,7 +84,7 @@ fn bench_db(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, url: &s
     }
     group.finish();
 
-    let store: Arc<dyn Store> = Arc::new(store);
+    let store: Arc<dyn CreditStore> = Arc::new(store);
     let ledger = rt
         .block_on(Ledger::start(
             Arc::clone(&store),

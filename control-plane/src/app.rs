@@ -265,13 +265,16 @@ impl App {
                     .await?
             }
         };
-        let store: Arc<dyn Store> = Arc::new(store);
+        let store = Arc::new(store);
+        // The ledger holds the only handle to the credit-moving writes; the
+        // rest of the app gets the store without them.
         let ledger = crate::billing::Ledger::start(
-            Arc::clone(&store),
+            Arc::clone(&store) as Arc<dyn crate::store::CreditStore>,
             &config.database_url,
             &config.billing,
         )
         .await?;
+        let store: Arc<dyn Store> = store;
         let urls = Arc::new(SignedUrls::new(
             TokenKey::new(secret.as_bytes()),
             Arc::clone(&store),

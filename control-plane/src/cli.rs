@@ -2,6 +2,7 @@
 //! commands, all on the same layered configuration as the server.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use serde_json::json;
@@ -327,7 +328,14 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
         Command::Prewarm(cmd) => prewarm::prewarm(&config, cmd, cli.json).await,
         other => {
             let store = app::open_store(&config).await?;
-            let result = operate(&store, other, cli.json, &config.render).await;
+            // Credits move only through the ledger, here as in the server.
+            let ledger = crate::billing::Ledger::start(
+                Arc::new(store.clone()),
+                &config.database_url,
+                &config.billing,
+            )
+            .await?;
+            let result = operate(&store, &ledger, other, cli.json, &config.render).await;
             store.close().await;
             result
         }
@@ -360,6 +368,7 @@ fn email_arg(raw: &str) -> Result<String, CliError> {
 
 async fn operate(
     store: &SqlStore,
+    ledger: &crate::billing::Ledger,
     command: Command,
     as_json: bool,
     render: &crate::config::RenderConfig,
@@ -373,8 +382,8 @@ async fn operate(
             if credits < 0 {
                 return Err(CliError::Usage("--credits: must not be negative".into()));
             }
-            let account = store
-                .create_account(&email, credits)
+            let account = ledger
+                .open_account(&email, credits)
                 .await
                 .map_err(|e| match e {
                     StoreError::Conflict(_) => {
@@ -384,15 +393,16 @@ async fn operate(
                 })?;
             out.push_str(&say(
                 as_json,
-                json!({ "id": account.id, "email": account.email, "credits": account.balance }),
+                json!({ "id": account.id, "email": account.email, "credits": credits }),
                 &format!(
                     "account {} created for {} with {} credits",
-                    account.id, account.email, account.balance
+                    account.id, account.email, credits
                 ),
             ));
         }
         Command::Accounts(AccountsCmd::Show { email }) => {
             let account = account(store, &email).await?;
+            let balance = ledger.balance(&account.id).await?.unwrap_or(0);
             let entries = store.entries(&account.id, 20).await?;
             let keys = store.keys_of_account(&account.id).await?;
             if as_json {
@@ -403,7 +413,7 @@ async fn operate(
                 let _ = writeln!(
                     out,
                     "{}",
-                    json!({ "id": account.id, "email": account.email, "credits": account.balance, "keys": keys.len(), "ledger": entries })
+                    json!({ "id": account.id, "email": account.email, "credits": balance, "keys": keys.len(), "ledger": entries })
                 );
             } else {
                 let _ = writeln!(
@@ -411,7 +421,7 @@ async fn operate(
                     "account  {}\nemail    {}\ncredits  {}\nkeys     {}",
                     account.id,
                     account.email,
-                    account.balance,
+                    balance,
                     keys.len()
                 );
                 let _ = writeln!(out, "recent ledger entries:");
@@ -480,8 +490,8 @@ async fn operate(
                 return Err(CliError::Usage("--reason: must not be empty".into()));
             }
             let account = account(store, &email).await?;
-            let entry = store
-                .append_entry(
+            let entry = ledger
+                .post(
                     &account.id,
                     NewEntry {
                         kind: EntryKind::Adjustment,

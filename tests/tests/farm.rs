@@ -23,7 +23,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use control_plane::store::{AccountStore, JobRecord, JobStatus, JobStore, SqlStore};
+use control_plane::store::{AccountStore, CreditStore, JobRecord, JobStatus, JobStore, SqlStore};
 use serde_json::Value;
 use vis_tests::{
     account_and_key, fresh_postgres_database, fresh_s3_bucket, http_client, operator,
@@ -176,12 +176,12 @@ fn image(year: u16, color: &str, view: &str) -> (String, String) {
 }
 
 async fn balance(store: &SqlStore) -> i64 {
-    store
+    let account = store
         .account_by_email("farm@example.com")
         .await
         .unwrap()
-        .unwrap()
-        .balance
+        .unwrap();
+    store.balance(&account.id).await.unwrap().unwrap()
 }
 
 /// Waits until `variant`'s job runs on a node; returns it.

@@ -258,14 +258,14 @@ impl Deliverer {
         let (output, source) = match self.derived.get(&r.derived_key()) {
             Some(hit) => (hit, SourceKind::Cache),
             None => {
-                let account = self
-                    .store
-                    .account_by_id(payer.account_id)
+                let balance = self
+                    .ledger
+                    .balance(payer.account_id)
                     .await?
                     .ok_or(StoreError::NotFound("account"))?;
-                if account.balance < CREDITS_PER_IMAGE {
+                if balance < CREDITS_PER_IMAGE {
                     return Err(DeliveryError::InsufficientCredits {
-                        balance: account.balance,
+                        balance,
                         required: CREDITS_PER_IMAGE,
                     });
                 }

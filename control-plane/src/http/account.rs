@@ -74,6 +74,12 @@ pub async fn get(
         .account_by_id(&principal.key.account_id)
         .await?
         .ok_or_else(|| ApiError::internal("key without account"))?;
+    let balance = state
+        .deliverer
+        .ledger
+        .balance(&account.id)
+        .await?
+        .ok_or_else(|| ApiError::internal("key without account"))?;
     let usage = billing::usage_since(
         state.store.as_ref(),
         &account.id,
@@ -83,8 +89,8 @@ pub async fn get(
     let base = &state.base_url;
     Ok(Json(AccountResponse {
         data: AccountData {
-            credits: account.balance,
-            credits_value_usd: billing::credits_value_usd(account.balance),
+            credits: balance,
+            credits_value_usd: billing::credits_value_usd(balance),
             auto_reload: account.auto_reload,
             has_payment_method: account.has_payment_method,
             pricing: AccountPricing {

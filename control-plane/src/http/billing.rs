@@ -251,8 +251,9 @@ pub async fn apply_event(
                 -1
             };
             state
-                .store
-                .record_paid_checkout(&PaidCheckout {
+                .deliverer
+                .ledger
+                .credit_purchase(&PaidCheckout {
                     event_id,
                     provider,
                     session_id,

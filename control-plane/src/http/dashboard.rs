@@ -189,6 +189,12 @@ async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value,
     let now = now_millis();
     let today = now.div_euclid(DAY_MS);
     let since = (today - (CHART_DAYS - 1)) * DAY_MS;
+    let balance = state
+        .deliverer
+        .ledger
+        .balance(&account.id)
+        .await?
+        .unwrap_or(0);
     let keys = state.store.keys_of_account(&account.id).await?;
     let partners = state.store.partners_of_account(&account.id).await?;
     let days = state.store.usage_by_day(&account.id, since).await?;
@@ -259,8 +265,8 @@ async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value,
         .collect();
     let scopes: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
     Ok(context! {
-        balance => account.balance,
-        balance_usd => format!("{:.2}", account.balance as f64 / CREDITS_PER_DOLLAR as f64),
+        balance => balance,
+        balance_usd => format!("{:.2}", balance as f64 / CREDITS_PER_DOLLAR as f64),
         has_payment_method => account.has_payment_method,
         bars, totals,
         chart_from => day_label(since), chart_to => day_label(now),
@@ -489,6 +495,10 @@ pub async fn credits(
         Ok(p) => p,
         Err(e) => return ApiError::from(e).into_response(),
     };
+    let balance = match state.deliverer.ledger.balance(&account.id).await {
+        Ok(b) => b.unwrap_or(0),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
     let packs: Vec<PackCard> = PACKS
         .iter()
         .map(|p| PackCard {
@@ -511,8 +521,8 @@ pub async fn credits(
         })
         .collect();
     let ctx = context! {
-        balance => account.balance,
-        balance_usd => format!("{:.2}", account.balance as f64 / CREDITS_PER_DOLLAR as f64),
+        balance => balance,
+        balance_usd => format!("{:.2}", balance as f64 / CREDITS_PER_DOLLAR as f64),
         packs, purchases => rows,
         has_payment_method => account.has_payment_method,
         provider => state.payments.name(),

@@ -142,7 +142,12 @@ pub async fn signup(
     let Ok(hash) = people::hash_password(password.to_owned()).await else {
         return crate::error::ApiError::internal("password hashing failed").into_response();
     };
-    match state.store.create_person(&email, &hash, FREE_CREDITS).await {
+    match state
+        .deliverer
+        .ledger
+        .open_person(&email, &hash, FREE_CREDITS)
+        .await
+    {
         Ok(account) => {
             tracing::info!(account.id = %account.id, "account created on the web");
             start_session(&state, &account.id, &next).await

@@ -441,23 +441,7 @@ pub async fn daily_budget(store: &dyn BudgetStore, default: i64) -> Result<i64, 
 
 /// Today's date in UTC, `YYYY-MM-DD`: the budget's day.
 pub fn utc_day() -> String {
-    day_of(time::OffsetDateTime::now_utc())
-}
-
-/// The UTC day of a time in milliseconds since the epoch.
-pub fn utc_day_at(millis: i64) -> String {
-    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-    day_of(at)
-}
-
-fn day_of(at: time::OffsetDateTime) -> String {
-    format!(
-        "{:04}-{:02}-{:02}",
-        at.year(),
-        u8::from(at.month()),
-        at.day()
-    )
+    crate::store::utc_day_of(crate::store::now_millis())
 }
 
 pub fn secs_until_utc_midnight() -> u64 {

@@ -182,7 +182,6 @@ fn account_from(row: &AnyRow) -> Result<Account, sqlx::Error> {
     Ok(Account {
         id: row.try_get("id")?,
         email: row.try_get("email")?,
-        balance: row.try_get("balance")?,
         auto_reload: flag(row, "auto_reload")?,
         has_payment_method: flag(row, "has_payment_method")?,
         created_at: row.try_get("created_at")?,
@@ -250,7 +249,7 @@ fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
 // run-time-built SQL).
 macro_rules! account_cols {
     () => {
-        "id, email, balance, auto_reload, has_payment_method, created_at"
+        "id, email, auto_reload, has_payment_method, created_at"
     };
 }
 macro_rules! key_cols {
@@ -299,14 +298,13 @@ async fn move_balance(
     account_id: &str,
     delta: i64,
 ) -> Result<i64, StoreError> {
-    let balance: Option<i64> = sqlx::query_scalar(
-        "UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance",
-    )
-    .bind(delta)
-    .bind(account_id)
-    .fetch_optional(&mut **tx)
-    .await
-    .map_err(map_err)?;
+    let balance: Option<i64> = sqlx::query_scalar(charges::DEBIT_GROUP)
+        .bind(-delta)
+        .bind(account_id)
+        .bind(None::<&str>)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(map_err)?;
     if let Some(b) = balance {
         return Ok(b);
     }
@@ -413,23 +411,6 @@ fn new_id() -> String {
 
 #[async_trait]
 impl AccountStore for SqlStore {
-    async fn create_account(
-        &self,
-        email: &str,
-        initial_credits: i64,
-    ) -> Result<Account, StoreError> {
-        if initial_credits < 0 {
-            return Err(StoreError::InsufficientCredits {
-                balance: 0,
-                required: -initial_credits,
-            });
-        }
-        let mut tx = self.begin_write().await?;
-        let account = insert_account(&mut tx, email, initial_credits).await?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(account)
-    }
-
     async fn account_by_email(&self, email: &str) -> Result<Option<Account>, StoreError> {
         let row = sqlx::query(concat!(
             "SELECT ",
@@ -459,18 +440,6 @@ impl AccountStore for SqlStore {
 
 #[async_trait]
 impl LedgerStore for SqlStore {
-    async fn append_entry(
-        &self,
-        account_id: &str,
-        entry: NewEntry<'_>,
-    ) -> Result<LedgerEntry, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let balance_after = move_balance(&mut tx, account_id, entry.delta).await?;
-        let entry = insert_ledger(&mut tx, account_id, &entry, balance_after).await?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(entry)
-    }
-
     async fn entries(&self, account_id: &str, limit: i64) -> Result<Vec<LedgerEntry>, StoreError> {
         let rows = sqlx::query(concat!(
             "SELECT ",
@@ -647,66 +616,6 @@ impl PartnerStore for SqlStore {
 
 #[async_trait]
 impl DeliveryStore for SqlStore {
-    async fn charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
-        let mut outcomes = self.charge_deliveries(vec![d.clone()]).await?;
-        outcomes
-            .pop()
-            .unwrap_or(Err(StoreError::Database("no outcome".into())))
-    }
-
-    async fn charge_deliveries(
-        &self,
-        batch: Vec<NewDelivery>,
-    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let outcomes = charges::charge_batch(&mut tx, &batch).await?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(outcomes)
-    }
-
-    async fn refund_delivery(
-        &self,
-        charge_id: i64,
-        reason: &str,
-    ) -> Result<Option<i64>, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let row = sqlx::query(
-            "SELECT account_id, delta FROM ledger WHERE id = $1 AND kind = 'charge' AND variant IS NOT NULL",
-        )
-        .bind(charge_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(map_err)?;
-        let Some(row) = row else {
-            return Err(StoreError::NotFound("delivery"));
-        };
-        let account_id: String = row.try_get("account_id").map_err(map_err)?;
-        let credits = -row.try_get::<i64, _>("delta").map_err(map_err)?;
-        let balance_after = move_balance(&mut tx, &account_id, credits).await?;
-        // `ledger_refund_of` is unique: a second refund of the same charge
-        // fails here, on either database, and rolls the balance back.
-        let refunded = sqlx::query(
-            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, refund_of) \
-             VALUES ($1, 'refund', $2, $3, $4, NULL, $5, $6)",
-        )
-        .bind(&account_id)
-        .bind(credits)
-        .bind(balance_after)
-        .bind(reason)
-        .bind(now_millis())
-        .bind(charge_id)
-        .execute(&mut *tx)
-        .await
-        .map_err(map_err);
-        match refunded {
-            Ok(_) => {}
-            Err(StoreError::Conflict(_)) => return Ok(None),
-            Err(e) => return Err(e),
-        }
-        tx.commit().await.map_err(map_err)?;
-        Ok(Some(balance_after))
-    }
-
     async fn usage_since(
         &self,
         account_id: &str,
@@ -885,12 +794,9 @@ impl JobStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.map(|r| {
-            r.try_get::<i64, _>("created_at")
-                .map(crate::renders::utc_day_at)
-        })
-        .transpose()
-        .map_err(map_err)
+        row.map(|r| r.try_get::<i64, _>("created_at").map(utc_day_of))
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn live_job(
@@ -1202,14 +1108,14 @@ impl LedgerWriter {
         Ok(LedgerWriter(Writer::Pool(store)))
     }
 
-    /// As [`DeliveryStore::charge_deliveries`].
+    /// As [`CreditStore::charge_deliveries`].
     pub async fn charge_deliveries(
         &self,
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
         match &self.0 {
             Writer::Postgres(writer) => writer.charge_groups(batch).await,
-            Writer::Pool(store) => store.charge_deliveries(batch).await,
+            Writer::Pool(store) => store.sql_charge_deliveries(batch).await,
             Writer::SqliteFile(ledger) => ledger
                 .lock()
                 .map_err(|_| StoreError::Unavailable("the ledger writer failed".into()))?
@@ -1239,6 +1145,98 @@ pub async fn abandon_write(store: &SqlStore, statements: &[String]) -> Result<()
     }
     drop(tx);
     Ok(())
+}
+
+/// Credit-moving writes: reached only through `CreditStore` (credits.rs).
+impl SqlStore {
+    pub(super) async fn sql_create_account(
+        &self,
+        email: &str,
+        initial_credits: i64,
+    ) -> Result<Account, StoreError> {
+        if initial_credits < 0 {
+            return Err(StoreError::InsufficientCredits {
+                balance: 0,
+                required: -initial_credits,
+            });
+        }
+        let mut tx = self.begin_write().await?;
+        let account = insert_account(&mut tx, email, initial_credits).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(account)
+    }
+
+    pub(super) async fn sql_append_entry(
+        &self,
+        account_id: &str,
+        entry: NewEntry<'_>,
+    ) -> Result<LedgerEntry, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let balance_after = move_balance(&mut tx, account_id, entry.delta).await?;
+        let entry = insert_ledger(&mut tx, account_id, &entry, balance_after).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(entry)
+    }
+
+    pub(super) async fn sql_charge_delivery(&self, d: &NewDelivery) -> Result<i64, StoreError> {
+        let mut outcomes = self.sql_charge_deliveries(vec![d.clone()]).await?;
+        outcomes
+            .pop()
+            .unwrap_or(Err(StoreError::Database("no outcome".into())))
+    }
+
+    pub(super) async fn sql_charge_deliveries(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let outcomes = charges::charge_batch(&mut tx, &batch).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(outcomes)
+    }
+
+    pub(super) async fn sql_refund_delivery(
+        &self,
+        charge_id: i64,
+        reason: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "SELECT account_id, delta FROM ledger WHERE id = $1 AND kind = 'charge' AND variant IS NOT NULL",
+        )
+        .bind(charge_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else {
+            return Err(StoreError::NotFound("delivery"));
+        };
+        let account_id: String = row.try_get("account_id").map_err(map_err)?;
+        let credits = -row.try_get::<i64, _>("delta").map_err(map_err)?;
+        let balance_after = move_balance(&mut tx, &account_id, credits).await?;
+        // `ledger_refund_of` is unique: a second refund of the same charge
+        // fails here, on either database, and rolls the balance back.
+        let refunded = sqlx::query(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, refund_of) \
+             VALUES ($1, 'refund', $2, $3, $4, NULL, $5, $6)",
+        )
+        .bind(&account_id)
+        .bind(credits)
+        .bind(balance_after)
+        .bind(reason)
+        .bind(now_millis())
+        .bind(charge_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err);
+        match refunded {
+            Ok(_) => {}
+            Err(StoreError::Conflict(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        tx.commit().await.map_err(map_err)?;
+        Ok(Some(balance_after))
+    }
 }
 
 #[cfg(test)]
@@ -1307,6 +1305,7 @@ mod tests {
 
 mod charges;
 mod claims;
+mod credits;
 mod device;
 mod events;
 mod feedback;

@@ -15,8 +15,8 @@ use crate::store_conformance::new_url;
 use control_plane::billing::Ledger;
 use control_plane::config::{BillingConfig, Secret};
 use control_plane::store::{
-    AccountStore, DeliveryStore, EntryKind, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl,
-    NewEntry, NewKey, Payer, SqlStore, Store, StoreError, abandon_write,
+    CreditStore, DeliveryStore, EntryKind, KeyStore, LedgerStore, NewDelivery, NewDeliveryUrl,
+    NewEntry, NewKey, Payer, SqlStore, StoreError, abandon_write,
 };
 
 /// A small deterministic generator (xorshift64*): the same seed replays the
@@ -69,12 +69,7 @@ pub(crate) async fn ledger_sum(store: &SqlStore, account: &str) -> i64 {
 
 async fn check_balances(store: &SqlStore, payees: &[Payee], model: &HashMap<String, i64>) {
     for p in payees {
-        let stored = store
-            .account_by_id(&p.account)
-            .await
-            .unwrap()
-            .unwrap()
-            .balance;
+        let stored = store.balance(&p.account).await.unwrap().unwrap();
         let sum = ledger_sum(store, &p.account).await;
         assert_eq!(stored, model[&p.account], "balance against the model");
         assert_eq!(sum, stored, "the balance is the sum of the ledger");
@@ -84,7 +79,7 @@ async fn check_balances(store: &SqlStore, payees: &[Payee], model: &HashMap<Stri
 async fn run_model(url_of_db: &str, seed: u64, steps: usize) {
     let store = SqlStore::connect(url_of_db).await.unwrap();
     store.migrate().await.unwrap();
-    let shared: Arc<dyn Store> = Arc::new(store.clone());
+    let shared: Arc<dyn CreditStore> = Arc::new(store.clone());
     let ledger = Ledger::start(
         shared,
         &Secret::new(url_of_db.to_owned()),
@@ -326,7 +321,7 @@ async fn the_postgres_writer_reconnects_after_losing_its_connection() {
     let url = vis_tests::fresh_postgres_database().await;
     let store = SqlStore::connect(&url).await.unwrap();
     store.migrate().await.unwrap();
-    let shared: Arc<dyn Store> = Arc::new(store.clone());
+    let shared: Arc<dyn CreditStore> = Arc::new(store.clone());
     let ledger = Ledger::start(shared, &Secret::new(url.clone()), &BillingConfig::default())
         .await
         .unwrap();
@@ -378,15 +373,11 @@ async fn the_postgres_writer_reconnects_after_losing_its_connection() {
     }
     assert!(failed <= 1, "only the batch on the lost connection fails");
     assert_eq!(charged, 4 - failed);
-    let stored = store.account_by_id(&account.id).await.unwrap().unwrap();
-    assert_eq!(
-        stored.balance,
-        10 - charged,
-        "a failed charge charged nothing"
-    );
+    let stored = store.balance(&account.id).await.unwrap().unwrap();
+    assert_eq!(stored, 10 - charged, "a failed charge charged nothing");
     assert_eq!(
         ledger_sum(&store, &account.id).await,
-        stored.balance,
+        stored,
         "the balance is the sum of the ledger"
     );
 }

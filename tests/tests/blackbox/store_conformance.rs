@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use control_plane::store::prewarm::{ItemStatus, NewPrewarmItem, PrewarmState, PrewarmStore};
 use control_plane::store::{
-    AccountStore, ActivityStore, BudgetStore, Claim, DeliveryStore, DeliveryUrlStore, EntryKind,
-    EventStore, JobPriority, JobStatus, JobStore, KeyStore, LedgerStore, LedgerWriter, NewDelivery,
-    NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer, PaymentOutcome,
-    PaymentStore, PeopleStore, RateStore, RevocationStore, RevokedKind, SqlStore, Store,
-    StoreError, now_millis,
+    AccountStore, ActivityStore, BudgetStore, Claim, CreditStore, DeliveryStore, DeliveryUrlStore,
+    EntryKind, EventStore, JobPriority, JobStatus, JobStore, KeyStore, LedgerStore, LedgerWriter,
+    NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer,
+    PaymentOutcome, PaymentStore, PeopleStore, RateStore, RevocationStore, RevokedKind, SqlStore,
+    Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -22,7 +22,7 @@ async fn suite(store: SqlStore) {
 
     // Accounts: the opening balance is a ledger grant.
     let a = store.create_account("a@example.com", 100).await.unwrap();
-    assert_eq!(a.balance, 100);
+    assert_eq!(store.balance(&a.id).await.unwrap(), Some(100));
     assert!(matches!(
         store.create_account("a@example.com", 100).await,
         Err(StoreError::Conflict(_))
@@ -102,10 +102,7 @@ async fn suite(store: SqlStore) {
         ),
         "{err:?}"
     );
-    assert_eq!(
-        store.account_by_id(&a.id).await.unwrap().unwrap().balance,
-        100
-    );
+    assert_eq!(store.balance(&a.id).await.unwrap().unwrap(), 100);
     assert!(matches!(
         store.append_entry("no-such-account", charge("x")).await,
         Err(StoreError::NotFound(_))
@@ -157,15 +154,7 @@ async fn suite(store: SqlStore) {
         }
     }
     assert_eq!(ok, 7);
-    assert_eq!(
-        store
-            .account_by_id(&small.id)
-            .await
-            .unwrap()
-            .unwrap()
-            .balance,
-        0
-    );
+    assert_eq!(store.balance(&small.id).await.unwrap().unwrap(), 0);
     let ledger = store.entries(&small.id, 100).await.unwrap();
     assert_eq!(ledger.len(), 8, "grant + 7 charges");
     assert_eq!(ledger[0].balance_after, 0);
@@ -840,11 +829,10 @@ async fn shared(store: &SqlStore) {
 
 async fn balance_of(store: &SqlStore, account_id: &str) -> i64 {
     store
-        .account_by_id(account_id)
+        .balance(account_id)
         .await
         .unwrap()
         .expect("account exists")
-        .balance
 }
 
 pub(crate) fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
@@ -1584,7 +1572,7 @@ async fn people_and_payments(store: &SqlStore) {
         .create_person("person@example.com", "$argon2id$hash", 100)
         .await
         .unwrap();
-    assert_eq!(p.balance, 100);
+    assert_eq!(store.balance(&p.id).await.unwrap(), Some(100));
     assert!(matches!(
         store
             .create_person("person@example.com", "$argon2id$x", 100)

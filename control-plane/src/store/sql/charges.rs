@@ -13,11 +13,17 @@
 
 use super::*;
 
-/// Debits a group when the key (if any) is live and the balance covers it;
-/// returns the balance after. `$1` credits, `$2` account, `$3` key id.
+/// The one conditional debit (docs/ledger.md, "The rules"): moves an
+/// account's balance by minus `$1` when the key `$3` (if any) is a live key
+/// of that account and the balance covers it; returns the balance after.
+/// `$1` credits, `$2` account, `$3` key id. Every write of a balance uses
+/// it: image charges, URL mints, and (with a negative `$1` and no key)
+/// grants, purchases, adjustments and refunds, where `balance >= $1` keeps
+/// a debit from going below zero. The PostgreSQL batch statement
+/// (`pg_ledger.rs`) is the same condition over many groups at once.
 pub(super) const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
      WHERE id = $2 AND balance >= $1 \
-     AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND revoked_at IS NULL)) \
+     AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL)) \
      RETURNING balance";
 pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
 pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";

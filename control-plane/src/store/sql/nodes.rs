@@ -11,7 +11,7 @@ macro_rules! node_cols {
 
 fn node_from(row: &AnyRow) -> Result<NodeRecord, sqlx::Error> {
     let day: Option<String> = row.try_get("day")?;
-    let today = crate::renders::utc_day();
+    let today = utc_day_of(now_millis());
     Ok(NodeRecord {
         name: row.try_get("name")?,
         state: row.try_get("state")?,

@@ -6,27 +6,6 @@ use super::*;
 
 #[async_trait]
 impl PeopleStore for SqlStore {
-    async fn create_person(
-        &self,
-        email: &str,
-        password_hash: &str,
-        initial_credits: i64,
-    ) -> Result<Account, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let account = insert_account(&mut tx, email, initial_credits).await?;
-        sqlx::query(
-            "INSERT INTO account_passwords (account_id, password_hash, updated_at) VALUES ($1, $2, $3)",
-        )
-        .bind(&account.id)
-        .bind(password_hash)
-        .bind(now_millis())
-        .execute(&mut *tx)
-        .await
-        .map_err(map_err)?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(account)
-    }
-
     async fn person_by_email(
         &self,
         email: &str,
@@ -345,7 +324,118 @@ impl PaymentStore for SqlStore {
             .map_err(map_err)
     }
 
-    async fn record_paid_checkout(
+    async fn record_other_event(
+        &self,
+        event_id: &str,
+        provider: &str,
+        kind: &str,
+    ) -> Result<PaymentOutcome, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let fresh = record_event(&mut tx, event_id, provider, kind, None, "ignored").await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(if fresh {
+            PaymentOutcome::Ignored
+        } else {
+            PaymentOutcome::Duplicate
+        })
+    }
+
+    async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError> {
+        let customer: Option<Option<String>> =
+            sqlx::query_scalar("SELECT payment_customer FROM accounts WHERE id = $1")
+                .bind(account_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(map_err)?;
+        Ok(customer.flatten())
+    }
+
+    async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            account_cols!(),
+            " FROM accounts WHERE payment_customer = $1"
+        ))
+        .bind(customer)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(account_from).transpose().map_err(map_err)
+    }
+}
+
+#[async_trait]
+impl ActivityStore for SqlStore {
+    async fn usage_by_day(
+        &self,
+        account_id: &str,
+        since: Millis,
+    ) -> Result<Vec<DayUsage>, StoreError> {
+        // A charge row is one billed request (a delivery, or a mint of
+        // several URLs); a refund names the charge it refunds.
+        let rows = sqlx::query(
+            "SELECT CAST(c.created_at / 86400000 AS BIGINT) AS day, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' THEN 1 ELSE 0 END) AS BIGINT) AS requests, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS images, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END) AS BIGINT) AS cache_hits, \
+               CAST(COALESCE(SUM(CASE WHEN c.kind IN ('charge', 'refund') THEN -c.delta ELSE 0 END), 0) AS BIGINT) AS credits_spent \
+             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+             WHERE c.account_id = $1 AND c.created_at >= $2 \
+             GROUP BY CAST(c.created_at / 86400000 AS BIGINT) ORDER BY day",
+        )
+        .bind(account_id)
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let get = |row: &AnyRow| -> Result<DayUsage, sqlx::Error> {
+            Ok(DayUsage {
+                day: row.try_get("day")?,
+                requests: row.try_get("requests")?,
+                images: row.try_get("images")?,
+                cache_hits: row.try_get("cache_hits")?,
+                credits_spent: row.try_get("credits_spent")?,
+            })
+        };
+        rows.iter()
+            .map(get)
+            .collect::<Result<_, _>>()
+            .map_err(map_err)
+    }
+
+    async fn recent_delivery_urls(
+        &self,
+        account_id: &str,
+        limit: i64,
+    ) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
+        super::urls::urls_of_account(self, account_id, limit).await
+    }
+}
+
+/// Credit-moving writes: reached only through `CreditStore` (credits.rs).
+impl SqlStore {
+    pub(super) async fn sql_create_person(
+        &self,
+        email: &str,
+        password_hash: &str,
+        initial_credits: i64,
+    ) -> Result<Account, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let account = insert_account(&mut tx, email, initial_credits).await?;
+        sqlx::query(
+            "INSERT INTO account_passwords (account_id, password_hash, updated_at) VALUES ($1, $2, $3)",
+        )
+        .bind(&account.id)
+        .bind(password_hash)
+        .bind(now_millis())
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(account)
+    }
+
+    pub(super) async fn sql_record_paid_checkout(
         &self,
         paid: &PaidCheckout<'_>,
     ) -> Result<PaymentOutcome, StoreError> {
@@ -433,92 +523,5 @@ impl PaymentStore for SqlStore {
             },
             balance,
         })
-    }
-
-    async fn record_other_event(
-        &self,
-        event_id: &str,
-        provider: &str,
-        kind: &str,
-    ) -> Result<PaymentOutcome, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let fresh = record_event(&mut tx, event_id, provider, kind, None, "ignored").await?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(if fresh {
-            PaymentOutcome::Ignored
-        } else {
-            PaymentOutcome::Duplicate
-        })
-    }
-
-    async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError> {
-        let customer: Option<Option<String>> =
-            sqlx::query_scalar("SELECT payment_customer FROM accounts WHERE id = $1")
-                .bind(account_id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(map_err)?;
-        Ok(customer.flatten())
-    }
-
-    async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError> {
-        let row = sqlx::query(concat!(
-            "SELECT ",
-            account_cols!(),
-            " FROM accounts WHERE payment_customer = $1"
-        ))
-        .bind(customer)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)?;
-        row.as_ref().map(account_from).transpose().map_err(map_err)
-    }
-}
-
-#[async_trait]
-impl ActivityStore for SqlStore {
-    async fn usage_by_day(
-        &self,
-        account_id: &str,
-        since: Millis,
-    ) -> Result<Vec<DayUsage>, StoreError> {
-        // A charge row is one billed request (a delivery, or a mint of
-        // several URLs); a refund names the charge it refunds.
-        let rows = sqlx::query(
-            "SELECT CAST(c.created_at / 86400000 AS BIGINT) AS day, \
-               CAST(SUM(CASE WHEN c.kind = 'charge' THEN 1 ELSE 0 END) AS BIGINT) AS requests, \
-               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS images, \
-               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END) AS BIGINT) AS cache_hits, \
-               CAST(COALESCE(SUM(CASE WHEN c.kind IN ('charge', 'refund') THEN -c.delta ELSE 0 END), 0) AS BIGINT) AS credits_spent \
-             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
-             WHERE c.account_id = $1 AND c.created_at >= $2 \
-             GROUP BY CAST(c.created_at / 86400000 AS BIGINT) ORDER BY day",
-        )
-        .bind(account_id)
-        .bind(since)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(map_err)?;
-        let get = |row: &AnyRow| -> Result<DayUsage, sqlx::Error> {
-            Ok(DayUsage {
-                day: row.try_get("day")?,
-                requests: row.try_get("requests")?,
-                images: row.try_get("images")?,
-                cache_hits: row.try_get("cache_hits")?,
-                credits_spent: row.try_get("credits_spent")?,
-            })
-        };
-        rows.iter()
-            .map(get)
-            .collect::<Result<_, _>>()
-            .map_err(map_err)
-    }
-
-    async fn recent_delivery_urls(
-        &self,
-        account_id: &str,
-        limit: i64,
-    ) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
-        super::urls::urls_of_account(self, account_id, limit).await
     }
 }

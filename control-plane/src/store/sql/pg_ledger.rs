@@ -42,7 +42,7 @@ const CHARGE_GROUPS: &str = "WITH g AS ( \
        FROM g LEFT JOIN api_keys k ON k.id = g.key \
        WHERE a.id = ANY($1::text[]) AND a.id = g.account AND a.balance >= g.total \
        AND EXISTS (SELECT 1 FROM locked) \
-       AND (g.key IS NULL OR (k.id IS NOT NULL AND k.revoked_at IS NULL)) \
+       AND (g.key IS NULL OR (k.id IS NOT NULL AND k.account_id = g.account AND k.revoked_at IS NULL)) \
        RETURNING g.gn, a.id, g.key, a.balance), \
      charged AS ( \
        INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
@@ -117,7 +117,7 @@ impl PgWriter {
         self.store.close().await;
     }
 
-    /// As [`DeliveryStore::charge_deliveries`]: the batch's groups in one
+    /// As [`CreditStore::charge_deliveries`]: the batch's groups in one
     /// statement and one commit ([`CHARGE_GROUPS`]); when one account pays
     /// with several keys in a batch, its later groups go in a second
     /// statement. A group the debit refuses goes through the portable
@@ -201,7 +201,7 @@ impl PgWriter {
         }
         if !refused.is_empty() {
             let items: Vec<NewDelivery> = refused.iter().map(|&i| batch[i].clone()).collect();
-            match self.store.charge_deliveries(items).await {
+            match self.store.sql_charge_deliveries(items).await {
                 Ok(decided) => {
                     for (&i, outcome) in refused.iter().zip(decided) {
                         outcomes[i] = Some(outcome);

@@ -56,7 +56,7 @@ impl SqliteLedger {
             .expect("reads a pragma")
     }
 
-    /// One batch, one immediate transaction; as `DeliveryStore::charge_deliveries`.
+    /// One batch, one immediate transaction; as `CreditStore::charge_deliveries`.
     pub(super) fn charge_deliveries(
         &mut self,
         batch: &[NewDelivery],

@@ -45,7 +45,105 @@ fn url_from(row: &AnyRow) -> Result<DeliveryUrlRecord, sqlx::Error> {
 
 #[async_trait]
 impl DeliveryUrlStore for SqlStore {
-    async fn mint_delivery_urls(
+    async fn idempotent_mint(
+        &self,
+        account_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentMint>, StoreError> {
+        let row = sqlx::query(
+            "SELECT fingerprint, request_id, balance_after, url_ids, created_at FROM idempotency_keys \
+             WHERE account_id = $1 AND idem_key = $2 AND created_at >= $3",
+        )
+        .bind(account_id)
+        .bind(key)
+        .bind(now_millis() - IDEMPOTENCY_TTL_MS)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else { return Ok(None) };
+        let read = || -> Result<IdempotentMint, sqlx::Error> {
+            let ids: String = row.try_get("url_ids")?;
+            Ok(IdempotentMint {
+                fingerprint: row.try_get("fingerprint")?,
+                request_id: row.try_get("request_id")?,
+                balance_after: row.try_get("balance_after")?,
+                url_ids: ids
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+                created_at: row.try_get("created_at")?,
+            })
+        };
+        read().map(Some).map_err(map_err)
+    }
+
+    async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
+        let row = sqlx::query(URL_BY_ID)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        row.as_ref().map(url_from).transpose().map_err(map_err)
+    }
+
+    async fn consume_delivery_url(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        sqlx::query_scalar(
+            "UPDATE delivery_urls SET uses = uses + 1 \
+             WHERE id = $1 AND failed_at IS NULL AND (max_uses = 0 OR uses < max_uses) \
+             AND EXISTS (SELECT 1 FROM api_keys WHERE id = delivery_urls.key_id AND revoked_at IS NULL) \
+             RETURNING uses",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)
+    }
+
+    async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError> {
+        sqlx::query(
+            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(value)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(map_err)
+    }
+}
+
+/// An account's newest signed delivery URLs (the dashboard).
+pub(super) async fn urls_of_account(
+    store: &SqlStore,
+    account_id: &str,
+    limit: i64,
+) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
+    let rows = sqlx::query(concat!(
+        "SELECT ",
+        url_cols!(),
+        ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
+         FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id \
+         WHERE u.account_id = $1 ORDER BY u.created_at DESC, u.id DESC LIMIT $2"
+    ))
+    .bind(account_id)
+    .bind(limit)
+    .fetch_all(&store.pool)
+    .await
+    .map_err(map_err)?;
+    rows.iter()
+        .map(url_from)
+        .collect::<Result<_, _>>()
+        .map_err(map_err)
+}
+
+/// Credit-moving writes: reached only through `CreditStore` (credits.rs).
+impl SqlStore {
+    pub(super) async fn sql_mint_delivery_urls(
         &self,
         payer: Payer<'_>,
         urls: &[NewDeliveryUrl],
@@ -88,17 +186,13 @@ impl DeliveryUrlStore for SqlStore {
         }
         // One conditional debit decides both "the key is live" and "the
         // balance covers every URL" (the same shape as a delivery charge).
-        let balance_after: Option<i64> = sqlx::query_scalar(
-            "UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 \
-             AND EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL) \
-             RETURNING balance",
-        )
-        .bind(n)
-        .bind(payer.account_id)
-        .bind(payer.key_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(map_err)?;
+        let balance_after: Option<i64> = sqlx::query_scalar(super::charges::DEBIT_GROUP)
+            .bind(n)
+            .bind(payer.account_id)
+            .bind(Some(payer.key_id))
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(map_err)?;
         let Some(balance_after) = balance_after else {
             let revoked: Option<Option<i64>> =
                 sqlx::query_scalar("SELECT revoked_at FROM api_keys WHERE id = $1")
@@ -178,62 +272,11 @@ impl DeliveryUrlStore for SqlStore {
         Ok(balance_after)
     }
 
-    async fn idempotent_mint(
+    pub(super) async fn sql_fail_delivery_url(
         &self,
-        account_id: &str,
-        key: &str,
-    ) -> Result<Option<IdempotentMint>, StoreError> {
-        let row = sqlx::query(
-            "SELECT fingerprint, request_id, balance_after, url_ids, created_at FROM idempotency_keys \
-             WHERE account_id = $1 AND idem_key = $2 AND created_at >= $3",
-        )
-        .bind(account_id)
-        .bind(key)
-        .bind(now_millis() - IDEMPOTENCY_TTL_MS)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)?;
-        let Some(row) = row else { return Ok(None) };
-        let read = || -> Result<IdempotentMint, sqlx::Error> {
-            let ids: String = row.try_get("url_ids")?;
-            Ok(IdempotentMint {
-                fingerprint: row.try_get("fingerprint")?,
-                request_id: row.try_get("request_id")?,
-                balance_after: row.try_get("balance_after")?,
-                url_ids: ids
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
-                created_at: row.try_get("created_at")?,
-            })
-        };
-        read().map(Some).map_err(map_err)
-    }
-
-    async fn delivery_url(&self, id: &str) -> Result<Option<DeliveryUrlRecord>, StoreError> {
-        let row = sqlx::query(URL_BY_ID)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(map_err)?;
-        row.as_ref().map(url_from).transpose().map_err(map_err)
-    }
-
-    async fn consume_delivery_url(&self, id: &str) -> Result<Option<i64>, StoreError> {
-        sqlx::query_scalar(
-            "UPDATE delivery_urls SET uses = uses + 1 \
-             WHERE id = $1 AND failed_at IS NULL AND (max_uses = 0 OR uses < max_uses) \
-             AND EXISTS (SELECT 1 FROM api_keys WHERE id = delivery_urls.key_id AND revoked_at IS NULL) \
-             RETURNING uses",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)
-    }
-
-    async fn fail_delivery_url(&self, id: &str, reason: &str) -> Result<Option<i64>, StoreError> {
+        id: &str,
+        reason: &str,
+    ) -> Result<Option<i64>, StoreError> {
         let mut tx = self.begin_write().await?;
         let account_id: Option<String> = sqlx::query_scalar(
             "UPDATE delivery_urls SET failed_at = $1 \
@@ -258,44 +301,4 @@ impl DeliveryUrlStore for SqlStore {
         tx.commit().await.map_err(map_err)?;
         Ok(Some(balance_after))
     }
-
-    async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError> {
-        sqlx::query(
-            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(name)
-        .bind(value)
-        .execute(&self.pool)
-        .await
-        .map_err(map_err)?;
-        sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
-            .bind(name)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(map_err)
-    }
-}
-
-/// An account's newest signed delivery URLs (the dashboard).
-pub(super) async fn urls_of_account(
-    store: &SqlStore,
-    account_id: &str,
-    limit: i64,
-) -> Result<Vec<DeliveryUrlRecord>, StoreError> {
-    let rows = sqlx::query(concat!(
-        "SELECT ",
-        url_cols!(),
-        ", CAST(CASE WHEN k.id IS NULL OR k.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS BIGINT) AS key_revoked \
-         FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id \
-         WHERE u.account_id = $1 ORDER BY u.created_at DESC, u.id DESC LIMIT $2"
-    ))
-    .bind(account_id)
-    .bind(limit)
-    .fetch_all(&store.pool)
-    .await
-    .map_err(map_err)?;
-    rows.iter()
-        .map(url_from)
-        .collect::<Result<_, _>>()
-        .map_err(map_err)
 }

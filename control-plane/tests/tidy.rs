@@ -1,0 +1,238 @@
+//! Tidy checks over the control plane's own source, in the spirit of
+//! rust-analyzer's tidy test: rules a reader relies on when finding their
+//! way (ARCHITECTURE.md, "Invariants"), checked on every test run so they
+//! cannot drift. Each reads `src/` as text (comments stripped) and names
+//! the file that breaks a rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `src/`, as (path relative to `src/`, code
+/// without comments).
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a source file");
+            let rel = path
+                .strip_prefix(&root)
+                .expect("under src")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, strip_comments(&text))
+        })
+        .collect()
+}
+
+/// The code of a file without `//` comments (doc comments included); a
+/// `//` inside a string literal on the same line is rare enough here that
+/// it is cut too, which can only hide code, never invent it.
+fn strip_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level module a file belongs to (`http/images.rs` -> `http`).
+fn module_of(path: &str) -> &str {
+    let first = path.split('/').next().unwrap_or(path);
+    first.strip_suffix(".rs").unwrap_or(first)
+}
+
+fn under(path: &str, dirs: &[&str]) -> bool {
+    dirs.iter()
+        .any(|d| path == format!("{d}.rs") || path.starts_with(&format!("{d}/")))
+}
+
+/// Whether `code` uses the crate `name` (a path that starts with it).
+fn uses_crate(code: &str, name: &str) -> bool {
+    let bytes = code.as_bytes();
+    code.match_indices(&format!("{name}::"))
+        .any(|(at, _)| at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_'))
+}
+
+#[test]
+fn the_ledger_is_the_only_door_for_credits() {
+    // `CreditStore` holds every write that moves credits or a balance. It
+    // is not part of `Store`; only the ledger holds it (app.rs builds it),
+    // so no handler, MCP tool or command can move a credit around the
+    // ledger: calling its methods needs the trait's name in scope.
+    let allowed = ["store", "billing", "app"];
+    let mut offenders = Vec::new();
+    for (path, code) in sources() {
+        if code.contains("CreditStore") && !under(&path, &allowed) {
+            offenders.push(path);
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "only billing::Ledger may hold the CreditStore (route the write through the ledger): {offenders:?}"
+    );
+    // The statements that write a balance or a ledger row live in the
+    // store's credit adapter files, and nowhere else.
+    let writers = [
+        "store/sql.rs",
+        "store/sql/charges.rs",
+        "store/sql/pg_ledger.rs",
+    ];
+    for (path, code) in sources() {
+        let lower = code.to_ascii_lowercase();
+        let writes = lower.contains("insert into ledger")
+            || lower.contains("update accounts set balance")
+            || lower.contains("update accounts a set balance");
+        assert!(
+            !writes || writers.contains(&path.as_str()),
+            "{path} writes a balance or a ledger row; only the credit adapter ({writers:?}) may"
+        );
+    }
+    // One conditional debit: every balance update is the one statement.
+    let (_, charges) = sources()
+        .into_iter()
+        .find(|(p, _)| p == "store/sql/charges.rs")
+        .expect("charges.rs");
+    assert_eq!(
+        charges.matches("UPDATE accounts SET balance").count(),
+        1,
+        "one text for the conditional debit"
+    );
+}
+
+#[test]
+fn sqlx_stays_in_the_store() {
+    for (path, code) in sources() {
+        assert!(
+            !uses_crate(&code, "sqlx") || under(&path, &["store"]),
+            "{path} uses sqlx; SQL belongs in store/"
+        );
+    }
+}
+
+/// Files outside `http/` that still use axum: debt that may only shrink
+/// (ARCHITECTURE.md, "Invariants"). Remove a file from here when it stops.
+const AXUM_OUTSIDE_HTTP: [&str; 4] = ["app.rs", "error.rs", "mcp/mod.rs", "mcp/tools.rs"];
+
+#[test]
+fn axum_stays_in_http_except_the_listed_debt() {
+    let mut users = BTreeSet::new();
+    for (path, code) in sources() {
+        if uses_crate(&code, "axum") && !under(&path, &["http"]) {
+            users.insert(path);
+        }
+    }
+    let listed: BTreeSet<String> = AXUM_OUTSIDE_HTTP.iter().map(|s| s.to_string()).collect();
+    let new: Vec<_> = users.difference(&listed).collect();
+    assert!(new.is_empty(), "axum used outside http/: {new:?}");
+    let fixed: Vec<_> = listed.difference(&users).collect();
+    assert!(
+        fixed.is_empty(),
+        "{fixed:?} no longer use axum: take them off AXUM_OUTSIDE_HTTP"
+    );
+}
+
+/// The module graph: for each top-level module, the modules it names as
+/// `crate::X`.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (path, code) in sources() {
+        let from = module_of(&path).to_owned();
+        if from == "main" {
+            continue;
+        }
+        let entry = graph.entry(from.clone()).or_default();
+        for (at, _) in code.match_indices("crate::") {
+            let rest = &code[at + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && name != from {
+                entry.insert(name);
+            }
+        }
+    }
+    graph
+}
+
+/// The strongly connected components of more than one module (cycles).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Vec<String>> {
+    // Two modules are in one cycle when each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_owned()];
+        while let Some(m) = todo.pop() {
+            for next in graph.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut out = BTreeSet::new();
+    for m in graph.keys() {
+        let mut component: Vec<String> = graph
+            .keys()
+            .filter(|o| *o == m || (reaches[m].contains(*o) && reaches[*o].contains(m.as_str())))
+            .cloned()
+            .collect();
+        component.sort();
+        if component.len() > 1 {
+            out.insert(component);
+        }
+    }
+    out
+}
+
+/// Import cycles that exist today: debt that may only shrink. Each is a
+/// set of top-level modules that import one another (ARCHITECTURE.md,
+/// "Invariants").
+const KNOWN_CYCLES: [&[&str]; 2] = [&["app", "error", "http", "mcp"], &["config", "objects"]];
+
+#[test]
+fn no_new_import_cycles_and_the_store_is_the_bottom() {
+    let graph = module_graph();
+    // The store imports only leaf helpers (no service, no HTTP).
+    let store_deps = &graph["store"];
+    let allowed: BTreeSet<String> = ["auth", "config"].iter().map(|s| s.to_string()).collect();
+    let extra: Vec<_> = store_deps.difference(&allowed).collect();
+    assert!(
+        extra.is_empty(),
+        "store/ imports {extra:?}; it is the bottom layer"
+    );
+    for leaf in ["auth", "billing", "store"] {
+        let up: Vec<_> = graph[leaf]
+            .iter()
+            .filter(|m| ["http", "app", "mcp", "cli"].contains(&m.as_str()))
+            .collect();
+        assert!(up.is_empty(), "{leaf} imports {up:?}, a higher layer");
+    }
+    let found = cycles(&graph);
+    let known: BTreeSet<Vec<String>> = KNOWN_CYCLES
+        .iter()
+        .map(|c| c.iter().map(|s| s.to_string()).collect())
+        .collect();
+    assert_eq!(
+        found, known,
+        "the module import cycles changed: a new cycle is a defect; a cycle broken up should leave KNOWN_CYCLES"
+    );
+}
