@@ -251,6 +251,14 @@ impl Client {
         format!("{}{path}", self.base_url)
     }
 
+    /// `path` with a query string, encoded as a form (what the API reads).
+    fn url_with_query(&self, path: &str, query: &[(&str, String)]) -> Result<url::Url> {
+        let mut url = url::Url::parse(&self.url(path))
+            .map_err(|e| Error::Usage(format!("{}: {e}", self.base_url)))?;
+        url.query_pairs_mut().extend_pairs(query);
+        Ok(url)
+    }
+
     fn keyed(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         match &self.key {
             Some(k) => rb.bearer_auth(k.expose()),
@@ -296,9 +304,13 @@ impl Client {
         spec: &ImageSpec,
         if_none_match: Option<&str>,
     ) -> Result<ImageAnswer, Failed> {
-        let mut rb = self
-            .keyed(self.http.get(self.url("/api/v1/images/car")))
-            .query(&spec.query());
+        let url = self
+            .url_with_query("/api/v1/images/car", &spec.query())
+            .map_err(|error| Failed {
+                error,
+                rate: RateLimit::default(),
+            })?;
+        let mut rb = self.keyed(self.http.get(url));
         if let Some(etag) = if_none_match.and_then(|e| HeaderValue::from_str(e).ok()) {
             rb = rb.header(reqwest::header::IF_NONE_MATCH, etag);
         }
@@ -357,8 +369,8 @@ impl Client {
         if let Some(l) = limit {
             query.push(("limit", l.to_string()));
         }
-        self.json(self.http.get(self.url("/api/v1/vehicles")).query(&query))
-            .await
+        let url = self.url_with_query("/api/v1/vehicles", &query)?;
+        self.json(self.http.get(url)).await
     }
 
     pub async fn image_urls(&self, body: &Value, idempotency_key: &str) -> Result<Value> {

@@ -182,6 +182,10 @@ struct Job {
 }
 
 /// The key's rate limit as last seen: requests wait while it is spent.
+///
+/// An answer's `RateLimit-Remaining` was true when the server counted that
+/// request; the requests still under way may have been counted since, so
+/// they are taken off it (erring on the side of waiting, not of a 429).
 #[derive(Debug, Default)]
 struct Limiter {
     state: Mutex<LimitState>,
@@ -192,10 +196,11 @@ struct LimitState {
     remaining: Option<u64>,
     reset_at: Option<Instant>,
     blocked_until: Option<Instant>,
+    in_flight: u64,
 }
 
 impl Limiter {
-    /// Waits until a request may be sent, then counts it.
+    /// Waits until a request may be sent, then counts it as under way.
     async fn acquire(&self) {
         loop {
             let wait = {
@@ -211,8 +216,9 @@ impl Limiter {
                     (_, Some(0), Some(r)) => Some(r - now),
                     _ => {
                         if let Some(r) = s.remaining.as_mut() {
-                            *r -= 1;
+                            *r = r.saturating_sub(1);
                         }
+                        s.in_flight += 1;
                         None
                     }
                 }
@@ -224,14 +230,25 @@ impl Limiter {
         }
     }
 
-    fn update(&self, rate: &RateLimit) {
-        let Some(seen) = rate.seen_at else { return };
+    /// A request came back (with or without rate-limit headers).
+    fn finished(&self, rate: &RateLimit) {
         let mut s = self.state.lock().expect("limiter");
+        s.in_flight = s.in_flight.saturating_sub(1);
+        let Some(seen) = rate.seen_at else { return };
+        let reset_at = rate.reset_secs.map(|r| seen + Duration::from_secs(r));
+        let new_window = match (reset_at, s.reset_at) {
+            (Some(new), Some(old)) => new > old + Duration::from_secs(1),
+            _ => true,
+        };
         if let Some(rem) = rate.remaining {
-            s.remaining = Some(s.remaining.map_or(rem, |mine| mine.min(rem)));
+            let left = rem.saturating_sub(s.in_flight);
+            s.remaining = Some(match s.remaining {
+                Some(mine) if !new_window => mine.min(left),
+                _ => left,
+            });
         }
-        if let Some(reset) = rate.reset_secs {
-            s.reset_at = Some(seen + Duration::from_secs(reset));
+        if reset_at.is_some() {
+            s.reset_at = reset_at;
         }
     }
 
@@ -263,6 +280,8 @@ struct Shared {
     charged: AtomicI64,
     remaining: Mutex<Option<i64>>,
     bar: ProgressBar,
+    /// Turns true when the batch stops: wakes workers waiting on the limiter.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Shared {
@@ -279,6 +298,7 @@ impl Shared {
         if balance.is_some() {
             t.balance = balance;
         }
+        self.stopping.send_replace(true);
     }
 
     fn next(&self) -> Option<Job> {
@@ -305,15 +325,20 @@ impl Shared {
 }
 
 async fn worker(shared: Arc<Shared>) {
+    let mut stopping = shared.stopping.subscribe();
     while let Some(mut job) = shared.next() {
-        shared.limiter.acquire().await;
+        // A stop (Ctrl-C, a 402) does not wait for the rate-limit window.
+        tokio::select! {
+            () = shared.limiter.acquire() => {}
+            _ = stopping.wait_for(|s| *s) => {}
+        }
         if shared.stopped() {
             shared.queue.lock().expect("queue").push_front(job);
             break;
         }
         match shared.client.image(&job.spec, None).await {
             Ok(answer) => {
-                shared.limiter.update(&answer.rate);
+                shared.limiter.finished(&answer.rate);
                 let path = shared.dir.join(&job.file);
                 match write_file(&path, &answer.bytes).await {
                     Ok(()) => {
@@ -335,7 +360,7 @@ async fn worker(shared: Arc<Shared>) {
                 }
             }
             Err(failed) => {
-                shared.limiter.update(&failed.rate);
+                shared.limiter.finished(&failed.rate);
                 match &failed.error {
                     Error::Problem(p) if p.status == 429 => {
                         shared.limiter.block(
@@ -444,6 +469,7 @@ pub async fn run(
         charged: AtomicI64::new(0),
         remaining: Mutex::new(None),
         bar,
+        stopping: tokio::sync::watch::channel(false).0,
     });
     let interrupt = {
         let shared = shared.clone();
