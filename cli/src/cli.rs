@@ -257,6 +257,10 @@ pub async fn run(cli: Cli) -> Result<()> {
         clap_complete::generate(shell, &mut cmd, "vis", &mut std::io::stdout());
         return Ok(());
     }
+    if let Command::Logout = cli.command {
+        // Works even when the saved file cannot be read: that is its use.
+        return cmd_logout(cli.json);
+    }
     let target = Target::resolve(cli.base_url.as_deref())?;
     if let Some(dir) = config::config_dir() {
         telemetry::install_once(&Client::new(&target.base_url, None)?, &dir).await;
@@ -264,7 +268,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     let json = cli.json;
     match cli.command {
         Command::Login { name, no_browser } => cmd_login(&target, json, &name, !no_browser).await,
-        Command::Logout => cmd_logout(json),
+        Command::Logout | Command::Completions { .. } => unreachable!("handled above"),
         Command::Whoami => cmd_whoami(&target, json).await,
         Command::Image(args) => cmd_image(&target, json, args).await,
         Command::Resolve(args) => cmd_resolve(&target, json, args).await,
@@ -273,7 +277,6 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Urls(args) => cmd_urls(&target, json, args).await,
         Command::Feedback(args) => cmd_feedback(&target, json, args).await,
         Command::Batch(args) => cmd_batch(&target, json, args).await,
-        Command::Completions { .. } => unreachable!("handled above"),
     }
 }
 
