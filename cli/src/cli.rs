@@ -801,3 +801,30 @@ pub fn already_reported(e: &Error) -> bool {
         Error::OutOfCredits(_) | Error::Partial(_) | Error::Interrupted(_) | Error::KeyRefused(_)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn one_vehicle_or_a_request_id_and_one_judgement() {
+        let parse = |args: &[&str]| Cli::try_parse_from(["vis"].iter().chain(args));
+        assert!(parse(&["feedback", "toyota", "camry", "2019", "--bad"]).is_ok());
+        assert!(parse(&["feedback", "--request-id", "req_1", "--rating", "4"]).is_ok());
+        assert!(parse(&["feedback", "--request-id", "req_1"]).is_err());
+        assert!(parse(&["feedback", "--good"]).is_err());
+        assert!(parse(&["urls", "toyota", "camry", "2019", "--max-uses", "3"]).is_ok());
+        assert!(parse(&["urls", "toyota", "camry"]).is_err());
+        assert!(
+            parse(&[
+                "image", "toyota", "camry", "2019", "--size", "small", "--width", "9"
+            ])
+            .is_err()
+        );
+    }
+}
