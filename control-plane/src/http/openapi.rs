@@ -1050,7 +1050,7 @@ fn paths() -> Value {
                     "method": { "type": "string", "description": "initialize, ping, tools/list, tools/call, notifications/initialized, …; an unknown method is a JSON-RPC error in a 200." },
                     "params": { "type": ["object", "null"] },
                 },
-            } } } },
+            }, "example": { "jsonrpc": "2.0", "id": 1, "method": "tools/list" } } } },
             "responses": with(problems(&[400, 401, 403, 404, 405, 406, 413, 415, 422, 429, 500]), json!({
                 "200": { "description": "The JSON-RPC response.", "content": { "application/json": { "schema": { "type": "object" } }, "text/event-stream": { "schema": { "type": "string" } } } },
                 "202": { "description": "A notification or response accepted." },
@@ -1269,12 +1269,12 @@ mod tests {
         for mime in ["image/png", "image/webp", "image/jpeg"] {
             assert_eq!(ok["content"][mime]["schema"]["format"], "binary", "{mime}");
         }
-        assert!(
-            !ok["content"]["application/json"]["example"]
-                .to_string()
-                .contains("example.com/"),
-            "a real-looking URL in the JSON example"
-        );
+        // A written example, not a reader's sample made up from the schema
+        // (whose uri would be http://example.com).
+        let url = ok["content"]["application/json"]["example"]["data"]["url"]
+            .as_str()
+            .unwrap();
+        assert!(url.contains("/api/v1/delivery/"), "{url}");
         for header in [
             "ETag",
             "Cache-Control",
