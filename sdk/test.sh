@@ -13,7 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/lib.sh
 ensure_rust
-ensure_packages ca-certificates curl nodejs npm python3 python3-venv mesa-vulkan-drivers
+ensure_packages ca-certificates curl python3 python3-venv mesa-vulkan-drivers
+# Debian's nodejs and npm, unless a Node.js with npm is already installed
+# (NodeSource's nodejs bundles npm and conflicts with Debian's npm package).
+command -v node >/dev/null 2>&1 || ensure_packages nodejs
+command -v npm >/dev/null 2>&1 || ensure_packages npm
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 18 ]; then

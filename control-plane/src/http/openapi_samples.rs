@@ -71,7 +71,7 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 ts_client()
             ),
             format!(
-                "{}from vis_sdk.generated.api.images import head_image\n\nr = head_image.sync_detailed(client=vis.client, make=\"toyota\", model=\"camry\", year=2019, color=\"red\")\nprint(r.status_code, r.headers.get(\"etag\"))  # free\n",
+                "{}from vis_sdk.generated.api.images import head_image\nfrom vis_sdk.generated.models import HeadImageColor\n\nr = head_image.sync_detailed(client=vis.client, make=\"toyota\", model=\"camry\", year=2019, color=HeadImageColor.RED)\nprint(r.status_code, r.headers.get(\"etag\"))  # free\n",
                 py_client()
             ),
         ),
@@ -95,12 +95,17 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 }
             ),
             format!(
-                "{}from vis_sdk.generated.api.images import {op}\n\nr = {op}.sync_detailed(client=vis.client, make=\"toyota\", model=\"camry\", year=2019, mode=\"cached\")\nprint(r.status_code, r.headers.get(\"content-type\"))\n",
+                "{}from vis_sdk.generated.api.images import {op}\nfrom vis_sdk.generated.models import {mode}\n\nr = {op}.sync_detailed(client=vis.client, make=\"toyota\", model=\"camry\", year=2019, mode={mode}.CACHED)\nprint(r.status_code, r.headers.get(\"content-type\"))\n",
                 py_public(),
                 op = if operation_id == "headLegacyImage" {
                     "head_legacy_image"
                 } else {
                     "get_legacy_image"
+                },
+                mode = if operation_id == "headLegacyImage" {
+                    "HeadLegacyImageMode"
+                } else {
+                    "GetLegacyImageMode"
                 }
             ),
         ),

@@ -8,7 +8,14 @@ import os
 
 import pytest
 
-from vis_sdk import Image, NotModified, Vis, VisApiError, delivery_token, new_idempotency_key
+from vis_sdk import (
+    Image,
+    NotModified,
+    Vis,
+    VisApiError,
+    delivery_token,
+    new_idempotency_key,
+)
 from vis_sdk.generated.api.delivery import head_delivery
 
 
@@ -20,7 +27,15 @@ def env(name: str) -> str:
 
 
 BASE = env("VIS_BASE_URL")
-CAMRY = dict(make="toyota", model="camry", year=2019, color="red", view="side", w=128, format="png")
+CAMRY = {
+    "make": "toyota",
+    "model": "camry",
+    "year": 2019,
+    "color": "red",
+    "view": "side",
+    "w": 128,
+    "format": "png",
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +47,9 @@ def balance(vis: Vis) -> int:
     return vis.account().data.credits
 
 
-def test_an_image_download_is_one_credit_and_the_bytes_of_the_format_asked_for(vis: Vis) -> None:
+def test_an_image_download_is_one_credit_and_the_bytes_of_the_format_asked_for(
+    vis: Vis,
+) -> None:
     before = balance(vis)
     image = vis.get_image(**CAMRY)
     assert isinstance(image, Image)
@@ -70,7 +87,9 @@ def test_an_account_with_0_credits_gets_a_402_problem() -> None:
     assert e.request_id
 
 
-def test_signed_urls_minted_twice_with_one_idempotency_key_are_the_same_urls_charged_once(vis: Vis) -> None:
+def test_signed_urls_minted_twice_with_one_idempotency_key_are_the_same_urls_charged_once(
+    vis: Vis,
+) -> None:
     before = balance(vis)
     images = [{"make": "toyota", "model": "camry", "year": 2019, "color": "green"}]
     key = new_idempotency_key()
@@ -91,7 +110,9 @@ def test_signed_urls_minted_twice_with_one_idempotency_key_are_the_same_urls_cha
     assert caught.value.status == 409
     # The URL loads with no key, through the generated public client.
     public = Vis(BASE)
-    r = head_delivery.sync_detailed(delivery_token(first.data[0].url), client=public.client)
+    r = head_delivery.sync_detailed(
+        delivery_token(first.data[0].url), client=public.client
+    )
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("image/")
 

@@ -10,16 +10,16 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = mkdtempSync(join(tmpdir(), "vis-sdk-ts-"));
 try {
-  const fresh = join(dir, "openapi.ts");
+  const fresh = join(dir, "openapi.d.ts");
   execFileSync(
     join(root, "node_modules", ".bin", "openapi-typescript"),
     [join(root, "..", "..", "docs", "openapi.json"), "-o", fresh],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
-  const committed = readFileSync(join(root, "src", "generated", "openapi.ts"), "utf8");
+  const committed = readFileSync(join(root, "src", "generated", "openapi.d.ts"), "utf8");
   if (readFileSync(fresh, "utf8") !== committed) {
     console.error(
-      "sdk/typescript/src/generated/openapi.ts does not match docs/openapi.json: run `npm run generate` in sdk/typescript",
+      "sdk/typescript/src/generated/openapi.d.ts does not match docs/openapi.json: run `npm run generate` in sdk/typescript",
     );
     process.exit(1);
   }

@@ -1,7 +1,7 @@
 /**
  * The vehicle image service's TypeScript SDK: a typed client on openapi-fetch
  * whose paths, parameters and bodies come from docs/openapi.json (generated
- * into ./generated/openapi.ts by openapi-typescript), plus helpers for what a
+ * into ./generated/openapi.d.ts by openapi-typescript), plus helpers for what a
  * generic client leaves to its caller: image bytes with ETag/304, and
  * Idempotency-Key retries of signed-URL minting.
  *

@@ -8,8 +8,9 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Self
 
 import httpx
 
@@ -18,7 +19,6 @@ from .generated.api.account import account as _account
 from .generated.api.catalog import vehicles as _vehicles
 from .generated.api.delivery import create_image_urls as _create_image_urls
 from .generated.api.feedback import feedback as _feedback
-from .generated.api.images import get_image as _get_image
 from .generated.api.images import resolve as _resolve
 from .generated.models import (
     AccountResponse,
@@ -26,6 +26,10 @@ from .generated.models import (
     CatalogSearchHit,
     FeedbackRequest,
     FeedbackResponse,
+    GetImageColor,
+    GetImageFormat,
+    GetImageSize,
+    GetImageView,
     ImageUrlsResponse,
     ResolveRequest,
     ResolveResponse,
@@ -37,7 +41,7 @@ class VisApiError(Exception):
     """A failure answered by the service: its status and problem document
     (RFC 9457) as a dict."""
 
-    def __init__(self, response: Union[Response[Any], httpx.Response]) -> None:
+    def __init__(self, response: Response[Any] | httpx.Response) -> None:
         self.status: int = int(response.status_code)
         self.problem: dict[str, Any] = {}
         try:
@@ -49,14 +53,16 @@ class VisApiError(Exception):
         except ValueError:
             pass
         headers = response.headers
-        self.request_id: Optional[str] = headers.get("x-request-id") or self.problem.get("request_id")
-        self.retry_after: Optional[int] = _int(headers.get("retry-after"))
+        self.request_id: str | None = headers.get("x-request-id") or self.problem.get(
+            "request_id"
+        )
+        self.retry_after: int | None = _int(headers.get("retry-after"))
         title = self.problem.get("title", "error")
         detail = self.problem.get("detail")
         super().__init__(f"{self.status} {title}" + (f": {detail}" if detail else ""))
 
 
-def _int(value: Optional[str]) -> Optional[int]:
+def _int(value: str | None) -> int | None:
     if value is None or not value.strip().isdigit():
         return None
     return int(value.strip())
@@ -68,13 +74,13 @@ class Image:
 
     content: bytes
     content_type: str
-    etag: Optional[str]
-    credits_charged: Optional[int]
-    credits_remaining: Optional[int]
-    image_source: Optional[str]
-    width: Optional[int]
-    height: Optional[int]
-    request_id: Optional[str]
+    etag: str | None
+    credits_charged: int | None
+    credits_remaining: int | None
+    image_source: str | None
+    width: int | None
+    height: int | None
+    request_id: str | None
     status: int = 200
     not_modified: bool = False
 
@@ -83,10 +89,10 @@ class Image:
 class NotModified:
     """The image is unchanged since the ETag sent: no body, nothing charged."""
 
-    etag: Optional[str]
-    credits_charged: Optional[int]
-    credits_remaining: Optional[int]
-    request_id: Optional[str]
+    etag: str | None
+    credits_charged: int | None
+    credits_remaining: int | None
+    request_id: str | None
     status: int = 304
     not_modified: bool = True
 
@@ -100,11 +106,11 @@ class MintedUrls:
     replayed: bool
 
     @property
-    def data(self):  # noqa: ANN201 (the generated list of DeliveryUrl)
+    def data(self):
         return self.response.data
 
     @property
-    def billing(self):  # noqa: ANN201
+    def billing(self):
         return self.response.billing
 
 
@@ -132,10 +138,10 @@ class Vis:
     def __init__(
         self,
         base_url: str,
-        api_key: Optional[str] = None,
+        api_key: str | None = None,
         *,
         timeout: float = 180.0,
-        httpx_args: Optional[Mapping[str, Any]] = None,
+        httpx_args: Mapping[str, Any] | None = None,
     ) -> None:
         # A cold render can take up to two minutes: allow three.
         args: dict[str, Any] = {
@@ -143,7 +149,7 @@ class Vis:
             "timeout": httpx.Timeout(timeout),
             "httpx_args": dict(httpx_args or {}),
         }
-        self.client: Union[AuthenticatedClient, Client]
+        self.client: AuthenticatedClient | Client
         if api_key:
             self.client = AuthenticatedClient(token=api_key, **args)
         else:
@@ -152,7 +158,7 @@ class Vis:
     def close(self) -> None:
         self.client.get_httpx_client().close()
 
-    def __enter__(self) -> "Vis":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -164,38 +170,41 @@ class Vis:
         model: str,
         year: int,
         *,
-        view: Optional[str] = None,
-        color: Optional[str] = None,
-        w: Optional[int] = None,
-        h: Optional[int] = None,
-        size: Optional[str] = None,
-        format: Optional[str] = None,
-        if_none_match: Optional[str] = None,
-        request_id: Optional[str] = None,
-    ) -> Union[Image, NotModified]:
+        view: str | None = None,
+        color: str | None = None,
+        w: int | None = None,
+        h: int | None = None,
+        size: str | None = None,
+        format: str | None = None,
+        if_none_match: str | None = None,
+        request_id: str | None = None,
+    ) -> Image | NotModified:
         """One image (1 credit). With ``if_none_match`` (an earlier ETag), an
         unchanged image is a free 304 (``NotModified``). Raises VisApiError
         for any failure (400, 401, 402, 403, 404, 429, 502, 503)."""
-        from .generated.models import (
-            GetImageColor,
-            GetImageFormat,
-            GetImageSize,
-            GetImageView,
-        )
-
-        r = _get_image.sync_detailed(
-            client=self.client,  # type: ignore[arg-type]
-            make=make,
-            model=model,
-            year=year,
-            view=UNSET if view is None else GetImageView(view),
-            color=UNSET if color is None else GetImageColor(color),
-            w=_opt(w),
-            h=_opt(h),
-            size=UNSET if size is None else GetImageSize(size),
-            format_=UNSET if format is None else GetImageFormat(format),
-            if_none_match=_opt(if_none_match),
-            x_request_id=_opt(request_id),
+        # Not the generated get_image: it reads every 200 as the JSON form
+        # (response=url), while this wants the image's bytes. The generated
+        # enums still check the values before anything is sent.
+        params: dict[str, Any] = {"make": make, "model": model, "year": year}
+        for name, value, kind in (
+            ("view", view, GetImageView),
+            ("color", color, GetImageColor),
+            ("size", size, GetImageSize),
+            ("format", format, GetImageFormat),
+        ):
+            if value is not None:
+                params[name] = kind(value).value
+        if w is not None:
+            params["w"] = w
+        if h is not None:
+            params["h"] = h
+        headers_out = {"Accept": "image/png, image/webp, image/jpeg"}
+        if if_none_match:
+            headers_out["If-None-Match"] = if_none_match
+        if request_id:
+            headers_out["X-Request-Id"] = request_id
+        r = self.client.get_httpx_client().get(
+            "/api/v1/images/car", params=params, headers=headers_out
         )
         headers = r.headers
         if r.status_code == 304:
@@ -223,9 +232,9 @@ class Vis:
         self,
         images: Sequence[Mapping[str, Any]],
         *,
-        ttl_seconds: Optional[int] = None,
-        max_uses: Optional[int] = None,
-        idempotency_key: Optional[str] = None,
+        ttl_seconds: int | None = None,
+        max_uses: int | None = None,
+        idempotency_key: str | None = None,
         retries: int = 2,
     ) -> MintedUrls:
         """Mints signed delivery URLs (1 credit each, charged once) under an
@@ -271,18 +280,24 @@ class Vis:
         self,
         query: str,
         *,
-        year: Optional[int] = None,
-        make: Optional[str] = None,
-        model: Optional[str] = None,
+        year: int | None = None,
+        make: str | None = None,
+        model: str | None = None,
     ) -> ResolveResponse:
         """Free text to exact image parameters (free; scope account:read)."""
-        body = ResolveRequest(query=query, year=_opt(year), make=_opt(make), model=_opt(model))
+        body = ResolveRequest(
+            query=query, year=_opt(year), make=_opt(make), model=_opt(model)
+        )
         r = _resolve.sync_detailed(client=self.client, body=body)  # type: ignore[arg-type]
         return _expect(r, ResolveResponse)
 
-    def search(self, q: str, *, year: Optional[int] = None, limit: Optional[int] = None) -> list[CatalogSearchHit]:
+    def search(
+        self, q: str, *, year: int | None = None, limit: int | None = None
+    ) -> list[CatalogSearchHit]:
         """Catalog search (public, free): makes and models, misspellings allowed."""
-        r = _vehicles.sync_detailed(client=self.client, q=q, year=_opt(year), limit=_opt(limit))
+        r = _vehicles.sync_detailed(
+            client=self.client, q=q, year=_opt(year), limit=_opt(limit)
+        )
         if r.status_code != 200:
             raise VisApiError(r)
         data = r.parsed.data  # type: ignore[union-attr]
@@ -309,7 +324,7 @@ def _expect(r: Response[Any], kind: type) -> Any:
     raise VisApiError(r)
 
 
-def _backoff(attempt: int, retry_after: Optional[int]) -> float:
+def _backoff(attempt: int, retry_after: int | None) -> float:
     if retry_after is not None:
         return float(retry_after)
     return 0.25 * 2**attempt + random.random() / 10
