@@ -3,7 +3,9 @@
 # generator makes of docs/openapi.json today (the drift check), then starts
 # the server on the embedded default (SQLite, a scratch data directory, a
 # free loopback port), makes an account with credits and one with none, and
-# runs both SDKs' tests against it over HTTP. Stops the server at the end.
+# runs both SDKs' tests against it over HTTP, and every TypeScript and
+# Python code sample of docs/openapi.json (x-codeSamples) against it too.
+# Stops the server at the end.
 # Installs what is missing and says so: Debian's nodejs, npm, python3-venv
 # and mesa-vulkan-drivers (renders on lavapipe without a GPU), the npm
 # packages into sdk/typescript/node_modules (package-lock.json) and a Python
@@ -28,12 +30,14 @@ fi
 # TypeScript: the lock file's packages, then the drift check.
 (
   cd sdk/typescript
-  if ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+  if ! cmp -s package-lock.json node_modules/.vis-installed-lock.json 2>/dev/null; then
     echo "sdk: installing the TypeScript SDK's npm packages" >&2
     npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+    cp package-lock.json node_modules/.vis-installed-lock.json
   fi
   node scripts/check-generated.mjs
-  npx --no-install tsc -p tsconfig.json
+  rm -rf dist
+  npm run --silent build
 )
 
 # Python: a venv with the SDK's dependencies, its generator and pytest
@@ -78,9 +82,17 @@ VIS_API_KEY=$("$CP" keys create --email sdk@example.com --name sdk-tests | tail 
 VIS_BROKE_KEY=$("$CP" keys create --email broke@example.com --name sdk-tests | tail -n 1)
 export VIS_BASE_URL="http://127.0.0.1:$PORT" VIS_API_KEY VIS_BROKE_KEY
 
+# A signed URL for the delivery samples.
+DELIVERY_URL=$(curl -fsS -H "Authorization: Bearer $VIS_API_KEY" -H 'content-type: application/json' \
+  -d '{"make": "toyota", "model": "camry", "year": 2019}' "$VIS_BASE_URL/api/v1/image-urls" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["data"][0]["url"])')
+export DELIVERY_URL
+
 status=0
 echo "sdk: TypeScript SDK against $VIS_BASE_URL" >&2
 (cd sdk/typescript && node --test dist/test/) || status=1
+echo "sdk: the TypeScript samples of docs/openapi.json" >&2
+(cd sdk/typescript && node scripts/run-samples.mjs) || status=1
 echo "sdk: Python SDK against $VIS_BASE_URL" >&2
 (cd sdk/python && PYTHONPATH=src "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests) || status=1
 if [ "$status" -ne 0 ]; then

@@ -71,7 +71,7 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 ts_client()
             ),
             format!(
-                "{}from vis_sdk.generated.api.images import head_image\nfrom vis_sdk.generated.models import HeadImageColor\n\nr = head_image.sync_detailed(client=vis.client, make=\"toyota\", model=\"camry\", year=2019, color=HeadImageColor.RED)\nprint(r.status_code, r.headers.get(\"etag\"))  # free\n",
+                "{}\n# The generated head_image reads a 200 as the JSON form; a HEAD has no body, so ask httpx.\nr = vis.client.get_httpx_client().head(\"/api/v1/images/car\", params={{\"make\": \"toyota\", \"model\": \"camry\", \"year\": 2019, \"color\": \"red\"}})\nprint(r.status_code, r.headers.get(\"etag\"))  # free\n",
                 py_client()
             ),
         ),
@@ -129,7 +129,7 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
             )),
             Some("vis urls toyota camry 2019 --color red --max-uses 10"),
             format!(
-                "{}import {{ createImageUrls, newIdempotencyKey }} from \"vis-sdk\";\n\nconst key = newIdempotencyKey();  // reuse it to retry safely\nconst urls = await createImageUrls(vis, {{\n  images: [{{ make: \"toyota\", model: \"camry\", year: 2019, color: \"red\" }}],\n  max_uses: 10,\n}}, {{ idempotencyKey: key }});\nconsole.log(urls.data[0].url);  // no key needed to load it\n",
+                "{}import {{ createImageUrls, newIdempotencyKey }} from \"vis-sdk\";\n\nconst key = newIdempotencyKey();  // reuse it to retry safely\nconst urls = await createImageUrls(vis, {{\n  images: [{{ make: \"toyota\", model: \"camry\", year: 2019, color: \"red\" }}],\n  max_uses: 10,\n}}, {{ idempotencyKey: key }});\nconsole.log(urls.data[0]?.url);  // no key needed to load it\n",
                 ts_client()
             ),
             format!(
@@ -146,13 +146,13 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 ),
                 None,
                 format!(
-                    "{}import {{ deliveryToken }} from \"vis-sdk\";\n\nconst {{ response }} = await vis.{}(\"/api/v1/delivery/{{token}}\", {{\n  params: {{ path: {{ token: deliveryToken(url) }} }},{}\n}});\nconsole.log(response.status, response.headers.get(\"content-type\"));\n",
+                    "{}import {{ deliveryToken }} from \"vis-sdk\";\n\nconst url = process.env.DELIVERY_URL!;  // a data[].url from createImageUrls\nconst {{ response }} = await vis.{}(\"/api/v1/delivery/{{token}}\", {{\n  params: {{ path: {{ token: deliveryToken(url) }} }},{}\n}});\nconsole.log(response.status, response.headers.get(\"content-type\"));\n",
                     ts_public(),
                     if head { "HEAD" } else { "GET" },
                     if head { "" } else { "\n  parseAs: \"blob\"," }
                 ),
                 format!(
-                    "{}from vis_sdk import delivery_token\nfrom vis_sdk.generated.api.delivery import {op}\n\nr = {op}.sync_detailed(delivery_token(url), client=vis.client)\nprint(r.status_code, r.headers.get(\"content-type\"))\n",
+                    "import os\n{}from vis_sdk import delivery_token\nfrom vis_sdk.generated.api.delivery import {op}\n\nurl = os.environ[\"DELIVERY_URL\"]  # a data[].url from create_image_urls\nr = {op}.sync_detailed(delivery_token(url), client=vis.client)\nprint(r.status_code, r.headers.get(\"content-type\"))\n",
                     py_public(),
                     op = if head { "head_delivery" } else { "get_delivery" }
                 ),
@@ -189,7 +189,7 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 "{}\nconst {{ data }} = await vis.GET(\"/api/v1/account\");\nconsole.log(data?.data.credits);\n",
                 ts_client()
             ),
-            format!("{}\nprint(vis.account().data.credits)\n", py_client()),
+            format!("{}\nprint(vis.account().data.credits_)\n", py_client()),
         ),
         "deviceCode" | "deviceToken" => set(
             if operation_id == "deviceCode" {
@@ -221,7 +221,7 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 ts_client()
             ),
             format!(
-                "{}from vis_sdk.generated.api.billing import checkout\nfrom vis_sdk.generated.models import CheckoutRequest, CheckoutRequestCredits\n\npage = checkout.sync(client=vis.client, body=CheckoutRequest(credits=CheckoutRequestCredits.VALUE_5000))\nprint(\"Pay at\", page.data.url)\n",
+                "{}from vis_sdk.generated.api.billing import checkout\nfrom vis_sdk.generated.models import CheckoutRequest, CheckoutRequestCredits\n\npage = checkout.sync(client=vis.client, body=CheckoutRequest(credits_=CheckoutRequestCredits.VALUE_5000))\nprint(\"Pay at\", page.data.url)\n",
                 py_client()
             ),
         ),
@@ -229,11 +229,11 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
             keyed_curl(&format!("-X POST {BASE}/api/v1/billing/portal")),
             None,
             format!(
-                "{}\nconst {{ data }} = await vis.POST(\"/api/v1/billing/portal\");\nconsole.log(data?.data.url);\n",
+                "{}\nconst {{ data, error }} = await vis.POST(\"/api/v1/billing/portal\");\nconsole.log(data?.data.url ?? error?.detail);  // a 400 before a first purchase\n",
                 ts_client()
             ),
             format!(
-                "{}from vis_sdk.generated.api.billing import portal\n\nprint(portal.sync(client=vis.client).data.url)\n",
+                "{}from vis_sdk.generated.api.billing import portal\nfrom vis_sdk.generated.models import PortalResponse\n\nanswer = portal.sync(client=vis.client)\nif isinstance(answer, PortalResponse):\n    print(answer.data.url)\nelse:  # a Problem: 400 before a first purchase\n    print(answer.status, answer.detail)\n",
                 py_client()
             ),
         ),

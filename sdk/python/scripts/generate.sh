@@ -8,7 +8,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$here/src/vis_sdk/generated}"
 PY="${VIS_SDK_PYTHON:-python3}"
 bin="$(dirname "$(command -v "$PY")")"
-export PATH="$bin:$PATH"   # the post hooks run the venv's ruff
+export PATH="$bin:$PATH"   # the post hooks run the venv's python and ruff
+export VIS_SDK_SCRIPTS="$here/scripts"
 "$bin/openapi-python-client" generate \
   --path "$here/../../docs/openapi.json" \
   --config "$here/openapi-python-client.yaml" \

@@ -44,7 +44,7 @@ def vis() -> Vis:
 
 
 def balance(vis: Vis) -> int:
-    return vis.account().data.credits
+    return vis.account().data.credits_
 
 
 def test_an_image_download_is_one_credit_and_the_bytes_of_the_format_asked_for(

@@ -10,7 +10,7 @@ from ...models.device_token_data_body import DeviceTokenDataBody
 from ...models.device_token_json_body import DeviceTokenJsonBody
 from ...models.device_token_response import DeviceTokenResponse
 from ...models.problem import Problem
-from ...types import UNSET, Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
