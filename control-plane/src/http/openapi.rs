@@ -581,14 +581,16 @@ fn image_params() -> Vec<Value> {
         "size" => json!("small"),
         _ => json!("webp"),
     };
-    ["make", "model", "year", "view", "color", "w", "h", "size", "format"]
-        .iter()
-        .map(|name| {
-            let schema = fields.remove(*name).expect("an image field");
-            let required = matches!(*name, "make" | "model" | "year");
-            query_param(name, required, schema, Some(example(name)))
-        })
-        .collect()
+    [
+        "make", "model", "year", "view", "color", "w", "h", "size", "format",
+    ]
+    .iter()
+    .map(|name| {
+        let schema = fields.remove(*name).expect("an image field");
+        let required = matches!(*name, "make" | "model" | "year");
+        query_param(name, required, schema, Some(example(name)))
+    })
+    .collect()
 }
 
 /// The query of GET /api/v1/images/car: the image's parameters and
@@ -653,12 +655,54 @@ fn vehicles_query() -> Vec<Value> {
     let year = int(YEAR_MIN.into(), YEAR_MAX.into());
     let slug = text(super::vehicles::SLUG_MAX_CHARS);
     vec![
-        query_param("year", false, with_description(year, "Model year. Alone: the makes of that year; with makeId: that make's models; with q or make: narrows to the year."), Some(json!(2019))),
-        query_param("makeId", false, json!({ "type": "integer", "minimum": 0, "maximum": super::vehicles::MAKE_ID_MAX, "description": "A make's id (from the makes of a year); needs year." }), Some(json!(7))),
-        query_param("q", false, with_description(text(super::vehicles::Q_MAX_CHARS), "Search text: makes and models, misspellings allowed (with optional year and limit)."), Some(json!("porsche 911"))),
-        query_param("limit", false, with_description(int(1, super::vehicles::LIMIT_MAX as i64), "Search results to return (with q); default 10."), Some(json!(5))),
-        query_param("make", false, with_description(slug.clone(), "A make slug: its models (with optional year), or with model the years of that model."), Some(json!("toyota"))),
-        query_param("model", false, with_description(slug, "A model slug or unique prefix; needs make."), Some(json!("camry"))),
+        query_param(
+            "year",
+            false,
+            with_description(
+                year,
+                "Model year. Alone: the makes of that year; with makeId: that make's models; with q or make: narrows to the year.",
+            ),
+            Some(json!(2019)),
+        ),
+        query_param(
+            "makeId",
+            false,
+            json!({ "type": "integer", "minimum": 0, "maximum": super::vehicles::MAKE_ID_MAX, "description": "A make's id (from the makes of a year); needs year." }),
+            Some(json!(7)),
+        ),
+        query_param(
+            "q",
+            false,
+            with_description(
+                text(super::vehicles::Q_MAX_CHARS),
+                "Search text: makes and models, misspellings allowed (with optional year and limit).",
+            ),
+            Some(json!("porsche 911")),
+        ),
+        query_param(
+            "limit",
+            false,
+            with_description(
+                int(1, super::vehicles::LIMIT_MAX as i64),
+                "Search results to return (with q); default 10.",
+            ),
+            Some(json!(5)),
+        ),
+        query_param(
+            "make",
+            false,
+            with_description(
+                slug.clone(),
+                "A make slug: its models (with optional year), or with model the years of that model.",
+            ),
+            Some(json!("toyota")),
+        ),
+        query_param(
+            "model",
+            false,
+            with_description(slug, "A model slug or unique prefix; needs make."),
+            Some(json!("camry")),
+        ),
     ]
 }
 
@@ -1210,8 +1254,14 @@ mod tests {
             "/",
             "/api/v1/billing/webhook",
         ] {
-            assert!(!paths.contains_key(gone), "{gone} is in the public document");
-            assert!(full_document()["paths"].get(gone).is_some(), "{gone} is in the full document");
+            assert!(
+                !paths.contains_key(gone),
+                "{gone} is in the public document"
+            );
+            assert!(
+                full_document()["paths"].get(gone).is_some(),
+                "{gone} is in the full document"
+            );
         }
         // No schema that only the site's routes use.
         let schemas = doc["components"]["schemas"].as_object().unwrap();
@@ -1233,10 +1283,17 @@ mod tests {
                     "{method} {path} {name}: no type"
                 );
                 assert_ne!(schema["type"], "object", "{method} {path} {name}");
-                assert!(p["description"].is_string(), "{method} {path} {name}: no description");
-                let grant = path == "/images/car.png" && ["exp", "sig", "partner", "key"].contains(&name);
+                assert!(
+                    p["description"].is_string(),
+                    "{method} {path} {name}: no description"
+                );
+                let grant =
+                    path == "/images/car.png" && ["exp", "sig", "partner", "key"].contains(&name);
                 if p["in"] == "query" && !grant {
-                    assert!(p.get("example").is_some(), "{method} {path} {name}: no example");
+                    assert!(
+                        p.get("example").is_some(),
+                        "{method} {path} {name}: no example"
+                    );
                 }
             }
         }
@@ -1250,9 +1307,16 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["make", "model", "year", "view", "color", "w", "h", "size", "format", "response"]
+            [
+                "make", "model", "year", "view", "color", "w", "h", "size", "format", "response"
+            ]
         );
-        let year = image.as_array().unwrap().iter().find(|p| p["name"] == "year").unwrap();
+        let year = image
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "year")
+            .unwrap();
         assert_eq!(year["schema"]["minimum"], i64::from(YEAR_MIN));
         assert_eq!(year["schema"]["maximum"], i64::from(YEAR_MAX));
         assert_eq!(year["required"], true);
@@ -1291,7 +1355,10 @@ mod tests {
         assert!(not_modified["headers"].get("ETag").is_some());
         for path in ["/api/v1/delivery/{token}", "/images/car.png"] {
             let ok = &doc["paths"][path]["get"]["responses"]["200"];
-            assert_eq!(ok["content"]["image/webp"]["schema"]["format"], "binary", "{path}");
+            assert_eq!(
+                ok["content"]["image/webp"]["schema"]["format"], "binary",
+                "{path}"
+            );
         }
     }
 
@@ -1299,7 +1366,16 @@ mod tests {
     /// and in the `vis` command line where it has a command for it.
     #[test]
     fn every_public_operation_has_code_samples() {
-        let with_cli = ["getImage", "resolve", "createImageUrls", "vehicles", "account", "deviceCode", "deviceToken", "feedback"];
+        let with_cli = [
+            "getImage",
+            "resolve",
+            "createImageUrls",
+            "vehicles",
+            "account",
+            "deviceCode",
+            "deviceToken",
+            "feedback",
+        ];
         for (path, method, op) in operations(document()) {
             let id = op["operationId"].as_str().unwrap();
             let labels: Vec<&str> = op["x-codeSamples"]

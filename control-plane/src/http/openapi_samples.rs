@@ -53,7 +53,9 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
     let samples = match operation_id {
         "getImage" => set(
             keyed_curl(&format!("-D - -o camry.webp \\\n  {car}")),
-            Some("vis image toyota camry 2019 --color red --view side --size small --format webp -o camry.webp"),
+            Some(
+                "vis image toyota camry 2019 --color red --view side --size small --format webp -o camry.webp",
+            ),
             format!(
                 "{}import {{ getImage }} from \"vis-sdk\";\n\nconst query = {{ make: \"toyota\", model: \"camry\", year: 2019, color: \"red\", view: \"side\", size: \"small\", format: \"webp\" }} as const;\nconst image = await getImage(vis, query);  // 1 credit\n// image.bytes (Uint8Array), image.contentType, image.etag, image.creditsRemaining\nconst again = await getImage(vis, query, {{ ifNoneMatch: image.etag }});\n// again.notModified === true while the image is unchanged: a 304, free\n",
                 ts_client()
@@ -154,7 +156,11 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 format!(
                     "import os\n{}from vis_sdk import delivery_token\nfrom vis_sdk.generated.api.delivery import {op}\n\nurl = os.environ[\"DELIVERY_URL\"]  # a data[].url from create_image_urls\nr = {op}.sync_detailed(delivery_token(url), client=vis.client)\nprint(r.status_code, r.headers.get(\"content-type\"))\n",
                     py_public(),
-                    op = if head { "head_delivery" } else { "get_delivery" }
+                    op = if head {
+                        "head_delivery"
+                    } else {
+                        "get_delivery"
+                    }
                 ),
             )
         }
@@ -241,7 +247,9 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
             keyed_curl(&format!(
                 "-H 'content-type: application/json' \\\n  -d '{{\"make\": \"toyota\", \"model\": \"camry\", \"year\": 2019, \"view\": \"side\", \"color\": \"red\", \"verdict\": \"bad\", \"reason\": \"wrong grille\"}}' \\\n  {BASE}/api/v1/feedback"
             )),
-            Some("vis feedback toyota camry 2019 --view side --color red --bad --reason \"wrong grille\""),
+            Some(
+                "vis feedback toyota camry 2019 --view side --color red --bad --reason \"wrong grille\"",
+            ),
             format!(
                 "{}\nconst {{ data }} = await vis.POST(\"/api/v1/feedback\", {{\n  body: {{ make: \"toyota\", model: \"camry\", year: 2019, view: \"side\", color: \"red\", verdict: \"bad\", reason: \"wrong grille\" }},\n}});\nconsole.log(data?.data.flagged);\n",
                 ts_client()

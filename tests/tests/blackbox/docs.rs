@@ -74,7 +74,10 @@ async fn public_document_is_the_api_alone() {
     let committed =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json"))
             .unwrap();
-    assert!(served == committed, "the served document is docs/openapi.json");
+    assert!(
+        served == committed,
+        "the served document is docs/openapi.json"
+    );
     let doc: serde_json::Value = serde_json::from_str(&served).unwrap();
     let paths = doc["paths"].as_object().unwrap();
     for path in paths.keys() {
@@ -86,8 +89,16 @@ async fn public_document_is_the_api_alone() {
     for path in ["/api/v1/images/car", "/api/v1/image-urls", "/api/mcp"] {
         assert!(paths.contains_key(path), "{path} is missing");
     }
-    for path in ["/signup", "/dashboard/keys", "/healthz", "/api/v1/billing/webhook"] {
-        assert!(!paths.contains_key(path), "{path} is in the public document");
+    for path in [
+        "/signup",
+        "/dashboard/keys",
+        "/healthz",
+        "/api/v1/billing/webhook",
+    ] {
+        assert!(
+            !paths.contains_key(path),
+            "{path} is in the public document"
+        );
     }
 }
 
