@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * The remote MCP endpoint (Model Context Protocol, Streamable HTTP)
-         * @description An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.
+         * @description An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. tools/list names the tools and their arguments (docs/mcp.md in the repository describes them).
          */
         post: operations["mcp"];
         delete?: never;

@@ -124,7 +124,8 @@ def sync_detailed(
      An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so
     any replica answers. Tools mirror the API and are billed like it (get_image 1 credit,
     create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other
-    than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.
+    than this service's are refused. Send Accept: application/json, text/event-stream. tools/list names
+    the tools and their arguments (docs/mcp.md in the repository describes them).
 
     Args:
         body (McpBody): A JSON-RPC 2.0 request (with id) or notification (initialize, tools/list,
@@ -159,7 +160,8 @@ def sync(
      An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so
     any replica answers. Tools mirror the API and are billed like it (get_image 1 credit,
     create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other
-    than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.
+    than this service's are refused. Send Accept: application/json, text/event-stream. tools/list names
+    the tools and their arguments (docs/mcp.md in the repository describes them).
 
     Args:
         body (McpBody): A JSON-RPC 2.0 request (with id) or notification (initialize, tools/list,
@@ -189,7 +191,8 @@ async def asyncio_detailed(
      An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so
     any replica answers. Tools mirror the API and are billed like it (get_image 1 credit,
     create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other
-    than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.
+    than this service's are refused. Send Accept: application/json, text/event-stream. tools/list names
+    the tools and their arguments (docs/mcp.md in the repository describes them).
 
     Args:
         body (McpBody): A JSON-RPC 2.0 request (with id) or notification (initialize, tools/list,
@@ -222,7 +225,8 @@ async def asyncio(
      An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so
     any replica answers. Tools mirror the API and are billed like it (get_image 1 credit,
     create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other
-    than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.
+    than this service's are refused. Send Accept: application/json, text/event-stream. tools/list names
+    the tools and their arguments (docs/mcp.md in the repository describes them).
 
     Args:
         body (McpBody): A JSON-RPC 2.0 request (with id) or notification (initialize, tools/list,
