@@ -277,16 +277,30 @@ fn accepted(schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) -> 
     serde_json::to_value(schema).expect("schema serialises")
 }
 
+/// `schema`, or JSON `null` (which the server reads as absent): a type
+/// gains "null"; an enumeration becomes `anyOf` of itself and `null`
+/// (which generators read as an optional enum, where `null` among the
+/// values would make them invent types).
 fn nullable(mut schema: Value) -> Value {
+    if schema.get("enum").is_some() {
+        let description = schema
+            .as_object_mut()
+            .and_then(|s| s.remove("description"));
+        let mut wrapped = json!({ "anyOf": [schema, { "type": "null" }] });
+        if let Some(description) = description {
+            wrapped["description"] = description;
+        }
+        return wrapped;
+    }
     if let Some(t) = schema.get("type").and_then(Value::as_str) {
         schema["type"] = json!([t, "null"]);
-    } else if schema.get("enum").is_some() {
-        let mut values = schema["enum"].as_array().cloned().unwrap_or_default();
-        values.push(Value::Null);
-        schema["enum"] = Value::Array(values);
-        schema["type"] = json!(["string", "null"]);
     }
     schema
+}
+
+/// `field` is present and not `null` (the server reads `null` as absent).
+fn present(field: &str) -> Value {
+    json!({ "required": [field], "properties": { field: { "not": { "type": "null" } } } })
 }
 
 /// The fields of one image, as query parameters (`w`, `h`) or as JSON
@@ -441,29 +455,31 @@ fn resolve_request() -> Value {
 }
 
 /// spec §2 FeedbackRequest (additional properties rejected): the image by
-/// request_id or by make, model and year; rating or verdict.
+/// request_id or by make, model and year; rating or verdict. Every field
+/// may be `null`, which the server reads as absent, so the rules count a
+/// field only when it is present and not `null`.
 fn feedback_request() -> Value {
     let vehicle = ["make", "model", "year"];
     json!({
         "type": "object",
         "additionalProperties": false,
         "properties": {
-            "request_id": with_description(text(super::feedback::REQUEST_ID_MAX), "The X-Request-Id of the request that delivered the image (get_image's request_id)."),
-            "make": with_description(text(100), "Make name or slug (with model and year, instead of request_id)."),
-            "model": with_description(text(100), "Model name or slug."),
-            "year": int(YEAR_MIN.into(), YEAR_MAX.into()),
-            "view": accepted(vis_protocol::View::accepted_schema()),
-            "color": accepted(vis_protocol::Color::accepted_schema()),
-            "rating": with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise."),
-            "verdict": { "type": "string", "enum": ["good", "bad"] },
-            "reason": { "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN },
+            "request_id": nullable(with_description(text(super::feedback::REQUEST_ID_MAX), "The X-Request-Id of the request that delivered the image (get_image's request_id).")),
+            "make": nullable(with_description(text(100), "Make name or slug (with model and year, instead of request_id).")),
+            "model": nullable(with_description(text(100), "Model name or slug.")),
+            "year": nullable(int(YEAR_MIN.into(), YEAR_MAX.into())),
+            "view": nullable(accepted(vis_protocol::View::accepted_schema())),
+            "color": nullable(accepted(vis_protocol::Color::accepted_schema())),
+            "rating": nullable(with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise.")),
+            "verdict": nullable(json!({ "type": "string", "enum": ["good", "bad"] })),
+            "reason": nullable(json!({ "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN })),
         },
         "allOf": [
             { "oneOf": [
-                { "required": ["request_id"], "not": { "anyOf": vehicle.map(|f| json!({ "required": [f] })) } },
-                { "required": vehicle, "not": { "required": ["request_id"] } },
+                { "allOf": [present("request_id")], "not": { "anyOf": vehicle.map(present) } },
+                { "allOf": vehicle.map(present), "not": present("request_id") },
             ] },
-            { "anyOf": [ { "required": ["rating"] }, { "required": ["verdict"] } ] },
+            { "anyOf": [present("rating"), present("verdict")] },
         ],
     })
 }

@@ -571,29 +571,34 @@ export interface components {
             recorded: boolean;
         };
         FeedbackRequest: {
-            /**
-             * @description A preset paint colour. Default silver.
-             * @enum {string}
-             */
-            color?: "white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple";
+            /** @description A preset paint colour. Default silver. */
+            color?: ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | null;
             /** @description Make name or slug (with model and year, instead of request_id). */
-            make?: string;
+            make?: string | null;
             /** @description Model name or slug. */
-            model?: string;
+            model?: string | null;
             /** @description 1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise. */
-            rating?: number;
-            reason?: string;
+            rating?: number | null;
+            reason?: string | null;
             /** @description The X-Request-Id of the request that delivered the image (get_image's request_id). */
-            request_id?: string;
-            /** @enum {string} */
-            verdict?: "good" | "bad";
-            /**
-             * @description A camera view (spec §2). Default front-3-4.
-             * @enum {string}
-             */
-            view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
-            year?: number;
-        } & ((unknown | unknown) & (unknown | unknown));
+            request_id?: string | null;
+            verdict?: ("good" | "bad") | null;
+            /** @description A camera view (spec §2). Default front-3-4. */
+            view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34") | null;
+            year?: number | null;
+        } & (({
+            request_id: unknown;
+        } | ({
+            make: unknown;
+        } & {
+            model: unknown;
+        } & {
+            year: unknown;
+        })) & ({
+            rating: unknown;
+        } | {
+            verdict: unknown;
+        }));
         /** @description 201 of POST /api/v1/feedback (spec FeedbackResponse). */
         FeedbackResponse: {
             data: components["schemas"]["FeedbackData"];
@@ -618,32 +623,20 @@ export interface components {
         ImageRequest: {
             /** @description Alias of make; send one of them. */
             brand?: string;
-            /**
-             * @description Default silver.
-             * @enum {string|null}
-             */
-            color?: "white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple" | null;
-            /**
-             * @description Default png; jpeg is an alias of jpg.
-             * @enum {string|null}
-             */
-            format?: "png" | "webp" | "jpg" | "jpeg" | null;
+            /** @description Default silver. */
+            color?: ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | null;
+            /** @description Default png; jpeg is an alias of jpg. */
+            format?: ("png" | "webp" | "jpg" | "jpeg") | null;
             /** @description Fit inside this height; never enlarged. */
             height?: number | null;
             /** @description Make name or slug (or send brand, not both). */
             make?: string;
             /** @description Model name, slug or unique prefix. */
             model: string;
-            /**
-             * @description Shorthand for the width; ignored when a width or height is given.
-             * @enum {string|null}
-             */
-            size?: "thumb" | "small" | "medium" | "large" | null;
-            /**
-             * @description Default front-3-4; aliases accepted.
-             * @enum {string|null}
-             */
-            view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | null;
+            /** @description Shorthand for the width; ignored when a width or height is given. */
+            size?: ("thumb" | "small" | "medium" | "large") | null;
+            /** @description Default front-3-4; aliases accepted. */
+            view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34") | null;
             /** @description Fit inside this width; never enlarged. */
             width?: number | null;
             /** @description Model year (next year's models are accepted). */

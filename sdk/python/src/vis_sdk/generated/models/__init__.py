@@ -34,9 +34,9 @@ from .events_accepted import EventsAccepted
 from .extracted import Extracted
 from .feedback_data import FeedbackData
 from .feedback_request import FeedbackRequest
-from .feedback_request_color import FeedbackRequestColor
-from .feedback_request_verdict import FeedbackRequestVerdict
-from .feedback_request_view import FeedbackRequestView
+from .feedback_request_color_type_0 import FeedbackRequestColorType0
+from .feedback_request_verdict_type_0 import FeedbackRequestVerdictType0
+from .feedback_request_view_type_0 import FeedbackRequestViewType0
 from .feedback_response import FeedbackResponse
 from .format_ import Format
 from .format_option import FormatOption
@@ -62,10 +62,10 @@ from .head_legacy_image_size import HeadLegacyImageSize
 from .head_legacy_image_view import HeadLegacyImageView
 from .hit_kind import HitKind
 from .image_request import ImageRequest
-from .image_request_color import ImageRequestColor
-from .image_request_format import ImageRequestFormat
-from .image_request_size import ImageRequestSize
-from .image_request_view import ImageRequestView
+from .image_request_color_type_0 import ImageRequestColorType0
+from .image_request_format_type_0 import ImageRequestFormatType0
+from .image_request_size_type_0 import ImageRequestSizeType0
+from .image_request_view_type_0 import ImageRequestViewType0
 from .image_url_data import ImageUrlData
 from .image_url_response import ImageUrlResponse
 from .image_urls_response import ImageUrlsResponse
@@ -142,9 +142,9 @@ __all__ = (
     "Extracted",
     "FeedbackData",
     "FeedbackRequest",
-    "FeedbackRequestColor",
-    "FeedbackRequestVerdict",
-    "FeedbackRequestView",
+    "FeedbackRequestColorType0",
+    "FeedbackRequestVerdictType0",
+    "FeedbackRequestViewType0",
     "FeedbackResponse",
     "Format",
     "FormatOption",
@@ -170,10 +170,10 @@ __all__ = (
     "HeadLegacyImageView",
     "HitKind",
     "ImageRequest",
-    "ImageRequestColor",
-    "ImageRequestFormat",
-    "ImageRequestSize",
-    "ImageRequestView",
+    "ImageRequestColorType0",
+    "ImageRequestFormatType0",
+    "ImageRequestSizeType0",
+    "ImageRequestViewType0",
     "ImageUrlData",
     "ImageUrlResponse",
     "ImageUrlsResponse",

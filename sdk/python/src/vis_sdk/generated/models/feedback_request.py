@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
-from ..models.feedback_request_color import FeedbackRequestColor
-from ..models.feedback_request_verdict import FeedbackRequestVerdict
-from ..models.feedback_request_view import FeedbackRequestView
+from ..models.feedback_request_color_type_0 import FeedbackRequestColorType0
+from ..models.feedback_request_verdict_type_0 import FeedbackRequestVerdictType0
+from ..models.feedback_request_view_type_0 import FeedbackRequestViewType0
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="FeedbackRequest")
@@ -17,51 +17,88 @@ T = TypeVar("T", bound="FeedbackRequest")
 class FeedbackRequest:
     """
     Attributes:
-        color (FeedbackRequestColor | Unset): A preset paint colour. Default silver.
-        make (str | Unset): Make name or slug (with model and year, instead of request_id).
-        model (str | Unset): Model name or slug.
-        rating (int | Unset): 1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise.
-        reason (str | Unset):
-        request_id (str | Unset): The X-Request-Id of the request that delivered the image (get_image's request_id).
-        verdict (FeedbackRequestVerdict | Unset):
-        view (FeedbackRequestView | Unset): A camera view (spec §2). Default front-3-4.
-        year (int | Unset):
+        color (FeedbackRequestColorType0 | None | Unset): A preset paint colour. Default silver.
+        make (None | str | Unset): Make name or slug (with model and year, instead of request_id).
+        model (None | str | Unset): Model name or slug.
+        rating (int | None | Unset): 1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise.
+        reason (None | str | Unset):
+        request_id (None | str | Unset): The X-Request-Id of the request that delivered the image (get_image's
+            request_id).
+        verdict (FeedbackRequestVerdictType0 | None | Unset):
+        view (FeedbackRequestViewType0 | None | Unset): A camera view (spec §2). Default front-3-4.
+        year (int | None | Unset):
     """
 
-    color: FeedbackRequestColor | Unset = UNSET
-    make: str | Unset = UNSET
-    model: str | Unset = UNSET
-    rating: int | Unset = UNSET
-    reason: str | Unset = UNSET
-    request_id: str | Unset = UNSET
-    verdict: FeedbackRequestVerdict | Unset = UNSET
-    view: FeedbackRequestView | Unset = UNSET
-    year: int | Unset = UNSET
+    color: FeedbackRequestColorType0 | None | Unset = UNSET
+    make: None | str | Unset = UNSET
+    model: None | str | Unset = UNSET
+    rating: int | None | Unset = UNSET
+    reason: None | str | Unset = UNSET
+    request_id: None | str | Unset = UNSET
+    verdict: FeedbackRequestVerdictType0 | None | Unset = UNSET
+    view: FeedbackRequestViewType0 | None | Unset = UNSET
+    year: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        color: str | Unset = UNSET
-        if not isinstance(self.color, Unset):
+        color: None | str | Unset
+        if isinstance(self.color, Unset):
+            color = UNSET
+        elif isinstance(self.color, FeedbackRequestColorType0):
             color = self.color.value
+        else:
+            color = self.color
 
-        make = self.make
+        make: None | str | Unset
+        if isinstance(self.make, Unset):
+            make = UNSET
+        else:
+            make = self.make
 
-        model = self.model
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
 
-        rating = self.rating
+        rating: int | None | Unset
+        if isinstance(self.rating, Unset):
+            rating = UNSET
+        else:
+            rating = self.rating
 
-        reason = self.reason
+        reason: None | str | Unset
+        if isinstance(self.reason, Unset):
+            reason = UNSET
+        else:
+            reason = self.reason
 
-        request_id = self.request_id
+        request_id: None | str | Unset
+        if isinstance(self.request_id, Unset):
+            request_id = UNSET
+        else:
+            request_id = self.request_id
 
-        verdict: str | Unset = UNSET
-        if not isinstance(self.verdict, Unset):
+        verdict: None | str | Unset
+        if isinstance(self.verdict, Unset):
+            verdict = UNSET
+        elif isinstance(self.verdict, FeedbackRequestVerdictType0):
             verdict = self.verdict.value
+        else:
+            verdict = self.verdict
 
-        view: str | Unset = UNSET
-        if not isinstance(self.view, Unset):
+        view: None | str | Unset
+        if isinstance(self.view, Unset):
+            view = UNSET
+        elif isinstance(self.view, FeedbackRequestViewType0):
             view = self.view.value
+        else:
+            view = self.view
 
-        year = self.year
+        year: int | None | Unset
+        if isinstance(self.year, Unset):
+            year = UNSET
+        else:
+            year = self.year
 
         field_dict: dict[str, Any] = {}
 
@@ -90,38 +127,111 @@ class FeedbackRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        _color = d.pop("color", UNSET)
-        color: FeedbackRequestColor | Unset
-        if isinstance(_color, Unset):
-            color = UNSET
-        else:
-            color = FeedbackRequestColor(_color)
 
-        make = d.pop("make", UNSET)
+        def _parse_color(data: object) -> FeedbackRequestColorType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                color_type_0 = FeedbackRequestColorType0(data)
 
-        model = d.pop("model", UNSET)
+                return color_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FeedbackRequestColorType0 | None | Unset, data)
 
-        rating = d.pop("rating", UNSET)
+        color = _parse_color(d.pop("color", UNSET))
 
-        reason = d.pop("reason", UNSET)
+        def _parse_make(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        request_id = d.pop("request_id", UNSET)
+        make = _parse_make(d.pop("make", UNSET))
 
-        _verdict = d.pop("verdict", UNSET)
-        verdict: FeedbackRequestVerdict | Unset
-        if isinstance(_verdict, Unset):
-            verdict = UNSET
-        else:
-            verdict = FeedbackRequestVerdict(_verdict)
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        _view = d.pop("view", UNSET)
-        view: FeedbackRequestView | Unset
-        if isinstance(_view, Unset):
-            view = UNSET
-        else:
-            view = FeedbackRequestView(_view)
+        model = _parse_model(d.pop("model", UNSET))
 
-        year = d.pop("year", UNSET)
+        def _parse_rating(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        rating = _parse_rating(d.pop("rating", UNSET))
+
+        def _parse_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reason = _parse_reason(d.pop("reason", UNSET))
+
+        def _parse_request_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        request_id = _parse_request_id(d.pop("request_id", UNSET))
+
+        def _parse_verdict(data: object) -> FeedbackRequestVerdictType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                verdict_type_0 = FeedbackRequestVerdictType0(data)
+
+                return verdict_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FeedbackRequestVerdictType0 | None | Unset, data)
+
+        verdict = _parse_verdict(d.pop("verdict", UNSET))
+
+        def _parse_view(data: object) -> FeedbackRequestViewType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                view_type_0 = FeedbackRequestViewType0(data)
+
+                return view_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FeedbackRequestViewType0 | None | Unset, data)
+
+        view = _parse_view(d.pop("view", UNSET))
+
+        def _parse_year(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        year = _parse_year(d.pop("year", UNSET))
 
         feedback_request = cls(
             color=color,

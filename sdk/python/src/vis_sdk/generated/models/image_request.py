@@ -6,10 +6,10 @@ from typing import Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.image_request_color import ImageRequestColor
-from ..models.image_request_format import ImageRequestFormat
-from ..models.image_request_size import ImageRequestSize
-from ..models.image_request_view import ImageRequestView
+from ..models.image_request_color_type_0 import ImageRequestColorType0
+from ..models.image_request_format_type_0 import ImageRequestFormatType0
+from ..models.image_request_size_type_0 import ImageRequestSizeType0
+from ..models.image_request_view_type_0 import ImageRequestViewType0
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ImageRequest")
@@ -23,24 +23,24 @@ class ImageRequest:
         model (str): Model name, slug or unique prefix.
         year (int): Model year (next year's models are accepted).
         brand (str | Unset): Alias of make; send one of them.
-        color (ImageRequestColor | Unset): Default silver.
-        format_ (ImageRequestFormat | Unset): Default png; jpeg is an alias of jpg.
+        color (ImageRequestColorType0 | None | Unset): Default silver.
+        format_ (ImageRequestFormatType0 | None | Unset): Default png; jpeg is an alias of jpg.
         height (int | None | Unset): Fit inside this height; never enlarged.
         make (str | Unset): Make name or slug (or send brand, not both).
-        size (ImageRequestSize | Unset): Shorthand for the width; ignored when a width or height is given.
-        view (ImageRequestView | Unset): Default front-3-4; aliases accepted.
+        size (ImageRequestSizeType0 | None | Unset): Shorthand for the width; ignored when a width or height is given.
+        view (ImageRequestViewType0 | None | Unset): Default front-3-4; aliases accepted.
         width (int | None | Unset): Fit inside this width; never enlarged.
     """
 
     model: str
     year: int
     brand: str | Unset = UNSET
-    color: ImageRequestColor | Unset = UNSET
-    format_: ImageRequestFormat | Unset = UNSET
+    color: ImageRequestColorType0 | None | Unset = UNSET
+    format_: ImageRequestFormatType0 | None | Unset = UNSET
     height: int | None | Unset = UNSET
     make: str | Unset = UNSET
-    size: ImageRequestSize | Unset = UNSET
-    view: ImageRequestView | Unset = UNSET
+    size: ImageRequestSizeType0 | None | Unset = UNSET
+    view: ImageRequestViewType0 | None | Unset = UNSET
     width: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -51,13 +51,21 @@ class ImageRequest:
 
         brand = self.brand
 
-        color: str | Unset = UNSET
-        if not isinstance(self.color, Unset):
+        color: None | str | Unset
+        if isinstance(self.color, Unset):
+            color = UNSET
+        elif isinstance(self.color, ImageRequestColorType0):
             color = self.color.value
+        else:
+            color = self.color
 
-        format_: str | Unset = UNSET
-        if not isinstance(self.format_, Unset):
+        format_: None | str | Unset
+        if isinstance(self.format_, Unset):
+            format_ = UNSET
+        elif isinstance(self.format_, ImageRequestFormatType0):
             format_ = self.format_.value
+        else:
+            format_ = self.format_
 
         height: int | None | Unset
         if isinstance(self.height, Unset):
@@ -67,13 +75,21 @@ class ImageRequest:
 
         make = self.make
 
-        size: str | Unset = UNSET
-        if not isinstance(self.size, Unset):
+        size: None | str | Unset
+        if isinstance(self.size, Unset):
+            size = UNSET
+        elif isinstance(self.size, ImageRequestSizeType0):
             size = self.size.value
+        else:
+            size = self.size
 
-        view: str | Unset = UNSET
-        if not isinstance(self.view, Unset):
+        view: None | str | Unset
+        if isinstance(self.view, Unset):
+            view = UNSET
+        elif isinstance(self.view, ImageRequestViewType0):
             view = self.view.value
+        else:
+            view = self.view
 
         width: int | None | Unset
         if isinstance(self.width, Unset):
@@ -117,19 +133,39 @@ class ImageRequest:
 
         brand = d.pop("brand", UNSET)
 
-        _color = d.pop("color", UNSET)
-        color: ImageRequestColor | Unset
-        if isinstance(_color, Unset):
-            color = UNSET
-        else:
-            color = ImageRequestColor(_color)
+        def _parse_color(data: object) -> ImageRequestColorType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                color_type_0 = ImageRequestColorType0(data)
 
-        _format_ = d.pop("format", UNSET)
-        format_: ImageRequestFormat | Unset
-        if isinstance(_format_, Unset):
-            format_ = UNSET
-        else:
-            format_ = ImageRequestFormat(_format_)
+                return color_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ImageRequestColorType0 | None | Unset, data)
+
+        color = _parse_color(d.pop("color", UNSET))
+
+        def _parse_format_(data: object) -> ImageRequestFormatType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                format_type_0 = ImageRequestFormatType0(data)
+
+                return format_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ImageRequestFormatType0 | None | Unset, data)
+
+        format_ = _parse_format_(d.pop("format", UNSET))
 
         def _parse_height(data: object) -> int | None | Unset:
             if data is None:
@@ -142,19 +178,39 @@ class ImageRequest:
 
         make = d.pop("make", UNSET)
 
-        _size = d.pop("size", UNSET)
-        size: ImageRequestSize | Unset
-        if isinstance(_size, Unset):
-            size = UNSET
-        else:
-            size = ImageRequestSize(_size)
+        def _parse_size(data: object) -> ImageRequestSizeType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                size_type_0 = ImageRequestSizeType0(data)
 
-        _view = d.pop("view", UNSET)
-        view: ImageRequestView | Unset
-        if isinstance(_view, Unset):
-            view = UNSET
-        else:
-            view = ImageRequestView(_view)
+                return size_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ImageRequestSizeType0 | None | Unset, data)
+
+        size = _parse_size(d.pop("size", UNSET))
+
+        def _parse_view(data: object) -> ImageRequestViewType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                view_type_0 = ImageRequestViewType0(data)
+
+                return view_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ImageRequestViewType0 | None | Unset, data)
+
+        view = _parse_view(d.pop("view", UNSET))
 
         def _parse_width(data: object) -> int | None | Unset:
             if data is None:

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class ImageRequestColor(StrEnum):
+class ImageRequestColorType0(StrEnum):
     BEIGE = "beige"
     BLACK = "black"
     BLUE = "blue"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class FeedbackRequestView(StrEnum):
+class ImageRequestViewType0(StrEnum):
     BACK = "back"
     FRONT = "front"
     FRONT34 = "front34"

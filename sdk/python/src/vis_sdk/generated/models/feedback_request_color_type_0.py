@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class FeedbackRequestColor(StrEnum):
+class FeedbackRequestColorType0(StrEnum):
     BEIGE = "beige"
     BLACK = "black"
     BLUE = "blue"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class ImageRequestFormat(StrEnum):
+class ImageRequestFormatType0(StrEnum):
     JPEG = "jpeg"
     JPG = "jpg"
     PNG = "png"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class ImageRequestSize(StrEnum):
+class ImageRequestSizeType0(StrEnum):
     LARGE = "large"
     MEDIUM = "medium"
     SMALL = "small"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class FeedbackRequestVerdict(StrEnum):
+class FeedbackRequestVerdictType0(StrEnum):
     BAD = "bad"
     GOOD = "good"
 
