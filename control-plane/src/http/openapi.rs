@@ -283,9 +283,7 @@ fn accepted(schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) -> 
 /// values would make them invent types).
 fn nullable(mut schema: Value) -> Value {
     if schema.get("enum").is_some() {
-        let description = schema
-            .as_object_mut()
-            .and_then(|s| s.remove("description"));
+        let description = schema.as_object_mut().and_then(|s| s.remove("description"));
         let mut wrapped = json!({ "anyOf": [schema, { "type": "null" }] });
         if let Some(description) = description {
             wrapped["description"] = description;
@@ -1406,6 +1404,32 @@ mod tests {
             }
             assert_eq!(labels, want, "{method} {path}");
         }
+    }
+
+    /// An optional enumeration of a JSON body admits `null`, which the
+    /// server reads as absent; a required one does not.
+    #[test]
+    fn optional_json_enumerations_admit_null() {
+        let doc = document();
+        let schemas = &doc["components"]["schemas"];
+        let admits_null = |schema: &Value| {
+            schema["anyOf"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!({ "type": "null" })))
+        };
+        let image = &schemas["ImageRequest"]["allOf"][0]["properties"];
+        for field in ["view", "color", "size", "format"] {
+            assert!(admits_null(&image[field]), "ImageRequest.{field}");
+        }
+        let feedback = &schemas["FeedbackRequest"]["properties"];
+        for field in ["view", "color", "verdict"] {
+            assert!(admits_null(&feedback[field]), "FeedbackRequest.{field}");
+        }
+        let checkout = &schemas["CheckoutRequest"]["properties"]["credits"];
+        assert!(
+            !admits_null(checkout),
+            "CheckoutRequest.credits is required"
+        );
     }
 
     /// Every JSON request body carries an example.
