@@ -1,14 +1,21 @@
 //! Human documentation pages and the OpenAPI document.
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::app::AppState;
 
-/// The interface description, generated from the code (`http::openapi`).
-pub async fn openapi() -> Response {
-    let mut response = super::openapi::document_json().into_response();
+/// The interface description, generated from the code (`http::openapi`):
+/// the public API, or with `?scope=all` every route (the site's pages,
+/// forms and operator routes too; what schemathesis checks).
+pub async fn openapi(RawQuery(query): RawQuery) -> Response {
+    let document = if query.as_deref() == Some("scope=all") {
+        super::openapi::full_document_json()
+    } else {
+        super::openapi::document_json()
+    };
+    let mut response = document.into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

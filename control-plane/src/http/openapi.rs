@@ -16,6 +16,9 @@
 
 use std::sync::OnceLock;
 
+#[path = "openapi_samples.rs"]
+mod samples;
+
 use serde_json::{Value, json};
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as Document;
@@ -64,22 +67,46 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
 )]
 struct Derived;
 
-/// The whole document, built once: utoipa's derived components, then the
-/// paths and request schemas (kept as JSON: they use JSON Schema 2020-12
-/// keywords that utoipa's typed model does not carry).
+/// Tags of the public API, in the order readers meet them.
+pub const API_TAGS: [&str; 5] = ["images", "delivery", "catalog", "account", "billing"];
+/// Tags of the endpoints for agents, after the API.
+pub const AGENT_TAGS: [&str; 3] = ["mcp", "feedback", "events"];
+/// Tags of the routes that are not part of the API (pages, forms,
+/// operators, the payment provider): in the full document only.
+pub const SITE_TAGS: [&str; 4] = ["pages", "web", "operations", "provider"];
+
+/// The public document (the API and the agents' endpoints), built once.
 pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| public(full_document()))
+}
+
+/// Every route the service answers, the site's pages, forms and operator
+/// routes included: what the route-table test and schemathesis check
+/// (`/api/v1/openapi.json?scope=all`). Built once from utoipa's derived
+/// components, then the paths and request schemas (kept as JSON: they use
+/// JSON Schema 2020-12 keywords that utoipa's typed model does not carry).
+pub fn full_document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(build)
 }
 
-/// The document as served and committed (pretty JSON, trailing newline).
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("the document serialises");
+    text.push('\n');
+    text
+}
+
+/// The public document as served and committed (pretty JSON, trailing newline).
 pub fn document_json() -> &'static str {
     static JSON: OnceLock<String> = OnceLock::new();
-    JSON.get_or_init(|| {
-        let mut text = serde_json::to_string_pretty(document()).expect("the document serialises");
-        text.push('\n');
-        text
-    })
+    JSON.get_or_init(|| pretty(document()))
+}
+
+/// The full document as served with `?scope=all`.
+pub fn full_document_json() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| pretty(full_document()))
 }
 
 fn build() -> Value {
@@ -87,13 +114,23 @@ fn build() -> Value {
     let mut value = serde_json::to_value(&derived).expect("the document serialises");
     value["servers"] = json!([{ "url": "/" }]);
     value["tags"] = json!([
-        { "name": "images", "description": "Images and free-text resolution (billed per image)." },
-        { "name": "delivery", "description": "Signed delivery URLs (billed once, when minted)." },
-        { "name": "catalog", "description": "The vehicle catalog and the options document (free)." },
-        { "name": "account", "description": "Balance, pricing and usage (free)." },
-        { "name": "billing", "description": "Credit packs: hosted payment pages, the customer portal and the provider's webhook." },
-        { "name": "web", "description": "Pages for people: sign-up, sign-in, the dashboard, device approval and the sandbox payment pages. HTML forms, CSRF-protected, signed in by a session cookie." },
-        { "name": "operations", "description": "Health, readiness, metrics and documentation." },
+        { "name": "images", "description": "Images by make, model, year, view, colour, size and format (1 credit each), free-text resolution to exact parameters, and the embeddable /images/car.png." },
+        { "name": "delivery", "description": "Signed delivery URLs: minted with a key (1 credit each, once), loaded without one." },
+        { "name": "catalog", "description": "The vehicle catalog and the options document (public, free)." },
+        { "name": "account", "description": "Balance, pricing and usage (free), and the device login that gives a command line its key." },
+        { "name": "billing", "description": "Credit packs: hosted payment pages and the customer portal." },
+        { "name": "mcp", "description": "The remote MCP (Model Context Protocol) server for AI agents." },
+        { "name": "feedback", "description": "Reports on renders, good or bad (free)." },
+        { "name": "events", "description": "The telemetry sink (public, free)." },
+        { "name": "pages", "description": "Not part of the API: the web pages and the guides." },
+        { "name": "web", "description": "Not part of the API: pages for people (sign-up, sign-in, the dashboard, device approval, the sandbox payment pages). HTML forms, CSRF-protected, signed in by a session cookie." },
+        { "name": "operations", "description": "Not part of the API: health, readiness, metrics and this document." },
+        { "name": "provider", "description": "Not part of the API: the payment provider's webhook." },
+    ]);
+    value["x-tagGroups"] = json!([
+        { "name": "API", "tags": API_TAGS },
+        { "name": "Agents", "tags": AGENT_TAGS },
+        { "name": "Site (not part of the API)", "tags": SITE_TAGS },
     ]);
     let components = &mut value["components"];
     components["securitySchemes"] = json!({
@@ -117,8 +154,67 @@ fn build() -> Value {
     schemas.insert("CheckoutRequest".into(), checkout_request());
     schemas.insert("EventsRequest".into(), events_request());
     schemas.insert("EventValue".into(), event_value());
-    value["paths"] = paths();
+    let mut paths = paths();
+    for (_, item) in paths.as_object_mut().expect("paths").iter_mut() {
+        for (_, operation) in item.as_object_mut().expect("a path item").iter_mut() {
+            let samples = operation["operationId"]
+                .as_str()
+                .and_then(samples::code_samples);
+            if let Some(samples) = samples {
+                operation["x-codeSamples"] = samples;
+            }
+        }
+    }
+    value["paths"] = paths;
     value
+}
+
+/// The public document: the API and the agents' endpoints, without the
+/// site's pages, forms and operator routes, and without the schemas only
+/// those use. This is what `/api/v1/openapi.json` serves, what
+/// `docs/openapi.json` holds and what the SDKs are generated from.
+fn public(full: &Value) -> Value {
+    let mut doc = full.clone();
+    let public_tags: Vec<&str> = API_TAGS.iter().chain(AGENT_TAGS.iter()).copied().collect();
+    let is_public = |operation: &Value| {
+        operation["tags"][0]
+            .as_str()
+            .is_some_and(|t| public_tags.contains(&t))
+    };
+    let paths = doc["paths"].as_object_mut().expect("paths");
+    paths.retain(|_, item| {
+        let item = item.as_object_mut().expect("a path item");
+        item.retain(|_, operation| is_public(operation));
+        !item.is_empty()
+    });
+    doc["tags"]
+        .as_array_mut()
+        .expect("tags")
+        .retain(|t| t["name"].as_str().is_some_and(|n| public_tags.contains(&n)));
+    doc["x-tagGroups"]
+        .as_array_mut()
+        .expect("tag groups")
+        .truncate(2);
+    // Keep the schemas the public paths reach, directly or through others.
+    let schemas = doc["components"]["schemas"].clone();
+    let mut reached: Vec<String> = Vec::new();
+    let mut pending = vec![doc["paths"].clone(), doc["components"]["responses"].clone()];
+    while let Some(value) = pending.pop() {
+        let text = value.to_string();
+        for (i, _) in text.match_indices("#/components/schemas/") {
+            let rest = &text[i + "#/components/schemas/".len()..];
+            let name = rest[..rest.find('"').unwrap_or(rest.len())].to_string();
+            if !reached.contains(&name) {
+                pending.push(schemas[&name].clone());
+                reached.push(name);
+            }
+        }
+    }
+    doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("schemas")
+        .retain(|name, _| reached.contains(name));
+    doc
 }
 
 fn problem() -> Value {
@@ -181,16 +277,28 @@ fn accepted(schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) -> 
     serde_json::to_value(schema).expect("schema serialises")
 }
 
+/// `schema`, or JSON `null` (which the server reads as absent): a type
+/// gains "null"; an enumeration becomes `anyOf` of itself and `null`
+/// (which generators read as an optional enum, where `null` among the
+/// values would make them invent types).
 fn nullable(mut schema: Value) -> Value {
+    if schema.get("enum").is_some() {
+        let description = schema.as_object_mut().and_then(|s| s.remove("description"));
+        let mut wrapped = json!({ "anyOf": [schema, { "type": "null" }] });
+        if let Some(description) = description {
+            wrapped["description"] = description;
+        }
+        return wrapped;
+    }
     if let Some(t) = schema.get("type").and_then(Value::as_str) {
         schema["type"] = json!([t, "null"]);
-    } else if schema.get("enum").is_some() {
-        let mut values = schema["enum"].as_array().cloned().unwrap_or_default();
-        values.push(Value::Null);
-        schema["enum"] = Value::Array(values);
-        schema["type"] = json!(["string", "null"]);
     }
     schema
+}
+
+/// `field` is present and not `null` (the server reads `null` as absent).
+fn present(field: &str) -> Value {
+    json!({ "required": [field], "properties": { field: { "not": { "type": "null" } } } })
 }
 
 /// The fields of one image, as query parameters (`w`, `h`) or as JSON
@@ -345,29 +453,31 @@ fn resolve_request() -> Value {
 }
 
 /// spec §2 FeedbackRequest (additional properties rejected): the image by
-/// request_id or by make, model and year; rating or verdict.
+/// request_id or by make, model and year; rating or verdict. Every field
+/// may be `null`, which the server reads as absent, so the rules count a
+/// field only when it is present and not `null`.
 fn feedback_request() -> Value {
     let vehicle = ["make", "model", "year"];
     json!({
         "type": "object",
         "additionalProperties": false,
         "properties": {
-            "request_id": with_description(text(super::feedback::REQUEST_ID_MAX), "The X-Request-Id of the request that delivered the image (get_image's request_id)."),
-            "make": with_description(text(100), "Make name or slug (with model and year, instead of request_id)."),
-            "model": with_description(text(100), "Model name or slug."),
-            "year": int(YEAR_MIN.into(), YEAR_MAX.into()),
-            "view": accepted(vis_protocol::View::accepted_schema()),
-            "color": accepted(vis_protocol::Color::accepted_schema()),
-            "rating": with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise."),
-            "verdict": { "type": "string", "enum": ["good", "bad"] },
-            "reason": { "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN },
+            "request_id": nullable(with_description(text(super::feedback::REQUEST_ID_MAX), "The X-Request-Id of the request that delivered the image (get_image's request_id).")),
+            "make": nullable(with_description(text(100), "Make name or slug (with model and year, instead of request_id).")),
+            "model": nullable(with_description(text(100), "Model name or slug.")),
+            "year": nullable(int(YEAR_MIN.into(), YEAR_MAX.into())),
+            "view": nullable(accepted(vis_protocol::View::accepted_schema())),
+            "color": nullable(accepted(vis_protocol::Color::accepted_schema())),
+            "rating": nullable(with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise.")),
+            "verdict": nullable(json!({ "type": "string", "enum": ["good", "bad"] })),
+            "reason": nullable(json!({ "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN })),
         },
         "allOf": [
             { "oneOf": [
-                { "required": ["request_id"], "not": { "anyOf": vehicle.map(|f| json!({ "required": [f] })) } },
-                { "required": vehicle, "not": { "required": ["request_id"] } },
+                { "allOf": [present("request_id")], "not": { "anyOf": vehicle.map(present) } },
+                { "allOf": vehicle.map(present), "not": present("request_id") },
             ] },
-            { "anyOf": [ { "required": ["rating"] }, { "required": ["verdict"] } ] },
+            { "anyOf": [present("rating"), present("verdict")] },
         ],
     })
 }
@@ -444,117 +554,183 @@ fn event_value() -> Value {
     })
 }
 
-/// The query of GET /api/v1/images/car as one exploded object, so that the
-/// make/brand rule can be stated.
-fn image_query() -> Value {
-    let mut fields = image_fields(false);
-    fields.insert(
-        "response".into(),
-        json!({ "type": "string", "enum": ["image", "url"], "description": "image (default), or url for a signed delivery URL as JSON (charged now)." }),
-    );
-    json!({
-        "name": "image",
-        "in": "query",
-        "required": true,
-        "style": "form",
-        "explode": true,
-        "description": "The image's parameters, each its own query parameter. Send make or brand (not both). Unknown parameters are a 400 naming them.",
-        "schema": {
-            "allOf": [
-                {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["model", "year"],
-                    "properties": Value::Object(fields),
-                },
-                { "oneOf": make_or_brand() },
-            ],
-        },
-    })
+/// One query parameter: its description moves from the schema to the
+/// parameter, where generators and readers look for it.
+fn query_param(name: &str, required: bool, mut schema: Value, example: Option<Value>) -> Value {
+    let description = schema
+        .as_object_mut()
+        .and_then(|s| s.remove("description"))
+        .unwrap_or(Value::Null);
+    let mut p = json!({ "name": name, "in": "query", "required": required, "schema": schema });
+    if !description.is_null() {
+        p["description"] = description;
+    }
+    if let Some(example) = example {
+        p["example"] = example;
+    }
+    p
 }
 
-/// The query of GET /images/car.png: the image's fields plus the grants'.
-fn legacy_query() -> Value {
+/// The image's query parameters (GET /api/v1/images/car and
+/// /images/car.png), each its own parameter. `brand`, the alias of
+/// `make`, is described under `make` rather than listed: the two are
+/// mutually exclusive, which separate parameters cannot state, and
+/// listing only `make` keeps every request built from the document valid.
+fn image_params() -> Vec<Value> {
     let mut fields = image_fields(false);
     fields.insert(
-        "year".into(),
+        "make".into(),
+        with_description(
+            text(100),
+            "Make name or slug. `brand` is accepted as an alias (send one of them, not both).",
+        ),
+    );
+    let example = |name: &str| match name {
+        "make" => json!("toyota"),
+        "model" => json!("camry"),
+        "year" => json!(2019),
+        "view" => json!("side"),
+        "color" => json!("red"),
+        "w" | "h" => json!(512),
+        "size" => json!("small"),
+        _ => json!("webp"),
+    };
+    [
+        "make", "model", "year", "view", "color", "w", "h", "size", "format",
+    ]
+    .iter()
+    .map(|name| {
+        let schema = fields.remove(*name).expect("an image field");
+        let required = matches!(*name, "make" | "model" | "year");
+        query_param(name, required, schema, Some(example(name)))
+    })
+    .collect()
+}
+
+/// The query of GET /api/v1/images/car: the image's parameters and
+/// `response`. Unknown parameters are a 400 naming them.
+fn image_query() -> Vec<Value> {
+    let mut params = image_params();
+    params.push(query_param(
+        "response",
+        false,
+        json!({ "type": "string", "enum": ["image", "url"], "default": "image", "description": "image (default): the image's bytes. url: a signed delivery URL as JSON (ImageUrlResponse), charged now; the image renders on the URL's first load." }),
+        Some(json!("image")),
+    ));
+    params
+}
+
+/// The query of GET /images/car.png: the image's parameters plus the
+/// grants' (mode; exp, sig and partner; the deprecated key).
+fn legacy_query() -> Vec<Value> {
+    let mut params = image_params();
+    params[2] = query_param(
+        "year",
+        true,
         with_description(
             int(YEAR_MIN.into(), YEAR_MAX.into()),
             "Model year, at least 1990.",
         ),
+        Some(json!(2019)),
     );
-    fields.insert("mode".into(), json!({ "type": "string", "enum": ["cached"], "description": "Serve only a variant already rendered (free, public); otherwise 404. Never renders." }));
-    fields.insert("exp".into(), json!({ "type": "string", "pattern": "^[0-9]{1,19}$", "description": "Partner signature: expiry, unix seconds, at most 30 days ahead." }));
-    fields.insert("sig".into(), json!({ "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "Partner signature: lowercase hex HMAC-SHA256 over /images/car.png?<query without sig, sorted by name> under the partner secret (docs/embeds.md)." }));
-    fields.insert(
-        "partner".into(),
+    params.push(query_param("mode", false, json!({ "type": "string", "enum": ["cached"], "description": "Serve only a variant already rendered (free, public); otherwise 404. Never renders." }), Some(json!("cached"))));
+    // The grants' parameters carry no example: a made-up signature or key
+    // is refused, so an example request would not be a valid one.
+    params.push(query_param("exp", false, json!({ "type": "string", "pattern": "^[0-9]{1,19}$", "description": "Partner signature: expiry, unix seconds, at most 30 days ahead." }), None));
+    params.push(query_param("sig", false, json!({ "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "Partner signature: lowercase hex HMAC-SHA256 over /images/car.png?<query without sig, sorted by name> under the partner secret (/docs/embeds)." }), None));
+    params.push(query_param(
+        "partner",
+        false,
         with_description(
             text(100),
             "Optional partner id, covered by the signature: only that partner's secret is checked.",
         ),
-    );
-    let mut key = with_description(
-        text(200),
-        "Deprecated API key; honoured only when the deployment enables ALLOW_LEGACY_QUERY_KEYS. Send Authorization instead.",
+        None,
+    ));
+    let mut key = query_param(
+        "key",
+        false,
+        with_description(
+            text(200),
+            "Deprecated API key; honoured only when the deployment enables ALLOW_LEGACY_QUERY_KEYS. Send Authorization instead.",
+        ),
+        None,
     );
     key["deprecated"] = json!(true);
-    fields.insert("key".into(), key);
-    json!({
-        "name": "image",
-        "in": "query",
-        "required": true,
-        "style": "form",
-        "explode": true,
-        "description": "The image's parameters, each its own query parameter, plus the grants' (mode, exp and sig, partner, key). Send make or brand (not both). Unknown parameters are a 400 naming them.",
-        "schema": {
-            "allOf": [
-                {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["model", "year"],
-                    "properties": Value::Object(fields),
-                },
-                { "oneOf": make_or_brand() },
-            ],
-        },
-    })
+    params.push(key);
+    params
 }
 
-/// The six shapes of GET /api/v1/vehicles' query (spec §4).
-fn vehicles_query() -> Value {
+/// The query of GET /api/v1/vehicles, each parameter on its own. The
+/// combination selects one of six data shapes (spec §4); any other
+/// combination is a 400 naming the parameter that does not fit, which
+/// separate parameters cannot state (the description lists the shapes).
+fn vehicles_query() -> Vec<Value> {
     let year = int(YEAR_MIN.into(), YEAR_MAX.into());
     let slug = text(super::vehicles::SLUG_MAX_CHARS);
-    let shape = |title: &str, required: &[&str], properties: Value| {
-        json!({
-            "title": title,
-            "type": "object",
-            "additionalProperties": false,
-            "required": required,
-            "properties": properties,
-        })
-    };
-    json!({
-        "name": "selector",
-        "in": "query",
-        "required": false,
-        "style": "form",
-        "explode": true,
-        "description": "Which list: none → years; year → makes; year + makeId → models; q (+ year, limit) → search; make (+ year) → models of a make; make + model → years of a model. Other combinations are a 400 naming the parameter that does not fit.",
-        "schema": {
-            "oneOf": [
-                { "title": "years", "type": "object", "maxProperties": 0 },
-                shape("makes for a year", &["year"], json!({ "year": year })),
-                shape("models for a make id and year", &["year", "makeId"], json!({ "year": year, "makeId": { "type": "integer", "minimum": 0, "maximum": super::vehicles::MAKE_ID_MAX } })),
-                shape("search", &["q"], json!({ "q": text(super::vehicles::Q_MAX_CHARS), "year": year, "limit": int(1, super::vehicles::LIMIT_MAX as i64) })),
-                shape("models for a make slug", &["make"], json!({ "make": slug, "year": year })),
-                shape("years for a make and model slug", &["make", "model"], json!({ "make": slug, "model": slug })),
-            ],
-        },
-    })
+    vec![
+        query_param(
+            "year",
+            false,
+            with_description(
+                year,
+                "Model year. Alone: the makes of that year; with makeId: that make's models; with q or make: narrows to the year.",
+            ),
+            Some(json!(2019)),
+        ),
+        query_param(
+            "makeId",
+            false,
+            json!({ "type": "integer", "minimum": 0, "maximum": super::vehicles::MAKE_ID_MAX, "description": "A make's id (from the makes of a year); needs year." }),
+            Some(json!(7)),
+        ),
+        query_param(
+            "q",
+            false,
+            with_description(
+                text(super::vehicles::Q_MAX_CHARS),
+                "Search text: makes and models, misspellings allowed (with optional year and limit).",
+            ),
+            Some(json!("porsche 911")),
+        ),
+        query_param(
+            "limit",
+            false,
+            with_description(
+                int(1, super::vehicles::LIMIT_MAX as i64),
+                "Search results to return (with q); default 10.",
+            ),
+            Some(json!(5)),
+        ),
+        query_param(
+            "make",
+            false,
+            with_description(
+                slug.clone(),
+                "A make slug: its models (with optional year), or with model the years of that model.",
+            ),
+            Some(json!("toyota")),
+        ),
+        query_param(
+            "model",
+            false,
+            with_description(slug, "A model slug or unique prefix; needs make."),
+            Some(json!("camry")),
+        ),
+    ]
+}
+
+fn params<const N: usize>(mut query: Vec<Value>, headers: [Value; N]) -> Value {
+    query.extend(headers);
+    Value::Array(query)
 }
 
 fn if_none_match(what: &str) -> Value {
     json!({ "name": "If-None-Match", "in": "header", "required": false, "schema": { "type": "string" }, "description": what })
+}
+
+fn request_id_header() -> Value {
+    json!({ "schema": { "type": "string" }, "description": "The request's id (the client's X-Request-Id when it sent one); quote it to support, or in feedback." })
 }
 
 fn image_headers() -> serde_json::Map<String, Value> {
@@ -586,21 +762,44 @@ fn image_headers() -> serde_json::Map<String, Value> {
         ),
         ("X-Image-Width", int_header("Width in pixels.")),
         ("X-Image-Height", int_header("Height in pixels.")),
+        ("X-Request-Id", request_id_header()),
     ] {
         h.insert(name.into(), value);
     }
     h
 }
 
-fn image_content() -> Value {
-    let binary =
-        json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
+/// Image bytes in the three formats the service encodes.
+fn binary_images() -> Value {
+    let binary = |mime: &str| json!({ "schema": { "type": "string", "format": "binary", "contentMediaType": mime } });
     json!({
-        "image/png": binary,
-        "image/webp": binary,
-        "image/jpeg": binary,
-        "application/json": { "schema": { "$ref": "#/components/schemas/ImageUrlResponse" } },
+        "image/png": binary("image/png"),
+        "image/webp": binary("image/webp"),
+        "image/jpeg": binary("image/jpeg"),
     })
+}
+
+/// The 200 of GET /api/v1/images/car: the image's bytes, or with
+/// response=url its signed delivery URL as JSON.
+fn image_content() -> Value {
+    let mut content = binary_images();
+    content["application/json"] = json!({
+        "schema": { "$ref": "#/components/schemas/ImageUrlResponse" },
+        "example": {
+            "data": {
+                "url": "https://vis.example.com/api/v1/delivery/9c1f0e6b2a7d4c3e8f5a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6",
+                "expires_at": "2026-11-25T13:00:00Z",
+                "max_uses": 0,
+                "vehicle": { "make": "toyota", "model": "camry", "year": 2019, "view": "side", "color": "red", "format": "webp", "width": 512, "height": null },
+                "width": 512,
+                "height": 512,
+                "format": "webp",
+            },
+            "billing": { "credits_charged": 1, "credits_remaining": 99 },
+            "request_id": "01JDQ7S4W2M9Z3K8N6P5R4T3V2",
+        },
+    });
+    content
 }
 
 fn checkout_request() -> Value {
@@ -737,7 +936,7 @@ fn people() -> Value {
             "summary": "A hosted payment page for a credit pack", "operationId": "checkout", "tags": ["billing"],
             "description": "Scope billing:write. Creating the session charges nothing: a person opens the URL and pays; the credits land once, when the payment provider confirms (its signed webhook). Body at most 1 KiB.",
             "security": keyed(),
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckoutRequest" } } } },
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckoutRequest" }, "example": { "credits": 5000 } } } },
             "responses": with(problems(&[400, 401, 403, 413, 429, 500]), json!({
                 "201": { "description": "The payment page.", "headers": Value::Object(rate_headers()), "content": json_content("CheckoutResponse") },
             })),
@@ -751,7 +950,7 @@ fn people() -> Value {
             })),
         } },
         "/api/v1/billing/webhook": { "post": {
-            "summary": "The payment provider's events (Stripe's webhook format)", "operationId": "paymentWebhook", "tags": ["billing"],
+            "summary": "The payment provider's events (Stripe's webhook format)", "operationId": "paymentWebhook", "tags": ["provider"],
             "description": "Public, authenticated by the Stripe-Signature header (HMAC-SHA256 of t.body with the endpoint's secret, t within 5 minutes). checkout.session.completed and checkout.session.async_payment_succeeded with payment_status paid credit the purchase's pack exactly once, whatever the retries; other events are acknowledged. Body at most 256 KiB.",
             "parameters": [{ "name": "Stripe-Signature", "in": "header", "required": false, "schema": { "type": "string" }, "description": "t=<unix seconds>,v1=<hex HMAC>[,v1=…]" }],
             "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "description": "A Stripe event: id, type, data.object." } } } },
@@ -764,7 +963,7 @@ fn people() -> Value {
 
 fn html_page(summary: &str) -> Value {
     json!({ "get": {
-        "summary": summary, "tags": ["operations"],
+        "summary": summary, "tags": ["pages"],
         "responses": { "200": { "description": "An HTML page.", "content": { "text/html": { "schema": { "type": "string" } } } } },
     } })
 }
@@ -782,14 +981,13 @@ fn paths() -> Value {
                 "Scope images:read. 1 credit for a 200 (image bytes; or with response=url, or Accept: application/json and no image type, a signed delivery URL as JSON, charged now, the image rendering on the URL's first load); 0 for a 304. A cold render can take up to two minutes; allow three."
             },
             "security": keyed(),
-            "parameters": [
-                image_query(),
+            "parameters": params(image_query(), [
                 if_none_match("Compared weakly (W/ on either side still matches); a match is a free 304."),
-                { "name": "X-Request-Id", "in": "header", "required": false, "schema": { "type": "string", "pattern": REQUEST_ID_PATTERN }, "description": "Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id." },
-            ],
+                json!({ "name": "X-Request-Id", "in": "header", "required": false, "schema": { "type": "string", "pattern": REQUEST_ID_PATTERN }, "description": "Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id.", "example": "order-1234" }),
+            ]),
             "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
                 "200": { "description": "The image, or (response=url) an ImageUrlResponse.", "headers": Value::Object(image_headers()), "content": image_content() },
-                "304": { "description": "Not modified; nothing charged.", "headers": with(rate_headers(), json!({ "ETag": { "schema": { "type": "string" } } })) },
+                "304": { "description": "Not modified: the ETag sent in If-None-Match is still current. No body; nothing charged (still rate limited).", "headers": with(rate_headers(), json!({ "ETag": { "schema": { "type": "string" } }, "X-Request-Id": request_id_header() })) },
             })),
         })
     };
@@ -801,7 +999,6 @@ fn paths() -> Value {
             "X-Image-Width": { "schema": { "type": "integer" } },
             "X-Image-Height": { "schema": { "type": "integer" } },
         });
-        let binary = json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
         json!({
             "summary": if head { "Validate a signed delivery URL" } else { "Load a signed delivery URL" },
             "operationId": if head { "headDelivery" } else { "getDelivery" },
@@ -816,14 +1013,13 @@ fn paths() -> Value {
                 if_none_match("Compared weakly; a match is a 304 and redeems no use."),
             ],
             "responses": with(problems(if head { &[403, 410, 503] } else { &[403, 410, 502, 503] }), json!({
-                "200": { "description": "The image.", "headers": ok_headers, "content": { "image/png": binary, "image/webp": binary, "image/jpeg": binary } },
+                "200": { "description": "The image.", "headers": ok_headers, "content": binary_images() },
                 "304": { "description": "Not modified; no use redeemed.", "headers": { "ETag": { "schema": { "type": "string" } } } },
             })),
         })
     };
     let legacy = |method: &str| {
         let head = method == "head";
-        let binary = json!({ "schema": { "type": "string", "contentMediaType": "application/octet-stream" } });
         let ok_headers = json!({
             "ETag": { "schema": { "type": "string" } },
             "Cache-Control": { "schema": { "type": "string" }, "description": "Signed: public, max-age=<seconds until exp>. mode=cached and examples: public, max-age=300, s-maxage=3600, stale-while-revalidate=60. Key: private, no-store. Playground: private, max-age=300." },
@@ -844,12 +1040,9 @@ fn paths() -> Value {
                 "The same renders as /api/v1/images/car for <img> tags. Grants, in order: 1. a partner signature (exp + sig; free, public until exp, never redirected); 2. mode=cached (free, public; only variants already rendered, else 404); 3. the home page's example images (free, public); 4. an API key in Authorization or x-api-key (1 credit, private; key in the query only where the deployment allows it); 5. the playground cookie (free, private). Anything else is a 401. Unsigned requests with non-canonical spellings are a 308 to the canonical URL. See /docs/embeds."
             },
             "security": [{}, { "bearer": [] }, { "apiKeyHeader": [] }],
-            "parameters": [
-                legacy_query(),
-                if_none_match("Compared weakly; a match is a free 304."),
-            ],
+            "parameters": params(legacy_query(), [if_none_match("Compared weakly; a match is a free 304.")]),
             "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
-                "200": { "description": "The image.", "headers": ok_headers, "content": { "image/png": binary, "image/webp": binary, "image/jpeg": binary } },
+                "200": { "description": "The image.", "headers": ok_headers, "content": binary_images() },
                 "304": { "description": "Not modified; nothing charged.", "headers": { "ETag": { "schema": { "type": "string" } } } },
                 "308": { "description": "The canonical URL of this image (unsigned requests spelt otherwise).", "headers": { "Location": { "schema": { "type": "string" } } } },
             })),
@@ -861,7 +1054,7 @@ fn paths() -> Value {
         "/pricing": html_page("Credit packs and what each operation costs"),
         "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
         "/static/{path}": { "get": {
-            "summary": "The web pages' static files", "tags": ["operations"],
+            "summary": "The web pages' static files", "tags": ["pages"],
             "parameters": [{ "name": "path", "in": "path", "required": true, "schema": { "type": "string" } }],
             "responses": with(problems(&[404]), json!({ "200": { "description": "A static file (CSS, JavaScript, SVG)." }, "304": { "description": "Not modified." } })),
         } },
@@ -869,10 +1062,10 @@ fn paths() -> Value {
     });
     let people_and_agents = json!({
         "/api/v1/feedback": { "post": {
-            "summary": "Report a good or bad render", "operationId": "feedback", "tags": ["images"],
+            "summary": "Report a good or bad render", "operationId": "feedback", "tags": ["feedback"],
             "description": "Scope account:read. Free; rate limited per key. Names the image by the request_id of the request that delivered it (this account's deliveries only) or by make, model and year (with view and colour). A negative report (verdict bad, or a rating of 1 or 2 without a verdict) from the third distinct account flags the render (flagged: true) and it is re-rendered under a new revision: later deliveries carry new bytes and a new ETag. Body at most 8 KiB.",
             "security": keyed(),
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" } } } },
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FeedbackRequest" }, "example": { "make": "toyota", "model": "camry", "year": 2019, "view": "side", "color": "red", "verdict": "bad", "reason": "wrong grille" } } } },
             "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
                 "201": { "description": "Recorded.", "headers": Value::Object(rate_headers()), "content": json_content("FeedbackResponse") },
             })),
@@ -881,7 +1074,7 @@ fn paths() -> Value {
             "summary": "Start a device login (RFC 8628)", "operationId": "deviceCode", "tags": ["account"],
             "description": "Public; 20 a minute per client address. Returns a device code (keep it secret; poll with it), a user code for the person to approve at verification_uri, expires_in 600 and interval 3. client_name names the key to be made (OAuth clients' client_id is used when client_name is absent). Body optional: JSON or a form.",
             "requestBody": { "required": false, "content": {
-                "application/json": { "schema": device_code_request() },
+                "application/json": { "schema": device_code_request(), "example": { "client_name": "my laptop" } },
                 "application/x-www-form-urlencoded": { "schema": device_code_request() },
             } },
             "responses": with(problems(&[400, 413, 429, 503]), json!({
@@ -892,7 +1085,7 @@ fn paths() -> Value {
             "summary": "Poll a device login for its API key", "operationId": "deviceToken", "tags": ["account"],
             "description": "Public; 60 a minute per client address. Poll every interval seconds with the device code: 400 authorization_pending until the person approves, then 200 with the key (scopes images:read account:read billing:write) exactly once; later polls answer expired_token. 429 slow_down (with Retry-After) when polled sooner than the interval; 400 access_denied when denied; 400 expired_token after 600 s; 400 invalid_request for a missing or unknown code. Errors use the DeviceError body, which OAuth 2.0 clients read. JSON or a form (grant_type, when sent, is urn:ietf:params:oauth:grant-type:device_code).",
             "requestBody": { "required": true, "content": {
-                "application/json": { "schema": device_token_request() },
+                "application/json": { "schema": device_token_request(), "example": { "device_code": "GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS" } },
                 "application/x-www-form-urlencoded": { "schema": device_token_request() },
             } },
             "responses": with(problems(&[503]), json!({
@@ -902,8 +1095,8 @@ fn paths() -> Value {
             })),
         } },
         "/api/mcp": { "post": {
-            "summary": "The remote MCP endpoint (Model Context Protocol, Streamable HTTP)", "operationId": "mcp", "tags": ["images"],
-            "description": "An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. See /docs/mcp.",
+            "summary": "The remote MCP endpoint (Model Context Protocol, Streamable HTTP)", "operationId": "mcp", "tags": ["mcp"],
+            "description": "An MCP server for AI agents: JSON-RPC 2.0 messages in, JSON (or an event stream) out; stateless, so any replica answers. Tools mirror the API and are billed like it (get_image 1 credit, create_image_urls 1 per URL, the rest free). Needs the API key; requests from a browser origin other than this service's are refused. Send Accept: application/json, text/event-stream. tools/list names the tools and their arguments (docs/mcp.md in the repository describes them).",
             "security": keyed(),
             "requestBody": { "required": true, "content": { "application/json": { "schema": {
                 "type": "object",
@@ -915,7 +1108,7 @@ fn paths() -> Value {
                     "method": { "type": "string", "description": "initialize, ping, tools/list, tools/call, notifications/initialized, …; an unknown method is a JSON-RPC error in a 200." },
                     "params": { "type": ["object", "null"] },
                 },
-            } } } },
+            }, "example": { "jsonrpc": "2.0", "id": 1, "method": "tools/list" } } } },
             "responses": with(problems(&[400, 401, 403, 404, 405, 406, 413, 415, 422, 429, 500]), json!({
                 "200": { "description": "The JSON-RPC response.", "content": { "application/json": { "schema": { "type": "object" } }, "text/event-stream": { "schema": { "type": "string" } } } },
                 "202": { "description": "A notification or response accepted." },
@@ -949,8 +1142,8 @@ fn paths() -> Value {
         } },
         "/api/v1/vehicles": { "get": {
             "summary": "Browse and search the catalog", "operationId": "vehicles", "tags": ["catalog"],
-            "description": "Public and free; cacheable for a day. The parameters select one of six data shapes.",
-            "parameters": [vehicles_query(), if_none_match("Compared weakly; a match is a 304.")],
+            "description": "Public and free; cacheable for a day. The parameters present select one of six data shapes: none → years; year → the makes of that year; year + makeId → that make's models; q (+ year, limit) → search results; make (+ year) → the models of a make; make + model → the years of a model. Any other combination is a 400 naming the parameter that does not fit.",
+            "parameters": params(vehicles_query(), [if_none_match("Compared weakly; a match is a 304.")]),
             "responses": with(problems(&[400, 404]), json!({
                 "200": { "description": "One of six data shapes.", "headers": { "ETag": { "schema": { "type": "string" } }, "Cache-Control": { "schema": { "type": "string" }, "description": "public, max-age=86400" } }, "content": json_content("VehiclesResponse") },
                 "304": { "description": "Not modified.", "headers": { "ETag": { "schema": { "type": "string" } } } },
@@ -960,7 +1153,7 @@ fn paths() -> Value {
             "summary": "Free text to exact image parameters", "operationId": "resolve", "tags": ["images"],
             "description": "Scope account:read. Free; rate limited per key like the image endpoint. Deterministic, no model calls: extracts year, colour (with synonyms), view phrases, size and format, then searches the catalog for the remaining words. Use image_path directly when confidence is high; show candidates to a human when it is medium or low. Body at most 4 KiB.",
             "security": keyed(),
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ResolveRequest" } } } },
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ResolveRequest" }, "example": { "query": "navy 2019 camry from behind, 512px webp" } } } },
             "responses": with(problems(&[400, 401, 403, 404, 413, 429]), json!({
                 "200": { "description": "The resolution.", "headers": Value::Object(rate_headers()), "content": json_content("ResolveResponse") },
             })),
@@ -979,21 +1172,27 @@ fn paths() -> Value {
             "description": "Scope images:read. 1 credit per URL, one debit for the batch. Every image is validated and found in the catalog before anything is charged; a failing item's 400 or 404 carries its index. Body at most 64 KiB.",
             "security": keyed(),
             "parameters": [
-                { "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" }, "description": "Makes a retry safe: the same key with the same body within 24 hours answers the first 201 again (header Idempotent-Replayed: true) and charges nothing; with another body it is a 409. Reuse the key when retrying; use a new key for a new request." },
+                { "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" }, "example": "order-1234-images", "description": "Makes a retry safe: the same key with the same body within 24 hours answers the first 201 again (header Idempotent-Replayed: true) and charges nothing; with another body it is a 409. Reuse the key when retrying; use a new key for a new request." },
             ],
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "oneOf": [
-                { "$ref": "#/components/schemas/ImageRequest" },
-                { "$ref": "#/components/schemas/BatchImageUrlRequest" },
-            ] } } } },
+            "requestBody": { "required": true, "content": { "application/json": {
+                "schema": { "oneOf": [
+                    { "$ref": "#/components/schemas/ImageRequest" },
+                    { "$ref": "#/components/schemas/BatchImageUrlRequest" },
+                ] },
+                "examples": {
+                    "batch": { "summary": "Several images, each URL loadable 10 times within an hour", "value": { "images": [{ "make": "toyota", "model": "camry", "year": 2019, "color": "red", "view": "side" }, { "make": "honda", "model": "civic", "year": 2020, "format": "webp", "size": "small" }], "ttl_seconds": 3600, "max_uses": 10 } },
+                    "single": { "summary": "One image (an ImageRequest as the body)", "value": { "make": "toyota", "model": "camry", "year": 2019, "color": "red" } },
+                },
+            } } },
             "responses": with(problems(&[400, 401, 402, 403, 404, 409, 413, 429, 503]), json!({
                 "201": { "description": "The URLs (or, for a retried Idempotency-Key, the first answer again).", "headers": with(rate_headers(), json!({ "X-Credits-Charged": int_header("Credits charged by this request: the URLs created, 0 on a replay."), "X-Credits-Remaining": int_header("Balance after the request."), "Idempotent-Replayed": { "schema": { "type": "string", "enum": ["true"] }, "description": "Present on a replayed answer." } })), "content": json_content("ImageUrlsResponse") },
             })),
         } },
         "/api/v1/delivery/{token}": { "get": delivery("get"), "head": delivery("head") },
         "/api/v1/events": { "post": {
-            "summary": "The telemetry sink", "operationId": "events", "tags": ["operations"],
+            "summary": "The telemetry sink", "operationId": "events", "tags": ["events"],
             "description": "Public (CORS), never billed, never tied to an account. 120 batches per minute per IP; body at most 32 KiB; 1 to 20 events. Answers 202 at once; events are written after the answer, in batches. A full queue is a 503 (nothing of the batch kept).",
-            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventsRequest" } } } },
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventsRequest" }, "example": { "events": [{ "event": "docs_view", "source": "sdk", "url": "/docs" }] } } } },
             "responses": with(problems(&[400, 413, 429, 503]), json!({
                 "202": { "description": "Accepted.", "headers": Value::Object(rate_headers()), "content": json_content("EventsAccepted") },
             })),
@@ -1027,18 +1226,242 @@ mod tests {
         );
     }
 
+    fn operations(doc: &Value) -> Vec<(String, String, &Value)> {
+        let mut ops = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                ops.push((path.clone(), method.clone(), op));
+            }
+        }
+        ops
+    }
+
+    /// The public document is the API, then the agents' endpoints, in
+    /// that tag order, and leaves out every page, form and operator route.
+    #[test]
+    fn public_document_is_the_api_then_the_agents() {
+        let doc = document();
+        let tags: Vec<&str> = doc["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                "images", "delivery", "catalog", "account", "billing", "mcp", "feedback", "events"
+            ]
+        );
+        for (path, method, op) in operations(doc) {
+            let tag = op["tags"][0].as_str().unwrap();
+            assert!(tags.contains(&tag), "{method} {path} has tag {tag}");
+        }
+        let paths = doc["paths"].as_object().unwrap();
+        for gone in [
+            "/signup",
+            "/dashboard/keys",
+            "/device",
+            "/dashboard",
+            "/metrics",
+            "/healthz",
+            "/",
+            "/api/v1/billing/webhook",
+        ] {
+            assert!(
+                !paths.contains_key(gone),
+                "{gone} is in the public document"
+            );
+            assert!(
+                full_document()["paths"].get(gone).is_some(),
+                "{gone} is in the full document"
+            );
+        }
+        // No schema that only the site's routes use.
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        assert!(!schemas.contains_key("Health") && !schemas.contains_key("WebhookReceipt"));
+    }
+
+    /// Every query parameter is its own parameter, with a type or enum, a
+    /// description and (unless an example could not be a valid request) an
+    /// example; nothing is an exploded object any more.
+    #[test]
+    fn every_query_parameter_is_listed_on_its_own_with_an_example() {
+        let doc = document();
+        for (path, method, op) in operations(doc) {
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                let name = p["name"].as_str().unwrap();
+                let schema = &p["schema"];
+                assert!(
+                    schema["type"].is_string() || schema["enum"].is_array(),
+                    "{method} {path} {name}: no type"
+                );
+                assert_ne!(schema["type"], "object", "{method} {path} {name}");
+                assert!(
+                    p["description"].is_string(),
+                    "{method} {path} {name}: no description"
+                );
+                let grant =
+                    path == "/images/car.png" && ["exp", "sig", "partner", "key"].contains(&name);
+                if p["in"] == "query" && !grant {
+                    assert!(
+                        p.get("example").is_some(),
+                        "{method} {path} {name}: no example"
+                    );
+                }
+            }
+        }
+        let image = &doc["paths"]["/api/v1/images/car"]["get"]["parameters"];
+        let names: Vec<&str> = image
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["in"] == "query")
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "make", "model", "year", "view", "color", "w", "h", "size", "format", "response"
+            ]
+        );
+        let year = image
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "year")
+            .unwrap();
+        assert_eq!(year["schema"]["minimum"], i64::from(YEAR_MIN));
+        assert_eq!(year["schema"]["maximum"], i64::from(YEAR_MAX));
+        assert_eq!(year["required"], true);
+    }
+
+    /// Images are binary in their three types, before the JSON form, with
+    /// the headers a client reads.
+    #[test]
+    fn image_responses_are_binary_with_their_headers() {
+        let doc = document();
+        let ok = &doc["paths"]["/api/v1/images/car"]["get"]["responses"]["200"];
+        let types: Vec<&String> = ok["content"].as_object().unwrap().keys().collect();
+        assert!(types.contains(&&"image/png".to_string()));
+        for mime in ["image/png", "image/webp", "image/jpeg"] {
+            assert_eq!(ok["content"][mime]["schema"]["format"], "binary", "{mime}");
+        }
+        // A written example, not a reader's sample made up from the schema
+        // (whose uri would be http://example.com).
+        let url = ok["content"]["application/json"]["example"]["data"]["url"]
+            .as_str()
+            .unwrap();
+        assert!(url.contains("/api/v1/delivery/"), "{url}");
+        for header in [
+            "ETag",
+            "Cache-Control",
+            "X-Credits-Charged",
+            "X-Credits-Remaining",
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+            "X-Request-Id",
+        ] {
+            assert!(ok["headers"].get(header).is_some(), "200 lacks {header}");
+        }
+        let not_modified = &doc["paths"]["/api/v1/images/car"]["get"]["responses"]["304"];
+        assert!(not_modified["headers"].get("ETag").is_some());
+        for path in ["/api/v1/delivery/{token}", "/images/car.png"] {
+            let ok = &doc["paths"][path]["get"]["responses"]["200"];
+            assert_eq!(
+                ok["content"]["image/webp"]["schema"]["format"], "binary",
+                "{path}"
+            );
+        }
+    }
+
+    /// Each public operation has samples in curl, TypeScript and Python,
+    /// and in the `vis` command line where it has a command for it.
+    #[test]
+    fn every_public_operation_has_code_samples() {
+        let with_cli = [
+            "getImage",
+            "resolve",
+            "createImageUrls",
+            "vehicles",
+            "account",
+            "deviceCode",
+            "deviceToken",
+            "feedback",
+        ];
+        for (path, method, op) in operations(document()) {
+            let id = op["operationId"].as_str().unwrap();
+            let labels: Vec<&str> = op["x-codeSamples"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{method} {path} has no samples"))
+                .iter()
+                .map(|s| s["label"].as_str().unwrap())
+                .collect();
+            let mut want = vec!["curl", "TypeScript", "Python"];
+            if with_cli.contains(&id) {
+                want.insert(1, "vis CLI");
+            }
+            assert_eq!(labels, want, "{method} {path}");
+        }
+    }
+
+    /// An optional enumeration of a JSON body admits `null`, which the
+    /// server reads as absent; a required one does not.
+    #[test]
+    fn optional_json_enumerations_admit_null() {
+        let doc = document();
+        let schemas = &doc["components"]["schemas"];
+        let admits_null = |schema: &Value| {
+            schema["anyOf"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!({ "type": "null" })))
+        };
+        let image = &schemas["ImageRequest"]["allOf"][0]["properties"];
+        for field in ["view", "color", "size", "format"] {
+            assert!(admits_null(&image[field]), "ImageRequest.{field}");
+        }
+        let feedback = &schemas["FeedbackRequest"]["properties"];
+        for field in ["view", "color", "verdict"] {
+            assert!(admits_null(&feedback[field]), "FeedbackRequest.{field}");
+        }
+        let checkout = &schemas["CheckoutRequest"]["properties"]["credits"];
+        assert!(
+            !admits_null(checkout),
+            "CheckoutRequest.credits is required"
+        );
+    }
+
+    /// Every JSON request body carries an example.
+    #[test]
+    fn request_bodies_have_examples() {
+        for (path, method, op) in operations(document()) {
+            let Some(content) = op["requestBody"]["content"].as_object() else {
+                continue;
+            };
+            let json = &content["application/json"];
+            assert!(
+                json.get("example").is_some() || json.get("examples").is_some(),
+                "{method} {path}: no request example"
+            );
+        }
+    }
+
     #[test]
     fn the_document_is_openapi_3_1_with_every_schema_it_refers_to() {
-        let doc: Value = serde_json::from_str(document_json()).unwrap();
+        let doc: Value = serde_json::from_str(full_document_json()).unwrap();
         assert_eq!(doc["openapi"], "3.1.0");
         assert_eq!(doc["info"]["version"], "2.0.0");
-        let text = document_json();
-        let schemas = doc["components"]["schemas"].as_object().unwrap();
-        for (i, _) in text.match_indices("#/components/schemas/") {
-            let rest = &text[i + "#/components/schemas/".len()..];
-            let name = &rest[..rest.find('"').unwrap()];
-            assert!(schemas.contains_key(name), "missing schema {name}");
+        for text in [document_json(), full_document_json()] {
+            let doc: Value = serde_json::from_str(text).unwrap();
+            let schemas = doc["components"]["schemas"].as_object().unwrap();
+            for (i, _) in text.match_indices("#/components/schemas/") {
+                let rest = &text[i + "#/components/schemas/".len()..];
+                let name = &rest[..rest.find('"').unwrap()];
+                assert!(schemas.contains_key(name), "missing schema {name}");
+            }
         }
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
         for name in [
             "Problem",
             "OptionsResponse",

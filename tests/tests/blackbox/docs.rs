@@ -9,7 +9,14 @@ const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 #[tokio::test]
 async fn every_route_and_method_is_in_the_openapi_document() {
     let app = TestApp::spawn().await;
-    let doc: serde_json::Value = app.get("/api/v1/openapi.json").await.json().await.unwrap();
+    // The full document: the public one leaves the site's pages, forms and
+    // operator routes out (`public_document_is_the_api_alone` below).
+    let doc: serde_json::Value = app
+        .get("/api/v1/openapi.json?scope=all")
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], "2.0.0");
     let paths = doc["paths"].as_object().unwrap();
@@ -53,6 +60,45 @@ async fn every_route_and_method_is_in_the_openapi_document() {
         .collect();
     for path in paths.keys() {
         assert!(routed.contains(path), "{path} documented but not routed");
+    }
+}
+
+/// The served public document is the committed one: the API and the
+/// agents' endpoints, and no page, form or operator route.
+#[tokio::test]
+async fn public_document_is_the_api_alone() {
+    let app = TestApp::spawn().await;
+    let r = app.get("/api/v1/openapi.json").await;
+    assert_eq!(r.status(), 200);
+    let served = r.text().await.unwrap();
+    let committed =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json"))
+            .unwrap();
+    assert!(
+        served == committed,
+        "the served document is docs/openapi.json"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&served).unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    for path in paths.keys() {
+        assert!(
+            path.starts_with("/api/") || path == "/images/car.png",
+            "{path} is not part of the API"
+        );
+    }
+    for path in ["/api/v1/images/car", "/api/v1/image-urls", "/api/mcp"] {
+        assert!(paths.contains_key(path), "{path} is missing");
+    }
+    for path in [
+        "/signup",
+        "/dashboard/keys",
+        "/healthz",
+        "/api/v1/billing/webhook",
+    ] {
+        assert!(
+            !paths.contains_key(path),
+            "{path} is in the public document"
+        );
     }
 }
 

@@ -1,0 +1,217 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .account_data import AccountData
+from .account_pricing import AccountPricing
+from .account_response import AccountResponse
+from .account_response_links import AccountResponseLinks
+from .batch_image_url_request import BatchImageUrlRequest
+from .candidate import Candidate
+from .catalog_make import CatalogMake
+from .catalog_model import CatalogModel
+from .catalog_search_hit import CatalogSearchHit
+from .catalog_source import CatalogSource
+from .catalog_summary import CatalogSummary
+from .checkout_data import CheckoutData
+from .checkout_request import CheckoutRequest
+from .checkout_request_credits import CheckoutRequestCredits
+from .checkout_response import CheckoutResponse
+from .color import Color
+from .color_option import ColorOption
+from .confidence import Confidence
+from .delivery_ttl import DeliveryTtl
+from .delivery_url import DeliveryUrl
+from .device_code_data_body import DeviceCodeDataBody
+from .device_code_json_body import DeviceCodeJsonBody
+from .device_code_response import DeviceCodeResponse
+from .device_error import DeviceError
+from .device_token_data_body import DeviceTokenDataBody
+from .device_token_data_body_grant_type import DeviceTokenDataBodyGrantType
+from .device_token_json_body import DeviceTokenJsonBody
+from .device_token_json_body_grant_type import DeviceTokenJsonBodyGrantType
+from .device_token_response import DeviceTokenResponse
+from .display import Display
+from .events_accepted import EventsAccepted
+from .extracted import Extracted
+from .feedback_data import FeedbackData
+from .feedback_request import FeedbackRequest
+from .feedback_request_color_type_0 import FeedbackRequestColorType0
+from .feedback_request_verdict_type_0 import FeedbackRequestVerdictType0
+from .feedback_request_view_type_0 import FeedbackRequestViewType0
+from .feedback_response import FeedbackResponse
+from .format_ import Format
+from .format_option import FormatOption
+from .get_image_color import GetImageColor
+from .get_image_format import GetImageFormat
+from .get_image_response import GetImageResponse
+from .get_image_size import GetImageSize
+from .get_image_view import GetImageView
+from .get_legacy_image_color import GetLegacyImageColor
+from .get_legacy_image_format import GetLegacyImageFormat
+from .get_legacy_image_mode import GetLegacyImageMode
+from .get_legacy_image_size import GetLegacyImageSize
+from .get_legacy_image_view import GetLegacyImageView
+from .head_image_color import HeadImageColor
+from .head_image_format import HeadImageFormat
+from .head_image_response import HeadImageResponse
+from .head_image_size import HeadImageSize
+from .head_image_view import HeadImageView
+from .head_legacy_image_color import HeadLegacyImageColor
+from .head_legacy_image_format import HeadLegacyImageFormat
+from .head_legacy_image_mode import HeadLegacyImageMode
+from .head_legacy_image_size import HeadLegacyImageSize
+from .head_legacy_image_view import HeadLegacyImageView
+from .hit_kind import HitKind
+from .image_request import ImageRequest
+from .image_request_color_type_0 import ImageRequestColorType0
+from .image_request_format_type_0 import ImageRequestFormatType0
+from .image_request_size_type_0 import ImageRequestSizeType0
+from .image_request_view_type_0 import ImageRequestViewType0
+from .image_url_data import ImageUrlData
+from .image_url_response import ImageUrlResponse
+from .image_urls_response import ImageUrlsResponse
+from .key_info import KeyInfo
+from .makes_for_year import MakesForYear
+from .match_kind import MatchKind
+from .mcp_body import McpBody
+from .mcp_body_params_type_0 import McpBodyParamsType0
+from .mcp_response_200 import McpResponse200
+from .models_for_make import ModelsForMake
+from .models_for_make_id import ModelsForMakeId
+from .options_document import OptionsDocument
+from .options_document_links import OptionsDocumentLinks
+from .options_limits import OptionsLimits
+from .options_pricing import OptionsPricing
+from .options_response import OptionsResponse
+from .pack import Pack
+from .portal_data import PortalData
+from .portal_response import PortalResponse
+from .problem import Problem
+from .problem_links_type_0 import ProblemLinksType0
+from .resolve_data import ResolveData
+from .resolve_request import ResolveRequest
+from .resolve_response import ResolveResponse
+from .resolved_params import ResolvedParams
+from .scope_name import ScopeName
+from .search_results import SearchResults
+from .size_preset import SizePreset
+from .sizes import Sizes
+from .sizes_presets import SizesPresets
+from .url_billing import UrlBilling
+from .urls_billing import UrlsBilling
+from .usage import Usage
+from .vehicle_params import VehicleParams
+from .vehicles_response import VehiclesResponse
+from .view import View
+from .view_option import ViewOption
+from .year_range import YearRange
+from .years import Years
+from .years_for_model import YearsForModel
+
+__all__ = (
+    "AccountData",
+    "AccountPricing",
+    "AccountResponse",
+    "AccountResponseLinks",
+    "BatchImageUrlRequest",
+    "Candidate",
+    "CatalogMake",
+    "CatalogModel",
+    "CatalogSearchHit",
+    "CatalogSource",
+    "CatalogSummary",
+    "CheckoutData",
+    "CheckoutRequest",
+    "CheckoutRequestCredits",
+    "CheckoutResponse",
+    "Color",
+    "ColorOption",
+    "Confidence",
+    "DeliveryTtl",
+    "DeliveryUrl",
+    "DeviceCodeDataBody",
+    "DeviceCodeJsonBody",
+    "DeviceCodeResponse",
+    "DeviceError",
+    "DeviceTokenDataBody",
+    "DeviceTokenDataBodyGrantType",
+    "DeviceTokenJsonBody",
+    "DeviceTokenJsonBodyGrantType",
+    "DeviceTokenResponse",
+    "Display",
+    "EventsAccepted",
+    "Extracted",
+    "FeedbackData",
+    "FeedbackRequest",
+    "FeedbackRequestColorType0",
+    "FeedbackRequestVerdictType0",
+    "FeedbackRequestViewType0",
+    "FeedbackResponse",
+    "Format",
+    "FormatOption",
+    "GetImageColor",
+    "GetImageFormat",
+    "GetImageResponse",
+    "GetImageSize",
+    "GetImageView",
+    "GetLegacyImageColor",
+    "GetLegacyImageFormat",
+    "GetLegacyImageMode",
+    "GetLegacyImageSize",
+    "GetLegacyImageView",
+    "HeadImageColor",
+    "HeadImageFormat",
+    "HeadImageResponse",
+    "HeadImageSize",
+    "HeadImageView",
+    "HeadLegacyImageColor",
+    "HeadLegacyImageFormat",
+    "HeadLegacyImageMode",
+    "HeadLegacyImageSize",
+    "HeadLegacyImageView",
+    "HitKind",
+    "ImageRequest",
+    "ImageRequestColorType0",
+    "ImageRequestFormatType0",
+    "ImageRequestSizeType0",
+    "ImageRequestViewType0",
+    "ImageUrlData",
+    "ImageUrlResponse",
+    "ImageUrlsResponse",
+    "KeyInfo",
+    "MakesForYear",
+    "MatchKind",
+    "McpBody",
+    "McpBodyParamsType0",
+    "McpResponse200",
+    "ModelsForMake",
+    "ModelsForMakeId",
+    "OptionsDocument",
+    "OptionsDocumentLinks",
+    "OptionsLimits",
+    "OptionsPricing",
+    "OptionsResponse",
+    "Pack",
+    "PortalData",
+    "PortalResponse",
+    "Problem",
+    "ProblemLinksType0",
+    "ResolveData",
+    "ResolveRequest",
+    "ResolveResponse",
+    "ResolvedParams",
+    "ScopeName",
+    "SearchResults",
+    "SizePreset",
+    "Sizes",
+    "SizesPresets",
+    "UrlBilling",
+    "UrlsBilling",
+    "Usage",
+    "VehicleParams",
+    "VehiclesResponse",
+    "View",
+    "ViewOption",
+    "YearRange",
+    "Years",
+    "YearsForModel",
+)

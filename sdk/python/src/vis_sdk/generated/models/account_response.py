@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.account_data import AccountData
+    from ..models.account_response_links import AccountResponseLinks
+
+
+T = TypeVar("T", bound="AccountResponse")
+
+
+@_attrs_define
+class AccountResponse:
+    """GET /api/v1/account (spec §2 Account).
+
+    Attributes:
+        data (AccountData):
+        links (AccountResponseLinks): Where to buy credits and read more.
+        request_id (str):
+    """
+
+    data: AccountData
+    links: AccountResponseLinks
+    request_id: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.data.to_dict()
+
+        links = self.links.to_dict()
+
+        request_id = self.request_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "data": data,
+                "links": links,
+                "request_id": request_id,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.account_data import AccountData
+        from ..models.account_response_links import AccountResponseLinks
+
+        d = dict(src_dict)
+        data = AccountData.from_dict(d.pop("data"))
+
+        links = AccountResponseLinks.from_dict(d.pop("links"))
+
+        request_id = d.pop("request_id")
+
+        account_response = cls(
+            data=data,
+            links=links,
+            request_id=request_id,
+        )
+
+        account_response.additional_properties = d
+        return account_response
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class DeviceTokenJsonBodyGrantType(StrEnum):
+    URNIETFPARAMSOAUTHGRANT_TYPEDEVICE_CODE = (
+        "urn:ietf:params:oauth:grant-type:device_code"
+    )
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class GetLegacyImageSize(StrEnum):
+    LARGE = "large"
+    MEDIUM = "medium"
+    SMALL = "small"
+    THUMB = "thumb"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class ImageRequestSizeType0(StrEnum):
+    LARGE = "large"
+    MEDIUM = "medium"
+    SMALL = "small"
+    THUMB = "thumb"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.catalog_summary import CatalogSummary
+    from ..models.color_option import ColorOption
+    from ..models.format_option import FormatOption
+    from ..models.options_document_links import OptionsDocumentLinks
+    from ..models.options_limits import OptionsLimits
+    from ..models.options_pricing import OptionsPricing
+    from ..models.sizes import Sizes
+    from ..models.view_option import ViewOption
+
+
+T = TypeVar("T", bound="OptionsDocument")
+
+
+@_attrs_define
+class OptionsDocument:
+    """The options document: every enumeration, size, price and limit.
+
+    Attributes:
+        catalog (CatalogSummary): What the options document says about the loaded catalog.
+        colors (list[ColorOption]):
+        formats (list[FormatOption]):
+        limits (OptionsLimits):
+        links (OptionsDocumentLinks): Where to go next: docs, errors, openapi, pricing, the endpoints.
+        pricing (OptionsPricing):
+        sizes (Sizes):
+        views (list[ViewOption]):
+    """
+
+    catalog: CatalogSummary
+    colors: list[ColorOption]
+    formats: list[FormatOption]
+    limits: OptionsLimits
+    links: OptionsDocumentLinks
+    pricing: OptionsPricing
+    sizes: Sizes
+    views: list[ViewOption]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        catalog = self.catalog.to_dict()
+
+        colors = []
+        for colors_item_data in self.colors:
+            colors_item = colors_item_data.to_dict()
+            colors.append(colors_item)
+
+        formats = []
+        for formats_item_data in self.formats:
+            formats_item = formats_item_data.to_dict()
+            formats.append(formats_item)
+
+        limits = self.limits.to_dict()
+
+        links = self.links.to_dict()
+
+        pricing = self.pricing.to_dict()
+
+        sizes = self.sizes.to_dict()
+
+        views = []
+        for views_item_data in self.views:
+            views_item = views_item_data.to_dict()
+            views.append(views_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "catalog": catalog,
+                "colors": colors,
+                "formats": formats,
+                "limits": limits,
+                "links": links,
+                "pricing": pricing,
+                "sizes": sizes,
+                "views": views,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.catalog_summary import CatalogSummary
+        from ..models.color_option import ColorOption
+        from ..models.format_option import FormatOption
+        from ..models.options_document_links import OptionsDocumentLinks
+        from ..models.options_limits import OptionsLimits
+        from ..models.options_pricing import OptionsPricing
+        from ..models.sizes import Sizes
+        from ..models.view_option import ViewOption
+
+        d = dict(src_dict)
+        catalog = CatalogSummary.from_dict(d.pop("catalog"))
+
+        colors = []
+        _colors = d.pop("colors")
+        for colors_item_data in _colors:
+            colors_item = ColorOption.from_dict(colors_item_data)
+
+            colors.append(colors_item)
+
+        formats = []
+        _formats = d.pop("formats")
+        for formats_item_data in _formats:
+            formats_item = FormatOption.from_dict(formats_item_data)
+
+            formats.append(formats_item)
+
+        limits = OptionsLimits.from_dict(d.pop("limits"))
+
+        links = OptionsDocumentLinks.from_dict(d.pop("links"))
+
+        pricing = OptionsPricing.from_dict(d.pop("pricing"))
+
+        sizes = Sizes.from_dict(d.pop("sizes"))
+
+        views = []
+        _views = d.pop("views")
+        for views_item_data in _views:
+            views_item = ViewOption.from_dict(views_item_data)
+
+            views.append(views_item)
+
+        options_document = cls(
+            catalog=catalog,
+            colors=colors,
+            formats=formats,
+            limits=limits,
+            links=links,
+            pricing=pricing,
+            sizes=sizes,
+            views=views,
+        )
+
+        options_document.additional_properties = d
+        return options_document
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
