@@ -3,7 +3,8 @@
 # render node's onnx feature on tiny generated models (ONNX Runtime and onnx
 # from PyPI in a venv); the black-box suite again on a throwaway PostgreSQL
 # server this script starts (and stops), where the store conformance suite and
-# the two-replica test also run; then schemathesis. An S3-compatible server
+# the two-replica test also run; then schemathesis; then the SDKs' drift
+# checks and live tests (sdk/test.sh). An S3-compatible server
 # (moto, from PyPI in a venv) runs throughout for the object-store tests.
 # Installs what is missing and says so.
 set -euo pipefail
@@ -105,3 +106,7 @@ VIS_TEST_BACKEND=postgres cargo test -p vis-tests --test blackbox --no-fail-fast
 
 # The running server against its own interface description (all checks).
 ./infra/schemathesis.sh
+
+# The SDKs: drift checks against docs/openapi.json, their live tests and the
+# document's code samples against a running server (docs/sdks.md).
+./sdk/test.sh
