@@ -201,8 +201,9 @@ pub enum KeysCmd {
         email: String,
         #[arg(long, default_value = "default")]
         name: String,
-        /// Comma-separated scopes (default: all three).
-        #[arg(long, default_value = "images:read,account:read,billing:write")]
+        /// Scopes, separated by commas or spaces (default: all three, as on
+        /// the dashboard and for device logins).
+        #[arg(long, default_value = crate::auth::DEFAULT_SCOPES)]
         scopes: String,
         /// Requests per minute (default 120).
         #[arg(long, default_value_t = DEFAULT_RATE_LIMIT_PER_MINUTE)]
