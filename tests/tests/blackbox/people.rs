@@ -805,6 +805,107 @@ async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
     assert_eq!(r.status(), 400);
 }
 
+/// An operator's command in a page's text (`control-plane keys …`).
+fn operator_command(html: &str) -> Option<&str> {
+    html.match_indices("control-plane")
+        .map(|(i, _)| &html[i..(i + 40).min(html.len())])
+        .find(|rest| {
+            rest["control-plane".len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c == ' ' || c == '<' || c == '&')
+        })
+}
+
+async fn device_code(app: &TestApp, client_name: &str) -> String {
+    let code: Value = app
+        .client
+        .post(app.url("/api/auth/device/code"))
+        .json(&json!({ "client_name": client_name }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    code["user_code"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn customer_pages_show_no_operator_commands_and_an_approved_device_says_back_to_the_terminal()
+{
+    let app = TestApp::spawn().await;
+    let pending = device_code(&app, "my laptop").await;
+    let denied = device_code(&app, "not mine").await;
+    let mut b = Browser::new(&app);
+    let mut pages = Vec::new();
+    let device = format!("/device?user_code={pending}");
+    for path in [
+        "/",
+        "/pricing",
+        "/playground",
+        "/docs/embeds",
+        "/docs/errors",
+        "/signin",
+        "/signup",
+        "/reset",
+        "/device",
+        "/device?user_code=ZZZZ-ZZZZ",
+        device.as_str(),
+    ] {
+        let (status, html, _) = b.page(path).await;
+        assert_eq!(status, 200, "{path}");
+        pages.push((format!("{path} (signed out)"), html));
+    }
+    b.sign_up("customer@example.com", PASSWORD).await;
+    for path in ["/dashboard", "/dashboard/credits", device.as_str()] {
+        let (status, html, _) = b.page(path).await;
+        assert_eq!(status, 200, "{path}");
+        pages.push((path.to_owned(), html));
+    }
+    // Approved, as the POST answers it and as the page shows it later.
+    let r = b
+        .submit(
+            &device,
+            "/device",
+            &[("user_code", pending.as_str()), ("decision", "approve")],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let approved = r.text().await.unwrap();
+    assert!(approved.contains("was approved"), "{approved}");
+    let (_, approved_later, _) = b.page(&device).await;
+    for html in [&approved, &approved_later] {
+        assert!(
+            html.contains("id=\"return-to-terminal\"") && html.contains("Return to your terminal"),
+            "the approved page sends the person back to the terminal: {html}"
+        );
+    }
+    pages.push(("/device (approved)".into(), approved));
+    pages.push(("/device (approved, later)".into(), approved_later));
+    let r = b
+        .submit(
+            &format!("/device?user_code={denied}"),
+            "/device",
+            &[("user_code", denied.as_str()), ("decision", "deny")],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let denied_page = r.text().await.unwrap();
+    assert!(denied_page.contains("was denied"), "{denied_page}");
+    assert!(!denied_page.contains("return-to-terminal"));
+    pages.push(("/device (denied)".into(), denied_page));
+    for (page, html) in &pages {
+        assert_eq!(
+            operator_command(html),
+            None,
+            "{page} shows an operator command"
+        );
+    }
+    // The check finds one where there is one.
+    assert!(operator_command("run <code>control-plane keys create</code>").is_some());
+}
+
 #[tokio::test]
 async fn a_signed_in_person_approves_a_device_code_and_the_device_gets_its_key() {
     let app = TestApp::spawn().await;
