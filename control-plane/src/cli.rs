@@ -256,6 +256,7 @@ pub enum CliError {
 }
 
 pub fn main() -> ExitCode {
+    quiet_headless_vulkan();
     let cli = Cli::parse();
     init_tracing(matches!(cli.command, Command::Serve));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -286,6 +287,17 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Keeps Mesa's Wayland probe out of the log on a host with no session
+/// (`vis_render::gpu::headless_vulkan_env` says why and when).
+#[allow(unsafe_code)]
+fn quiet_headless_vulkan() {
+    if let Some((name, value)) = vis_render::gpu::headless_vulkan_env(|k| std::env::var_os(k)) {
+        // SAFETY: first thing in `main`, before the runtime or anything else
+        // starts a thread, so nothing reads the environment concurrently.
+        unsafe { std::env::set_var(name, value) };
+    }
+}
+
 fn init_tracing(serving: bool) {
     let default = if serving { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -301,9 +313,14 @@ fn init_tracing(serving: bool) {
                 .parse()
                 .expect("valid directive"),
         );
+    // Colour only for a person at a terminal: a file, a pipe or journald
+    // gets plain text.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .try_init();
 }
 

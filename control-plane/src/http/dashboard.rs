@@ -154,9 +154,9 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
         Err(redirect) => return redirect,
     };
     let sealed = web::cookie(&headers, flash::COOKIE);
-    let shown = sealed.zip(web::cookie(&headers, web::SESSION_COOKIE)).and_then(
-        |(value, session)| flash::open(&state.web, session, value, now_millis()),
-    );
+    let shown = sealed
+        .zip(web::cookie(&headers, web::SESSION_COOKIE))
+        .and_then(|(value, session)| flash::open(&state.web, session, value, now_millis()));
     let once = match shown {
         Some(flash::Shown::Key { name, key }) => Once {
             new_key: Some((name, key)),

@@ -404,8 +404,7 @@ pub fn catalog() -> Vec<Tool> {
 /// A tool error carrying a problem document (spec §7 shape); `call` gives
 /// it the API's `type` URI and a `request_id`.
 fn problem(status: u16, detail: String, param: Option<&str>) -> CallToolResult {
-    let title = axum::http::StatusCode::from_u16(status)
-        .map_or("Error", crate::error::title_for);
+    let title = axum::http::StatusCode::from_u16(status).map_or("Error", crate::error::title_for);
     let mut doc = json!({ "title": title, "status": status, "detail": detail });
     if let Some(p) = param {
         doc["param"] = json!(p);
@@ -437,13 +436,7 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
         if value.is_null() && !a.required {
             continue;
         }
-        let bad = |what: &str| {
-            problem(
-                400,
-                format!("{} must be {what}", a.name),
-                Some(a.name),
-            )
-        };
+        let bad = |what: &str| problem(400, format!("{} must be {what}", a.name), Some(a.name));
         let value = match (a.kind, value) {
             (Kind::Int, Value::String(s)) => s
                 .trim()
@@ -560,11 +553,7 @@ async fn dispatch(
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
     let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
-        return Ok(problem(
-            404,
-            format!("no tool named {name}"),
-            Some("name"),
-        ));
+        return Ok(problem(404, format!("no tool named {name}"), Some("name")));
     };
     let args = match coerce(&spec, arguments) {
         Ok(a) => a,
@@ -633,11 +622,7 @@ async fn dispatch(
             )
             .await?,
         ),
-        _ => problem(
-            404,
-            format!("no tool named {name}"),
-            Some("name"),
-        ),
+        _ => problem(404, format!("no tool named {name}"), Some("name")),
     })
 }
 

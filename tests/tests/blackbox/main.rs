@@ -22,5 +22,6 @@ mod people;
 mod prewarm;
 mod replicas;
 mod resolve;
+mod server_log;
 mod store_conformance;
 mod vehicles;

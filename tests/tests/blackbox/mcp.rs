@@ -363,7 +363,10 @@ async fn resolve_vehicle_params_are_a_valid_get_image_input() {
             let declared = &schema["properties"][name];
             assert!(declared.is_object(), "{query}: get_image takes no {name}");
             if let Some(allowed) = declared["enum"].as_array() {
-                assert!(allowed.contains(value), "{query}: {name}={value} not in {allowed:?}");
+                assert!(
+                    allowed.contains(value),
+                    "{query}: {name}={value} not in {allowed:?}"
+                );
             }
         }
         let image = tool(&app, &key, "get_image", params.clone()).await;
@@ -388,7 +391,12 @@ async fn mcp_tool_errors_carry_the_api_problem_type_uris() {
             400,
             Some("colour"),
         ),
-        ("get_image", json!({ "make": "toyota", "model": "camry" }), 400, Some("year")),
+        (
+            "get_image",
+            json!({ "make": "toyota", "model": "camry" }),
+            400,
+            Some("year"),
+        ),
         (
             "get_image",
             json!({ "make": "toyota", "model": "camry", "year": "soon" }),
@@ -414,14 +422,20 @@ async fn mcp_tool_errors_carry_the_api_problem_type_uris() {
             format!("{}/docs/errors#{status}", app.base_url),
             "{name} {arguments}: {doc}"
         );
-        let title = if status == 400 { "Bad Request" } else { "Not Found" };
+        let title = if status == 400 {
+            "Bad Request"
+        } else {
+            "Not Found"
+        };
         assert_eq!(doc["title"], title, "{doc}");
-        assert!(doc["request_id"].as_str().is_some_and(|id| !id.is_empty()), "{doc}");
+        assert!(
+            doc["request_id"].as_str().is_some_and(|id| !id.is_empty()),
+            "{doc}"
+        );
         if let Some(p) = param {
             assert_eq!(doc["param"], p, "{doc}");
         }
-        let text: Value =
-            serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+        let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(&text, doc, "the text is the same document");
     }
 }

@@ -570,7 +570,11 @@ async fn dashboard_create_forms_redirect_to_a_page_that_shows_the_secret_once() 
     assert!(location.starts_with("/dashboard"), "{location}");
     assert!(!location.starts_with("/dashboard/keys"), "{location}");
     let posted = all_headers(&r);
-    let sealed = b.cookies.get("vis_once").cloned().expect("the show-once cookie");
+    let sealed = b
+        .cookies
+        .get("vis_once")
+        .cloned()
+        .expect("the show-once cookie");
     let set = posted
         .lines()
         .find(|l| l.starts_with("set-cookie: vis_once="))
@@ -692,7 +696,14 @@ async fn keys_from_the_dashboard_the_cli_and_device_login_get_the_same_default_s
 
     // The operator command without --scopes.
     let out = app
-        .cli(&["keys", "create", "--email", "scopes@example.com", "--name", "cli"])
+        .cli(&[
+            "keys",
+            "create",
+            "--email",
+            "scopes@example.com",
+            "--name",
+            "cli",
+        ])
         .await
         .unwrap();
     let cli_key = out.lines().last().unwrap().trim().to_owned();
@@ -710,9 +721,15 @@ async fn keys_from_the_dashboard_the_cli_and_device_login_get_the_same_default_s
         .await
         .unwrap();
     let user_code = code["user_code"].as_str().unwrap();
-    app.cli(&["device", "approve", user_code, "--email", "scopes@example.com"])
-        .await
-        .unwrap();
+    app.cli(&[
+        "device",
+        "approve",
+        user_code,
+        "--email",
+        "scopes@example.com",
+    ])
+    .await
+    .unwrap();
     let token: Value = app
         .client
         .post(app.url("/api/auth/device/token"))
