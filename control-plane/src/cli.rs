@@ -324,6 +324,30 @@ fn init_tracing(serving: bool) {
         .try_init();
 }
 
+/// Operator commands work on the service's data: pointed at a directory
+/// with no SQLite database (a typo, the wrong working directory), they
+/// refuse instead of creating an empty one. `serve` and `migrate` create it.
+fn no_fresh_database(config: &Config) -> Result<(), CliError> {
+    let url = config.database_url.expose();
+    let Some(rest) = url.strip_prefix("sqlite:") else {
+        return Ok(());
+    };
+    let path = rest.strip_prefix("//").unwrap_or(rest);
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.starts_with(":memory:") || url.contains("mode=memory") {
+        return Ok(());
+    }
+    if std::path::Path::new(path).exists() {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "no database in {dir} ({path} does not exist). Point --data-dir (VIS_DATA_DIR) or \
+         --database-url (VIS_DATABASE_URL) at the service's data, or create a database there \
+         with `control-plane migrate --data-dir {dir}` (`serve` creates one too).",
+        dir = config.data_dir.display(),
+    )))
+}
+
 /// Runs one command; returns what it prints on stdout.
 pub async fn run(cli: Cli) -> Result<String, CliError> {
     let config = Config::load(&cli.overrides)?;
@@ -342,8 +366,12 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
                 "migrations applied",
             ))
         }
-        Command::Prewarm(cmd) => prewarm::prewarm(&config, cmd, cli.json).await,
+        Command::Prewarm(cmd) => {
+            no_fresh_database(&config)?;
+            prewarm::prewarm(&config, cmd, cli.json).await
+        }
         other => {
+            no_fresh_database(&config)?;
             let store = app::open_store(&config).await?;
             let result = operate(&store, other, cli.json, &config.render).await;
             store.close().await;
@@ -743,6 +771,8 @@ async fn operate(
                     .map(|f| json!({ "variant": f.variant, "revision": f.revision, "state": f.state, "reports": f.reports, "flagged_at": f.flagged_at, "resolved_at": f.resolved_at, "reasons": f.reasons }))
                     .collect();
                 let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else if flags.is_empty() {
+                out.push_str("no flagged renders: no render has had enough bad reports\n");
             } else {
                 for f in flags {
                     let _ = writeln!(
