@@ -12,6 +12,7 @@ mod feedback;
 mod hardening;
 mod idempotency;
 mod images;
+mod infra;
 mod ledger_model;
 mod mcp;
 mod memory;
