@@ -336,6 +336,13 @@ async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
         "the approval",
     )
     .await;
+    assert!(
+        text_of(&c, "#return-to-terminal")
+            .await
+            .contains("Return to your terminal"),
+        "the approved page sends the person back to the terminal"
+    );
+    check_page(&c, &base, "/device", "device-approved").await;
     let token = app
         .client
         .post(app.url("/api/auth/device/token"))
