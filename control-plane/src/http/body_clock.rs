@@ -46,7 +46,7 @@ pub async fn clock_bodies(State(clocks): State<BodyClocks>, req: Request, next: 
         return next.run(req).await;
     }
     let fired = Arc::new(AtomicBool::new(false));
-    let req = req.map(|inner| ClockedBody::new(inner, clocks, &fired));
+    let req = req.map(|inner| ClockedBody::wrap(inner, clocks, &fired));
     let response = next.run(req).await;
     if !fired.load(Ordering::Acquire) {
         return response;
@@ -69,7 +69,7 @@ struct ClockedBody {
 
 impl ClockedBody {
     /// `inner` under both clocks, started now; `fired` is set when one fires.
-    fn new(inner: Body, clocks: BodyClocks, fired: &Arc<AtomicBool>) -> Body {
+    fn wrap(inner: Body, clocks: BodyClocks, fired: &Arc<AtomicBool>) -> Body {
         Body::new(ClockedBody {
             inner,
             pause: clocks.pause,
@@ -163,7 +163,7 @@ mod tests {
             total: Duration::from_millis(total_ms),
         };
         let fired = Arc::new(AtomicBool::new(false));
-        (ClockedBody::new(inner, clocks, &fired), fired)
+        (ClockedBody::wrap(inner, clocks, &fired), fired)
     }
 
     #[tokio::test]

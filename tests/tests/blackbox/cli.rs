@@ -218,7 +218,9 @@ async fn operator_commands_refuse_a_data_directory_without_a_database() {
         &["renders", "flagged"],
         &["budget", "show"],
         &["status"],
-        &["prewarm", "--make", "kia", "--models", "rio", "--years", "2018"],
+        &[
+            "prewarm", "--make", "kia", "--models", "rio", "--years", "2018",
+        ],
     ] {
         let refused = vis_tests::operator(&data, &url, args)
             .await
@@ -235,13 +237,18 @@ async fn operator_commands_refuse_a_data_directory_without_a_database() {
         assert!(!db.exists(), "{args:?} created {}", db.display());
     }
     // `migrate` creates it; then the commands work.
-    let out = vis_tests::operator(&data, &url, &["migrate"]).await.unwrap();
+    let out = vis_tests::operator(&data, &url, &["migrate"])
+        .await
+        .unwrap();
     assert!(out.contains("migrations applied"), "{out}");
     assert!(db.exists());
     let out = vis_tests::operator(&data, &url, &["renders", "flagged"])
         .await
         .unwrap();
-    assert!(out.contains("no flagged renders"), "says there are none: {out:?}");
+    assert!(
+        out.contains("no flagged renders"),
+        "says there are none: {out:?}"
+    );
     let out = vis_tests::operator(&data, &url, &["--json", "renders", "flagged"])
         .await
         .unwrap();
