@@ -8,5 +8,8 @@ source infra/lib.sh
 ensure_rust
 # The in-process render node draws with wgpu; without a GPU it uses Mesa's lavapipe.
 ensure_packages ca-certificates mesa-vulkan-drivers
-cargo build --release --quiet -p control-plane
+# Cargo's own progress stays on: the first release build takes minutes.
+echo "infra: building control-plane (release; the first build takes several minutes, later ones seconds)" >&2
+cargo build --release -p control-plane
+echo "infra: starting control-plane serve (data in ./data; Ctrl-C stops it)" >&2
 exec "$CARGO_TARGET_DIR/release/control-plane" serve "$@"

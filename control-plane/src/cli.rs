@@ -202,8 +202,9 @@ pub enum KeysCmd {
         email: String,
         #[arg(long, default_value = "default")]
         name: String,
-        /// Comma-separated scopes (default: all three).
-        #[arg(long, default_value = "images:read,account:read,billing:write")]
+        /// Scopes, separated by commas or spaces (default: all three, as on
+        /// the dashboard and for device logins).
+        #[arg(long, default_value = crate::auth::DEFAULT_SCOPES)]
         scopes: String,
         /// Requests per minute (default 120).
         #[arg(long, default_value_t = DEFAULT_RATE_LIMIT_PER_MINUTE)]
@@ -256,6 +257,7 @@ pub enum CliError {
 }
 
 pub fn main() -> ExitCode {
+    quiet_headless_vulkan();
     let cli = Cli::parse();
     init_tracing(matches!(cli.command, Command::Serve));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -286,6 +288,17 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Keeps Mesa's Wayland probe out of the log on a host with no session
+/// (`vis_render::gpu::headless_vulkan_env` says why and when).
+#[allow(unsafe_code)]
+fn quiet_headless_vulkan() {
+    if let Some((name, value)) = vis_render::gpu::headless_vulkan_env(|k| std::env::var_os(k)) {
+        // SAFETY: first thing in `main`, before the runtime or anything else
+        // starts a thread, so nothing reads the environment concurrently.
+        unsafe { std::env::set_var(name, value) };
+    }
+}
+
 fn init_tracing(serving: bool) {
     let default = if serving { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -301,10 +314,39 @@ fn init_tracing(serving: bool) {
                 .parse()
                 .expect("valid directive"),
         );
+    // Colour only for a person at a terminal: a file, a pipe or journald
+    // gets plain text.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .try_init();
+}
+
+/// Operator commands work on the service's data: pointed at a directory
+/// with no SQLite database (a typo, the wrong working directory), they
+/// refuse instead of creating an empty one. `serve` and `migrate` create it.
+fn no_fresh_database(config: &Config) -> Result<(), CliError> {
+    let url = config.database_url.expose();
+    let Some(rest) = url.strip_prefix("sqlite:") else {
+        return Ok(());
+    };
+    let path = rest.strip_prefix("//").unwrap_or(rest);
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.starts_with(":memory:") || url.contains("mode=memory") {
+        return Ok(());
+    }
+    if std::path::Path::new(path).exists() {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "no database in {dir} ({path} does not exist). Point --data-dir (VIS_DATA_DIR) or \
+         --database-url (VIS_DATABASE_URL) at the service's data, or create a database there \
+         with `control-plane migrate --data-dir {dir}` (`serve` creates one too).",
+        dir = config.data_dir.display(),
+    )))
 }
 
 /// Runs one command; returns what it prints on stdout.
@@ -325,8 +367,12 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
                 "migrations applied",
             ))
         }
-        Command::Prewarm(cmd) => prewarm::prewarm(&config, cmd, cli.json).await,
+        Command::Prewarm(cmd) => {
+            no_fresh_database(&config)?;
+            prewarm::prewarm(&config, cmd, cli.json).await
+        }
         other => {
+            no_fresh_database(&config)?;
             let store = app::open_store(&config).await?;
             // Credits move only through the ledger, here as in the server.
             let ledger = crate::billing::Ledger::start(
@@ -735,6 +781,8 @@ async fn operate(
                     .map(|f| json!({ "variant": f.variant, "revision": f.revision, "state": f.state, "reports": f.reports, "flagged_at": f.flagged_at, "resolved_at": f.resolved_at, "reasons": f.reasons }))
                     .collect();
                 let _ = writeln!(out, "{}", serde_json::Value::from(list));
+            } else if flags.is_empty() {
+                out.push_str("no flagged renders: no render has had enough bad reports\n");
             } else {
                 for f in flags {
                     let _ = writeln!(

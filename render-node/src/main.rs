@@ -179,7 +179,19 @@ fn attach_refine(renderer: Renderer, args: &RefineArgs) -> anyhow::Result<Render
     Ok(renderer)
 }
 
+/// Keeps Mesa's Wayland probe out of the log on a host with no session
+/// (`vis_render::gpu::headless_vulkan_env` says why and when).
+#[allow(unsafe_code)]
+fn quiet_headless_vulkan() {
+    if let Some((name, value)) = vis_render::gpu::headless_vulkan_env(|k| std::env::var_os(k)) {
+        // SAFETY: first thing in `main`, before anything starts a thread, so
+        // nothing reads the environment concurrently.
+        unsafe { std::env::set_var(name, value) };
+    }
+}
+
 fn main() -> anyhow::Result<()> {
+    quiet_headless_vulkan();
     let cli = Cli::parse();
     let slots = match &cli.cmd {
         Cmd::Run { slots, .. } => (*slots).max(1) as usize,
@@ -210,6 +222,10 @@ fn main() -> anyhow::Result<()> {
                         .unwrap_or_else(|_| "info".into()),
                 )
                 .with_writer(std::io::stderr)
+                .with_ansi(
+                    std::io::IsTerminal::is_terminal(&std::io::stderr())
+                        && std::env::var_os("NO_COLOR").is_none(),
+                )
                 .init();
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -280,7 +280,31 @@ async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
     assert!(key.starts_with("vis_"), "{key}");
     let r = app.get_with_key("/api/v1/account", &key).await;
     assert_eq!(r.status(), 200);
+    // Redirected after the POST: the address is the dashboard's, not the
+    // form's (which answers only POST), and holds no secret.
+    let url = c.current_url().await.unwrap();
+    assert_eq!(url.path(), "/dashboard", "{url}");
+    assert!(!url.as_str().contains(&key[4..]), "{url}");
     check_page(&c, &base, "/dashboard", "dashboard-new-key").await;
+    // A reload shows the key no more and creates no other.
+    c.refresh().await.unwrap();
+    wait_until(
+        &c,
+        "return document.readyState === 'complete' && !document.getElementById('new-key-value');",
+        30,
+        "the reloaded dashboard without the key",
+    )
+    .await;
+    let rows: i64 = c
+        .execute(
+            "return [...document.querySelectorAll('#keys tbody tr')].filter(r => r.innerText.includes('Browser key')).length;",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_i64()
+        .unwrap();
+    assert_eq!(rows, 1, "one key, however often the page is reloaded");
 
     // A command line asks for a key; the person approves its code.
     let code: serde_json::Value = app
@@ -312,6 +336,13 @@ async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
         "the approval",
     )
     .await;
+    assert!(
+        text_of(&c, "#return-to-terminal")
+            .await
+            .contains("Return to your terminal"),
+        "the approved page sends the person back to the terminal"
+    );
+    check_page(&c, &base, "/device", "device-approved").await;
     let token = app
         .client
         .post(app.url("/api/auth/device/token"))

@@ -39,6 +39,11 @@ impl Scope {
     }
 }
 
+/// The scopes of a new key whoever makes it: the dashboard's form checks
+/// these, `control-plane keys create` takes them when `--scopes` is not
+/// given, and a device login's key has them (spec §5: all three).
+pub const DEFAULT_SCOPES: &str = "images:read account:read billing:write";
+
 /// A set of scopes, stored as space-separated names.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Scopes(Vec<Scope>);
@@ -46,6 +51,11 @@ pub struct Scopes(Vec<Scope>);
 impl Scopes {
     pub fn all() -> Scopes {
         Scopes(Scope::ALL.to_vec())
+    }
+
+    /// [`DEFAULT_SCOPES`].
+    pub fn new_key_default() -> Scopes {
+        Scopes::parse(DEFAULT_SCOPES).expect("DEFAULT_SCOPES are scope names")
     }
 
     /// Parses names separated by commas or spaces; unknown names are an error
@@ -163,6 +173,11 @@ mod tests {
         ] {
             assert!(ApiKey::parse(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn new_keys_get_every_scope_by_default() {
+        assert_eq!(Scopes::new_key_default(), Scopes::all());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use minijinja::context;
 use serde::Serialize;
 
+use super::flash;
 use super::web::{self, FormFields};
 use crate::app::AppState;
 use crate::auth::{ApiKey, Scope, Scopes};
@@ -145,13 +146,56 @@ fn chart(days: &[DayUsage], today: i64) -> (Vec<Bar>, Totals) {
     (bars, totals)
 }
 
-/// `GET /dashboard`.
+/// `GET /dashboard`: with the show-once cookie a create form set
+/// (`flash.rs`), the new key or partner secret once; the cookie is deleted.
 pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let account = match web::require_signed_in(&state, &headers, "/dashboard").await {
         Ok(a) => a,
         Err(redirect) => return redirect,
     };
-    show(&state, &headers, &account, StatusCode::OK, Once::default()).await
+    let sealed = web::cookie(&headers, flash::COOKIE);
+    let shown = sealed
+        .zip(web::cookie(&headers, web::SESSION_COOKIE))
+        .and_then(|(value, session)| flash::open(&state.web, session, value, now_millis()));
+    let once = match shown {
+        Some(flash::Shown::Key { name, key }) => Once {
+            new_key: Some((name, key)),
+            ..Once::default()
+        },
+        Some(flash::Shown::Partner { id, secret }) => Once {
+            new_partner: Some((id, secret)),
+            ..Once::default()
+        },
+        None => Once::default(),
+    };
+    let r = show(&state, &headers, &account, StatusCode::OK, once).await;
+    if sealed.is_some() {
+        web::with_cookies(r, &[flash::clear_cookie(&state.web)])
+    } else {
+        r
+    }
+}
+
+/// The 303 after a create form: to the dashboard, which shows `shown` once
+/// (post/redirect/get: a reload creates nothing, and no secret is in a URL).
+fn show_once_after_redirect(
+    state: &AppState,
+    headers: &HeaderMap,
+    shown: flash::Shown,
+    anchor: &str,
+) -> Response {
+    let to = format!("/dashboard#{anchor}");
+    match web::cookie(headers, web::SESSION_COOKIE) {
+        Some(session) => {
+            let value = flash::seal(&state.web, session, shown, now_millis());
+            web::with_cookies(
+                web::see_other(&to),
+                &[flash::set_cookie(&state.web, &value)],
+            )
+        }
+        // Signed in without a session cookie cannot happen; show nothing.
+        None => web::see_other(&to),
+    }
 }
 
 async fn show(
@@ -264,6 +308,7 @@ async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value,
         })
         .collect();
     let scopes: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+    let default_scopes = Scopes::new_key_default().names();
     Ok(context! {
         balance => balance,
         balance_usd => format!("{:.2}", balance as f64 / CREDITS_PER_DOLLAR as f64),
@@ -274,7 +319,7 @@ async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value,
         live_keys => keys.iter().filter(|k| k.revoked_at.is_none()).map(|k| context! { id => k.id, name => k.name }).collect::<Vec<_>>(),
         partners => partner_rows,
         urls => url_rows,
-        scopes,
+        scopes, default_scopes,
     })
 }
 
@@ -290,7 +335,8 @@ async fn signed_in_form(
     Ok((account, form))
 }
 
-/// `POST /dashboard/keys`: a new key with a name and chosen scopes, shown once.
+/// `POST /dashboard/keys`: a new key with a name and chosen scopes; 303 to
+/// the dashboard, which shows it once.
 pub async fn create_key(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -344,11 +390,11 @@ pub async fn create_key(
     if let Err(e) = created {
         return ApiError::from(e).into_response();
     }
-    let once = Once {
-        new_key: Some((name, key.expose().to_owned())),
-        ..Once::default()
+    let shown = flash::Shown::Key {
+        name,
+        key: key.expose().to_owned(),
     };
-    show(&state, &headers, &account, StatusCode::CREATED, once).await
+    show_once_after_redirect(&state, &headers, shown, "new-key")
 }
 
 /// `POST /dashboard/keys/revoke`: revokes one of the account's keys (and
@@ -386,7 +432,7 @@ fn not_yours(state: &AppState, headers: &HeaderMap, what: &str) -> Response {
 }
 
 /// `POST /dashboard/partners`: a partner secret under one of the
-/// account's live keys, shown once.
+/// account's live keys; 303 to the dashboard, which shows it once.
 pub async fn create_partner(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -408,11 +454,11 @@ pub async fn create_partner(
     let secret = crate::embeds::partners::generate_secret();
     match state.store.create_partner(key_id, &secret).await {
         Ok(partner) => {
-            let once = Once {
-                new_partner: Some((partner.id, secret)),
-                ..Once::default()
+            let shown = flash::Shown::Partner {
+                id: partner.id,
+                secret,
             };
-            show(&state, &headers, &account, StatusCode::CREATED, once).await
+            show_once_after_redirect(&state, &headers, shown, "new-partner")
         }
         Err(StoreError::NotFound(_)) => not_yours(&state, &headers, "live key"),
         Err(e) => ApiError::from(e).into_response(),

@@ -342,7 +342,7 @@ async fn exchange(state: &AppState, req: Request) -> Result<Response, ApiError> 
                 ));
             };
             let key = ApiKey::generate();
-            let scopes = Scopes::all();
+            let scopes = Scopes::new_key_default();
             let delivered = state
                 .store
                 .deliver_device_key(

@@ -13,6 +13,7 @@ pub mod docs;
 pub mod events;
 pub mod extract;
 pub mod feedback;
+pub mod flash;
 pub mod health;
 pub mod image_urls;
 pub mod images;

@@ -68,6 +68,14 @@ impl Web {
             if self.secure { "; Secure" } else { "" }
         )
     }
+
+    /// An `HttpOnly` `Set-Cookie` value sent only to pages under `path`.
+    pub fn cookie_at(&self, path: &str, name: &str, value: &str, max_age_secs: i64) -> String {
+        format!(
+            "{name}={value}; Path={path}; Max-Age={max_age_secs}; SameSite=Lax; HttpOnly{}",
+            if self.secure { "; Secure" } else { "" }
+        )
+    }
 }
 
 /// The address the connection came from ("unknown" when the server was

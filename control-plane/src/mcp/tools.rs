@@ -54,6 +54,7 @@ const VIEWS: [&str; 6] = [
     "rear",
     "rear-3-4",
 ];
+const SIZES: [&str; 4] = ["thumb", "small", "medium", "large"];
 const COLORS: [&str; 15] = [
     "white", "black", "gray", "silver", "blue", "red", "green", "brown", "beige", "tan", "orange",
     "yellow", "gold", "burgundy", "purple",
@@ -122,6 +123,12 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
             integer(1, 1024, "Height in pixels of the box (optional)."),
         ));
         args.push(arg(
+            "size",
+            Kind::Str,
+            false,
+            json!({ "type": "string", "enum": SIZES, "description": "A size preset instead of width: thumb 256, small 512, medium 768, large 1024 pixels (ignored when width or height is given). resolve_vehicle's params may carry one." }),
+        ));
+        args.push(arg(
             "format",
             Kind::Str,
             false,
@@ -151,7 +158,7 @@ fn specs() -> Vec<Spec> {
             "view": { "type": "string", "enum": VIEWS }, "color": { "type": "string", "enum": COLORS },
             "width": { "type": "integer", "minimum": 1, "maximum": 1024 },
             "height": { "type": "integer", "minimum": 1, "maximum": 1024 },
-            "size": { "type": "string", "enum": ["thumb", "small", "medium", "large"] },
+            "size": { "type": "string", "enum": SIZES },
             "format": { "type": "string", "enum": ["png", "webp", "jpg"] },
         },
         "required": ["make", "model", "year"],
@@ -394,10 +401,11 @@ pub fn catalog() -> Vec<Tool> {
         .collect()
 }
 
-/// A tool error carrying a problem document (spec §7 shape).
-fn problem(status: u16, title: &str, detail: String, param: Option<&str>) -> CallToolResult {
-    let mut doc =
-        json!({ "type": "about:blank", "title": title, "status": status, "detail": detail });
+/// A tool error carrying a problem document (spec §7 shape); `call` gives
+/// it the API's `type` URI and a `request_id`.
+fn problem(status: u16, detail: String, param: Option<&str>) -> CallToolResult {
+    let title = axum::http::StatusCode::from_u16(status).map_or("Error", crate::error::title_for);
+    let mut doc = json!({ "title": title, "status": status, "detail": detail });
     if let Some(p) = param {
         doc["param"] = json!(p);
     }
@@ -419,7 +427,6 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
             if a.required {
                 return Err(problem(
                     400,
-                    "Bad Request",
                     format!("{} is required", a.name),
                     Some(a.name),
                 ));
@@ -429,14 +436,7 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
         if value.is_null() && !a.required {
             continue;
         }
-        let bad = |what: &str| {
-            problem(
-                400,
-                "Bad Request",
-                format!("{} must be {what}", a.name),
-                Some(a.name),
-            )
-        };
+        let bad = |what: &str| problem(400, format!("{} must be {what}", a.name), Some(a.name));
         let value = match (a.kind, value) {
             (Kind::Int, Value::String(s)) => s
                 .trim()
@@ -466,7 +466,6 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
         let known: Vec<&str> = spec.args.iter().map(|a| a.name).collect();
         return Err(problem(
             400,
-            "Bad Request",
             format!(
                 "unknown argument {unknown}; this tool takes: {}",
                 known.join(", ")
@@ -495,7 +494,7 @@ fn query_of(args: &JsonObject, names: &[(&str, &str)]) -> String {
 /// content, or the problem document as a tool error.
 fn json_result(reply: super::Reply) -> CallToolResult {
     let body: Value = serde_json::from_slice(&reply.body).unwrap_or_else(|_| {
-        json!({ "title": "Unexpected answer", "status": reply.status.as_u16(), "detail": String::from_utf8_lossy(&reply.body) })
+        json!({ "title": crate::error::title_for(reply.status), "status": reply.status.as_u16(), "detail": String::from_utf8_lossy(&reply.body) })
     });
     if !reply.status.is_success() {
         return failure(body);
@@ -526,7 +525,7 @@ pub async fn call(
 /// the tools to use instead of the API's paths.
 fn in_tool_words(doc: &mut Value, base_url: &str) {
     let status = doc["status"].as_u64().unwrap_or(500);
-    if doc.get("type").is_none() {
+    if doc.get("type").is_none_or(|t| t == "about:blank") {
         doc["type"] = json!(format!("{base_url}/docs/errors#{status}"));
     }
     if doc.get("request_id").is_none() {
@@ -554,12 +553,7 @@ async fn dispatch(
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
     let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
-        return Ok(problem(
-            404,
-            "Not Found",
-            format!("no tool named {name}"),
-            Some("name"),
-        ));
+        return Ok(problem(404, format!("no tool named {name}"), Some("name")));
     };
     let args = match coerce(&spec, arguments) {
         Ok(a) => a,
@@ -628,12 +622,7 @@ async fn dispatch(
             )
             .await?,
         ),
-        _ => problem(
-            404,
-            "Not Found",
-            format!("no tool named {name}"),
-            Some("name"),
-        ),
+        _ => problem(404, format!("no tool named {name}"), Some("name")),
     })
 }
 
@@ -648,7 +637,10 @@ async fn get_image(
     args: &JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
     let mut args = args.clone();
-    args.entry("width").or_insert(json!(512));
+    // A size preset stands for the width; without either, 512.
+    if !args.contains_key("width") && !args.contains_key("size") {
+        args.insert("width".into(), json!(512));
+    }
     let query = query_of(
         &args,
         &[
@@ -659,6 +651,7 @@ async fn get_image(
             ("color", "color"),
             ("width", "w"),
             ("height", "h"),
+            ("size", "size"),
             ("format", "format"),
         ],
     );
@@ -675,7 +668,6 @@ async fn get_image(
             super::idempotent::Prepared::Conflict => {
                 return Ok(problem(
                     409,
-                    "Conflict",
                     "This idempotency_key was used with other arguments in the last 24 hours. Use a new key for a new request.".into(),
                     Some("idempotency_key"),
                 ));
@@ -683,7 +675,6 @@ async fn get_image(
             super::idempotent::Prepared::InProgress => {
                 let mut refused = problem(
                     503,
-                    "Service Unavailable",
                     "Another get_image call with this idempotency_key is still working (a cold render can take up to two minutes). Call again with the same idempotency_key in a few seconds: it is never billed twice.".into(),
                     Some("idempotency_key"),
                 );

@@ -202,3 +202,63 @@ async fn cli_emails_are_normalised_like_sign_up() {
         "{err}"
     );
 }
+
+/// Issue 30: an operator command pointed at a directory with no database
+/// (the wrong working directory, a typo) says so instead of creating an
+/// empty one; `migrate` creates it.
+#[tokio::test]
+async fn operator_commands_refuse_a_data_directory_without_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let db = data.join("vis.db");
+    let url = format!("sqlite://{}?mode=rwc", db.display());
+    for args in [
+        &["accounts", "create", "--email", "new@example.com"][..],
+        &["keys", "list", "--email", "new@example.com"],
+        &["renders", "flagged"],
+        &["budget", "show"],
+        &["status"],
+        &[
+            "prewarm", "--make", "kia", "--models", "rio", "--years", "2018",
+        ],
+    ] {
+        let refused = vis_tests::operator(&data, &url, args)
+            .await
+            .expect_err("refused");
+        let message = refused.to_string();
+        assert!(
+            message.contains(&data.display().to_string()),
+            "{args:?}: names the directory: {message}"
+        );
+        assert!(
+            message.contains("control-plane migrate"),
+            "{args:?}: says how to create one: {message}"
+        );
+        assert!(!db.exists(), "{args:?} created {}", db.display());
+    }
+    // `migrate` creates it; then the commands work.
+    let out = vis_tests::operator(&data, &url, &["migrate"])
+        .await
+        .unwrap();
+    assert!(out.contains("migrations applied"), "{out}");
+    assert!(db.exists());
+    let out = vis_tests::operator(&data, &url, &["renders", "flagged"])
+        .await
+        .unwrap();
+    assert!(
+        out.contains("no flagged renders"),
+        "says there are none: {out:?}"
+    );
+    let out = vis_tests::operator(&data, &url, &["--json", "renders", "flagged"])
+        .await
+        .unwrap();
+    assert_eq!(out.trim(), "[]", "JSON stays a list");
+    let out = vis_tests::operator(
+        &data,
+        &url,
+        &["accounts", "create", "--email", "new@example.com"],
+    )
+    .await
+    .unwrap();
+    assert!(out.contains("100 credits"), "{out}");
+}

@@ -327,3 +327,115 @@ async fn malformed_json_is_a_400_naming_the_body() {
         assert!(p["detail"].as_str().unwrap().contains("body"), "{p}");
     }
 }
+
+/// The tools' input schemas, by name, as `tools/list` gives them.
+async fn input_schemas(app: &TestApp, key: &str) -> Value {
+    let body = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {} });
+    let r = post(app, &body).bearer_auth(key).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    let mut out = json!({});
+    for t in v["result"]["tools"].as_array().unwrap() {
+        out[t["name"].as_str().unwrap()] = t["inputSchema"].clone();
+    }
+    out
+}
+
+/// Issue 30: what resolve_vehicle answers is get_image's input as it stands,
+/// size preset included.
+#[tokio::test]
+async fn resolve_vehicle_params_are_a_valid_get_image_input() {
+    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    let key = app.key_for("resolve-mcp@example.com", 20, &[]).await;
+    let schema = input_schemas(&app, &key).await["get_image"].clone();
+    for (query, width) in [
+        ("red 2019 camry from behind, large", 1024),
+        ("2019 camry side profile thumbnail webp", 256),
+        ("blue 2019 toyota camry 300px jpeg", 300),
+        ("silver 2019 camry", 512),
+    ] {
+        let resolved = tool(&app, &key, "resolve_vehicle", json!({ "query": query })).await;
+        assert_ne!(resolved["isError"], json!(true), "{query}: {resolved}");
+        let params = resolved["structuredContent"]["data"]["params"].clone();
+        // Every member is an argument get_image declares, of its type and
+        // within its enum.
+        for (name, value) in params.as_object().unwrap() {
+            let declared = &schema["properties"][name];
+            assert!(declared.is_object(), "{query}: get_image takes no {name}");
+            if let Some(allowed) = declared["enum"].as_array() {
+                assert!(
+                    allowed.contains(value),
+                    "{query}: {name}={value} not in {allowed:?}"
+                );
+            }
+        }
+        let image = tool(&app, &key, "get_image", params.clone()).await;
+        assert_ne!(image["isError"], json!(true), "{query}: {params} → {image}");
+        let got = &image["structuredContent"];
+        assert_eq!(got["width"], width, "{query}: {got}");
+        assert_eq!(got["vehicle"]["model"], "camry", "{query}: {got}");
+    }
+}
+
+/// Issue 30: a tool's own refusal is the API's problem document, `type`
+/// URI included, like the errors it passes on from the API.
+#[tokio::test]
+async fn mcp_tool_errors_carry_the_api_problem_type_uris() {
+    let app = TestApp::spawn().await;
+    let key = app.key_for("types-mcp@example.com", 5, &[]).await;
+    let cases = [
+        // Refused by the tool before any API call.
+        (
+            "get_image",
+            json!({ "make": "toyota", "model": "camry", "year": 2019, "colour": "red" }),
+            400,
+            Some("colour"),
+        ),
+        (
+            "get_image",
+            json!({ "make": "toyota", "model": "camry" }),
+            400,
+            Some("year"),
+        ),
+        (
+            "get_image",
+            json!({ "make": "toyota", "model": "camry", "year": "soon" }),
+            400,
+            Some("year"),
+        ),
+        ("no_such_tool", json!({}), 404, None),
+        // Passed on from the API.
+        (
+            "get_image",
+            json!({ "make": "toyota", "model": "camry", "year": 2019, "width": 5000 }),
+            400,
+            Some("w"),
+        ),
+    ];
+    for (name, arguments, status, param) in cases {
+        let r = tool(&app, &key, name, arguments.clone()).await;
+        assert_eq!(r["isError"], json!(true), "{name} {arguments}: {r}");
+        let doc = &r["structuredContent"];
+        assert_eq!(doc["status"], status, "{doc}");
+        assert_eq!(
+            doc["type"],
+            format!("{}/docs/errors#{status}", app.base_url),
+            "{name} {arguments}: {doc}"
+        );
+        let title = if status == 400 {
+            "Bad Request"
+        } else {
+            "Not Found"
+        };
+        assert_eq!(doc["title"], title, "{doc}");
+        assert!(
+            doc["request_id"].as_str().is_some_and(|id| !id.is_empty()),
+            "{doc}"
+        );
+        if let Some(p) = param {
+            assert_eq!(doc["param"], p, "{doc}");
+        }
+        let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(&text, doc, "the text is the same document");
+    }
+}

@@ -462,8 +462,8 @@ async fn the_dashboard_makes_keys_with_chosen_scopes_shown_once_and_revokes_them
             &[("name", "Reader"), ("scope", "account:read")],
         )
         .await;
-    assert_eq!(r.status(), 201);
-    let html = r.text().await.unwrap();
+    assert_eq!(r.status(), 303);
+    let (_, html, _) = b.page(&header(&r, "location")).await;
     let key = html
         .split("id=\"new-key-value\">")
         .nth(1)
@@ -535,6 +535,225 @@ async fn the_dashboard_makes_keys_with_chosen_scopes_shown_once_and_revokes_them
     );
 }
 
+/// Every header of a response, as `name: value` lines.
+fn all_headers(r: &reqwest::Response) -> String {
+    r.headers()
+        .iter()
+        .map(|(k, v)| format!("{k}: {}\n", v.to_str().unwrap_or("")))
+        .collect()
+}
+
+/// The text of the element with `id` (up to its first `<`).
+fn text_of(html: &str, id: &str) -> Option<String> {
+    html.split(&format!("id=\"{id}\">"))
+        .nth(1)
+        .map(|rest| rest[..rest.find('<').unwrap()].to_owned())
+}
+
+#[tokio::test]
+async fn dashboard_create_forms_redirect_to_a_page_that_shows_the_secret_once() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.sign_up("prg@example.com", PASSWORD).await;
+    let count = |listed: &str, what: &str| listed.lines().filter(|l| l.contains(what)).count();
+
+    // A key: 303 to a page (not the form's address, which only takes POST).
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/keys",
+            &[("name", "Laptop"), ("scope", "account:read")],
+        )
+        .await;
+    assert_eq!(r.status(), 303, "post/redirect/get");
+    let location = header(&r, "location");
+    assert!(location.starts_with("/dashboard"), "{location}");
+    assert!(!location.starts_with("/dashboard/keys"), "{location}");
+    let posted = all_headers(&r);
+    let sealed = b
+        .cookies
+        .get("vis_once")
+        .cloned()
+        .expect("the show-once cookie");
+    let set = posted
+        .lines()
+        .find(|l| l.starts_with("set-cookie: vis_once="))
+        .unwrap();
+    for attr in ["HttpOnly", "Path=/dashboard", "Max-Age=120", "SameSite=Lax"] {
+        assert!(set.contains(attr), "{set}");
+    }
+    let r = b.get(&location).await;
+    assert_eq!(r.status(), 200, "the redirect lands on a page");
+    let shown_headers = all_headers(&r);
+    assert!(
+        shown_headers.contains("set-cookie: vis_once=; Path=/dashboard; Max-Age=0"),
+        "the page that shows it deletes it: {shown_headers}"
+    );
+    let html = r.text().await.unwrap();
+    let key = text_of(&html, "new-key-value").expect("the new key is shown");
+    assert!(key.starts_with("vis_"), "{key}");
+    assert!(
+        !posted.contains(&key) && !posted.contains(&key[4..]),
+        "the key is in no URL or header in the clear: {posted}"
+    );
+    assert_eq!(
+        app.get_with_key("/api/v1/account", &key).await.status(),
+        200
+    );
+    // A reload shows it no more and creates nothing.
+    for _ in 0..2 {
+        let (status, html, _) = b.page(&location).await;
+        assert_eq!(status, 200);
+        assert!(!html.contains(&key), "shown once");
+        assert!(text_of(&html, "new-key-value").is_none());
+    }
+    let listed = app
+        .cli(&["keys", "list", "--email", "prg@example.com"])
+        .await
+        .unwrap();
+    assert_eq!(count(&listed, "Laptop"), 1, "{listed}");
+    // The sealed cookie opens for its own session only.
+    let mut other = Browser::new(&app);
+    let r = other
+        .submit(
+            "/signin",
+            "/signin",
+            &[("email", "prg@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    other.cookies.insert("vis_once".into(), sealed.clone());
+    let (status, html, _) = other.page("/dashboard").await;
+    assert_eq!(status, 200);
+    assert!(!html.contains(&key), "another session cannot open it");
+    // A value changed by the browser's side opens nothing.
+    b.cookies.insert("vis_once".into(), format!("{sealed}x"));
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(!html.contains(&key), "a tampered value shows nothing");
+
+    // A partner secret: the same.
+    let key_id = html
+        .split("name=\"key_id\" value=\"")
+        .nth(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+        .unwrap();
+    let r = b
+        .submit(
+            "/dashboard",
+            "/dashboard/partners",
+            &[("key_id", key_id.as_str())],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let location = header(&r, "location");
+    assert!(location.starts_with("/dashboard"), "{location}");
+    assert!(!location.starts_with("/dashboard/partners"), "{location}");
+    let posted = all_headers(&r);
+    let (status, html, _) = b.page(&location).await;
+    assert_eq!(status, 200);
+    let secret = text_of(&html, "new-partner-value").expect("the new secret is shown");
+    assert!(secret.len() >= 32, "{secret}");
+    assert!(!posted.contains(&secret), "{posted}");
+    let (_, html, _) = b.page(&location).await;
+    assert!(!html.contains(&secret), "shown once");
+    let listed = app
+        .cli(&["partners", "list", "--email", "prg@example.com"])
+        .await
+        .unwrap();
+    assert_eq!(count(&listed, "active"), 1, "{listed}");
+}
+
+/// The scopes `key` carries, as `GET /api/v1/account` says.
+async fn scopes_of(app: &TestApp, key: &str) -> Value {
+    let r = app.get_with_key("/api/v1/account", key).await;
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    body["data"]["key"]["scopes"].clone()
+}
+
+#[tokio::test]
+async fn keys_from_the_dashboard_the_cli_and_device_login_get_the_same_default_scopes() {
+    let app = TestApp::spawn().await;
+    // The dashboard: the form as a person sends it without touching the
+    // boxes (the ones the page checks).
+    let mut b = Browser::new(&app);
+    b.sign_up("scopes@example.com", PASSWORD).await;
+    let (_, html, _) = b.page("/dashboard").await;
+    let checked: Vec<String> = html
+        .split("<input type=\"checkbox\" name=\"scope\" value=\"")
+        .skip(1)
+        .filter(|rest| rest[..rest.find('>').unwrap()].contains(" checked"))
+        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+        .collect();
+    assert!(!checked.is_empty(), "the form checks some scopes");
+    let mut fields = vec![("name", "From the dashboard")];
+    fields.extend(checked.iter().map(|s| ("scope", s.as_str())));
+    let r = b.submit("/dashboard", "/dashboard/keys", &fields).await;
+    assert_eq!(r.status(), 303);
+    let (_, html, _) = b.page(&header(&r, "location")).await;
+    let dashboard_key = text_of(&html, "new-key-value").expect("the new key is shown");
+    let from_dashboard = scopes_of(&app, &dashboard_key).await;
+
+    // The operator command without --scopes.
+    let out = app
+        .cli(&[
+            "keys",
+            "create",
+            "--email",
+            "scopes@example.com",
+            "--name",
+            "cli",
+        ])
+        .await
+        .unwrap();
+    let cli_key = out.lines().last().unwrap().trim().to_owned();
+    let from_cli = scopes_of(&app, &cli_key).await;
+
+    // Device login, approved by the operator.
+    let code: Value = app
+        .client
+        .post(app.url("/api/auth/device/code"))
+        .json(&json!({ "client_name": "terminal" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let user_code = code["user_code"].as_str().unwrap();
+    app.cli(&[
+        "device",
+        "approve",
+        user_code,
+        "--email",
+        "scopes@example.com",
+    ])
+    .await
+    .unwrap();
+    let token: Value = app
+        .client
+        .post(app.url("/api/auth/device/token"))
+        .json(&json!({ "device_code": code["device_code"] }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let device_key = token["access_token"].as_str().expect("a key").to_owned();
+    let from_device = scopes_of(&app, &device_key).await;
+    let said: Vec<&str> = token["scope"].as_str().unwrap().split(' ').collect();
+
+    assert_eq!(from_dashboard, from_cli, "dashboard and CLI");
+    assert_eq!(from_cli, from_device, "CLI and device login");
+    assert_eq!(json!(said), from_device, "the token response says the same");
+    assert_eq!(
+        from_device,
+        json!(["images:read", "account:read", "billing:write"]),
+        "spec §4: a device login's key has all three"
+    );
+}
+
 #[tokio::test]
 async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
     let app = TestApp::spawn().await;
@@ -547,7 +766,7 @@ async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
             &[("name", "Site"), ("scope", "images:read")],
         )
         .await;
-    assert_eq!(r.status(), 201);
+    assert_eq!(r.status(), 303);
     let (_, html, _) = b.page("/dashboard").await;
     let key_id = html
         .split("name=\"key_id\" value=\"")
@@ -561,8 +780,8 @@ async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
             &[("key_id", key_id.as_str())],
         )
         .await;
-    assert_eq!(r.status(), 201);
-    let html = r.text().await.unwrap();
+    assert_eq!(r.status(), 303);
+    let (_, html, _) = b.page(&header(&r, "location")).await;
     let secret = html
         .split("id=\"new-partner-value\">")
         .nth(1)
@@ -601,6 +820,107 @@ async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
         )
         .await;
     assert_eq!(r.status(), 400);
+}
+
+/// An operator's command in a page's text (`control-plane keys …`).
+fn operator_command(html: &str) -> Option<&str> {
+    html.match_indices("control-plane")
+        .map(|(i, _)| &html[i..(i + 40).min(html.len())])
+        .find(|rest| {
+            rest["control-plane".len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c == ' ' || c == '<' || c == '&')
+        })
+}
+
+async fn device_code(app: &TestApp, client_name: &str) -> String {
+    let code: Value = app
+        .client
+        .post(app.url("/api/auth/device/code"))
+        .json(&json!({ "client_name": client_name }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    code["user_code"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn customer_pages_show_no_operator_commands_and_an_approved_device_says_back_to_the_terminal()
+{
+    let app = TestApp::spawn().await;
+    let pending = device_code(&app, "my laptop").await;
+    let denied = device_code(&app, "not mine").await;
+    let mut b = Browser::new(&app);
+    let mut pages = Vec::new();
+    let device = format!("/device?user_code={pending}");
+    for path in [
+        "/",
+        "/pricing",
+        "/playground",
+        "/docs/embeds",
+        "/docs/errors",
+        "/signin",
+        "/signup",
+        "/reset",
+        "/device",
+        "/device?user_code=ZZZZ-ZZZZ",
+        device.as_str(),
+    ] {
+        let (status, html, _) = b.page(path).await;
+        assert_eq!(status, 200, "{path}");
+        pages.push((format!("{path} (signed out)"), html));
+    }
+    b.sign_up("customer@example.com", PASSWORD).await;
+    for path in ["/dashboard", "/dashboard/credits", device.as_str()] {
+        let (status, html, _) = b.page(path).await;
+        assert_eq!(status, 200, "{path}");
+        pages.push((path.to_owned(), html));
+    }
+    // Approved, as the POST answers it and as the page shows it later.
+    let r = b
+        .submit(
+            &device,
+            "/device",
+            &[("user_code", pending.as_str()), ("decision", "approve")],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let approved = r.text().await.unwrap();
+    assert!(approved.contains("was approved"), "{approved}");
+    let (_, approved_later, _) = b.page(&device).await;
+    for html in [&approved, &approved_later] {
+        assert!(
+            html.contains("id=\"return-to-terminal\"") && html.contains("Return to your terminal"),
+            "the approved page sends the person back to the terminal: {html}"
+        );
+    }
+    pages.push(("/device (approved)".into(), approved));
+    pages.push(("/device (approved, later)".into(), approved_later));
+    let r = b
+        .submit(
+            &format!("/device?user_code={denied}"),
+            "/device",
+            &[("user_code", denied.as_str()), ("decision", "deny")],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let denied_page = r.text().await.unwrap();
+    assert!(denied_page.contains("was denied"), "{denied_page}");
+    assert!(!denied_page.contains("return-to-terminal"));
+    pages.push(("/device (denied)".into(), denied_page));
+    for (page, html) in &pages {
+        assert_eq!(
+            operator_command(html),
+            None,
+            "{page} shows an operator command"
+        );
+    }
+    // The check finds one where there is one.
+    assert!(operator_command("run <code>control-plane keys create</code>").is_some());
 }
 
 #[tokio::test]
