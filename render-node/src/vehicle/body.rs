@@ -687,6 +687,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let glass_rows = n_glass; // quads 1..glass_rows are glass rows
     let pillar_w = if p.length > 8.0 { 0.025 } else { 0.05 };
     let rows_ref = &rows;
+    // A convertible is drawn with its fabric top up (the published height
+    // is the top's): a black roof and rear quarters over the glass.
+    let soft_top = spec.cabin == Cabin::Open && !open;
     let contrast = p.cues.features.has(Feature::ContrastRoof) && !open;
     let glass_roof = p.cues.features.has(Feature::GlassRoof) && !open;
     mesh.grid(
@@ -716,6 +719,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             if contrast && i + 1 >= glass_rows {
                 return Some((Material::Roof, [0.0, 0.0]));
             }
+            if soft_top && (i + 1 >= glass_rows || (in_glass && matches!(seg, 3 | 5))) {
+                return Some((Material::Trim, [0.0, 0.0]));
+            }
             // A glass roof: one canopy from the windshield over the cap to
             // the rear glass; only the roof rails along the sides are paint.
             if glass_roof
@@ -741,7 +747,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 _ => {
                     let u = along;
                     let _ = a;
-                    if u < spec.side_glass[0] || u > spec.side_glass[1] {
+                    if soft_top && u < spec.side_glass[0] {
+                        Material::Trim
+                    } else if u < spec.side_glass[0] || u > spec.side_glass[1] {
                         Material::Paint
                     } else if spec.pillars.iter().any(|pp| (u - pp).abs() < pillar_w) {
                         Material::Trim
@@ -874,33 +882,14 @@ pub fn build_car(p: &Params) -> Mesh {
     let mut mesh = Mesh::default();
     let lower = Lower::new(p);
     let spec = &p.spec;
-    let open = spec.cabin == Cabin::Open;
+    // Convertibles are drawn with the top up (see `greenhouse`).
     let pillars = if spec.cabin == Cabin::None {
         Vec::new()
     } else {
-        greenhouse(&mut mesh, &lower, open)
+        greenhouse(&mut mesh, &lower, false)
     };
-    // Door lines: behind the front arch, at the B-pillars, before the rear arch.
-    let mut gaps = Vec::new();
-    if spec.doors > 0 {
-        let front_door = lower.fa - lower.arch_r - 0.06;
-        gaps.push(front_door);
-        if spec.doors >= 4 {
-            if let Some(b) = pillars.first() {
-                gaps.push(*b);
-            }
-            gaps.push(lower.ra + lower.arch_r + 0.05);
-        } else if spec.doors == 3 {
-            if let Some(b) = pillars.first() {
-                gaps.push(*b);
-            }
-            gaps.push(lower.ra + lower.arch_r + 0.25);
-        } else {
-            gaps.push(front_door - 1.05 - 0.15 * p.era);
-        }
-    }
-    let interior = open.then_some((lower.ra + lower.arch_r * 0.6, lower.cowl - 0.05));
-    lower.build(&mut mesh, &gaps, interior);
+    let gaps = door_lines(p, &lower, &pillars);
+    lower.build(&mut mesh, &gaps, None);
 
     let hw = lower.hw;
     // Wheels.
@@ -967,10 +956,49 @@ pub fn build_car(p: &Params) -> Mesh {
     if p.cues.features.has(Feature::RoofRails) {
         roof_rails(&mut mesh, p, &lower);
     }
-    if open {
-        seats(&mut mesh, p, &lower);
-    }
     mesh
+}
+
+/// Door shut lines along x: behind the front arch, at the B-pillar, ahead
+/// of the rear arch (a two-door's one long door ends well ahead of it).
+fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
+    let spec = &p.spec;
+    let mut gaps = Vec::new();
+    if spec.doors > 0 {
+        let front_door = lower.fa - lower.arch_r - 0.06;
+        gaps.push(front_door);
+        if spec.doors >= 4 {
+            if let Some(b) = pillars.first() {
+                gaps.push(*b);
+            }
+            gaps.push(lower.ra + lower.arch_r + 0.05);
+        } else if spec.doors == 3 {
+            // A sliding side door behind the front door (a van without
+            // side glass has no B-pillar to start it at).
+            let b = pillars.first().copied().unwrap_or(front_door - 0.95);
+            gaps.push(b);
+            gaps.push((lower.ra + lower.arch_r + 0.25).min(b - 0.9));
+        } else {
+            gaps.push(front_door - 1.05 - 0.15 * p.era);
+        }
+    }
+    gaps
+}
+
+/// Side doors the body is drawn with (both sides): one door between each
+/// pair of neighbouring shut lines.
+pub fn door_count(p: &Params) -> u32 {
+    if p.shape == vis_protocol::BodyShape::Motorcycle {
+        return 0;
+    }
+    let lower = Lower::new(p);
+    let pillars = if p.spec.cabin == Cabin::None {
+        Vec::new()
+    } else {
+        greenhouse(&mut Mesh::default(), &lower, false)
+    };
+    let lines = door_lines(p, &lower, &pillars);
+    2 * lines.len().saturating_sub(1) as u32
 }
 
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
@@ -1032,30 +1060,6 @@ fn cargo_box(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
     }
 }
 
-fn seats(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
-    let x = lower.cowl - p.ws_run - 0.55;
-    let base = lower.surface_y(x, 0.3) - 0.04;
-    for side in [-1.0f32, 1.0] {
-        let z = side * lower.hw * 0.42;
-        mesh.rounded_box(
-            Vec3::new(x, base + 0.2, z),
-            Vec3::new(0.08, 0.28, 0.24),
-            4.0,
-            Material::Interior,
-        );
-        mesh.rounded_box(
-            Vec3::new(x - 0.02, base + 0.55, z),
-            Vec3::new(0.06, 0.09, 0.13),
-            3.0,
-            Material::Interior,
-        );
-    }
-}
-
-/// Draws a lamp (or any end patch) on both sides: `z0..z1` is the right
-/// side's span (z > 0); the left side is its mirror, with `u` mirrored so
-/// that `u` always runs from the centre line outwards.
-#[allow(clippy::too_many_arguments)]
 fn pair(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
