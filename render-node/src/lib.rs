@@ -63,8 +63,9 @@ pub struct RendererConfig {
     pub max_in_flight: usize,
     /// Load `models/*.toml` from here instead of the embedded copies.
     pub models_dir: Option<PathBuf>,
-    /// Width and height of every render in pixels: the service's source is
-    /// `SOURCE_PX` (1024); tests that render hundreds of vehicles use less.
+    /// Width and height of every render in pixels, rounded up to a
+    /// multiple of 64 (readback rows): the service's source is `SOURCE_PX`
+    /// (1024); tests that render hundreds of vehicles use less.
     pub size: u32,
 }
 
@@ -164,7 +165,7 @@ impl Renderer {
             None => vehicle::ModelLibrary::embedded(),
         };
         let gpu = gpu::Gpu::new()?;
-        let passes = passes::Passes::new(&gpu, config.size.max(16), config.max_in_flight);
+        let passes = passes::Passes::new(&gpu, config.size.max(64).next_multiple_of(64), config.max_in_flight);
         Ok(Renderer {
             gpu,
             passes,

@@ -32,10 +32,10 @@ use vis_render::image::Rgba;
 use vis_render::vehicle::{self, Generation, ModelLibrary, Params};
 use vis_render::{Renderer, RendererConfig, Subject};
 
-/// Render size: the silhouette's long side is 144 px, so 3% of a 1.2 m
-/// high saloon's ~38 px height is over four coverage steps (quarter
-/// pixels).
-const PX: u32 = 160;
+/// Render size (a multiple of 64, as readback rows must be): the
+/// silhouette's long side is ~173 px, so 3% of a 1.2 m high saloon's ~45 px
+/// height is over five coverage steps (quarter pixels).
+const PX: u32 = 192;
 const TOLERANCE: f64 = 0.03;
 
 fn renderer() -> &'static Renderer {
