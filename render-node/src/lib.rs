@@ -165,7 +165,11 @@ impl Renderer {
             None => vehicle::ModelLibrary::embedded(),
         };
         let gpu = gpu::Gpu::new()?;
-        let passes = passes::Passes::new(&gpu, config.size.max(64).next_multiple_of(64), config.max_in_flight);
+        let passes = passes::Passes::new(
+            &gpu,
+            config.size.max(64).next_multiple_of(64),
+            config.max_in_flight,
+        );
         Ok(Renderer {
             gpu,
             passes,

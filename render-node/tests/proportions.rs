@@ -116,7 +116,11 @@ fn wheel_centres(img: &Rgba, height_px: f64) -> Vec<f64> {
             run.push((x, w));
         } else if !run.is_empty() {
             let total: f64 = run.iter().map(|(_, w)| w).sum();
-            let c = run.iter().map(|(x, w)| (f64::from(*x) + 0.5) * w).sum::<f64>() / total;
+            let c = run
+                .iter()
+                .map(|(x, w)| (f64::from(*x) + 0.5) * w)
+                .sum::<f64>()
+                / total;
             // Ignore specks (a spare wheel's or step's lowest pixel).
             if total > 1.0 {
                 centres.push(c);
@@ -198,7 +202,10 @@ fn failures(g: &Generation, m: &Measured) -> Vec<String> {
         None => out.push(format!("{} wheel centres found, not 2", m.wheels)),
     }
     if m.doors != u32::from(g.cues.doors) {
-        out.push(format!("{} doors drawn, {} in the row", m.doors, g.cues.doors));
+        out.push(format!(
+            "{} doors drawn, {} in the row",
+            m.doors, g.cues.doors
+        ));
     }
     out
 }
@@ -207,7 +214,10 @@ fn failures(g: &Generation, m: &Measured) -> Vec<String> {
 fn every_curated_generation_holds_its_rows_proportions() {
     let lib = ModelLibrary::embedded();
     let gens: Vec<&Generation> = lib.identity().generations().collect();
-    assert!(gens.len() > 1000, "the identity data holds every generation");
+    assert!(
+        gens.len() > 1000,
+        "the identity data holds every generation"
+    );
     let mut report = Vec::new();
     for g in &gens {
         let m = measure(g, &lib);
@@ -219,8 +229,14 @@ fn every_curated_generation_holds_its_rows_proportions() {
                 g.model,
                 g.code,
                 g.from,
-                off(m.length_height, f64::from(g.length_mm) / f64::from(g.height_mm)) * 100.0,
-                off(m.width_height, f64::from(g.width_mm) / f64::from(g.height_mm)) * 100.0,
+                off(
+                    m.length_height,
+                    f64::from(g.length_mm) / f64::from(g.height_mm)
+                ) * 100.0,
+                off(
+                    m.width_height,
+                    f64::from(g.width_mm) / f64::from(g.height_mm)
+                ) * 100.0,
                 m.wheelbase_length
                     .map(|r| format!(
                         "{:+.1}%",

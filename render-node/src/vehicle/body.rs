@@ -519,7 +519,8 @@ fn snap_to_outline(
     if m.iter().all(|x| *x == m[0]) {
         return at;
     }
-    let centre = |(a, b): (usize, usize)| ((b as f32 + 0.5) / nu as f32, (a as f32 + 0.5) / nv as f32);
+    let centre =
+        |(a, b): (usize, usize)| ((b as f32 + 0.5) / nu as f32, (a as f32 + 0.5) / nv as f32);
     let (mut su, mut sv, mut n) = (0.0, 0.0, 0.0);
     for k in 0..4 {
         let (qa, qb) = (quads[k], quads[(k + 1) % 4]);
