@@ -16,37 +16,64 @@ pub use params::{ModelLibrary, Params};
 
 /// Builds the mesh of a resolved body. A body from real dimensions
 /// ([`Params::fit`]) is fitted to them: the built mesh is measured as its
-/// orthographic silhouettes would be ([`overall`]), and the difference
-/// (mostly what stands out of the loft: bumpers' and lamps' lift, spare
-/// wheels, wings, roof rails, flares) is taken off the parameters before
-/// the final build, so the silhouette holds the real length, width and
-/// height while the wheelbase and wheels stay as they are.
+/// orthographic silhouettes would show it ([`overall`]), and what stands out
+/// of the lofted body (bumpers' and lamps' lift, spare wheels, wings, roof
+/// rails, flares) is taken back by stretching or squeezing the overhangs
+/// beyond the wheel arches (length), everything above the belt (height)
+/// and the width, so the silhouette holds the real length, width and
+/// height while the wheelbase and the wheels' profile stay as derived.
+/// The corrections are a few centimetres: a few per cent of an overhang
+/// or a glasshouse.
 pub fn build(p: &Params) -> Mesh {
     if p.shape == BodyShape::Motorcycle {
         return motorcycle::build_motorcycle(p);
     }
-    let mesh = body::build_car(p);
-    let Some(target) = p.fit else {
-        return mesh;
-    };
-    let got = overall(&mesh, p.belt);
-    let mut q = p.clone();
-    q.length += target.length - got.length;
-    q.width += target.width - got.width;
-    let dh = target.height - got.height;
-    q.height += dh;
-    // The glasshouse takes the height change (roof rails, a crown).
-    if let Some(arc) = &mut q.arc {
-        arc.rise += dh;
+    let mut mesh = body::build_car(p);
+    if let Some(target) = p.fit {
+        fit(&mut mesh, p, target);
     }
-    let close = |a: f32, b: f32| (a - b).abs() < 0.002;
-    if close(got.length, target.length)
-        && close(got.width, target.width)
-        && close(got.height, target.height)
-    {
-        return mesh;
+    mesh
+}
+
+fn fit(mesh: &mut Mesh, p: &Params, target: params::Overall) {
+    let got = overall(mesh, p.belt);
+    let (lo, hi) = mesh.bounds();
+    // Length: the overhangs beyond the arches, each by its share.
+    let fa = p.length / 2.0 - p.front_overhang;
+    let ra = fa - p.wheelbase;
+    let reach = p.wheel_radius * 1.1;
+    let (f0, r0) = (fa + reach, ra - reach);
+    let (front, rear) = ((hi.x - f0).max(0.05), (r0 - lo.x).max(0.05));
+    let excess = got.length - target.length;
+    let kf = (front - excess * front / (front + rear)) / front;
+    let kr = (rear - excess * rear / (front + rear)) / rear;
+    // Height: everything above the belt.
+    let above = (got.height - p.belt).max(0.1);
+    let kh = (target.height - p.belt) / above;
+    let kw = target.width / got.width.max(0.1);
+    for v in &mut mesh.vertices {
+        let [x, y, z] = v.pos;
+        let mut s = [1.0f32, 1.0, kw];
+        let x = if x > f0 {
+            s[0] = kf;
+            f0 + (x - f0) * kf
+        } else if x < r0 {
+            s[0] = kr;
+            r0 + (x - r0) * kr
+        } else {
+            x
+        };
+        let y = if y > p.belt {
+            s[1] = kh;
+            p.belt + (y - p.belt) * kh
+        } else {
+            y
+        };
+        v.pos = [x, y, z * kw];
+        // Normals of a stretched surface: divided by the stretch.
+        let n = Vec3::from(v.normal) / Vec3::from(s);
+        v.normal = n.normalize_or_zero().to_array();
     }
-    body::build_car(&q)
 }
 
 /// A car mesh's overall length and height (its vertices' extents: what
