@@ -1138,6 +1138,10 @@ fn cargo_box(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
     }
 }
 
+/// Draws a lamp (or any end patch) on both sides: `z0..z1` is the right
+/// side's span (z > 0); the left side is its mirror, with `u` mirrored so
+/// that `u` always runs from the centre line outwards.
+#[allow(clippy::too_many_arguments)]
 fn pair(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
