@@ -70,6 +70,31 @@ fn benches(c: &mut Criterion) {
     }
     g.finish();
 
+    // The mesh alone (resolve, build, the fit's second build): the budget
+    // is 15 ms.
+    let mut g = c.benchmark_group("mesh");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    for (make, model, year) in [
+        ("bmw", "x5", 2020),
+        ("jeep", "wrangler", 2018),
+        ("porsche", "911", 2021),
+        ("subaru", "outback", 2020),
+    ] {
+        g.bench_function(BenchmarkId::new("build_fitted", model), |b| {
+            b.iter(|| {
+                let p = vis_render::vehicle::Params::resolve(
+                    renderer.models(),
+                    BodyShape::Sedan,
+                    make,
+                    model,
+                    year,
+                );
+                black_box(vis_render::vehicle::build(&p))
+            })
+        });
+    }
+    g.finish();
+
     let source = renderer
         .render_subject(&Subject {
             make: "bench",

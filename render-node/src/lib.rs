@@ -63,6 +63,10 @@ pub struct RendererConfig {
     pub max_in_flight: usize,
     /// Load `models/*.toml` from here instead of the embedded copies.
     pub models_dir: Option<PathBuf>,
+    /// Width and height of every render in pixels, rounded up to a
+    /// multiple of 64 (readback rows): the service's source is `SOURCE_PX`
+    /// (1024); tests that render hundreds of vehicles use less.
+    pub size: u32,
 }
 
 impl Default for RendererConfig {
@@ -70,6 +74,7 @@ impl Default for RendererConfig {
         RendererConfig {
             max_in_flight: 2,
             models_dir: None,
+            size: SOURCE_PX,
         }
     }
 }
@@ -160,7 +165,11 @@ impl Renderer {
             None => vehicle::ModelLibrary::embedded(),
         };
         let gpu = gpu::Gpu::new()?;
-        let passes = passes::Passes::new(&gpu, SOURCE_PX, config.max_in_flight);
+        let passes = passes::Passes::new(
+            &gpu,
+            config.size.max(64).next_multiple_of(64),
+            config.max_in_flight,
+        );
         Ok(Renderer {
             gpu,
             passes,
@@ -315,6 +324,46 @@ impl Renderer {
         Ok(self.draw(s, true)?.0)
     }
 
+    /// An orthographic elevation of the subject, as on an engineering
+    /// drawing: the same mesh and shading seen exactly along the view's
+    /// horizontal axis (no perspective, no camera elevation, no ground or
+    /// shadow), its bounding box centred with 5% margins. Side and front
+    /// elevations are what proportions are measured on
+    /// (`tests/proportions.rs`): their silhouettes are the vehicle's length,
+    /// width and height to scale.
+    pub fn render_elevation(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        Ok(self.render_elevations(s, &[s.view])?.remove(0))
+    }
+
+    /// [`Renderer::render_elevation`] in several views (the subject's own
+    /// view is ignored) from one mesh.
+    pub fn render_elevations(
+        &self,
+        s: &Subject<'_>,
+        views: &[View],
+    ) -> Result<Vec<Rgba>, RenderError> {
+        let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
+        let mesh = vehicle::build(&params);
+        let [r, g, b] = s.color.rgb();
+        let n = self.passes.size();
+        views
+            .iter()
+            .map(|view| {
+                let (view_proj, eye) = vehicle::elevation_camera(&mesh, *view);
+                let frame = passes::FrameParams {
+                    view_proj,
+                    eye,
+                    paint: [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b)],
+                    metallic: s.color.is_metallic(),
+                    flat_lit: false,
+                    ground: false,
+                };
+                let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
+                Ok(Rgba::new(n, n, pixels)?)
+            })
+            .collect()
+    }
+
     fn draw(
         &self,
         s: &Subject<'_>,
@@ -338,9 +387,11 @@ impl Renderer {
             paint: [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b)],
             metallic: s.color.is_metallic(),
             flat_lit,
+            ground: true,
         };
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
-        Ok((Rgba::new(SOURCE_PX, SOURCE_PX, pixels)?, mesh, view_proj))
+        let n = self.passes.size();
+        Ok((Rgba::new(n, n, pixels)?, mesh, view_proj))
     }
 }
 

@@ -75,6 +75,11 @@ enum Cmd {
         color: Color,
         #[arg(long, default_value = "sedan")]
         shape: BodyShape,
+        /// Draw an orthographic elevation (no perspective, no camera
+        /// elevation, no ground) instead of the studio camera: what the
+        /// proportion tests measure (docs/rendering.md, "Proportions").
+        #[arg(long)]
+        elevation: bool,
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -200,6 +205,7 @@ fn main() -> anyhow::Result<()> {
     let renderer = Renderer::new(RendererConfig {
         models_dir: cli.models_dir,
         max_in_flight: slots,
+        ..Default::default()
     })
     .context("starting the renderer")?;
     let renderer = attach_refine(renderer, &cli.refine)?;
@@ -247,13 +253,14 @@ fn main() -> anyhow::Result<()> {
             view,
             color,
             shape,
+            elevation,
             output,
         } => {
             let format = output_format(&output)?;
             let make = vis_protocol::slugify(&make).context("make")?;
             let model = vis_protocol::slugify(&model).context("model")?;
             let t = std::time::Instant::now();
-            let img = renderer.render_subject(&Subject {
+            let subject = Subject {
                 make: make.as_str(),
                 model: model.as_str(),
                 year,
@@ -261,7 +268,12 @@ fn main() -> anyhow::Result<()> {
                 color,
                 view,
                 variation: 0,
-            })?;
+            };
+            let img = if elevation {
+                renderer.render_elevation(&subject)?
+            } else {
+                renderer.render_subject(&subject)?
+            };
             write_image(&output, format, &img)?;
             eprintln!(
                 "render-node: wrote {} in {} ms",

@@ -117,7 +117,7 @@ fn corners_are_fully_transparent_on_every_shape_and_view() {
 }
 
 #[test]
-fn vehicle_bounding_box_is_inside_the_frame_margins() {
+fn vehicle_bounding_box_is_centred_inside_the_frame_margins() {
     for ((shape, view), img) in all_views() {
         let n = img.width as usize;
         let m = mask(img);
@@ -149,6 +149,13 @@ fn vehicle_bounding_box_is_inside_the_frame_margins() {
         assert!(
             y1 as f32 <= framing::BOTTOM * f + slack,
             "{shape} {view}: bottom {y1}"
+        );
+        // Centred on its bounding box, both ways: no car sits low with
+        // empty space above it.
+        let (cx, cy) = ((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0);
+        assert!(
+            (cx - f / 2.0).abs() <= slack && (cy - f / 2.0).abs() <= slack,
+            "{shape} {view}: bounding box centred at ({cx}, {cy}), not the frame's centre"
         );
         // The vehicle fills a real part of the frame. One scale serves all
         // six views of a vehicle, so end-on views of long vehicles are narrow.

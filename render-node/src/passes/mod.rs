@@ -49,6 +49,8 @@ pub struct FrameParams {
     /// Colour checks: paint in a uniform white studio of intensity 1, so the
     /// output is the paint through tone mapping.
     pub flat_lit: bool,
+    /// Draw the ground (the contact shadow); off for elevations.
+    pub ground: bool,
 }
 
 /// Per-frame textures; pooled so concurrent renders don't share them.
@@ -476,6 +478,11 @@ impl Passes {
         self.freed.notify_one();
     }
 
+    /// Width and height of every frame, pixels.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
     /// Draws one frame; returns straight-alpha RGBA8, `size` x `size`.
     pub fn draw(
         &self,
@@ -680,7 +687,8 @@ impl Passes {
             pass.set_bind_group(0, &main_bg, &[]);
             pass.set_vertex_buffer(0, vbuf.slice(..));
             pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..indices.len() as u32, 0, 0..1);
+            let first = if frame.ground { 0 } else { 6 };
+            pass.draw_indexed(first..indices.len() as u32, 0, 0..1);
         }
         let g = self.size.div_ceil(8);
         {

@@ -456,13 +456,19 @@ impl<'a> Lower<'a> {
         } else {
             (self.ra, self.xr - 0.01, -0.008 * scale)
         };
+        let cell = |i: usize, j: usize| {
+            let v = (i as f32 + 0.5) / nv as f32;
+            let u = (j as f32 + 0.5) / nu as f32;
+            mask(u, v)
+        };
         mesh.grid(
             nv + 1,
             nu + 1,
             false,
             |i, j| {
-                let y = y0 + (y1 - y0) * i as f32 / nv as f32;
-                let mut z = z0 + (z1 - z0) * j as f32 / nu as f32;
+                let (u, v) = snap_to_outline(&mask, &cell, (nu, nv), i, j);
+                let y = y0 + (y1 - y0) * v;
+                let mut z = z0 + (z1 - z0) * u;
                 // Pull points the section cannot hold (past the shoulder) inwards.
                 for _ in 0..40 {
                     if self.inside(from, y, z) {
@@ -488,6 +494,62 @@ impl<'a> Lower<'a> {
             },
         );
     }
+}
+
+/// A patch vertex moved onto the outline its quads' materials draw: where
+/// the quads around grid point (i, j) differ, the vertex moves to the mean
+/// of the points where the mask changes between neighbouring quads' centres
+/// (bisected), so a lamp's or grille's edge follows its shape instead of
+/// the grid's steps (which showed as stairs at 1024 px). Quads keep the
+/// materials of their centres. Returns (u, v) in 0..1.
+fn snap_to_outline(
+    mask: &impl Fn(f32, f32) -> Option<Material>,
+    cell: &impl Fn(usize, usize) -> Option<Material>,
+    (nu, nv): (usize, usize),
+    i: usize,
+    j: usize,
+) -> (f32, f32) {
+    let at = (j as f32 / nu as f32, i as f32 / nv as f32);
+    if i == 0 || j == 0 || i >= nv || j >= nu {
+        return at;
+    }
+    // Quad centres around the vertex: (row, col) offsets -1 or 0.
+    let quads = [(i - 1, j - 1), (i - 1, j), (i, j), (i, j - 1)];
+    let m = quads.map(|(a, b)| cell(a, b));
+    if m.iter().all(|x| *x == m[0]) {
+        return at;
+    }
+    let centre =
+        |(a, b): (usize, usize)| ((b as f32 + 0.5) / nu as f32, (a as f32 + 0.5) / nv as f32);
+    let (mut su, mut sv, mut n) = (0.0, 0.0, 0.0);
+    for k in 0..4 {
+        let (qa, qb) = (quads[k], quads[(k + 1) % 4]);
+        if m[k] == m[(k + 1) % 4] {
+            continue;
+        }
+        let (mut a, mut b) = (centre(qa), centre(qb));
+        let ma = m[k];
+        for _ in 0..8 {
+            let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            if mask(mid.0, mid.1) == ma {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        su += (a.0 + b.0) / 2.0;
+        sv += (a.1 + b.1) / 2.0;
+        n += 1.0;
+    }
+    if n == 0.0 {
+        return at;
+    }
+    // Stay inside the four quads (half a cell each way).
+    let (hu, hv) = (0.45 / nu as f32, 0.45 / nv as f32);
+    (
+        (su / n).clamp(at.0 - hu, at.0 + hu),
+        (sv / n).clamp(at.1 - hv, at.1 + hv),
+    )
 }
 
 /// The greenhouse: horizontal rounded-rectangle slices from the beltline to
@@ -686,7 +748,21 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     };
     let glass_rows = n_glass; // quads 1..glass_rows are glass rows
     let pillar_w = if p.length > 8.0 { 0.025 } else { 0.05 };
+    // A two-door car's long door ends at a thin pillar with a short rear
+    // quarter window behind it and a broad blind pillar after that: the
+    // side glass of a coupe, never a saloon's two equal windows.
+    let mut side_glass = spec.side_glass;
+    let mut pillars = spec.pillars.clone();
+    if spec.doors == 2 && matches!(spec.cabin, Cabin::ThreeBox | Cabin::Hatch | Cabin::Open) {
+        let (xc, a, _, _) = frame(&rows[1]);
+        let door = (door_rear(lower) - xc) / a.max(0.1);
+        pillars.push(door);
+        side_glass[0] = side_glass[0].max(door - 0.3);
+    }
     let rows_ref = &rows;
+    // A convertible is drawn with its fabric top up (the published height
+    // is the top's): a black roof and rear quarters over the glass.
+    let soft_top = spec.cabin == Cabin::Open && !open;
     let contrast = p.cues.features.has(Feature::ContrastRoof) && !open;
     let glass_roof = p.cues.features.has(Feature::GlassRoof) && !open;
     mesh.grid(
@@ -716,6 +792,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             if contrast && i + 1 >= glass_rows {
                 return Some((Material::Roof, [0.0, 0.0]));
             }
+            if soft_top && (i + 1 >= glass_rows || (in_glass && matches!(seg, 3 | 5))) {
+                return Some((Material::Trim, [0.0, 0.0]));
+            }
             // A glass roof: one canopy from the windshield over the cap to
             // the rear glass; only the roof rails along the sides are paint.
             if glass_roof
@@ -741,9 +820,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 _ => {
                     let u = along;
                     let _ = a;
-                    if u < spec.side_glass[0] || u > spec.side_glass[1] {
+                    if soft_top && u < side_glass[0] {
+                        Material::Trim
+                    } else if u < side_glass[0] || u > side_glass[1] {
                         Material::Paint
-                    } else if spec.pillars.iter().any(|pp| (u - pp).abs() < pillar_w) {
+                    } else if pillars.iter().any(|pp| (u - pp).abs() < pillar_w) {
                         Material::Trim
                     } else {
                         Material::Glass
@@ -874,33 +955,14 @@ pub fn build_car(p: &Params) -> Mesh {
     let mut mesh = Mesh::default();
     let lower = Lower::new(p);
     let spec = &p.spec;
-    let open = spec.cabin == Cabin::Open;
+    // Convertibles are drawn with the top up (see `greenhouse`).
     let pillars = if spec.cabin == Cabin::None {
         Vec::new()
     } else {
-        greenhouse(&mut mesh, &lower, open)
+        greenhouse(&mut mesh, &lower, false)
     };
-    // Door lines: behind the front arch, at the B-pillars, before the rear arch.
-    let mut gaps = Vec::new();
-    if spec.doors > 0 {
-        let front_door = lower.fa - lower.arch_r - 0.06;
-        gaps.push(front_door);
-        if spec.doors >= 4 {
-            if let Some(b) = pillars.first() {
-                gaps.push(*b);
-            }
-            gaps.push(lower.ra + lower.arch_r + 0.05);
-        } else if spec.doors == 3 {
-            if let Some(b) = pillars.first() {
-                gaps.push(*b);
-            }
-            gaps.push(lower.ra + lower.arch_r + 0.25);
-        } else {
-            gaps.push(front_door - 1.05 - 0.15 * p.era);
-        }
-    }
-    let interior = open.then_some((lower.ra + lower.arch_r * 0.6, lower.cowl - 0.05));
-    lower.build(&mut mesh, &gaps, interior);
+    let gaps = door_lines(p, &lower, &pillars);
+    lower.build(&mut mesh, &gaps, None);
 
     let hw = lower.hw;
     // Wheels.
@@ -967,10 +1029,54 @@ pub fn build_car(p: &Params) -> Mesh {
     if p.cues.features.has(Feature::RoofRails) {
         roof_rails(&mut mesh, p, &lower);
     }
-    if open {
-        seats(&mut mesh, p, &lower);
-    }
     mesh
+}
+
+/// Door shut lines along x: behind the front arch, at the B-pillar, ahead
+/// of the rear arch (a two-door's one long door ends well ahead of it).
+fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
+    let spec = &p.spec;
+    let mut gaps = Vec::new();
+    if spec.doors > 0 {
+        let front_door = lower.fa - lower.arch_r - 0.06;
+        gaps.push(front_door);
+        if spec.doors >= 4 {
+            if let Some(b) = pillars.first() {
+                gaps.push(*b);
+            }
+            gaps.push(lower.ra + lower.arch_r + 0.05);
+        } else if spec.doors == 3 {
+            // A sliding side door behind the front door (a van without
+            // side glass has no B-pillar to start it at).
+            let b = pillars.first().copied().unwrap_or(front_door - 0.95);
+            gaps.push(b);
+            gaps.push((lower.ra + lower.arch_r + 0.25).min(b - 0.9));
+        } else {
+            gaps.push(door_rear(lower));
+        }
+    }
+    gaps
+}
+
+/// A two-door car's door's rear shut line.
+fn door_rear(lower: &Lower<'_>) -> f32 {
+    lower.fa - lower.arch_r - 0.06 - 1.05 - 0.15 * lower.p.era
+}
+
+/// Side doors the body is drawn with (both sides): one door between each
+/// pair of neighbouring shut lines.
+pub fn door_count(p: &Params) -> u32 {
+    if p.shape == vis_protocol::BodyShape::Motorcycle {
+        return 0;
+    }
+    let lower = Lower::new(p);
+    let pillars = if p.spec.cabin == Cabin::None {
+        Vec::new()
+    } else {
+        greenhouse(&mut Mesh::default(), &lower, false)
+    };
+    let lines = door_lines(p, &lower, &pillars);
+    2 * lines.len().saturating_sub(1) as u32
 }
 
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
@@ -1028,26 +1134,6 @@ fn cargo_box(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
             Vec3::new(0.02, 0.1, 0.08),
             6.0,
             Material::TailLamp,
-        );
-    }
-}
-
-fn seats(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
-    let x = lower.cowl - p.ws_run - 0.55;
-    let base = lower.surface_y(x, 0.3) - 0.04;
-    for side in [-1.0f32, 1.0] {
-        let z = side * lower.hw * 0.42;
-        mesh.rounded_box(
-            Vec3::new(x, base + 0.2, z),
-            Vec3::new(0.08, 0.28, 0.24),
-            4.0,
-            Material::Interior,
-        );
-        mesh.rounded_box(
-            Vec3::new(x - 0.02, base + 0.55, z),
-            Vec3::new(0.06, 0.09, 0.13),
-            3.0,
-            Material::Interior,
         );
     }
 }

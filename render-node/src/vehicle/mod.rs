@@ -14,22 +14,95 @@ pub use identity::{Generation, IdentityLibrary};
 pub use mesh::{Material, Mesh, Vertex};
 pub use params::{ModelLibrary, Params};
 
-/// Builds the mesh of a resolved body.
+/// Builds the mesh of a resolved body. A body from real dimensions
+/// ([`Params::fit`]) is fitted to them: the built mesh is measured as its
+/// orthographic silhouettes would show it ([`overall`]), and what stands out
+/// of the lofted body (bumpers' and lamps' lift, spare wheels, wings, roof
+/// rails, flares) is taken back by stretching or squeezing the overhangs
+/// beyond the wheel arches (length), everything above the belt (height)
+/// and the width, so the silhouette holds the real length, width and
+/// height while the wheelbase and the wheels' profile stay as derived.
+/// The corrections are a few centimetres: a few per cent of an overhang
+/// or a glasshouse.
 pub fn build(p: &Params) -> Mesh {
     if p.shape == BodyShape::Motorcycle {
-        motorcycle::build_motorcycle(p)
-    } else {
-        body::build_car(p)
+        return motorcycle::build_motorcycle(p);
+    }
+    let mut mesh = body::build_car(p);
+    if let Some(target) = p.fit {
+        fit(&mut mesh, p, target);
+    }
+    mesh
+}
+
+fn fit(mesh: &mut Mesh, p: &Params, target: params::Overall) {
+    let got = overall(mesh, p.belt);
+    let (lo, hi) = mesh.bounds();
+    // Length: the overhangs beyond the arches, each by its share.
+    let fa = p.length / 2.0 - p.front_overhang;
+    let ra = fa - p.wheelbase;
+    let reach = p.wheel_radius * 1.1;
+    let (f0, r0) = (fa + reach, ra - reach);
+    let (front, rear) = ((hi.x - f0).max(0.05), (r0 - lo.x).max(0.05));
+    let excess = got.length - target.length;
+    let kf = (front - excess * front / (front + rear)) / front;
+    let kr = (rear - excess * rear / (front + rear)) / rear;
+    // Height: everything above the belt.
+    let above = (got.height - p.belt).max(0.1);
+    let kh = (target.height - p.belt) / above;
+    let kw = target.width / got.width.max(0.1);
+    for v in &mut mesh.vertices {
+        let [x, y, z] = v.pos;
+        let mut s = [1.0f32, 1.0, kw];
+        let x = if x > f0 {
+            s[0] = kf;
+            f0 + (x - f0) * kf
+        } else if x < r0 {
+            s[0] = kr;
+            r0 + (x - r0) * kr
+        } else {
+            x
+        };
+        let y = if y > p.belt {
+            s[1] = kh;
+            p.belt + (y - p.belt) * kh
+        } else {
+            y
+        };
+        v.pos = [x, y, z * kw];
+        // Normals of a stretched surface: divided by the stretch.
+        let n = Vec3::from(v.normal) / Vec3::from(s);
+        v.normal = n.normalize_or_zero().to_array();
+    }
+}
+
+/// A car mesh's overall length and height (its vertices' extents: what
+/// side and front elevations show) and its width without mirrors (the
+/// widest vertex more than 5 cm below the belt: mirrors sit above it, a
+/// big truck's dip to just under it).
+pub fn overall(mesh: &Mesh, belt: f32) -> params::Overall {
+    let (lo, hi) = mesh.bounds();
+    let width = mesh
+        .vertices
+        .iter()
+        .filter(|v| v.pos[1] < belt - 0.05)
+        .map(|v| v.pos[2].abs())
+        .fold(0.0f32, f32::max)
+        * 2.0;
+    params::Overall {
+        length: hi.x - lo.x,
+        width,
+        height: hi.y - lo.y.min(0.0),
     }
 }
 
 /// Framing constants (fractions of the frame, from the top-left corner).
 pub mod framing {
-    /// Image row of the ground point under the vehicle's centre.
-    pub const GROUND_ROW: f32 = 0.68;
-    /// Nothing of the vehicle above this row.
+    /// Nothing of the vehicle above this row; the vehicle's bounding box is
+    /// centred in the frame, so its height-limited views (front, rear of
+    /// tall vehicles) keep the same margin below (1 - TOP).
     pub const TOP: f32 = 0.10;
-    /// Nothing of the vehicle below this row (near wheels in 3/4 views).
+    /// Nothing of the vehicle below this row.
     pub const BOTTOM: f32 = 0.90;
     /// Nothing of the vehicle left of this column or right of 1 - SIDE.
     pub const SIDE: f32 = 0.04;
@@ -58,8 +131,8 @@ fn base_view_proj(view: View, extent: f32, target_y: f32) -> (Mat4, Vec3) {
 }
 
 /// Per-view cameras for one vehicle: one scale shared by all six views, so
-/// a vehicle keeps its size across views; each view centred horizontally
-/// with the ground point under the vehicle on the ground row.
+/// a vehicle keeps its size across views; each view centred on the
+/// vehicle's projected bounding box, horizontally and vertically.
 #[derive(Debug, Clone)]
 pub struct Framing {
     pub scale: f32,
@@ -72,25 +145,16 @@ impl Framing {
         let (lo, hi) = mesh.bounds();
         let extent = (hi - lo).max_element();
         let target_y = (hi.y + lo.y) * 0.4;
-        let pts: Vec<Vec3> = mesh
-            .vertices
-            .iter()
-            .step_by(7)
-            .map(|v| Vec3::from(v.pos))
-            .collect();
-        let g = 1.0 - 2.0 * framing::GROUND_ROW;
-        let top = 1.0 - 2.0 * framing::TOP;
-        let bottom = 1.0 - 2.0 * framing::BOTTOM;
-        let side = (1.0 - 2.0 * framing::SIDE) * fill.min(1.0);
+        let pts = silhouette_points(mesh);
+        let usable_h = 1.0 - 2.0 * framing::TOP;
+        let usable_w = (1.0 - 2.0 * framing::SIDE) * fill.min(1.0);
         let mut scale = f32::MAX;
         for view in View::ALL {
             let (vp, _) = base_view_proj(view, extent, target_y);
             let (x0, x1, y0, y1) = ndc_bounds(&vp, &pts);
-            let gy = project(&vp, Vec3::ZERO).y;
             scale = scale
-                .min(2.0 * side / (x1 - x0))
-                .min((top - g) / (y1 - gy).max(1e-3))
-                .min((g - bottom) / (gy - y0).max(1e-3));
+                .min(2.0 * usable_w / (x1 - x0))
+                .min(2.0 * usable_h / (y1 - y0).max(1e-3));
         }
         Framing {
             scale,
@@ -102,18 +166,10 @@ impl Framing {
     /// The view-projection (with the framing's zoom and shift) and eye.
     pub fn camera(&self, mesh: &Mesh, view: View) -> (Mat4, Vec3) {
         let (vp, eye) = base_view_proj(view, self.extent, self.target_y);
-        let pts: Vec<Vec3> = mesh
-            .vertices
-            .iter()
-            .step_by(7)
-            .map(|v| Vec3::from(v.pos))
-            .collect();
-        let (x0, x1, _, _) = ndc_bounds(&vp, &pts);
-        let gy = project(&vp, Vec3::ZERO).y;
-        let g = 1.0 - 2.0 * framing::GROUND_ROW;
+        let (x0, x1, y0, y1) = ndc_bounds(&vp, &silhouette_points(mesh));
         let s = self.scale;
         let tx = -s * (x0 + x1) / 2.0;
-        let ty = g - s * gy;
+        let ty = -s * (y0 + y1) / 2.0;
         let adjust = Mat4::from_cols(
             Vec4::new(s, 0.0, 0.0, 0.0),
             Vec4::new(0.0, s, 0.0, 0.0),
@@ -122,6 +178,13 @@ impl Framing {
         );
         (adjust * vp, eye)
     }
+}
+
+/// The points whose projection bounds the silhouette: every vertex (a
+/// sparse subset misses the extremes, and the bounding box must be exact
+/// for the margins to be).
+fn silhouette_points(mesh: &Mesh) -> Vec<Vec3> {
+    mesh.vertices.iter().map(|v| Vec3::from(v.pos)).collect()
 }
 
 fn project(vp: &Mat4, p: Vec3) -> Vec3 {
@@ -139,4 +202,38 @@ fn ndc_bounds(vp: &Mat4, pts: &[Vec3]) -> (f32, f32, f32, f32) {
         b.3 = b.3.max(n.y);
     }
     b
+}
+
+/// Margin around an elevation's bounding box, a fraction of the frame.
+pub const ELEVATION_MARGIN: f32 = 0.05;
+
+/// An orthographic camera looking along `view`'s horizontal direction at
+/// zero elevation (an engineering drawing's elevation), the mesh's
+/// projected bounding box centred and fitted into the frame less
+/// [`ELEVATION_MARGIN`] on every side. The eye is far away along the view
+/// direction, for the shader's reflections.
+pub fn elevation_camera(mesh: &Mesh, view: View) -> (Mat4, Vec3) {
+    let (lo, hi) = mesh.bounds();
+    let centre = (lo + hi) * 0.5;
+    let d = view_dir(view);
+    let dist = (hi - lo).length() * 4.0 + 1.0;
+    let eye = centre + d * dist;
+    let v = Mat4::look_at_rh(eye, centre, Vec3::Y);
+    let (mut a, mut b) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for p in &mesh.vertices {
+        let q = v.transform_point3(Vec3::from(p.pos));
+        a = a.min(q);
+        b = b.max(q);
+    }
+    let c = (a + b) * 0.5;
+    let half = (b.x - a.x).max(b.y - a.y) * 0.5 / (1.0 - 2.0 * ELEVATION_MARGIN);
+    let p = Mat4::orthographic_rh(
+        c.x - half,
+        c.x + half,
+        c.y - half,
+        c.y + half,
+        (-b.z - 1.0).max(0.01),
+        -a.z + 1.0,
+    );
+    (p * v, eye)
 }

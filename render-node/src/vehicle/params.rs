@@ -219,6 +219,11 @@ pub struct Params {
     pub cues: Cues,
     /// The curated generation this body comes from, if any.
     pub generation: Option<String>,
+    /// The real overall dimensions the finished mesh must measure, when
+    /// the body comes from them (every car and light truck):
+    /// `vehicle::build` fits the mesh to them (docs/rendering.md,
+    /// "Proportions").
+    pub fit: Option<Overall>,
     /// A dome roofline's arc (see [`DomeArc`]).
     pub arc: Option<DomeArc>,
     /// Head lamp and grille scale (per model).
@@ -249,6 +254,14 @@ pub fn unit(seed: u64, k: u64) -> f32 {
 
 fn era_of(year: u16) -> f32 {
     ((f32::from(year) - 1990.0) / 36.0).clamp(0.0, 1.0)
+}
+
+/// Overall length, width (without mirrors) and height, metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overall {
+    pub length: f32,
+    pub width: f32,
+    pub height: f32,
 }
 
 /// Real dimensions, metres.
@@ -409,6 +422,7 @@ impl Params {
             vintage: 0.0,
             cues,
             generation: None,
+            fit: None,
             arc: None,
             lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
@@ -466,9 +480,7 @@ impl Params {
             },
             _ => Vec::new(),
         };
-        if body == B::Van {
-            spec.doors = 2;
-        } else if spec.cabin == Cabin::OneBox && four {
+        if spec.cabin == Cabin::OneBox && four {
             spec.doors = 3;
         }
         // Flares are black cladding on trucks and off-roaders, body-coloured
@@ -477,6 +489,10 @@ impl Params {
             // A hatch's thick C-pillar: the side glass stops short of the
             // tailgate (a long rear quarter window reads as an estate).
             spec.side_glass[0] = -0.45;
+        }
+        if spec.cabin == Cabin::Open {
+            // The fabric top's blind rear quarters.
+            spec.side_glass[0] = -0.2;
         }
         if cues.roofline == Roofline::Dome {
             // The arc's long ends are body, not glass: one D-shaped side
@@ -657,7 +673,9 @@ impl Params {
             Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
             Roofline::Boxy => (0.03, 82.0),
             Roofline::OneBox => (0.04, 66.0),
-            Roofline::Open => (deck_len.max(0.6 * scale), 30.0),
+            // A convertible's fabric top ends over the rear axle: a short
+            // cabin for two (four-seaters carry it a little further back).
+            Roofline::Open => (deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb), 30.0),
             Roofline::Cab => (0.0, 84.0),
         };
         let mut bl_run = glass_h / rear_rake.to_radians().tan();
@@ -765,6 +783,11 @@ impl Params {
             seed,
             cues,
             generation: None,
+            fit: Some(Overall {
+                length: l,
+                width: w,
+                height: h,
+            }),
             spec,
         }
     }
