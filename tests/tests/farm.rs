@@ -306,8 +306,9 @@ async fn a_farm_of_two_control_planes_and_two_nodes_on_postgresql_and_s3() {
     );
     assert_eq!(balance(&store).await, 100 - 18, "every image billed once");
     let keys = s3_keys(&endpoint, &s3.bucket).await;
+    let revision = control_plane::config::RenderConfig::default().revision;
     for (_, variant) in &variants {
-        let source = format!("renders/r1/{variant}/source.png");
+        let source = format!("renders/r{revision}/{variant}/source.png");
         assert!(keys.contains(&source), "{source} in {keys:?}");
     }
 

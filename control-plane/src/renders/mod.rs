@@ -59,7 +59,7 @@ pub struct DispatchConfig {
 impl Default for DispatchConfig {
     fn default() -> Self {
         DispatchConfig {
-            revision: 1,
+            revision: crate::config::RenderConfig::default().revision,
             job_timeout: Duration::from_secs(120),
             default_daily_budget: 10_000,
             max_queue_depth: 200,

@@ -539,9 +539,10 @@ async fn shutdown_finishes_a_render_in_progress_and_stops_the_workers() {
         .expect("shutdown returns once the render in hand is done")
         .unwrap();
     releaser.await.unwrap();
-    let source = dir
-        .path()
-        .join("objects/renders/r1/toyota/camry/2019/red/side/source.png");
+    let revision = control_plane::config::RenderConfig::default().revision;
+    let source = dir.path().join(format!(
+        "objects/renders/r{revision}/toyota/camry/2019/red/side/source.png"
+    ));
     assert!(
         source.exists(),
         "the render in hand was finished and stored"
