@@ -632,18 +632,7 @@ async fn dashboard_create_forms_redirect_to_a_page_that_shows_the_secret_once() 
     assert!(!html.contains(&key), "a tampered value shows nothing");
 
     // A partner secret: the same.
-    let key_id = html
-        .split("name=\"key_id\" value=\"")
-        .nth(1)
-        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
-        .unwrap();
-    let r = b
-        .submit(
-            "/dashboard",
-            "/dashboard/partners",
-            &[("key_id", key_id.as_str())],
-        )
-        .await;
+    let r = create_partner_under_the_first_key(&mut b, &html).await;
     assert_eq!(r.status(), 303);
     let location = header(&r, "location");
     assert!(location.starts_with("/dashboard"), "{location}");
@@ -754,6 +743,22 @@ async fn keys_from_the_dashboard_the_cli_and_device_login_get_the_same_default_s
     );
 }
 
+/// Submits the dashboard's partner form under the first key the dashboard
+/// page `html` lists.
+async fn create_partner_under_the_first_key(b: &mut Browser<'_>, html: &str) -> reqwest::Response {
+    let key_id = html
+        .split("name=\"key_id\" value=\"")
+        .nth(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+        .expect("the dashboard lists a key");
+    b.submit(
+        "/dashboard",
+        "/dashboard/partners",
+        &[("key_id", key_id.as_str())],
+    )
+    .await
+}
+
 #[tokio::test]
 async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
     let app = TestApp::spawn().await;
@@ -768,18 +773,7 @@ async fn partner_secrets_are_made_under_a_live_key_shown_once_and_revoked() {
         .await;
     assert_eq!(r.status(), 303);
     let (_, html, _) = b.page("/dashboard").await;
-    let key_id = html
-        .split("name=\"key_id\" value=\"")
-        .nth(1)
-        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
-        .unwrap();
-    let r = b
-        .submit(
-            "/dashboard",
-            "/dashboard/partners",
-            &[("key_id", key_id.as_str())],
-        )
-        .await;
+    let r = create_partner_under_the_first_key(&mut b, &html).await;
     assert_eq!(r.status(), 303);
     let (_, html, _) = b.page(&header(&r, "location")).await;
     let secret = html
