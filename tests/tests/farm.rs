@@ -188,7 +188,8 @@ async fn balance(store: &SqlStore) -> i64 {
 async fn running(store: &SqlStore, variant: &str) -> JobRecord {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Some(job) = store.live_job(variant, 1).await.unwrap()
+        let revision = i64::from(control_plane::config::RenderConfig::default().revision);
+        if let Some(job) = store.live_job(variant, revision).await.unwrap()
             && job.status == JobStatus::Running
             && job.lease_owner.is_some()
         {
