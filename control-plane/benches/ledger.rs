@@ -5,7 +5,7 @@
 //! - `ledger/<db>/charge`: one charge through `Ledger::charge` (collector,
 //!   commit, reply), alone;
 //! - `ledger/<db>/writer_accounts`: a batch of 32 charges through the ledger
-//!   thread's writer (`LedgerWriter`, the path `Ledger::charge` takes), spread
+//!   thread's writer (a `ChargeWriter`, the path `Ledger::charge` takes), spread
 //!   over 1, 8 or 32 accounts.
 //!
 //! Run: `cargo bench -p control-plane --bench ledger`; results in docs/benchmarks.md.
@@ -15,9 +15,7 @@ use std::sync::Arc;
 
 use control_plane::billing::Ledger;
 use control_plane::config::{BillingConfig, Secret};
-use control_plane::store::{
-    CreditStore, KeyStore, LedgerWriter, NewDelivery, NewKey, SqlStore, time_ordered_id,
-};
+use control_plane::store::{CreditStore, KeyStore, NewDelivery, NewKey, SqlStore, time_ordered_id};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 fn deliveries(account_id: &str, key_id: &str, n: usize) -> Vec<NewDelivery> {
@@ -73,7 +71,7 @@ fn bench_db(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, url: &s
                 || deliveries(&account, &key, n),
                 |batch| {
                     let outcomes = rt
-                        .block_on(store.charge_deliveries(batch))
+                        .block_on(CreditStore::charge_deliveries(&store, batch))
                         .expect("batch commits");
                     assert!(outcomes.iter().all(Result::is_ok));
                     black_box(outcomes)
@@ -104,7 +102,9 @@ fn bench_db(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, url: &s
     group.finish();
 
     let (writer, payers) = rt.block_on(async {
-        let writer = LedgerWriter::open(url, 1).await.expect("writer");
+        let writer = control_plane::store::open_charge_writer(url, 1)
+            .await
+            .expect("writer");
         let mut payers = Vec::new();
         for _ in 0..32 {
             payers.push(payer(&store_of(url).await).await);

@@ -1,27 +1,33 @@
-//! Application state, start-up and serving. `App::build` binds (port 0
-//! allowed) and exposes the bound address, so tests start the real app.
+//! The application's services, built once at start-up: the store, the
+//! object store, the ledger, delivery and the render dispatcher, rate
+//! limits, embeds, events, mail and payments. No HTTP here: `http::app`
+//! binds the listener, builds the web face's state around [`AppState`]
+//! and serves.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
-
-use crate::config::{Config, HttpConfig, ObjectStoreConfig};
+use crate::config::{Config, ObjectStoreConfig, Secret};
 use crate::delivery::Deliverer;
 use crate::delivery::signed::{self, SignedUrls, TtlBounds};
 use crate::delivery::tokens::{self, TokenKey};
-use crate::http;
 use crate::metrics::Metrics;
 use crate::objects::{FsObjectStore, ObjectStore, S3ObjectStore};
 use crate::ratelimit::RateLimiter;
 use crate::renders::cache::DerivedCache;
 use crate::renders::worker::{InProcessRenderer, WorkerPool};
 use crate::renders::{DispatchConfig, Dispatcher, RenderBackend};
+use crate::revocations::RevocationSink;
 use crate::store::{DeliveryUrlStore, RateStore, SqlStore, Store};
 
-/// Shared by every request: one pointer, so the clone each extractor makes
-/// costs a reference count, not one per field.
+/// The setting that holds the site's cookie secret (sessions, CSRF,
+/// flashes and the sandbox portal's links), made once and shared through
+/// the database so replicas and restarts agree.
+pub const WEB_SECRET_SETTING: &str = "web_secret";
+
+/// The services every request may use: one pointer, so the clone each
+/// extractor makes costs a reference count, not one per field.
 #[derive(Clone)]
 pub struct AppState(Arc<Shared>);
 
@@ -38,12 +44,8 @@ pub struct Shared {
     pub store: Arc<dyn Store>,
     pub objects: Arc<dyn ObjectStore>,
     pub base_url: Arc<str>,
-    /// The options document's `data`, built once.
-    pub options: Arc<http::options::OptionsDocument>,
     pub catalog: &'static vis_catalog::Catalog,
     pub limiter: Arc<RateLimiter>,
-    /// Keys seen recently (see `http::auth::CachedAuth`).
-    pub keys: Arc<crate::auth::KeyCache<Arc<crate::http::auth::Principal>>>,
     pub metrics: Arc<Metrics>,
     pub deliverer: Deliverer,
     /// Signed delivery URLs: minting and loading.
@@ -52,18 +54,26 @@ pub struct Shared {
     pub events: Arc<crate::events::EventSink>,
     /// The grants of `GET /images/car.png` (`embeds`).
     pub embeds: crate::embeds::Embeds,
-    /// The web pages' templates (`http::pages`).
-    pub pages: crate::http::pages::Pages,
-    /// The MCP endpoint's transport (`mcp`), stateless.
-    pub mcp: crate::mcp::McpService,
     /// When feedback flags a render, and what follows (`[feedback]`).
     pub feedback: crate::config::FeedbackConfig,
-    /// Pages for people: the web secret, cookies, mail (`http::web`).
-    pub web: crate::http::web::Web,
+    /// Sign-up and password-reset mail (`[mail]`).
+    pub mailer: crate::people::mail::Mailer,
     /// The payment provider that sells credit packs (`[payments]`).
     pub payments: Arc<dyn crate::payments::PaymentProvider>,
     /// The sandbox provider, when it is the one in use (its pages).
     pub sandbox: Option<Arc<crate::payments::sandbox::SandboxProvider>>,
+}
+
+/// What [`build`] makes: the services, and what the web face needs beside
+/// them.
+pub struct Services {
+    pub state: AppState,
+    /// The in-process render node's workers, when there is one.
+    pub workers: Option<WorkerPool>,
+    /// The site's cookie secret ([`WEB_SECRET_SETTING`]).
+    pub web_secret: Secret<String>,
+    /// The signed URLs' lifetime bounds (`[delivery]`).
+    pub ttl: TtlBounds,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -113,17 +123,6 @@ pub async fn open_objects(config: &Config) -> Result<Arc<dyn ObjectStore>, Start
     Ok(objects)
 }
 
-pub struct App {
-    listener: TcpListener,
-    /// The operators' listener for `GET /metrics`, when configured apart.
-    metrics_listener: Option<TcpListener>,
-    http: HttpConfig,
-    state: AppState,
-    grace: Duration,
-    extra_routes: Option<axum::Router<AppState>>,
-    workers: Option<WorkerPool>,
-}
-
 /// The wgpu renderer as the in-process render node's backend. It draws
 /// procedural renders only, so a refined (folded) `[render] revision` is
 /// refused here, at start-up, rather than by every job it leases.
@@ -159,7 +158,6 @@ async fn payment_provider(
     ),
     StartError,
 > {
-    use crate::config::Secret;
     let p = &config.payments;
     if p.provider == "stripe" {
         let (Some(key), Some(hook)) = (&p.stripe_api_key, &p.stripe_webhook_secret) else {
@@ -201,330 +199,173 @@ async fn payment_provider(
     ))
 }
 
-impl App {
-    /// Builds the embedded default: the in-process render node draws with
-    /// wgpu (unless `render.workers` is 0).
-    pub async fn build(config: Config) -> Result<App, StartError> {
-        let backend = if config.render.workers > 0 && config.render.local_renderer {
-            Some(wgpu_backend(&config)?)
-        } else {
-            None
-        };
-        App::build_with_backend(config, backend).await
-    }
-
-    /// Builds with a given render backend (None: no in-process node).
-    pub async fn build_with_backend(
-        config: Config,
-        backend: Option<Arc<dyn RenderBackend>>,
-    ) -> Result<App, StartError> {
-        crate::memory::tune_allocator();
-        let store = open_store(&config).await?;
-        let objects = open_objects(&config).await?;
-        let listener =
-            TcpListener::bind(config.listen)
-                .await
-                .map_err(|source| StartError::Bind {
-                    addr: config.listen,
-                    source,
-                })?;
-        let metrics_listener = match config.metrics_listen {
-            Some(addr) => Some(
-                TcpListener::bind(addr)
-                    .await
-                    .map_err(|source| StartError::Bind { addr, source })?,
-            ),
-            None => None,
-        };
-        // Port 0 means "pick one": the base URL then follows the bound port.
-        let base_url = if config.listen.port() == 0 {
-            let addr = listener.local_addr().map_err(|source| StartError::Bind {
-                addr: config.listen,
-                source,
-            })?;
-            match config.base_url.strip_suffix(":0") {
-                Some(host) => format!("{host}:{}", addr.port()),
-                None => config.base_url.clone(),
-            }
-        } else {
-            config.base_url.clone()
-        };
-        let ttl = TtlBounds {
-            default_secs: config.delivery.ttl_default,
-            min_secs: config.delivery.ttl_min,
-            max_secs: config.delivery.ttl_max,
-        };
-        let options = http::options::document(&base_url, &crate::catalog_summary(), &ttl);
-        // The delivery secret: configured, else generated once and shared
-        // through the database (replicas agree, restarts keep URLs valid).
-        let secret = match &config.delivery.secret {
-            Some(secret) => secret.expose().clone(),
-            None => {
-                store
-                    .setting_or_insert(signed::SECRET_SETTING, &tokens::generate_secret())
-                    .await?
-            }
-        };
-        let store = Arc::new(store);
-        // The ledger holds the only handle to the credit-moving writes; the
-        // rest of the app gets the store without them.
-        let ledger = crate::billing::Ledger::start(
-            Arc::clone(&store) as Arc<dyn crate::store::CreditStore>,
-            &config.database_url,
-            &config.billing,
-        )
-        .await?;
-        let store: Arc<dyn Store> = store;
-        let urls = Arc::new(SignedUrls::new(
-            TokenKey::new(secret.as_bytes()),
-            Arc::clone(&store),
-            ledger.clone(),
-            ttl,
-        ));
-        let metrics = Arc::new(Metrics::default());
-        let rc = &config.render;
-        let dispatcher = Arc::new(Dispatcher::new(
+/// Builds the services for `config`, served at `base_url`. `backend` draws
+/// the in-process render node's renders (None: no in-process node);
+/// `sinks` are told of revocations beside the services' own caches (the web
+/// face's key cache).
+pub async fn build(
+    config: &Config,
+    backend: Option<Arc<dyn RenderBackend>>,
+    base_url: String,
+    sinks: Vec<Arc<dyn RevocationSink>>,
+) -> Result<Services, StartError> {
+    crate::memory::tune_allocator();
+    let store = open_store(config).await?;
+    let objects = open_objects(config).await?;
+    let ttl = TtlBounds {
+        default_secs: config.delivery.ttl_default,
+        min_secs: config.delivery.ttl_min,
+        max_secs: config.delivery.ttl_max,
+    };
+    // The delivery secret: configured, else generated once and shared
+    // through the database (replicas agree, restarts keep URLs valid).
+    let secret = match &config.delivery.secret {
+        Some(secret) => secret.expose().clone(),
+        None => {
+            store
+                .setting_or_insert(signed::SECRET_SETTING, &tokens::generate_secret())
+                .await?
+        }
+    };
+    let store = Arc::new(store);
+    // The ledger holds the only handle to the credit-moving writes; the
+    // rest of the app gets the store without them.
+    let ledger = crate::billing::Ledger::start(
+        Arc::clone(&store) as Arc<dyn crate::store::CreditStore>,
+        &config.database_url,
+        &config.billing,
+    )
+    .await?;
+    let store: Arc<dyn Store> = store;
+    let urls = Arc::new(SignedUrls::new(
+        TokenKey::new(secret.as_bytes()),
+        Arc::clone(&store),
+        ledger.clone(),
+        ttl,
+    ));
+    let metrics = Arc::new(Metrics::default());
+    let rc = &config.render;
+    let dispatcher = Arc::new(Dispatcher::new(
+        Arc::clone(&store),
+        Arc::clone(&objects),
+        DispatchConfig {
+            revision: rc.revision,
+            job_timeout: Duration::from_secs(rc.job_timeout_secs),
+            default_daily_budget: rc.daily_budget,
+            max_queue_depth: rc.max_queue_depth,
+            workers: if backend.is_some() {
+                rc.workers.max(1)
+            } else {
+                0
+            },
+            node_lease: Duration::from_secs(rc.node_lease_secs),
+            node_heartbeat: Duration::from_secs(rc.node_heartbeat_secs),
+        },
+        Arc::clone(&metrics),
+    ));
+    let workers = backend.map(|backend| {
+        WorkerPool::start(
+            rc.workers.max(1),
+            &dispatcher,
             Arc::clone(&store),
             Arc::clone(&objects),
-            DispatchConfig {
-                revision: rc.revision,
-                job_timeout: Duration::from_secs(rc.job_timeout_secs),
-                default_daily_budget: rc.daily_budget,
-                max_queue_depth: rc.max_queue_depth,
-                workers: if backend.is_some() {
-                    rc.workers.max(1)
-                } else {
-                    0
-                },
-                node_lease: Duration::from_secs(rc.node_lease_secs),
-                node_heartbeat: Duration::from_secs(rc.node_heartbeat_secs),
-            },
+            backend,
             Arc::clone(&metrics),
-        ));
-        let workers = backend.map(|backend| {
-            WorkerPool::start(
-                rc.workers.max(1),
-                &dispatcher,
-                Arc::clone(&store),
-                Arc::clone(&objects),
-                backend,
-                Arc::clone(&metrics),
-            )
-        });
-        let revisions = Arc::new(crate::renders::revisions::Revisions::new(
-            rc.revision,
-            store.variant_bumps().await?,
-        ));
-        let deliverer = Deliverer {
-            store: Arc::clone(&store),
-            ledger,
-            objects: Arc::clone(&objects),
-            dispatcher,
-            derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
-            metrics: Arc::clone(&metrics),
-            revisions: Arc::clone(&revisions),
-        };
-        let events = Arc::new(crate::events::EventSink::start(
-            Arc::clone(&store),
-            config.events.queue_batches,
-        ));
-        let limiter = Arc::new(RateLimiter::new(Arc::clone(&store) as Arc<dyn RateStore>));
-        limiter.spawn_pruner();
-        let keys = Arc::new(crate::auth::KeyCache::new(Duration::from_secs(60), 100_000));
-        let partners = Arc::new(crate::embeds::partners::PartnerKeys::new(
-            Arc::clone(&store) as Arc<dyn crate::store::PartnerStore>,
-        ));
-        partners.reload().await?;
-        crate::revocations::spawn(
-            Arc::clone(&store) as Arc<dyn crate::store::RevocationStore>,
-            vec![
-                Arc::clone(&keys) as Arc<dyn crate::revocations::RevocationSink>,
-                Arc::clone(&urls) as Arc<dyn crate::revocations::RevocationSink>,
-                Arc::clone(&partners) as Arc<dyn crate::revocations::RevocationSink>,
-                Arc::clone(&revisions) as Arc<dyn crate::revocations::RevocationSink>,
-            ],
-        );
-        let catalog = vis_catalog::Catalog::embedded();
-        let examples =
-            crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
-                .map_err(StartError::Config)?;
-        let embeds = crate::embeds::Embeds {
-            partners,
-            examples,
-            cookies: crate::embeds::playground::PlaygroundCookies::new(secret.as_bytes()),
-            playground: config.playground.clone(),
-            allow_legacy_query_keys: config.embeds.allow_legacy_query_keys,
-            cached_derivations_per_address: config.embeds.cached_derivations_per_address,
-            cached_derivations_per_minute: config.embeds.cached_derivations_per_minute,
-        };
-        if config.embeds.prewarm_examples && workers.is_some() {
-            crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());
-        }
-        let pages = crate::http::pages::Pages::new().map_err(StartError::Config)?;
-        let web_secret = store
-            .setting_or_insert(crate::http::web::SECRET_SETTING, &tokens::generate_secret())
-            .await?;
-        let mailer = crate::people::mail::Mailer::new(
-            &config.mail.from,
-            config.mail.smtp_url.as_ref(),
-            &config
-                .mail
-                .outbox
-                .clone()
-                .unwrap_or_else(|| config.data_dir.join("outbox")),
         )
-        .map_err(|e| StartError::Config(e.to_string()))?;
-        let web = crate::http::web::Web::new(web_secret.as_bytes(), &base_url, mailer);
-        let (payments, sandbox) =
-            payment_provider(&config, &base_url, &*store, &web_secret).await?;
-        let base_url_for_mcp = base_url.clone();
-        let state = AppState(Arc::new(Shared {
-            events,
-            store,
-            objects,
-            base_url: Arc::from(base_url),
-            options: Arc::new(options),
-            catalog,
-            limiter,
-            keys,
-            metrics,
-            deliverer,
-            urls,
-            embeds,
-            pages,
-            mcp: crate::mcp::service(&base_url_for_mcp),
-            feedback: config.feedback.clone(),
-            web,
-            payments,
-            sandbox,
-        }));
-        Ok(App {
-            listener,
-            metrics_listener,
-            http: config.http.clone(),
-            state,
-            grace: Duration::from_secs(config.shutdown_grace_secs),
-            extra_routes: None,
-            workers,
-        })
-    }
-
-    /// Adds routes that get the same middleware as the API's own (embedders
-    /// and tests; e.g. a route that panics, to prove panics become problems).
-    pub fn with_routes(mut self, routes: axum::Router<AppState>) -> App {
-        self.extra_routes = Some(routes);
-        self
-    }
-
-    pub fn local_addr(&self) -> SocketAddr {
-        self.listener
-            .local_addr()
-            .expect("bound listener has an address")
-    }
-
-    /// Where `GET /metrics` is served apart, if configured.
-    pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        self.metrics_listener
-            .as_ref()
-            .and_then(|l| l.local_addr().ok())
-    }
-
-    pub fn base_url(&self) -> &str {
-        &self.state.base_url
-    }
-
-    pub fn state(&self) -> &AppState {
-        &self.state
-    }
-
-    /// Serves until `shutdown` resolves, then lets in-flight requests finish
-    /// (up to the configured grace period).
-    pub async fn run_until(
-        self,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> std::io::Result<()> {
-        let events = Arc::clone(&self.state.events);
-        let limits = http::server::Limits::new(&self.http, Arc::clone(&self.state.base_url));
-        let body_clocks = http::body_clock::BodyClocks {
-            pause: Duration::from_secs(self.http.body_read_timeout_secs),
-            total: Duration::from_secs(self.http.body_total_timeout_secs),
-        };
-        let separate_metrics = self.metrics_listener.is_some();
-        if let Some(listener) = self.metrics_listener {
-            let router = http::metrics_router(self.state.clone());
-            let limits = limits.clone();
-            // Lives as long as the process: scrapes need no graceful drain.
-            tokio::spawn(async move {
-                http::server::serve(listener, router, limits, std::future::pending()).await;
-            });
-        }
-        let router = http::router(
-            self.state,
-            self.extra_routes,
-            http::RouterOptions {
-                body_clocks,
-                metrics: !separate_metrics,
-            },
-        );
-        let workers = self.workers;
-        let grace = self.grace;
-        let graceful = http::server::serve(self.listener, router, limits, async move {
-            shutdown.await;
-            tracing::info!("shutdown requested; finishing in-flight requests");
-        })
-        .await;
-        let served = tokio::select! {
-            () = graceful.shutdown() => Ok(()),
-            () = tokio::time::sleep(grace) => {
-                tracing::warn!(grace_secs = grace.as_secs(), "grace period over; dropping remaining connections");
-                Ok(())
-            }
-        };
-        // Renders in hand finish and are stored; queued jobs stay queued for
-        // the next start (or another node).
-        if let Some(workers) = workers {
-            workers.shutdown().await;
-        }
-        // Accepted events into the database.
-        events.shutdown(Duration::from_secs(5)).await;
-        served
-    }
-
-    /// Serves until SIGINT or SIGTERM.
-    pub async fn run(self) -> std::io::Result<()> {
-        self.run_until(shutdown_signal()).await
-    }
-}
-
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
+    });
+    let revisions = Arc::new(crate::renders::revisions::Revisions::new(
+        rc.revision,
+        store.variant_bumps().await?,
+    ));
+    let deliverer = Deliverer {
+        store: Arc::clone(&store),
+        ledger,
+        objects: Arc::clone(&objects),
+        dispatcher,
+        derived: Arc::new(DerivedCache::new(rc.derived_cache_bytes)),
+        metrics: Arc::clone(&metrics),
+        revisions: Arc::clone(&revisions),
     };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let events = Arc::new(crate::events::EventSink::start(
+        Arc::clone(&store),
+        config.events.queue_batches,
+    ));
+    let limiter = Arc::new(RateLimiter::new(Arc::clone(&store) as Arc<dyn RateStore>));
+    limiter.spawn_pruner();
+    let partners = Arc::new(crate::embeds::partners::PartnerKeys::new(
+        Arc::clone(&store) as Arc<dyn crate::store::PartnerStore>,
+    ));
+    partners.reload().await?;
+    let mut all_sinks = sinks;
+    all_sinks.extend([
+        Arc::clone(&urls) as Arc<dyn RevocationSink>,
+        Arc::clone(&partners) as Arc<dyn RevocationSink>,
+        Arc::clone(&revisions) as Arc<dyn RevocationSink>,
+    ]);
+    crate::revocations::spawn(
+        Arc::clone(&store) as Arc<dyn crate::store::RevocationStore>,
+        all_sinks,
+    );
+    let catalog = vis_catalog::Catalog::embedded();
+    let examples = crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
+        .map_err(StartError::Config)?;
+    let embeds = crate::embeds::Embeds {
+        partners,
+        examples,
+        cookies: crate::embeds::playground::PlaygroundCookies::new(secret.as_bytes()),
+        playground: config.playground.clone(),
+        allow_legacy_query_keys: config.embeds.allow_legacy_query_keys,
+        cached_derivations_per_address: config.embeds.cached_derivations_per_address,
+        cached_derivations_per_minute: config.embeds.cached_derivations_per_minute,
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    if config.embeds.prewarm_examples && workers.is_some() {
+        crate::embeds::examples::prewarm(deliverer.clone(), embeds.examples.clone());
     }
+    let web_secret = store
+        .setting_or_insert(WEB_SECRET_SETTING, &tokens::generate_secret())
+        .await?;
+    let mailer = crate::people::mail::Mailer::new(
+        &config.mail.from,
+        config.mail.smtp_url.as_ref(),
+        &config
+            .mail
+            .outbox
+            .clone()
+            .unwrap_or_else(|| config.data_dir.join("outbox")),
+    )
+    .map_err(|e| StartError::Config(e.to_string()))?;
+    let (payments, sandbox) = payment_provider(config, &base_url, &*store, &web_secret).await?;
+    let state = AppState(Arc::new(Shared {
+        events,
+        store,
+        objects,
+        base_url: Arc::from(base_url),
+        catalog,
+        limiter,
+        metrics,
+        deliverer,
+        urls,
+        embeds,
+        feedback: config.feedback.clone(),
+        mailer,
+        payments,
+        sandbox,
+    }));
+    Ok(Services {
+        state,
+        workers,
+        web_secret: Secret::new(web_secret),
+        ttl,
+    })
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{FileConfig, Overrides};
+    use crate::config::Overrides;
 
     #[test]
     fn a_refined_revision_keeps_the_in_process_renderer_off() {
-        let mut config = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
+        let mut config = Config::from_overrides(Overrides::default()).unwrap();
         config.render.revision = vis_render::fold_revision(1, Some(&"cd".repeat(32)));
         let Err(err) = wgpu_backend(&config) else {
             panic!("an in-process renderer under a refined revision");

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
-use crate::app::{self, App};
+use crate::app;
 use crate::auth::{ApiKey, Scopes};
 use crate::billing::FREE_CREDITS;
 use crate::config::{Config, Overrides};
+use crate::http::app::App;
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};

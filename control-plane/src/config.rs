@@ -5,6 +5,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use figment::providers::Format;
 use serde::Deserialize;
 
 /// A value that must never reach a log line: its Debug and Display print a
@@ -85,7 +86,7 @@ impl S3Config {
         }
         if !self.prefix.is_empty() {
             let trimmed = self.prefix.trim_end_matches('/');
-            if crate::objects::ObjectKey::parse(trimmed).is_none() {
+            if !is_object_path(trimmed) {
                 return Err(ConfigError::Invalid {
                     field: "s3.prefix",
                     message: format!(
@@ -565,7 +566,10 @@ impl Default for RenderConfig {
     }
 }
 
-/// What the optional TOML file may say; every field is optional.
+/// What the layers may say (the TOML file's shape; flags and `VIS_*`
+/// variables set the same keys): every field is optional. Figment merges
+/// the layers into one of these ([`Config::load`]); [`Config::resolve`]
+/// checks it and fills in what depends on other fields.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
@@ -715,6 +719,90 @@ pub struct Overrides {
     pub render_job_timeout_secs: Option<u64>,
 }
 
+/// The flags and `VIS_*` variables as figment's top layer: each one sets the
+/// file's key it names, so the file's shape is the one shape of the
+/// configuration.
+impl figment::Provider for Overrides {
+    fn metadata(&self) -> figment::Metadata {
+        figment::Metadata::named("flags and VIS_* variables")
+    }
+
+    fn data(
+        &self,
+    ) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
+        use figment::value::Value;
+        fn text(v: &Option<impl ToString>) -> Option<Value> {
+            v.as_ref().map(|v| Value::from(v.to_string()))
+        }
+        fn path(v: &Option<PathBuf>) -> Option<Value> {
+            v.as_ref().map(|v| Value::from(v.display().to_string()))
+        }
+        let local_renderer = if self.no_local_renderer {
+            Some(Value::from(false))
+        } else {
+            self.local_renderer.map(Value::from)
+        };
+        let keys: [(&str, Option<Value>); 25] = [
+            ("listen", text(&self.listen)),
+            ("base_url", text(&self.base_url)),
+            ("data_dir", path(&self.data_dir)),
+            ("database_url", text(&self.database_url)),
+            ("object_store", text(&self.object_store)),
+            ("objects_dir", path(&self.objects_dir)),
+            ("s3.bucket", text(&self.s3_bucket)),
+            ("s3.region", text(&self.s3_region)),
+            ("s3.endpoint", text(&self.s3_endpoint)),
+            (
+                "s3.force_path_style",
+                self.s3_force_path_style.map(Value::from),
+            ),
+            ("s3.prefix", text(&self.s3_prefix)),
+            ("delivery.secret", text(&self.delivery_secret)),
+            ("metrics_listen", text(&self.metrics_listen)),
+            (
+                "embeds.allow_legacy_query_keys",
+                self.allow_legacy_query_keys.map(Value::from),
+            ),
+            ("mail.smtp_url", text(&self.smtp_url)),
+            ("payments.provider", text(&self.payments_provider)),
+            (
+                "payments.allow_sandbox_on_https",
+                self.allow_sandbox_payments.map(Value::from),
+            ),
+            ("payments.stripe_api_key", text(&self.stripe_api_key)),
+            (
+                "payments.stripe_webhook_secret",
+                text(&self.stripe_webhook_secret),
+            ),
+            ("render.local_renderer", local_renderer),
+            (
+                "render.workers",
+                self.render_workers.map(|v| Value::from(v as u64)),
+            ),
+            (
+                "render.daily_budget",
+                self.render_daily_budget.map(Value::from),
+            ),
+            (
+                "render.max_queue_depth",
+                self.render_max_queue_depth.map(Value::from),
+            ),
+            ("render.revision", self.render_revision.map(Value::from)),
+            (
+                "render.job_timeout_secs",
+                self.render_job_timeout_secs.map(Value::from),
+            ),
+        ];
+        let mut merged = figment::Figment::new();
+        for (key, value) in keys {
+            if let Some(value) = value {
+                merged = merged.merge(figment::providers::Serialized::default(key, value));
+            }
+        }
+        merged.data()
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
@@ -722,8 +810,10 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("config file {path} is not valid: {message}")]
-    Parse { path: PathBuf, message: String },
+    /// A key the file, a flag or a variable gave that does not parse:
+    /// `message` names the key and the layer it came from.
+    #[error("configuration is not valid: {message}")]
+    Parse { message: String },
     #[error("{field}: {message}")]
     Invalid {
         field: &'static str,
@@ -734,34 +824,54 @@ pub enum ConfigError {
 impl Config {
     pub const DEFAULT_LISTEN: &'static str = "127.0.0.1:8080";
 
-    /// Merges defaults, the file named by `overrides.config` (if any) and the
-    /// overrides.
+    /// Merges, with figment, the defaults, the TOML file named by
+    /// `overrides.config` (if any), then the `VIS_*` variables and flags
+    /// (clap reads both; a flag wins over its variable), and resolves the
+    /// result ([`Config::resolve`]).
     pub fn load(overrides: &Overrides) -> Result<Config, ConfigError> {
-        let file = match &overrides.config {
-            Some(path) => read_file(path)?,
-            None => FileConfig::default(),
-        };
-        Config::merge(file, overrides.clone())
+        let mut layers = figment::Figment::new();
+        if let Some(path) = &overrides.config {
+            // figment would name a missing file only as a parse error.
+            std::fs::metadata(path).map_err(|source| ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
+            layers = layers.merge(figment::providers::Toml::file_exact(path));
+        }
+        Config::from_layers(layers.merge(overrides.clone()))
     }
 
-    pub fn merge(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
-        let listen = o
+    /// As [`Config::load`], with the file's text given (tests, embedders).
+    pub fn from_toml(text: &str, overrides: Overrides) -> Result<Config, ConfigError> {
+        Config::from_layers(
+            figment::Figment::from(figment::providers::Toml::string(text)).merge(overrides),
+        )
+    }
+
+    /// The defaults and `overrides` alone.
+    pub fn from_overrides(overrides: Overrides) -> Result<Config, ConfigError> {
+        Config::from_layers(figment::Figment::from(overrides))
+    }
+
+    fn from_layers(layers: figment::Figment) -> Result<Config, ConfigError> {
+        let merged: FileConfig = layers.extract().map_err(|e| ConfigError::Parse {
+            message: e.to_string(),
+        })?;
+        Config::resolve(merged)
+    }
+
+    /// Checks the merged layers (each error names its key) and fills in
+    /// what defaults to other fields: the base URL from `listen`, the
+    /// database and the objects under `data_dir`.
+    pub fn resolve(file: FileConfig) -> Result<Config, ConfigError> {
+        let listen = file
             .listen
-            .or(file.listen)
             .unwrap_or_else(|| Self::DEFAULT_LISTEN.parse().expect("valid default"));
-        let data_dir = o
-            .data_dir
-            .or(file.data_dir)
-            .unwrap_or_else(|| PathBuf::from("data"));
-        let base_url = o
-            .base_url
-            .or(file.base_url)
-            .unwrap_or_else(|| format!("http://{listen}"));
+        let data_dir = file.data_dir.unwrap_or_else(|| PathBuf::from("data"));
+        let base_url = file.base_url.unwrap_or_else(|| format!("http://{listen}"));
         let base_url = validate_base_url(&base_url)?;
-        let database_url = o
+        let database_url = file
             .database_url
-            .map(Secret::new)
-            .or(file.database_url)
             .unwrap_or_else(|| Secret::new(default_sqlite_url(&data_dir)));
         let url = database_url.expose();
         if !(url.starts_with("sqlite:")
@@ -773,34 +883,13 @@ impl Config {
                 message: "must start with sqlite:, postgres:// or postgresql://".into(),
             });
         }
-        let backend = o
-            .object_store
-            .or(file.object_store)
-            .unwrap_or_else(|| "fs".into());
+        let backend = file.object_store.unwrap_or_else(|| "fs".into());
         let object_store = match backend.as_str() {
             "fs" | "filesystem" => ObjectStoreConfig::Filesystem {
-                root: o
-                    .objects_dir
-                    .or(file.objects_dir)
-                    .unwrap_or_else(|| data_dir.join("objects")),
+                root: file.objects_dir.unwrap_or_else(|| data_dir.join("objects")),
             },
             "s3" => {
                 let mut s3 = file.s3.unwrap_or_default();
-                if let Some(bucket) = o.s3_bucket {
-                    s3.bucket = bucket;
-                }
-                if let Some(region) = o.s3_region {
-                    s3.region = Some(region);
-                }
-                if let Some(endpoint) = o.s3_endpoint {
-                    s3.endpoint = Some(endpoint);
-                }
-                if let Some(path_style) = o.s3_force_path_style {
-                    s3.force_path_style = path_style;
-                }
-                if let Some(prefix) = o.s3_prefix {
-                    s3.prefix = prefix;
-                }
                 s3.validate()?;
                 ObjectStoreConfig::S3(s3)
             }
@@ -811,10 +900,7 @@ impl Config {
                 });
             }
         };
-        let mut delivery = file.delivery.unwrap_or_default();
-        if let Some(secret) = o.delivery_secret {
-            delivery.secret = Some(Secret::new(secret));
-        }
+        let delivery = file.delivery.unwrap_or_default();
         delivery.validate()?;
         let billing = file.billing.unwrap_or_default();
         if !(1..=10_000).contains(&billing.max_batch) {
@@ -831,10 +917,7 @@ impl Config {
         }
         let http = file.http.unwrap_or_default();
         http.validate()?;
-        let mut embeds = file.embeds.unwrap_or_default();
-        if let Some(allow) = o.allow_legacy_query_keys {
-            embeds.allow_legacy_query_keys = allow;
-        }
+        let embeds = file.embeds.unwrap_or_default();
         if !(1..=1024).contains(&embeds.examples_width) {
             return Err(ConfigError::Invalid {
                 field: "embeds.examples_width",
@@ -851,37 +934,12 @@ impl Config {
             });
         }
         let mut mail = file.mail.unwrap_or_default();
-        if let Some(url) = o.smtp_url {
-            mail.smtp_url = Some(Secret::new(url));
-        }
         if mail.outbox.is_none() {
             mail.outbox = Some(data_dir.join("outbox"));
         }
-        let mut payments = file.payments.unwrap_or_default();
-        if let Some(provider) = o.payments_provider {
-            payments.provider = provider;
-        }
-        if let Some(key) = o.stripe_api_key {
-            payments.stripe_api_key = Some(Secret::new(key));
-        }
-        if let Some(secret) = o.stripe_webhook_secret {
-            payments.stripe_webhook_secret = Some(Secret::new(secret));
-        }
-        if let Some(allow) = o.allow_sandbox_payments {
-            payments.allow_sandbox_on_https = allow;
-        }
+        let payments = file.payments.unwrap_or_default();
         payments.validate(&base_url)?;
-        let mut render = file.render.unwrap_or_default();
-        if o.no_local_renderer {
-            render.local_renderer = false;
-        } else if let Some(local) = o.local_renderer {
-            render.local_renderer = local;
-        }
-        render.workers = o.render_workers.unwrap_or(render.workers);
-        render.daily_budget = o.render_daily_budget.unwrap_or(render.daily_budget);
-        render.max_queue_depth = o.render_max_queue_depth.unwrap_or(render.max_queue_depth);
-        render.revision = o.render_revision.unwrap_or(render.revision);
-        render.job_timeout_secs = o.render_job_timeout_secs.unwrap_or(render.job_timeout_secs);
+        let render = file.render.unwrap_or_default();
         if render.daily_budget < 0 {
             return Err(ConfigError::Invalid {
                 field: "render.daily_budget",
@@ -929,7 +987,7 @@ impl Config {
             feedback,
             mail,
             payments,
-            metrics_listen: o.metrics_listen.or(file.metrics_listen),
+            metrics_listen: file.metrics_listen,
         })
     }
 
@@ -940,24 +998,12 @@ impl Config {
             data_dir: Some(dir.to_path_buf()),
             ..Overrides::default()
         };
-        let mut config =
-            Config::merge(FileConfig::default(), overrides).expect("test config is valid");
+        let mut config = Config::from_overrides(overrides).expect("test config is valid");
         // Tests that render start the in-process node themselves.
         config.render.workers = 0;
         config.embeds.prewarm_examples = false;
         config
     }
-}
-
-fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    toml::from_str(&text).map_err(|e| ConfigError::Parse {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })
 }
 
 fn validate_base_url(raw: &str) -> Result<String, ConfigError> {
@@ -979,13 +1025,30 @@ fn default_sqlite_url(data_dir: &Path) -> String {
     format!("sqlite://{}?mode=rwc", data_dir.join("vis.db").display())
 }
 
+/// The grammar of an object path (a key, or the S3 prefix above keys):
+/// `/`-separated segments of a-z, 0-9, `.`, `_`, `-`, none empty or
+/// hidden, at most 512 bytes. `objects::ObjectKey` parses by it too.
+pub fn is_object_path(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw.len() <= 512
+        && raw.split('/').all(|seg| {
+            !seg.is_empty()
+                && seg != "."
+                && seg != ".."
+                && !seg.starts_with('.')
+                && seg.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+                })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn defaults_are_the_embedded_setup() {
-        let c = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
+        let c = Config::from_overrides(Overrides::default()).unwrap();
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.base_url, "http://127.0.0.1:8080");
         assert_eq!(c.database_url.expose(), "sqlite://data/vis.db?mode=rwc");
@@ -999,16 +1062,13 @@ mod tests {
 
     #[test]
     fn flags_and_env_override_the_file() {
-        let file: FileConfig = toml::from_str(
-            "listen = \"0.0.0.0:9000\"\nbase_url = \"https://img.example.com/\"\ndata_dir = \"/srv/vis\"\n\
-             [payments]\nallow_sandbox_on_https = true",
-        )
-        .unwrap();
+        let file = "listen = \"0.0.0.0:9000\"\nbase_url = \"https://img.example.com/\"\ndata_dir = \"/srv/vis\"\n\
+             [payments]\nallow_sandbox_on_https = true";
         let o = Overrides {
             listen: Some("127.0.0.1:7000".parse().unwrap()),
             ..Overrides::default()
         };
-        let c = Config::merge(file, o).unwrap();
+        let c = Config::from_toml(file, o).unwrap();
         assert_eq!(c.listen.to_string(), "127.0.0.1:7000");
         assert_eq!(c.base_url, "https://img.example.com");
         assert_eq!(c.database_url.expose(), "sqlite:///srv/vis/vis.db?mode=rwc");
@@ -1016,14 +1076,14 @@ mod tests {
 
     #[test]
     fn render_settings_take_vis_render_variables() {
-        let file: FileConfig = toml::from_str("[render]\nworkers = 4\nrevision = 2").unwrap();
+        let file = "[render]\nworkers = 4\nrevision = 2";
         let o = Overrides {
             render_workers: Some(0),
             render_revision: Some(3),
             render_daily_budget: Some(500),
             ..Overrides::default()
         };
-        let c = Config::merge(file, o).unwrap();
+        let c = Config::from_toml(file, o).unwrap();
         assert_eq!(
             (c.render.workers, c.render.revision, c.render.daily_budget),
             (0, 3, 500)
@@ -1034,7 +1094,7 @@ mod tests {
             render_max_queue_depth: Some(0),
             ..Overrides::default()
         };
-        let err = Config::merge(FileConfig::default(), o).unwrap_err();
+        let err = Config::from_overrides(o).unwrap_err();
         assert!(
             err.to_string().starts_with("render.max_queue_depth"),
             "{err}"
@@ -1047,10 +1107,10 @@ mod tests {
             base_url: Some("ftp://x".into()),
             ..Overrides::default()
         };
-        let err = Config::merge(FileConfig::default(), o).unwrap_err();
+        let err = Config::from_overrides(o).unwrap_err();
         assert!(err.to_string().starts_with("base_url"), "{err}");
-        let err = toml::from_str::<FileConfig>("lissen = 1").unwrap_err();
-        assert!(err.to_string().contains("lissen"));
+        let err = Config::from_toml("lissen = 1", Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("lissen"), "{err}");
     }
 
     #[test]
@@ -1059,20 +1119,17 @@ mod tests {
             base_url: Some("https://images.example.com".into()),
             ..Overrides::default()
         };
-        let err = Config::merge(FileConfig::default(), public()).unwrap_err();
+        let err = Config::from_overrides(public()).unwrap_err();
         assert!(err.to_string().starts_with("payments.provider"), "{err}");
         assert!(err.to_string().contains("allow_sandbox_on_https"), "{err}");
-        let c = Config::merge(
-            FileConfig::default(),
-            Overrides {
-                allow_sandbox_payments: Some(true),
-                ..public()
-            },
-        )
+        let c = Config::from_overrides(Overrides {
+            allow_sandbox_payments: Some(true),
+            ..public()
+        })
         .unwrap();
         assert!(c.payments.allow_sandbox_on_https);
-        let file: FileConfig = toml::from_str("[payments]\nallow_sandbox_on_https = true").unwrap();
-        assert!(Config::merge(file, public()).is_ok());
+        let file = "[payments]\nallow_sandbox_on_https = true";
+        assert!(Config::from_toml(file, public()).is_ok());
         // Stripe behind https, and the sandbox on plain http, need nothing.
         let stripe = Overrides {
             payments_provider: Some("stripe".into()),
@@ -1080,13 +1137,13 @@ mod tests {
             stripe_webhook_secret: Some("whsec_x".into()),
             ..public()
         };
-        assert!(Config::merge(FileConfig::default(), stripe).is_ok());
-        assert!(Config::merge(FileConfig::default(), Overrides::default()).is_ok());
+        assert!(Config::from_overrides(stripe).is_ok());
+        assert!(Config::from_overrides(Overrides::default()).is_ok());
     }
 
     #[test]
     fn delivery_bounds_and_secret_are_checked() {
-        let c = Config::merge(FileConfig::default(), Overrides::default()).unwrap();
+        let c = Config::from_overrides(Overrides::default()).unwrap();
         assert_eq!(
             (
                 c.delivery.ttl_default,
@@ -1096,35 +1153,31 @@ mod tests {
             (3600, 60, 604_800)
         );
         assert!(c.delivery.secret.is_none());
-        let file: FileConfig =
-            toml::from_str("[delivery]\nttl_default = 10\nttl_min = 5\nttl_max = 20").unwrap();
-        let c = Config::merge(file, Overrides::default()).unwrap();
+        let file = "[delivery]\nttl_default = 10\nttl_min = 5\nttl_max = 20";
+        let c = Config::from_toml(file, Overrides::default()).unwrap();
         assert_eq!((c.delivery.ttl_min, c.delivery.ttl_max), (5, 20));
-        let file: FileConfig = toml::from_str("[delivery]\nttl_min = 7200").unwrap();
-        let err = Config::merge(file, Overrides::default()).unwrap_err();
+        let file = "[delivery]\nttl_min = 7200";
+        let err = Config::from_toml(file, Overrides::default()).unwrap_err();
         assert!(err.to_string().starts_with("delivery"), "{err}");
         let short = Overrides {
             delivery_secret: Some("hunter2".into()),
             ..Overrides::default()
         };
-        let err = Config::merge(FileConfig::default(), short).unwrap_err();
+        let err = Config::from_overrides(short).unwrap_err();
         assert!(err.to_string().starts_with("delivery.secret"), "{err}");
         assert!(!err.to_string().contains("hunter2"));
         let long = Overrides {
             delivery_secret: Some("s".repeat(40)),
             ..Overrides::default()
         };
-        let c = Config::merge(FileConfig::default(), long).unwrap();
+        let c = Config::from_overrides(long).unwrap();
         assert!(!format!("{c:?}").contains(&"s".repeat(40)));
     }
 
     #[test]
     fn the_s3_store_is_chosen_by_file_or_environment() {
-        let file: FileConfig = toml::from_str(
-            "object_store = \"s3\"\n[s3]\nbucket = \"vis-images\"\nregion = \"eu-west-1\"\nprefix = \"prod\"",
-        )
-        .unwrap();
-        let c = Config::merge(file, Overrides::default()).unwrap();
+        let file = "object_store = \"s3\"\n[s3]\nbucket = \"vis-images\"\nregion = \"eu-west-1\"\nprefix = \"prod\"";
+        let c = Config::from_toml(file, Overrides::default()).unwrap();
         assert_eq!(
             c.object_store,
             ObjectStoreConfig::S3(S3Config {
@@ -1136,7 +1189,7 @@ mod tests {
             })
         );
         // Flags and VIS_S3_* win over the file.
-        let file: FileConfig = toml::from_str("[s3]\nbucket = \"from-file\"").unwrap();
+        let file = "[s3]\nbucket = \"from-file\"";
         let o = Overrides {
             object_store: Some("s3".into()),
             s3_bucket: Some("from-env".into()),
@@ -1144,7 +1197,7 @@ mod tests {
             s3_force_path_style: Some(true),
             ..Overrides::default()
         };
-        let ObjectStoreConfig::S3(s3) = Config::merge(file, o).unwrap().object_store else {
+        let ObjectStoreConfig::S3(s3) = Config::from_toml(file, o).unwrap().object_store else {
             panic!("s3 expected");
         };
         assert_eq!(s3.bucket, "from-env");
@@ -1156,13 +1209,10 @@ mod tests {
     #[test]
     fn s3_settings_are_checked_and_named() {
         let s3 = |o: Overrides| {
-            Config::merge(
-                FileConfig::default(),
-                Overrides {
-                    object_store: Some("s3".into()),
-                    ..o
-                },
-            )
+            Config::from_overrides(Overrides {
+                object_store: Some("s3".into()),
+                ..o
+            })
             .unwrap_err()
             .to_string()
         };
@@ -1183,21 +1233,56 @@ mod tests {
             ..Overrides::default()
         });
         assert!(err.starts_with("s3.prefix"), "{err}");
-        let err = toml::from_str::<FileConfig>("[s3]\nbukket = \"x\"").unwrap_err();
+        let err = Config::from_toml("[s3]\nbukket = \"x\"", Overrides::default()).unwrap_err();
         assert!(err.to_string().contains("bukket"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_value_names_its_key_and_its_layer() {
+        let err = Config::from_toml("[render]\nworkers = \"many\"", Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("render.workers"), "{err}");
+        assert!(err.contains("TOML"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vis.toml");
+        std::fs::write(&path, "[http]\nmax_connections = -1\n").unwrap();
+        let err = Config::load(&Overrides {
+            config: Some(path.clone()),
+            ..Overrides::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("http"), "{err}");
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        let err = Config::load(&Overrides {
+            config: Some(dir.path().join("missing.toml")),
+            ..Overrides::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("cannot read config file"), "{err}");
+        // A flag or variable is named as one.
+        let err = Config::from_overrides(Overrides {
+            s3_prefix: Some("x".into()),
+            object_store: Some("s3".into()),
+            s3_bucket: Some("b".into()),
+            render_daily_budget: Some(-1),
+            ..Overrides::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("render.daily_budget"), "{err}");
     }
 
     #[test]
     fn secrets_do_not_print() {
         let s = Secret::new("postgres://u:hunter2@db/vis".to_string());
         assert!(!format!("{s:?}").contains("hunter2"));
-        let c = Config::merge(
-            FileConfig::default(),
-            Overrides {
-                database_url: Some("postgres://u:hunter2@db/vis".into()),
-                ..Overrides::default()
-            },
-        )
+        let c = Config::from_overrides(Overrides {
+            database_url: Some("postgres://u:hunter2@db/vis".into()),
+            ..Overrides::default()
+        })
         .unwrap();
         assert!(!format!("{c:?}").contains("hunter2"));
     }

@@ -76,7 +76,7 @@ impl TestApp {
     }
 
     /// Starts with extra routes under the app's middleware.
-    pub async fn spawn_with_routes(routes: axum::Router<control_plane::AppState>) -> TestApp {
+    pub async fn spawn_with_routes(routes: axum::Router<control_plane::HttpState>) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut config = Config::for_tests(dir.path());
         use_test_database(&mut config).await;

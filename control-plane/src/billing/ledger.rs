@@ -11,7 +11,7 @@
 //!   leaves nothing to recover.
 //! - **Group commit for image charges.** Requests hand their charge to one
 //!   collector and wait for its outcome; the collector drains whatever has
-//!   queued up and writes it as one batch (`store::LedgerWriter`: the one
+//!   queued up and writes it as one batch (a `store::ChargeWriter`: the one
 //!   algorithm of `store/sql/charges.rs`, run on a SQLite file by the
 //!   collector's own rusqlite connection and on PostgreSQL one statement per
 //!   paying key, both measured in docs/ledger.md). Under load many charges
@@ -30,7 +30,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::config::{BillingConfig, Secret};
 use crate::store::{
-    Account, CreditStore, IdempotencyClaim, LedgerEntry, LedgerWriter, NewDelivery, NewDeliveryUrl,
+    Account, ChargeWriter, CreditStore, IdempotencyClaim, LedgerEntry, NewDelivery, NewDeliveryUrl,
     NewEntry, PaidCheckout, Payer, PaymentOutcome, StoreError,
 };
 
@@ -86,15 +86,16 @@ impl Ledger {
                 let in_flight = config_in_flight.max(1);
                 runtime.block_on(async move {
                     let connections = u32::try_from(in_flight).unwrap_or(1);
-                    let writer = match LedgerWriter::open(url.expose(), connections).await {
-                        Ok(w) => w,
-                        Err(e) => {
-                            let _ = opened.send(Err(e));
-                            return;
-                        }
-                    };
+                    let writer =
+                        match crate::store::open_charge_writer(url.expose(), connections).await {
+                            Ok(w) => w,
+                            Err(e) => {
+                                let _ = opened.send(Err(e));
+                                return;
+                            }
+                        };
                     let _ = opened.send(Ok(()));
-                    let writer = Arc::new(writer);
+                    let writer: Arc<dyn ChargeWriter> = Arc::from(writer);
                     collect(
                         Arc::clone(&writer),
                         rx,
@@ -213,7 +214,7 @@ impl Ledger {
 }
 
 async fn collect(
-    store: Arc<LedgerWriter>,
+    store: Arc<dyn ChargeWriter>,
     rx: mpsc::Receiver<Request>,
     max_batch: usize,
     in_flight: usize,
@@ -231,7 +232,7 @@ async fn collect(
             let mut batch: Vec<Request> = Vec::with_capacity(max_batch);
             while rx.lock().await.recv_many(&mut batch, max_batch).await > 0 {
                 let requests = std::mem::replace(&mut batch, Vec::with_capacity(max_batch));
-                write(&store, requests, &stats).await;
+                write(&*store, requests, &stats).await;
             }
         });
     }
@@ -239,7 +240,7 @@ async fn collect(
     while writers.join_next().await.is_some() {}
 }
 
-async fn write(store: &LedgerWriter, requests: Vec<Request>, stats: &LedgerStats) {
+async fn write(store: &dyn ChargeWriter, requests: Vec<Request>, stats: &LedgerStats) {
     let (items, replies): (Vec<NewDelivery>, Vec<_>) = requests.into_iter().unzip();
     let size = items.len();
     match store.charge_deliveries(items).await {

@@ -11,7 +11,7 @@ use super::auth::{AccountRead, Auth};
 use super::context;
 use crate::app::AppState;
 use crate::billing::{self, CREDITS_PER_DOLLAR, CREDITS_PER_IMAGE, PACKS};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::store::now_millis;
 
 /// GET /api/v1/account (spec §2 Account).

@@ -9,9 +9,9 @@ use axum::extract::FromRequestParts;
 use axum::http::header;
 use axum::http::request::Parts;
 
-use crate::app::AppState;
 use crate::auth::{ApiKey, Scope, Scopes};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::store::KeyRecord;
 
 /// The caller behind a valid, unrevoked key.
@@ -85,7 +85,7 @@ pub fn presented_key(parts: &Parts) -> Option<&str> {
 }
 
 /// Looks the key up and checks it is live; no scope check.
-pub async fn authenticate(state: &AppState, raw: &str) -> Result<Principal, ApiError> {
+pub async fn authenticate(state: &HttpState, raw: &str) -> Result<Principal, ApiError> {
     let Some(key) = ApiKey::parse(raw) else {
         return Err(ApiError::Unauthorized("The API key is not valid.".into()));
     };
@@ -127,10 +127,10 @@ pub struct CachedAuth<S: RequiredScope>(
     pub PhantomData<S>,
 );
 
-impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
+impl<S: RequiredScope> FromRequestParts<HttpState> for CachedAuth<S> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &HttpState) -> Result<Self, ApiError> {
         if let Some(raw) = presented_key(parts) {
             let (principal, hash) = cached_principal(state, raw).await?;
             require_scope::<S>(&principal)?;
@@ -145,7 +145,7 @@ impl<S: RequiredScope> FromRequestParts<AppState> for CachedAuth<S> {
 /// The principal behind `raw` from the key cache, else the database (then
 /// cached), with its hash; no scope check. Same contract as [`CachedAuth`].
 pub async fn cached_principal(
-    state: &AppState,
+    state: &HttpState,
     raw: &str,
 ) -> Result<(std::sync::Arc<Principal>, String), ApiError> {
     let Some(key) = ApiKey::parse(raw) else {
@@ -169,7 +169,7 @@ pub fn require_images_read(principal: &Principal) -> Result<(), ApiError> {
 
 /// Confirms against the database that a cached key is still live; a revoked
 /// key leaves the cache and answers 401.
-pub async fn confirm(state: &AppState, principal: &Principal, hash: &str) -> Result<(), ApiError> {
+pub async fn confirm(state: &HttpState, principal: &Principal, hash: &str) -> Result<(), ApiError> {
     let record = state.store.key_by_id(&principal.key.id).await?;
     if record.is_none_or(|r| r.revoked_at.is_some()) {
         state.keys.forget(hash);
@@ -180,10 +180,10 @@ pub async fn confirm(state: &AppState, principal: &Principal, hash: &str) -> Res
     Ok(())
 }
 
-impl<S: RequiredScope> FromRequestParts<AppState> for Auth<S> {
+impl<S: RequiredScope> FromRequestParts<HttpState> for Auth<S> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &HttpState) -> Result<Self, ApiError> {
         let Some(raw) = presented_key(parts) else {
             let in_query = parts.uri.query().is_some_and(|q| {
                 q.split('&')

@@ -19,9 +19,9 @@ use utoipa::ToSchema;
 use super::auth::{Auth, BillingWrite, Principal};
 use super::extract::ApiJson;
 use super::{context as request_context, rate, web};
-use crate::app::AppState;
 use crate::billing::{Pack, pack};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::limits;
 use crate::payments::sandbox::{SandboxPayment, SandboxProvider};
 use crate::payments::{CheckoutRequest, PaymentError, WebhookEvent};
@@ -81,7 +81,7 @@ fn provider_error(e: PaymentError) -> ApiError {
 /// Opens a purchase of `pack` and asks the provider for its payment page;
 /// nothing is charged or credited here.
 pub async fn start_checkout(
-    state: &AppState,
+    state: &HttpState,
     account: &Account,
     pack: Pack,
 ) -> Result<(Purchase, String), ApiError> {
@@ -114,7 +114,7 @@ pub async fn start_checkout(
 }
 
 /// The customer portal of an account that has bought before.
-pub async fn open_portal(state: &AppState, account: &Account) -> Result<String, ApiError> {
+pub async fn open_portal(state: &HttpState, account: &Account) -> Result<String, ApiError> {
     let Some(customer) = state.store.payment_customer(&account.id).await? else {
         return Err(ApiError::bad_request(
             "account",
@@ -129,7 +129,7 @@ pub async fn open_portal(state: &AppState, account: &Account) -> Result<String, 
         .map_err(provider_error)
 }
 
-async fn account_of(state: &AppState, principal: &Principal) -> Result<Account, ApiError> {
+async fn account_of(state: &HttpState, principal: &Principal) -> Result<Account, ApiError> {
     state
         .store
         .account_by_id(&principal.key.account_id)
@@ -139,7 +139,7 @@ async fn account_of(state: &AppState, principal: &Principal) -> Result<Account, 
 
 /// `POST /api/v1/billing/checkout`.
 pub async fn checkout(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Auth(principal, ..): Auth<BillingWrite>,
     body: Result<ApiJson<CheckoutBody, { limits::BODY_CHECKOUT }>, ApiError>,
 ) -> Response {
@@ -155,7 +155,7 @@ pub async fn checkout(
 }
 
 async fn create_checkout(
-    state: &AppState,
+    state: &HttpState,
     principal: &Principal,
     body: CheckoutBody,
 ) -> Result<Response, ApiError> {
@@ -185,7 +185,7 @@ async fn create_checkout(
 
 /// `POST /api/v1/billing/portal`.
 pub async fn portal(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Auth(principal, ..): Auth<BillingWrite>,
 ) -> Response {
     let (decision, admitted) = rate::check_key(&state, &principal).await;
@@ -221,7 +221,7 @@ pub struct WebhookReceipt {
 /// Verifies and applies one provider event: the one code path by which
 /// credits are bought, for Stripe and the sandbox alike.
 pub async fn apply_event(
-    state: &AppState,
+    state: &HttpState,
     signature: Option<&str>,
     body: &[u8],
 ) -> Result<PaymentOutcome, ApiError> {
@@ -289,7 +289,7 @@ pub async fn apply_event(
 }
 
 /// `POST /api/v1/billing/webhook`: the provider's events, signed.
-pub async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn webhook(State(state): State<HttpState>, headers: HeaderMap, body: Bytes) -> Response {
     if body.len() > limits::BODY_WEBHOOK {
         return ApiError::PayloadTooLarge {
             limit_bytes: limits::BODY_WEBHOOK,
@@ -309,11 +309,11 @@ pub async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: By
     }
 }
 
-fn sandbox(state: &AppState) -> Option<&SandboxProvider> {
+fn sandbox(state: &HttpState) -> Option<&SandboxProvider> {
     state.sandbox.as_deref()
 }
 
-fn no_such_payment(state: &AppState, headers: &HeaderMap) -> Response {
+fn no_such_payment(state: &HttpState, headers: &HeaderMap) -> Response {
     web::notice(
         state,
         headers,
@@ -325,7 +325,7 @@ fn no_such_payment(state: &AppState, headers: &HeaderMap) -> Response {
 
 /// The open sandbox purchase of `session`, with its account.
 async fn sandbox_purchase(
-    state: &AppState,
+    state: &HttpState,
     session: &str,
 ) -> Result<Option<(Purchase, Account)>, ApiError> {
     if sandbox(state).is_none() || !SandboxProvider::is_session_id(session) {
@@ -340,7 +340,7 @@ async fn sandbox_purchase(
 
 /// `GET /billing/sandbox/checkout/{session}`: the sandbox's payment page.
 pub async fn sandbox_checkout_page(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Path(session): Path<String>,
 ) -> Response {
@@ -371,7 +371,7 @@ pub async fn sandbox_checkout_page(
 /// `checkout.session.completed` event and hands it to the webhook code —
 /// then returns the browser to the credits page.
 pub async fn sandbox_pay(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Path(session): Path<String>,
     body: Bytes,
@@ -411,7 +411,7 @@ pub async fn sandbox_pay(
 /// `GET /billing/sandbox/portal/{token}`: the sandbox's customer portal,
 /// a signed link valid for an hour: the account's purchases.
 pub async fn sandbox_portal(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Path(token): Path<String>,
 ) -> Response {

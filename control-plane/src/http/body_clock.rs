@@ -25,7 +25,7 @@ use axum::response::{IntoResponse, Response};
 use http_body::{Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// How long a request body may pause, and how long it may take in all.
 #[derive(Debug, Clone, Copy)]

@@ -13,10 +13,10 @@ use serde::Serialize;
 
 use super::flash;
 use super::web::{self, FormFields};
-use crate::app::AppState;
 use crate::auth::{ApiKey, Scope, Scopes};
 use crate::billing::{CREDITS_PER_DOLLAR, PACKS};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::store::{Account, DayUsage, NewKey, StoreError, now_millis};
 
 const DAY_MS: i64 = 86_400_000;
@@ -148,7 +148,7 @@ fn chart(days: &[DayUsage], today: i64) -> (Vec<Bar>, Totals) {
 
 /// `GET /dashboard`: with the show-once cookie a create form set
 /// (`flash.rs`), the new key or partner secret once; the cookie is deleted.
-pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn page(State(state): State<HttpState>, headers: HeaderMap) -> Response {
     let account = match web::require_signed_in(&state, &headers, "/dashboard").await {
         Ok(a) => a,
         Err(redirect) => return redirect,
@@ -179,7 +179,7 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
 /// The 303 after a create form: to the dashboard, which shows `shown` once
 /// (post/redirect/get: a reload creates nothing, and no secret is in a URL).
 fn show_once_after_redirect(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     shown: flash::Shown,
     anchor: &str,
@@ -199,7 +199,7 @@ fn show_once_after_redirect(
 }
 
 async fn show(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     account: &Account,
     status: StatusCode,
@@ -229,7 +229,7 @@ async fn show(
     }
 }
 
-async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value, ApiError> {
+async fn gather(state: &HttpState, account: &Account) -> Result<minijinja::Value, ApiError> {
     let now = now_millis();
     let today = now.div_euclid(DAY_MS);
     let since = (today - (CHART_DAYS - 1)) * DAY_MS;
@@ -325,7 +325,7 @@ async fn gather(state: &AppState, account: &Account) -> Result<minijinja::Value,
 
 /// Reads a form for a signed-in person: the account, or the response.
 async fn signed_in_form(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<(Account, FormFields), Response> {
@@ -338,7 +338,7 @@ async fn signed_in_form(
 /// `POST /dashboard/keys`: a new key with a name and chosen scopes; 303 to
 /// the dashboard, which shows it once.
 pub async fn create_key(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -400,7 +400,7 @@ pub async fn create_key(
 /// `POST /dashboard/keys/revoke`: revokes one of the account's keys (and
 /// with it its delivery URLs and partner secrets).
 pub async fn revoke_key(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -421,7 +421,7 @@ pub async fn revoke_key(
     }
 }
 
-fn not_yours(state: &AppState, headers: &HeaderMap, what: &str) -> Response {
+fn not_yours(state: &HttpState, headers: &HeaderMap, what: &str) -> Response {
     web::notice(
         state,
         headers,
@@ -434,7 +434,7 @@ fn not_yours(state: &AppState, headers: &HeaderMap, what: &str) -> Response {
 /// `POST /dashboard/partners`: a partner secret under one of the
 /// account's live keys; 303 to the dashboard, which shows it once.
 pub async fn create_partner(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -467,7 +467,7 @@ pub async fn create_partner(
 
 /// `POST /dashboard/partners/revoke`.
 pub async fn revoke_partner(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -510,7 +510,7 @@ struct PurchaseRow {
 
 /// `GET /dashboard/credits`: the four packs and past purchases.
 pub async fn credits_page(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Query(q): Query<CreditsQuery>,
 ) -> Response {
@@ -530,7 +530,7 @@ pub async fn credits_page(
 }
 
 pub async fn credits(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     account: &Account,
     status: StatusCode,
@@ -590,7 +590,7 @@ pub async fn credits(
 
 /// `POST /dashboard/credits`: starts the purchase of a pack and sends the
 /// browser to the provider's payment page.
-pub async fn buy(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn buy(State(state): State<HttpState>, headers: HeaderMap, body: Bytes) -> Response {
     let (account, form) = match signed_in_form(&state, &headers, &body).await {
         Ok(x) => x,
         Err(r) => return r,
@@ -625,7 +625,7 @@ pub async fn buy(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
 }
 
 /// `POST /dashboard/billing-portal`: to the provider's customer portal.
-pub async fn portal(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn portal(State(state): State<HttpState>, headers: HeaderMap, body: Bytes) -> Response {
     let (account, _) = match signed_in_form(&state, &headers, &body).await {
         Ok(x) => x,
         Err(r) => return r,

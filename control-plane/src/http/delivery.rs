@@ -10,7 +10,7 @@ use super::images::delivery_error;
 use crate::app::AppState;
 use crate::delivery::DeliveryError;
 use crate::delivery::signed::{LoadError, OpenError, Opened, Refused};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::renders::DispatchError;
 use crate::store::{Millis, now_millis};
 

@@ -27,9 +27,9 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::{context, rate};
-use crate::app::AppState;
 use crate::auth::{ApiKey, Scopes, random_base62};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::store::{DevicePoll, NewKey, now_millis};
 
 /// Seconds a device code lives (spec §8).
@@ -193,7 +193,7 @@ fn peer(req: &Request) -> String {
 }
 
 /// `POST /api/auth/device/code`.
-pub async fn code(State(state): State<AppState>, req: Request) -> Response {
+pub async fn code(State(state): State<HttpState>, req: Request) -> Response {
     let ip = peer(&req);
     let (decision, admitted) = rate::check_ip(&state, "device-code", &ip, CODES_PER_MINUTE).await;
     let result = match admitted {
@@ -206,7 +206,7 @@ pub async fn code(State(state): State<AppState>, req: Request) -> Response {
     )
 }
 
-async fn issue(state: &AppState, req: Request) -> Result<Response, ApiError> {
+async fn issue(state: &HttpState, req: Request) -> Result<Response, ApiError> {
     let map = fields(req).await?;
     let client_name = text_field(&map, "client_name", 80)?
         .or(text_field(&map, "client_id", 80).ok().flatten())
@@ -247,7 +247,7 @@ async fn issue(state: &AppState, req: Request) -> Result<Response, ApiError> {
 }
 
 /// `POST /api/auth/device/token`.
-pub async fn token(State(state): State<AppState>, req: Request) -> Response {
+pub async fn token(State(state): State<HttpState>, req: Request) -> Response {
     let ip = peer(&req);
     let (decision, admitted) = rate::check_ip(&state, "device-token", &ip, TOKENS_PER_MINUTE).await;
     let response = match admitted {
@@ -271,7 +271,7 @@ pub async fn token(State(state): State<AppState>, req: Request) -> Response {
     rate::with_headers(response, &decision)
 }
 
-async fn exchange(state: &AppState, req: Request) -> Result<Response, ApiError> {
+async fn exchange(state: &HttpState, req: Request) -> Result<Response, ApiError> {
     let Ok(map) = fields(req).await else {
         return Ok(device_error(
             StatusCode::BAD_REQUEST,
@@ -388,7 +388,7 @@ pub struct VerifyQuery {
 /// client's name and the code, and approves or denies; anyone else is
 /// asked to sign in first.
 pub async fn page(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: axum::http::HeaderMap,
     Query(q): Query<VerifyQuery>,
 ) -> Response {
@@ -404,7 +404,7 @@ pub async fn page(
 }
 
 async fn verification(
-    state: &AppState,
+    state: &HttpState,
     headers: &axum::http::HeaderMap,
     account: Option<&crate::store::Account>,
     entered: Option<&str>,
@@ -460,7 +460,7 @@ async fn verification(
 /// denies a pending login; the device's next poll gets the key or
 /// `access_denied`.
 pub async fn decide(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {

@@ -4,7 +4,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::app::AppState;
+use crate::http::state::HttpState;
 
 /// The interface description, generated from the code (`http::openapi`):
 /// the public API, or with `?scope=all` every route (the site's pages,
@@ -112,7 +112,7 @@ fn md_code(text: &str) -> String {
     out
 }
 
-pub async fn errors(State(state): State<AppState>) -> Response {
+pub async fn errors(State(state): State<HttpState>) -> Response {
     let mut body = String::from(
         "<h1>Errors</h1><p>Every failure is an <code>application/problem+json</code> document (RFC 9457) \
          with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and \

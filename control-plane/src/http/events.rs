@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 use super::extract::{Described, parse_json, read_body};
 use super::{context, rate};
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::limits;
 use crate::store::{NewEvent, now_millis};
 

@@ -4,7 +4,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::header;
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// A JSON body of at most `LIMIT` bytes, deserialised into `T`. Oversized
 /// bodies give 413, malformed JSON and wrong fields give 400 whose `param`

@@ -16,7 +16,7 @@ use super::extract::ApiJson;
 use super::images::{FieldNames, ImageItem, lookup_error, validate as validate_image};
 use super::{context, rate};
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::limits;
 use crate::store::NewFeedback;
 

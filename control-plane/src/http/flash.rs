@@ -116,16 +116,7 @@ mod tests {
     use super::*;
 
     fn web() -> Web {
-        Web::new(
-            b"0123456789abcdef0123456789abcdef",
-            "http://127.0.0.1:8080",
-            crate::people::mail::Mailer::new(
-                "vis@example.com",
-                None,
-                &std::env::temp_dir().join("vis-flash-test-outbox"),
-            )
-            .unwrap(),
-        )
+        Web::new(b"0123456789abcdef0123456789abcdef", "http://127.0.0.1:8080")
     }
 
     #[test]
@@ -146,12 +137,6 @@ mod tests {
         let other = Web::new(
             b"another secret, another deployment",
             "http://127.0.0.1:8080",
-            crate::people::mail::Mailer::new(
-                "vis@example.com",
-                None,
-                &std::env::temp_dir().join("vis-flash-test-outbox"),
-            )
-            .unwrap(),
         );
         assert_eq!(open(&other, "session-a", &value, 2_000), None);
         let mut tampered = value.into_bytes();

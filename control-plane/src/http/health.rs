@@ -6,7 +6,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// Liveness and readiness.
 #[derive(Debug, Clone, Serialize, ToSchema)]

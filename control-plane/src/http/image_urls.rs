@@ -17,7 +17,7 @@ use super::{context, rate};
 use crate::app::AppState;
 use crate::delivery::signed::{Minted, MintedUrl};
 use crate::delivery::{ImageParams, Resolved};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::limits;
 use crate::metrics::Metrics;
 use crate::store::{IdempotencyClaim, Millis, StoreError};

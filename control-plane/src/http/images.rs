@@ -12,9 +12,9 @@ use vis_protocol::{Color, Format, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
-use crate::app::AppState;
 use crate::delivery::{self, DeliveryError, ImageParams};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::renders::DispatchError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it, because
@@ -326,7 +326,7 @@ fn wants_json(headers: &HeaderMap) -> bool {
 }
 
 pub async fn get_car(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     CachedAuth(principal, key_hash, ..): CachedAuth<ImagesRead>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
@@ -341,7 +341,7 @@ pub async fn get_car(
 /// parameters, catalog, rate limit) and answered with the headers the GET
 /// would give, but free: nothing is charged, rendered or minted.
 pub async fn head_car(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     CachedAuth(principal, key_hash, ..): CachedAuth<ImagesRead>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
@@ -356,7 +356,7 @@ pub async fn head_car(
 /// then the handler, then (unless a charge already did) a check that the
 /// possibly cached key is still live; RateLimit-* on every answer.
 pub(super) async fn keyed<F, Fut>(
-    state: &AppState,
+    state: &HttpState,
     principal: &super::auth::Principal,
     key_hash: &str,
     handler: F,
@@ -398,7 +398,7 @@ where
 
 /// The unbilled balance a 304 or a HEAD reports.
 pub(super) async fn balance_of(
-    state: &AppState,
+    state: &HttpState,
     principal: &super::auth::Principal,
 ) -> Result<i64, ApiError> {
     Ok(state
@@ -411,7 +411,7 @@ pub(super) async fn balance_of(
 
 /// The request's vehicle and the form it wants, for GET and HEAD alike.
 fn request(
-    state: &AppState,
+    state: &HttpState,
     query: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<(delivery::Resolved, ResponseForm), ApiError> {
@@ -427,7 +427,7 @@ fn request(
 }
 
 async fn head(
-    state: &AppState,
+    state: &HttpState,
     principal: &super::auth::Principal,
     query: Option<&str>,
     headers: &HeaderMap,
@@ -475,7 +475,7 @@ pub(super) fn not_modified(etag: &str, balance: i64) -> Response {
 
 /// The headers of an image answer (spec §4), shared by GET and HEAD.
 pub(super) fn image_headers(
-    state: &AppState,
+    state: &HttpState,
     resolved: &delivery::Resolved,
     r: &mut Response,
     charged: i64,
@@ -504,7 +504,7 @@ pub(super) fn image_headers(
 }
 
 async fn serve(
-    state: &AppState,
+    state: &HttpState,
     principal: &super::auth::Principal,
     query: Option<&str>,
     headers: &HeaderMap,
@@ -581,7 +581,7 @@ pub struct UrlBilling {
 /// and billed now with the deployment's default lifetime and no use cap; the
 /// image renders on the URL's first load.
 async fn url_form(
-    state: &AppState,
+    state: &HttpState,
     principal: &super::auth::Principal,
     resolved: delivery::Resolved,
 ) -> Result<Response, ApiError> {

@@ -32,11 +32,11 @@ use super::images::{
     lookup_error, not_modified, validate,
 };
 use super::{context, rate};
-use crate::app::AppState;
 use crate::delivery::{ImageParams, Resolved};
 use crate::embeds::playground;
 use crate::embeds::signature::{self, SigError};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::ratelimit::now_secs;
 use crate::renders::{Admission, SourceKind};
 
@@ -174,7 +174,7 @@ impl Grant {
         }
     }
 
-    fn admission(self, state: &AppState) -> Admission {
+    fn admission(self, state: &HttpState) -> Admission {
         match self {
             Grant::Cached => Admission::CachedOnly,
             Grant::Playground | Grant::Session => Admission::Free {
@@ -196,17 +196,17 @@ impl Grant {
     }
 }
 
-pub async fn get(State(state): State<AppState>, req: Request) -> Response {
+pub async fn get(State(state): State<HttpState>, req: Request) -> Response {
     handle(state, req).await
 }
 
 /// HEAD: the same checks and headers as the GET; nothing is charged,
 /// rendered or counted against an allowance.
-pub async fn head(State(state): State<AppState>, req: Request) -> Response {
+pub async fn head(State(state): State<HttpState>, req: Request) -> Response {
     handle(state, req).await
 }
 
-async fn handle(state: AppState, req: Request) -> Response {
+async fn handle(state: HttpState, req: Request) -> Response {
     let (parts, _) = req.into_parts();
     let is_head = parts.method == Method::HEAD;
     let peer = parts
@@ -240,7 +240,7 @@ struct Incoming<'a> {
     is_head: bool,
 }
 
-async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError> {
+async fn route(state: &HttpState, inc: Incoming<'_>) -> Result<Response, ApiError> {
     let p = parse(inc.query)?;
     let now = now_secs();
     // 1. A partner signature: checked before anything else is looked up.
@@ -356,7 +356,11 @@ async fn route(state: &AppState, inc: Incoming<'_>) -> Result<Response, ApiError
 /// it is limited per client address (429) and, all addresses and replicas
 /// together, in total (503); outputs already derived are never limited
 /// (`[embeds] cached_derivations_*`, docs/embeds.md).
-async fn admit_free_derivation(state: &AppState, r: &Resolved, peer: &str) -> Result<(), ApiError> {
+async fn admit_free_derivation(
+    state: &HttpState,
+    r: &Resolved,
+    peer: &str,
+) -> Result<(), ApiError> {
     if state.deliverer.is_derived(r).await {
         return Ok(());
     }
@@ -396,7 +400,7 @@ fn sig_refused(e: SigError) -> ApiError {
     ApiError::Forbidden(format!("Partner signature refused: {e}. See /docs/embeds."))
 }
 
-fn resolve(state: &AppState, params: &ImageParams) -> Result<Resolved, ApiError> {
+fn resolve(state: &HttpState, params: &ImageParams) -> Result<Resolved, ApiError> {
     state
         .deliverer
         .resolve(state.catalog, params)
@@ -416,7 +420,7 @@ fn redirect(query: &str) -> Response {
     r
 }
 
-fn legacy_location(state: &AppState, r: &Resolved) -> HeaderValue {
+fn legacy_location(state: &HttpState, r: &Resolved) -> HeaderValue {
     header_value(&format!(
         "{}{}?{}",
         state.base_url,
@@ -427,7 +431,7 @@ fn legacy_location(state: &AppState, r: &Resolved) -> HeaderValue {
 
 /// Headers of a free image answer (every grant but the key).
 fn free_headers(
-    state: &AppState,
+    state: &HttpState,
     r: &Resolved,
     response: &mut Response,
     grant: Grant,
@@ -447,7 +451,7 @@ fn free_headers(
 }
 
 async fn serve_free(
-    state: &AppState,
+    state: &HttpState,
     r: &Resolved,
     grant: Grant,
     headers: &HeaderMap,
@@ -499,7 +503,7 @@ fn not_rendered() -> ApiError {
 /// Grant 4: billed exactly like `GET /api/v1/images/car`, in this
 /// endpoint's words; `keyed` around it adds the rate limit and the key check.
 async fn serve_keyed(
-    state: &AppState,
+    state: &HttpState,
     principal: &Arc<Principal>,
     r: &Resolved,
     headers: &HeaderMap,

@@ -6,7 +6,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::metrics::LabelledGauge;
 use crate::renders::farm;
 

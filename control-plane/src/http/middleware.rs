@@ -14,7 +14,7 @@ use tracing::Instrument;
 
 use super::context::{self, RequestContext};
 use crate::app::AppState;
-use crate::error::{ApiError, PROBLEM_JSON, problem_response};
+use crate::http::error::{ApiError, PROBLEM_JSON, problem_response};
 
 pub const X_REQUEST_ID: &str = "x-request-id";
 

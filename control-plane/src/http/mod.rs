@@ -2,6 +2,7 @@
 //! respond). Only this layer knows about JSON shapes, headers and status codes.
 
 pub mod account;
+pub mod app;
 pub mod auth;
 pub mod billing;
 pub mod body_clock;
@@ -10,6 +11,7 @@ pub mod dashboard;
 pub mod delivery;
 pub mod device;
 pub mod docs;
+pub mod error;
 pub mod events;
 pub mod extract;
 pub mod feedback;
@@ -18,6 +20,7 @@ pub mod health;
 pub mod image_urls;
 pub mod images;
 pub mod legacy;
+pub mod mcp;
 pub mod metrics;
 pub mod middleware;
 pub mod nodes;
@@ -29,6 +32,7 @@ pub mod people;
 pub mod rate;
 pub mod resolve;
 pub mod server;
+pub mod state;
 pub mod vehicles;
 pub mod web;
 
@@ -40,8 +44,8 @@ use axum::routing::{MethodRouter, get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::app::AppState;
-use crate::error::ApiError;
+use self::error::ApiError;
+use self::state::HttpState;
 
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +60,7 @@ pub enum Access {
 
 /// Every route the service answers, in one table: the router is built from
 /// it, and the OpenAPI test walks it to prove the document lists each one.
-pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
+pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
     vec![
         ("/healthz", Access::Public, get(health::healthz)),
         ("/readyz", Access::Public, get(health::readyz)),
@@ -169,7 +173,7 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<AppState>)> {
             Access::Public,
             post(billing::webhook),
         ),
-        ("/api/mcp", Access::Keyed, post(crate::mcp::endpoint)),
+        (mcp::PATH, Access::Keyed, post(mcp::endpoint)),
         ("/metrics", Access::Public, get(metrics::get)),
     ]
 }
@@ -226,12 +230,37 @@ impl Default for RouterOptions {
     }
 }
 
-pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterOptions) -> Router {
+/// The public router. MCP tool calls are answered by the same routes, in
+/// process: the router without the MCP route is built once and handed to
+/// the MCP endpoint.
+pub fn router(
+    state: HttpState,
+    extra: Option<Router<HttpState>>,
+    options: RouterOptions,
+) -> Router {
+    let api = build_router(state.clone(), extra.clone(), options, None);
+    build_router(state, extra, options, Some(mcp::Api::new(api)))
+}
+
+fn build_router(
+    state: HttpState,
+    extra: Option<Router<HttpState>>,
+    options: RouterOptions,
+    mcp: Option<mcp::Api>,
+) -> Router {
     let mut router = extra.unwrap_or_default();
     for (path, access, method_router) in route_table() {
         if path == "/metrics" && !options.metrics {
             continue;
         }
+        let method_router = if path == mcp::PATH {
+            match &mcp {
+                Some(api) => method_router.layer(axum::Extension(api.clone())),
+                None => continue,
+            }
+        } else {
+            method_router
+        };
         let method_router = match access {
             Access::Public => method_router.layer(cors()),
             Access::Keyed | Access::Web => method_router,
@@ -254,7 +283,7 @@ pub fn router(state: AppState, extra: Option<Router<AppState>>, options: RouterO
 }
 
 /// The operators' router of a separate `metrics_listen` address.
-pub fn metrics_router(state: AppState) -> Router {
+pub fn metrics_router(state: HttpState) -> Router {
     let router = Router::new()
         .route("/metrics", get(metrics::get))
         .fallback(not_found);
@@ -262,11 +291,11 @@ pub fn metrics_router(state: AppState) -> Router {
 }
 
 /// Request ids, the problem safety net and panic capture, for every router.
-fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
+fn with_middleware(router: Router<HttpState>, state: HttpState) -> Router {
     router
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            state.app.clone(),
             middleware::request_context,
         ))
         .with_state(state)

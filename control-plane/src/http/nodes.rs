@@ -19,9 +19,9 @@ use bytes::Bytes;
 use serde::Deserialize;
 use vis_protocol::nodes::{JobFailure, LeasedJob, NODE_API, NodeOrders, NodeReport};
 
-use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::http::extract::{ApiJson, read_body};
+use crate::http::state::HttpState;
 use crate::renders::worker::{render_job, store_source};
 use crate::store::NodeRecord;
 
@@ -34,7 +34,7 @@ const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 pub const NODE_TOKEN_PREFIX: &str = "vis_node_";
 
 /// The node API's routes, under [`NODE_API`].
-pub fn router() -> Router<AppState> {
+pub fn router() -> Router<crate::http::state::HttpState> {
     Router::new()
         .route(&format!("{NODE_API}/register"), post(register))
         .route(&format!("{NODE_API}/heartbeat"), post(heartbeat))
@@ -46,10 +46,10 @@ pub fn router() -> Router<AppState> {
 /// The node a request's token names (401 otherwise).
 pub struct Node(pub NodeRecord);
 
-impl FromRequestParts<AppState> for Node {
+impl FromRequestParts<HttpState> for Node {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &HttpState) -> Result<Self, ApiError> {
         let token = parts
             .headers
             .get(axum::http::header::AUTHORIZATION)
@@ -73,7 +73,7 @@ impl FromRequestParts<AppState> for Node {
     }
 }
 
-fn orders(state: &AppState, node: &NodeRecord) -> NodeOrders {
+fn orders(state: &HttpState, node: &NodeRecord) -> NodeOrders {
     let config = state.deliverer.dispatcher.config();
     NodeOrders {
         name: node.name.clone(),
@@ -83,7 +83,7 @@ fn orders(state: &AppState, node: &NodeRecord) -> NodeOrders {
     }
 }
 
-fn lease_ms(state: &AppState) -> i64 {
+fn lease_ms(state: &HttpState) -> i64 {
     i64::try_from(state.deliverer.dispatcher.config().node_lease.as_millis()).unwrap_or(i64::MAX)
 }
 
@@ -109,7 +109,7 @@ fn check_report(report: &NodeReport) -> Result<(), ApiError> {
 /// `POST /register`: a node starting; the same as a heartbeat with nothing
 /// in hand.
 async fn register(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Node(node): Node,
     ApiJson(report): ApiJson<NodeReport, 16_384>,
 ) -> Result<Response, ApiError> {
@@ -124,7 +124,7 @@ async fn register(
 
 /// `POST /heartbeat`: renews the leases of the jobs in hand.
 async fn heartbeat(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Node(node): Node,
     ApiJson(report): ApiJson<NodeReport, 16_384>,
 ) -> Result<Response, ApiError> {
@@ -150,7 +150,7 @@ struct LeaseQuery {
 /// `POST /lease?wait_ms=N`: the oldest queued job (or one whose node died),
 /// waiting up to N ms for one; 204 when none came (or the node drains).
 async fn lease(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Node(node): Node,
     Query(q): Query<LeaseQuery>,
 ) -> Result<Response, ApiError> {
@@ -209,7 +209,7 @@ struct UploadQuery {
 /// `PUT /jobs/{id}/source`: the job's source render (PNG); stores it and
 /// finishes the job.
 async fn upload(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Node(node): Node,
     Path(id): Path<String>,
     Query(q): Query<UploadQuery>,
@@ -240,7 +240,7 @@ async fn upload(
 /// `POST /jobs/{id}/failure`: the node could not render the job; it fails,
 /// and its waiters get a 502 (nothing is charged).
 async fn failure(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Node(node): Node,
     Path(id): Path<String>,
     ApiJson(failure): ApiJson<JobFailure, 16_384>,
@@ -256,7 +256,7 @@ async fn failure(
 /// Ends the job this node holds, wakes its waiters and counts it against
 /// the node; 409 when the lease ran out meanwhile.
 async fn finish(
-    state: &AppState,
+    state: &HttpState,
     node: &NodeRecord,
     id: &str,
     outcome: Result<i64, &str>,
@@ -279,7 +279,7 @@ async fn finish(
 
 /// The job `id` while this node holds its lease (404 or 409 otherwise).
 async fn held_job(
-    state: &AppState,
+    state: &HttpState,
     node: &NodeRecord,
     id: &str,
 ) -> Result<crate::store::JobRecord, ApiError> {

@@ -43,7 +43,7 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     components(schemas(
-        crate::error::Problem,
+        crate::http::error::Problem,
         super::health::Health,
         super::options::OptionsResponse,
         super::vehicles::VehiclesResponse,

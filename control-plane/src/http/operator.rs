@@ -25,8 +25,8 @@ use minijinja::{Value, context};
 use serde::Serialize;
 
 use super::web;
-use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::renders::farm::{self, FarmStatus};
 use crate::store::{Account, Millis};
 
@@ -34,13 +34,13 @@ pub const PAGE: &str = "/dashboard/operator";
 pub const JSON: &str = "/dashboard/operator.json";
 
 /// The operator page and its JSON.
-pub fn router() -> Router<AppState> {
+pub fn router() -> Router<crate::http::state::HttpState> {
     Router::new().route(PAGE, get(page)).route(JSON, get(json))
 }
 
 /// Whether `account` has the operator role (false when the database cannot
 /// say: the link is hidden, the page itself answers the error).
-pub async fn is_operator(state: &AppState, account: &Account) -> bool {
+pub async fn is_operator(state: &HttpState, account: &Account) -> bool {
     match state.store.is_operator(&account.id).await {
         Ok(yes) => yes,
         Err(e) => {
@@ -52,7 +52,7 @@ pub async fn is_operator(state: &AppState, account: &Account) -> bool {
 
 /// The farm's numbers with this deployment's settings (the operator page
 /// and `/metrics`).
-pub(crate) async fn farm_status(state: &AppState) -> Result<FarmStatus, ApiError> {
+pub(crate) async fn farm_status(state: &crate::app::AppState) -> Result<FarmStatus, ApiError> {
     let config = state.deliverer.dispatcher.config();
     Ok(farm::gather(
         state.store.as_ref(),
@@ -63,7 +63,7 @@ pub(crate) async fn farm_status(state: &AppState) -> Result<FarmStatus, ApiError
 }
 
 /// `GET /dashboard/operator`.
-pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn page(State(state): State<HttpState>, headers: HeaderMap) -> Response {
     let account = match web::require_signed_in(&state, &headers, PAGE).await {
         Ok(a) => a,
         Err(redirect) => return redirect,
@@ -105,9 +105,9 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
 
 /// `GET /dashboard/operator.json`: the [`FarmStatus`], for the page's
 /// script (and for anyone's, with an operator's session).
-pub async fn json(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn json(State(state): State<HttpState>, headers: HeaderMap) -> Response {
     let Some(account) = web::signed_in(&state, &headers).await else {
-        return crate::error::problem_response(
+        return crate::http::error::problem_response(
             StatusCode::UNAUTHORIZED,
             "Sign in at /signin with an operator's account.",
             Default::default(),

@@ -12,9 +12,9 @@ use utoipa::ToSchema;
 use vis_protocol::{Color, Format, SOURCE_PX, SizePreset, View};
 
 use super::context;
-use crate::app::AppState;
 use crate::billing::{CREDITS_PER_DOLLAR, CREDITS_PER_IMAGE, FREE_CREDITS, PACKS, Pack};
 use crate::delivery::signed::TtlBounds;
+use crate::http::state::HttpState;
 use crate::limits;
 
 /// What the options document says about the loaded catalog.
@@ -188,7 +188,7 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
     }
 }
 
-pub async fn get(State(state): State<AppState>) -> Response {
+pub async fn get(State(state): State<HttpState>) -> Response {
     let body = OptionsResponse {
         data: Arc::clone(&state.options),
         request_id: context::current().request_id,
@@ -199,4 +199,28 @@ pub async fn get(State(state): State<AppState>) -> Response {
         HeaderValue::from_static("public, max-age=3600"),
     );
     response
+}
+
+/// What the options document says about the embedded catalog.
+pub fn catalog_summary() -> CatalogSummary {
+    let catalog = vis_catalog::Catalog::embedded();
+    let stats = catalog.stats();
+    CatalogSummary {
+        makes: stats.makes,
+        models: stats.models,
+        years: YearRange {
+            from: stats.years.from,
+            to: stats.years.to,
+        },
+        sources: catalog
+            .sources()
+            .iter()
+            .map(|s| CatalogSource {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                region: s.region.clone(),
+                license: s.license.clone(),
+            })
+            .collect(),
+    }
 }

@@ -17,11 +17,11 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use vis_protocol::{Color, Format, SizePreset, View};
 
-use crate::app::AppState;
 use crate::billing::{CREDITS_PER_IMAGE, FREE_CREDITS, PACKS};
 use crate::embeds::playground;
 use crate::embeds::signature;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::state::HttpState;
 use crate::ratelimit::now_secs;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/web/templates");
@@ -85,7 +85,7 @@ impl Pages {
         &self,
         name: &str,
         page: &str,
-        state: &AppState,
+        state: &HttpState,
         ctx: Value,
     ) -> Result<String, ApiError> {
         let common = context! {
@@ -140,7 +140,7 @@ fn html(body: String, csp: &'static str) -> Response {
     r
 }
 
-fn page(state: &AppState, name: &str, page: &str, ctx: Value, csp: &'static str) -> Response {
+fn page(state: &HttpState, name: &str, page: &str, ctx: Value, csp: &'static str) -> Response {
     match state.pages.render(name, page, state, ctx) {
         Ok(body) => html(body, csp),
         Err(e) => e.into_response(),
@@ -157,7 +157,7 @@ struct ExampleImage {
 }
 
 /// `/`: what the service does, the examples, a quick start.
-pub async fn home(State(state): State<AppState>) -> Response {
+pub async fn home(State(state): State<HttpState>) -> Response {
     let examples: Vec<ExampleImage> = state
         .embeds
         .examples
@@ -216,7 +216,7 @@ fn label(slug: &str) -> String {
 
 /// `/playground`: try renders for free; the page issues the cookie that
 /// grants them (grant 5 of `/images/car.png`).
-pub async fn playground(State(state): State<AppState>) -> Response {
+pub async fn playground(State(state): State<HttpState>) -> Response {
     let views: Vec<Choice> = View::ALL
         .iter()
         .map(|v| Choice {
@@ -339,7 +339,7 @@ const CHARGES: [ChargeRow; 8] = [
 
 /// `/pricing`: the packs, what each operation costs, what is free. The
 /// target of a 402's `Link: </pricing>; rel=payment`.
-pub async fn pricing(State(state): State<AppState>) -> Response {
+pub async fn pricing(State(state): State<HttpState>) -> Response {
     let packs: Vec<PackRow> = PACKS
         .iter()
         .map(|p| PackRow {
@@ -361,12 +361,12 @@ pub async fn pricing(State(state): State<AppState>) -> Response {
 }
 
 /// `/docs`: the API reference, drawn by Redoc from `/api/v1/openapi.json`.
-pub async fn docs(State(state): State<AppState>) -> Response {
+pub async fn docs(State(state): State<HttpState>) -> Response {
     page(&state, "docs.html", "docs", context! {}, CSP_DOCS)
 }
 
 /// `/docs/embeds`: docs/embeds.md, rendered.
-pub async fn embeds_guide(State(state): State<AppState>) -> Response {
+pub async fn embeds_guide(State(state): State<HttpState>) -> Response {
     let mut body = String::new();
     let options = pulldown_cmark::Options::ENABLE_TABLES;
     pulldown_cmark::html::push_html(
@@ -377,12 +377,12 @@ pub async fn embeds_guide(State(state): State<AppState>) -> Response {
 }
 
 /// A page of the site from `template` with `ctx`, under the usual CSP.
-pub fn render_page(state: &AppState, template: &str, nav: &str, ctx: Value) -> Response {
+pub fn render_page(state: &HttpState, template: &str, nav: &str, ctx: Value) -> Response {
     page(state, template, nav, ctx, CSP)
 }
 
 /// A documentation page in the site's layout; `body` is trusted HTML.
-pub fn article(state: &AppState, title: &str, body: String) -> Response {
+pub fn article(state: &HttpState, title: &str, body: String) -> Response {
     let ctx = context! { title => title, body => Value::from_safe_string(body) };
     page(state, "article.html", "docs", ctx, CSP)
 }
@@ -390,7 +390,7 @@ pub fn article(state: &AppState, title: &str, body: String) -> Response {
 /// `/static/{*path}`: the pages' files. A URL carrying the current
 /// `?v=` is immutable; without it, an hour.
 pub async fn asset(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     Path(path): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,

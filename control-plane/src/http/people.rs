@@ -11,8 +11,8 @@ use minijinja::context;
 
 use super::rate;
 use super::web::{self, ClientIp, FormFields};
-use crate::app::AppState;
 use crate::billing::FREE_CREDITS;
+use crate::http::state::HttpState;
 use crate::people;
 use crate::store::{StoreError, now_millis};
 
@@ -34,7 +34,7 @@ pub struct NextQuery {
 /// A form page again, with `error` on it.
 #[allow(clippy::too_many_arguments)]
 fn form_page(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     status: StatusCode,
     template: &str,
@@ -53,7 +53,7 @@ fn form_page(
 
 /// Signs the browser in as `account_id`: a new session and its cookies,
 /// then a 303 to `next`.
-async fn start_session(state: &AppState, account_id: &str, next: &str) -> Response {
+async fn start_session(state: &HttpState, account_id: &str, next: &str) -> Response {
     let token = people::new_token();
     let max_age = people::SESSION_DAYS * 86_400;
     if let Err(e) = state
@@ -65,7 +65,7 @@ async fn start_session(state: &AppState, account_id: &str, next: &str) -> Respon
         )
         .await
     {
-        return crate::error::ApiError::from(e).into_response();
+        return crate::http::error::ApiError::from(e).into_response();
     }
     web::with_cookies(
         web::see_other(next),
@@ -78,7 +78,7 @@ async fn start_session(state: &AppState, account_id: &str, next: &str) -> Respon
 
 /// `GET /signup`.
 pub async fn signup_page(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Query(q): Query<NextQuery>,
 ) -> Response {
@@ -96,7 +96,7 @@ pub async fn signup_page(
 
 /// `POST /signup`: email and password; 100 free credits; signed in at once.
 pub async fn signup(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
     body: Bytes,
@@ -140,7 +140,7 @@ pub async fn signup(
         );
     }
     let Ok(hash) = people::hash_password(password.to_owned()).await else {
-        return crate::error::ApiError::internal("password hashing failed").into_response();
+        return crate::http::error::ApiError::internal("password hashing failed").into_response();
     };
     match state
         .deliverer
@@ -159,13 +159,13 @@ pub async fn signup(
                 "An account with this email exists. Sign in, or reset its password if you have none yet.",
             ),
         ),
-        Err(e) => crate::error::ApiError::from(e).into_response(),
+        Err(e) => crate::http::error::ApiError::from(e).into_response(),
     }
 }
 
 /// `GET /signin`.
 pub async fn signin_page(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Query(q): Query<NextQuery>,
 ) -> Response {
@@ -186,7 +186,7 @@ pub async fn signin_page(
 
 /// `POST /signin`.
 pub async fn signin(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
     body: Bytes,
@@ -220,7 +220,7 @@ pub async fn signin(
     let password = form.get("password").unwrap_or_default().to_owned();
     let person = match state.store.person_by_email(&email).await {
         Ok(p) => p,
-        Err(e) => return crate::error::ApiError::from(e).into_response(),
+        Err(e) => return crate::http::error::ApiError::from(e).into_response(),
     };
     let hash = person.as_ref().and_then(|(_, h)| h.clone());
     // Checked whether or not the account exists, so timing tells nothing.
@@ -235,7 +235,7 @@ pub async fn signin(
 }
 
 /// `POST /signout`: ends this browser's session.
-pub async fn signout(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn signout(State(state): State<HttpState>, headers: HeaderMap, body: Bytes) -> Response {
     if let Err(why) = web::read_form(&state, &headers, &body) {
         return web::refusal(&state, &headers, why);
     }
@@ -245,7 +245,7 @@ pub async fn signout(State(state): State<AppState>, headers: HeaderMap, body: By
             .end_web_session(&people::token_hash(token))
             .await
     {
-        return crate::error::ApiError::from(e).into_response();
+        return crate::http::error::ApiError::from(e).into_response();
     }
     web::with_cookies(
         web::see_other("/"),
@@ -259,7 +259,7 @@ pub async fn signout(State(state): State<AppState>, headers: HeaderMap, body: By
 /// `GET /reset`: asks for an email; with `?token=` from a mail, asks for
 /// the new password.
 pub async fn reset_page(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     headers: HeaderMap,
     Query(q): Query<NextQuery>,
 ) -> Response {
@@ -273,11 +273,11 @@ pub async fn reset_page(
     {
         Ok(true) => reset_form(&state, &headers, StatusCode::OK, Some(&token), None, false),
         Ok(false) => dead_link(&state, &headers),
-        Err(e) => crate::error::ApiError::from(e).into_response(),
+        Err(e) => crate::http::error::ApiError::from(e).into_response(),
     }
 }
 
-fn dead_link(state: &AppState, headers: &HeaderMap) -> Response {
+fn dead_link(state: &HttpState, headers: &HeaderMap) -> Response {
     web::notice(
         state,
         headers,
@@ -288,7 +288,7 @@ fn dead_link(state: &AppState, headers: &HeaderMap) -> Response {
 }
 
 fn reset_form(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     status: StatusCode,
     token: Option<&str>,
@@ -310,7 +310,7 @@ fn reset_form(
 /// `password`, sets the password, signs out every other browser and signs
 /// this one in.
 pub async fn reset(
-    State(state): State<AppState>,
+    State(state): State<HttpState>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
     body: Bytes,
@@ -326,7 +326,7 @@ pub async fn reset(
 }
 
 async fn set_password(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     token: &str,
     form: &FormFields,
@@ -344,7 +344,7 @@ async fn set_password(
         );
     }
     let Ok(hash) = people::hash_password(password.to_owned()).await else {
-        return crate::error::ApiError::internal("password hashing failed").into_response();
+        return crate::http::error::ApiError::internal("password hashing failed").into_response();
     };
     match state
         .store
@@ -353,11 +353,16 @@ async fn set_password(
     {
         Ok(Some(account)) => start_session(state, &account.id, "/dashboard").await,
         Ok(None) => dead_link(state, headers),
-        Err(e) => crate::error::ApiError::from(e).into_response(),
+        Err(e) => crate::http::error::ApiError::from(e).into_response(),
     }
 }
 
-async fn send_link(state: &AppState, headers: &HeaderMap, ip: &str, form: &FormFields) -> Response {
+async fn send_link(
+    state: &HttpState,
+    headers: &HeaderMap,
+    ip: &str,
+    form: &FormFields,
+) -> Response {
     let email = match people::normalize_email(form.get("email").unwrap_or_default()) {
         Ok(e) => e,
         Err(why) => {
@@ -393,7 +398,7 @@ async fn send_link(state: &AppState, headers: &HeaderMap, ip: &str, form: &FormF
                 .create_password_reset(&people::token_hash(&token), &account.id, expires)
                 .await
             {
-                return crate::error::ApiError::from(e).into_response();
+                return crate::http::error::ApiError::from(e).into_response();
             }
             let link = format!("{}/reset?token={token}", state.base_url);
             let body = format!(
@@ -403,7 +408,6 @@ async fn send_link(state: &AppState, headers: &HeaderMap, ip: &str, form: &FormF
                 people::RESET_MINUTES
             );
             if let Err(e) = state
-                .web
                 .mailer
                 .send(&email, "Set your Vehicle Image Service password", body)
                 .await
@@ -420,7 +424,7 @@ async fn send_link(state: &AppState, headers: &HeaderMap, ip: &str, form: &FormF
             }
         }
         Ok(None) => {}
-        Err(e) => return crate::error::ApiError::from(e).into_response(),
+        Err(e) => return crate::http::error::ApiError::from(e).into_response(),
     }
     reset_form(state, headers, StatusCode::OK, None, None, true)
 }

@@ -6,7 +6,7 @@ use axum::response::Response;
 
 use super::auth::Principal;
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::ratelimit::{Decision, now_secs};
 
 /// Counts one request against the key's per-minute limit. `Err` is the 429

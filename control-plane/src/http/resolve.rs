@@ -11,7 +11,7 @@ use super::extract::ApiJson;
 
 use super::{context, rate};
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::limits;
 
 /// Longest `query` (spec §8 Resolve).

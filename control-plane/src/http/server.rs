@@ -42,7 +42,7 @@ use tower::ServiceExt;
 
 use super::context;
 use crate::config::HttpConfig;
-use crate::error::{PROBLEM_JSON, title_for};
+use crate::http::error::{PROBLEM_JSON, title_for};
 
 /// Header fields per request; more is a 431. (A request head larger than
 /// hyper's read buffer, about 400 KiB, is a 431 too; a URI over 64 KiB a 414.)

@@ -24,7 +24,7 @@ use vis_catalog::{Catalog, LookupError, Make, Model, SearchHit};
 use super::context;
 
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it.
 const KNOWN: [&str; 6] = ["year", "makeId", "q", "limit", "make", "model"];

@@ -17,8 +17,8 @@ use hmac::{KeyInit, Mac};
 use minijinja::Value;
 use subtle::ConstantTimeEq;
 
-use crate::app::AppState;
 use crate::config::Secret;
+use crate::http::state::HttpState;
 use crate::people;
 use crate::store::Account;
 
@@ -26,8 +26,6 @@ pub const SESSION_COOKIE: &str = "vis_session";
 pub const CSRF_COOKIE: &str = "vis_csrf";
 /// Not a secret: tells the pages' script to show "Dashboard" for "Sign in".
 pub const HINT_COOKIE: &str = "vis_signed_in";
-/// The setting that holds the web secret (CSRF tokens, sandbox portal links).
-pub const SECRET_SETTING: &str = "web_secret";
 /// Form bodies larger than this are refused.
 pub const FORM_LIMIT: usize = 8 * 1024;
 
@@ -36,15 +34,13 @@ pub const FORM_LIMIT: usize = 8 * 1024;
 pub struct Web {
     secret: Secret<Vec<u8>>,
     secure: bool,
-    pub mailer: people::mail::Mailer,
 }
 
 impl Web {
-    pub fn new(secret: &[u8], base_url: &str, mailer: people::mail::Mailer) -> Web {
+    pub fn new(secret: &[u8], base_url: &str) -> Web {
         Web {
             secret: Secret::new(secret.to_vec()),
             secure: base_url.starts_with("https://"),
-            mailer,
         }
     }
 
@@ -113,7 +109,7 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// The account the request's session cookie signs in, if any.
-pub async fn signed_in(state: &AppState, headers: &HeaderMap) -> Option<Account> {
+pub async fn signed_in(state: &HttpState, headers: &HeaderMap) -> Option<Account> {
     let token = cookie(headers, SESSION_COOKIE)?;
     if token.len() > 128 {
         return None;
@@ -130,7 +126,7 @@ pub async fn signed_in(state: &AppState, headers: &HeaderMap) -> Option<Account>
 /// Either the signed-in account or the redirect to `/signin` that comes
 /// back to `next`.
 pub async fn require_signed_in(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     next: &str,
 ) -> Result<Account, Response> {
@@ -178,7 +174,7 @@ pub struct CsrfToken {
     set_cookie: Option<String>,
 }
 
-pub fn csrf_token(state: &AppState, headers: &HeaderMap) -> CsrfToken {
+pub fn csrf_token(state: &HttpState, headers: &HeaderMap) -> CsrfToken {
     match cookie(headers, CSRF_COOKIE).filter(|c| c.len() <= 128) {
         Some(c) => CsrfToken {
             token: state.web.csrf_for(c),
@@ -230,7 +226,7 @@ pub enum FormRefusal {
 
 /// Reads a form body and checks its CSRF token against the request's cookie.
 pub fn read_form(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<FormFields, FormRefusal> {
@@ -293,7 +289,7 @@ fn same_host(headers: &HeaderMap, origin: &str) -> bool {
 /// and the signed-in account's email as `account_email`. Pages for people
 /// are never stored by caches.
 pub fn render(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     status: StatusCode,
     template: &str,
@@ -323,7 +319,7 @@ pub fn render(
 }
 
 /// The page for a refused form.
-pub fn refusal(state: &AppState, headers: &HeaderMap, why: FormRefusal) -> Response {
+pub fn refusal(state: &HttpState, headers: &HeaderMap, why: FormRefusal) -> Response {
     let (status, message) = match why {
         FormRefusal::Forged => (
             StatusCode::FORBIDDEN,
@@ -340,7 +336,7 @@ pub fn refusal(state: &AppState, headers: &HeaderMap, why: FormRefusal) -> Respo
 
 /// A page with a title and a message, in the site's layout.
 pub fn notice(
-    state: &AppState,
+    state: &HttpState,
     headers: &HeaderMap,
     status: StatusCode,
     title: &str,

@@ -23,21 +23,9 @@ pub use s3::S3ObjectStore;
 pub struct ObjectKey(String);
 
 impl ObjectKey {
+    /// A key in the grammar of `config::is_object_path`.
     pub fn parse(raw: &str) -> Option<ObjectKey> {
-        let ok = !raw.is_empty()
-            && raw.len() <= 512
-            && raw.split('/').all(|seg| {
-                !seg.is_empty()
-                    && seg != "."
-                    && seg != ".."
-                    && !seg.starts_with('.')
-                    && seg.bytes().all(|b| {
-                        b.is_ascii_lowercase()
-                            || b.is_ascii_digit()
-                            || matches!(b, b'.' | b'_' | b'-')
-                    })
-            });
-        ok.then(|| ObjectKey(raw.to_owned()))
+        crate::config::is_object_path(raw).then(|| ObjectKey(raw.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {

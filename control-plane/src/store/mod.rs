@@ -8,7 +8,9 @@ mod sql;
 
 use async_trait::async_trait;
 
-pub use sql::{Dialect, LedgerWriter, SqlStore, abandon_write, execute_raw, utc_day_of};
+pub use sql::{
+    ChargeWriter, Dialect, SqlStore, abandon_write, execute_raw, open_charge_writer, utc_day_of,
+};
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;

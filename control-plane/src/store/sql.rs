@@ -1066,70 +1066,75 @@ pub async fn execute_raw(store: &SqlStore, sql: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// What the ledger's collector thread writes charge batches with: its own
-/// connection through sqlx (PostgreSQL, in-memory SQLite), or on a SQLite
-/// file its own rusqlite connection (`sql/sqlite_ledger.rs`). Both run the
-/// one algorithm of `sql/charges.rs` with the same statements.
-pub struct LedgerWriter(Writer);
+/// How charge batches are written: one algorithm (`sql/charges.rs`, the
+/// same statements), three writers, each held to the ledger's model test on
+/// its database (docs/ledger.md, "Charge writers", says where they differ
+/// and why, with figures):
+///
+/// - a SQLite file: the collector thread's own rusqlite connection
+///   (`sql/sqlite_ledger.rs`);
+/// - PostgreSQL: one statement per paying key, on the writer's own
+///   connections (`sql/pg_ledger.rs`);
+/// - in-memory SQLite (tests): the store's own sqlx pool.
+#[async_trait::async_trait]
+pub trait ChargeWriter: Send + Sync {
+    /// As [`CreditStore::charge_deliveries`]: one outcome per item, in
+    /// order; an Err for the whole batch only when the database failed.
+    async fn charge_deliveries(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError>;
 
-enum Writer {
-    Pool(SqlStore),
-    Postgres(Box<pg_ledger::PgWriter>),
-    SqliteFile(std::sync::Mutex<sqlite_ledger::SqliteLedger>),
+    /// Closes the writer's connections.
+    async fn close(&self);
 }
 
-impl std::fmt::Debug for LedgerWriter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self.0 {
-            Writer::Pool(_) => "LedgerWriter::Pool",
-            Writer::Postgres(_) => "LedgerWriter::Postgres",
-            Writer::SqliteFile(_) => "LedgerWriter::SqliteFile",
-        })
+/// The writer for `url`, with up to `connections` where it pools.
+pub async fn open_charge_writer(
+    url: &str,
+    connections: u32,
+) -> Result<Box<dyn ChargeWriter>, StoreError> {
+    let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+    if url.starts_with("sqlite:") && !in_memory {
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Unavailable(redact(&e)))?;
+        let ledger = sqlite_ledger::SqliteLedger::open(options.get_filename())?;
+        return Ok(Box::new(std::sync::Mutex::new(ledger)));
     }
+    let store = SqlStore::connect_small(url, connections).await?;
+    if store.dialect == Dialect::Postgres {
+        let writer = pg_ledger::PgWriter::open(store, url, connections).await?;
+        return Ok(Box::new(writer));
+    }
+    Ok(Box::new(store))
 }
 
-impl LedgerWriter {
-    /// Opens the writer for `url`, with up to `connections` for a pool.
-    pub async fn open(url: &str, connections: u32) -> Result<LedgerWriter, StoreError> {
-        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        if url.starts_with("sqlite:") && !in_memory {
-            let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)
-                .map_err(|e| StoreError::Unavailable(redact(&e)))?;
-            let ledger = sqlite_ledger::SqliteLedger::open(options.get_filename())?;
-            return Ok(LedgerWriter(Writer::SqliteFile(std::sync::Mutex::new(
-                ledger,
-            ))));
-        }
-        let store = SqlStore::connect_small(url, connections).await?;
-        if store.dialect == Dialect::Postgres {
-            let writer = pg_ledger::PgWriter::open(store, url, connections).await?;
-            return Ok(LedgerWriter(Writer::Postgres(Box::new(writer))));
-        }
-        Ok(LedgerWriter(Writer::Pool(store)))
-    }
-
-    /// As [`CreditStore::charge_deliveries`].
-    pub async fn charge_deliveries(
+#[async_trait::async_trait]
+impl ChargeWriter for SqlStore {
+    async fn charge_deliveries(
         &self,
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
-        match &self.0 {
-            Writer::Postgres(writer) => writer.charge_groups(batch).await,
-            Writer::Pool(store) => store.sql_charge_deliveries(batch).await,
-            Writer::SqliteFile(ledger) => ledger
-                .lock()
-                .map_err(|_| StoreError::Unavailable("the ledger writer failed".into()))?
-                .charge_deliveries(&batch),
-        }
+        self.sql_charge_deliveries(batch).await
     }
 
-    pub async fn close(&self) {
-        match &self.0 {
-            Writer::Pool(store) => store.close().await,
-            Writer::Postgres(writer) => writer.close().await,
-            Writer::SqliteFile(_) => {}
-        }
+    async fn close(&self) {
+        SqlStore::close(self).await;
     }
+}
+
+#[async_trait::async_trait]
+impl ChargeWriter for std::sync::Mutex<sqlite_ledger::SqliteLedger> {
+    async fn charge_deliveries(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
+        self.lock()
+            .map_err(|_| StoreError::Unavailable("the ledger writer failed".into()))?
+            .charge_deliveries(&batch)
+    }
+
+    async fn close(&self) {}
 }
 
 /// Runs `statements` in one write transaction and drops it before its

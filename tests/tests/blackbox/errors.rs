@@ -2,7 +2,7 @@
 
 use axum::Router;
 use axum::routing::{get, post};
-use control_plane::AppState;
+use control_plane::HttpState;
 use control_plane::http::extract::ApiJson;
 use vis_tests::{TestApp, problem};
 
@@ -22,7 +22,7 @@ impl control_plane::http::extract::Described for Probe {
     ];
 }
 
-fn probe_routes() -> Router<AppState> {
+fn probe_routes() -> Router<HttpState> {
     async fn boom() -> &'static str {
         panic!("secret internal detail xyz")
     }

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use control_plane::store::prewarm::{ItemStatus, NewPrewarmItem, PrewarmState, PrewarmStore};
 use control_plane::store::{
-    AccountStore, ActivityStore, BudgetStore, Claim, CreditStore, DeliveryStore, DeliveryUrlStore,
-    EntryKind, EventStore, JobPriority, JobStatus, JobStore, KeyStore, LedgerStore, LedgerWriter,
-    NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer,
+    AccountStore, ActivityStore, BudgetStore, ChargeWriter, Claim, CreditStore, DeliveryStore,
+    DeliveryUrlStore, EntryKind, EventStore, JobPriority, JobStatus, JobStore, KeyStore,
+    LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer,
     PaymentOutcome, PaymentStore, PeopleStore, RateStore, RevocationStore, RevokedKind, SqlStore,
     Store, StoreError, now_millis,
 };
@@ -527,7 +527,7 @@ async fn deliveries(store: &SqlStore) {
 }
 
 /// What charges a batch: the store's portable algorithm, or the ledger
-/// thread's writer (`LedgerWriter`, which `Ledger::charge` uses: on a SQLite
+/// thread's writer (a `ChargeWriter`, which `Ledger::charge` uses: on a SQLite
 /// file its rusqlite connection, on PostgreSQL one statement for the batch).
 trait Charger: Send + Sync + 'static {
     fn charge(
@@ -542,11 +542,11 @@ impl Charger for SqlStore {
         batch: Vec<NewDelivery>,
     ) -> impl std::future::Future<Output = Result<Vec<Result<i64, StoreError>>, StoreError>> + Send
     {
-        self.charge_deliveries(batch)
+        CreditStore::charge_deliveries(self, batch)
     }
 }
 
-impl Charger for LedgerWriter {
+impl Charger for Box<dyn ChargeWriter> {
     fn charge(
         &self,
         batch: Vec<NewDelivery>,
@@ -1425,7 +1425,9 @@ async fn store_conformance_sqlite() {
 async fn writer_batches(url: &str) {
     let store = SqlStore::connect(url).await.unwrap();
     store.migrate().await.unwrap();
-    let writer = LedgerWriter::open(url, 1).await.unwrap();
+    let writer = control_plane::store::open_charge_writer(url, 1)
+        .await
+        .unwrap();
     charge_batches(&store, std::sync::Arc::new(writer)).await;
 }
 

@@ -7,7 +7,7 @@
 //! is still decided by that one conditional write. A group the debit
 //! refuses (the account cannot pay for all of it, or the key is revoked)
 //! goes through the portable algorithm, which decides the prefix and the
-//! outcomes. Sealed behind `LedgerWriter::charge_deliveries`; measured in
+//! outcomes. Sealed behind `ChargeWriter::charge_deliveries` (`open_charge_writer`); measured in
 //! docs/benchmarks.md ("One ledger", "Session 14").
 //!
 //! The writer owns its connections instead of borrowing them from a sqlx
@@ -110,13 +110,6 @@ impl PgWriter {
         }
     }
 
-    pub(in crate::store) async fn close(&self) {
-        while let Some(conn) = self.take() {
-            let _ = conn.close().await;
-        }
-        self.store.close().await;
-    }
-
     /// As [`CreditStore::charge_deliveries`]: the batch's groups in one
     /// statement and one commit ([`CHARGE_GROUPS`]); when one account pays
     /// with several keys in a batch, its later groups go in a second
@@ -124,7 +117,7 @@ impl PgWriter {
     /// algorithm. A statement that fails writes nothing and fails its
     /// groups. A connection that returned an error is dropped, and the next
     /// batch opens another.
-    pub(in crate::store) async fn charge_groups(
+    async fn charge_groups(
         &self,
         batch: Vec<NewDelivery>,
     ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
@@ -236,6 +229,23 @@ fn rounds(groups: Vec<(PayingKey<'_>, Vec<usize>)>) -> Vec<Vec<(PayingKey<'_>, V
         }
     }
     rounds
+}
+
+#[async_trait::async_trait]
+impl super::ChargeWriter for PgWriter {
+    async fn charge_deliveries(
+        &self,
+        batch: Vec<NewDelivery>,
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
+        self.charge_groups(batch).await
+    }
+
+    async fn close(&self) {
+        while let Some(conn) = self.take() {
+            let _ = conn.close().await;
+        }
+        self.store.close().await;
+    }
 }
 
 /// The bound values of one [`CHARGE_GROUPS`] statement.

@@ -7,7 +7,7 @@
 //! per batch, and on two busy cores each waits to be scheduled; here the
 //! whole batch runs on the ledger's thread with no handoff. Measured in
 //! docs/benchmarks.md ("One ledger"). It is sealed behind
-//! `LedgerWriter::charge_deliveries`; nothing else uses it.
+//! `ChargeWriter::charge_deliveries` (`open_charge_writer`); nothing else uses it.
 
 use std::future::Future;
 use std::pin::pin;

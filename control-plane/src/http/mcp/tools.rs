@@ -10,8 +10,8 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::Api;
-use crate::app::AppState;
+use super::Caller;
+use crate::http::state::HttpState;
 
 /// The type a tool argument must have; strings are coerced to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,7 +404,8 @@ pub fn catalog() -> Vec<Tool> {
 /// A tool error carrying a problem document (spec §7 shape); `call` gives
 /// it the API's `type` URI and a `request_id`.
 fn problem(status: u16, detail: String, param: Option<&str>) -> CallToolResult {
-    let title = axum::http::StatusCode::from_u16(status).map_or("Error", crate::error::title_for);
+    let title =
+        axum::http::StatusCode::from_u16(status).map_or("Error", crate::http::error::title_for);
     let mut doc = json!({ "title": title, "status": status, "detail": detail });
     if let Some(p) = param {
         doc["param"] = json!(p);
@@ -494,7 +495,7 @@ fn query_of(args: &JsonObject, names: &[(&str, &str)]) -> String {
 /// content, or the problem document as a tool error.
 fn json_result(reply: super::Reply) -> CallToolResult {
     let body: Value = serde_json::from_slice(&reply.body).unwrap_or_else(|_| {
-        json!({ "title": crate::error::title_for(reply.status), "status": reply.status.as_u16(), "detail": String::from_utf8_lossy(&reply.body) })
+        json!({ "title": crate::http::error::title_for(reply.status), "status": reply.status.as_u16(), "detail": String::from_utf8_lossy(&reply.body) })
     });
     if !reply.status.is_success() {
         return failure(body);
@@ -505,8 +506,8 @@ fn json_result(reply: super::Reply) -> CallToolResult {
 }
 
 pub async fn call(
-    api: &Api<'_>,
-    state: &AppState,
+    api: &Caller<'_>,
+    state: &HttpState,
     name: &str,
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
@@ -547,8 +548,8 @@ fn in_tool_words(doc: &mut Value, base_url: &str) {
 }
 
 async fn dispatch(
-    api: &Api<'_>,
-    state: &AppState,
+    api: &Caller<'_>,
+    state: &HttpState,
     name: &str,
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
@@ -632,8 +633,8 @@ async fn dispatch(
 /// charge already made under it (in the last 24 hours) is answered again for
 /// free, and a concurrent duplicate waits for it instead of charging.
 async fn get_image(
-    api: &Api<'_>,
-    state: &AppState,
+    api: &Caller<'_>,
+    state: &HttpState,
     args: &JsonObject,
 ) -> Result<CallToolResult, ErrorData> {
     let mut args = args.clone();

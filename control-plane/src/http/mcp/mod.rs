@@ -3,9 +3,10 @@
 //! SDK (`rmcp`), stateless so that any replica answers any request.
 //!
 //! Each tool is the API it mirrors: a tool call is answered by sending the
-//! matching request through the service's own router, in process, with the
-//! caller's key (the request's `AppState` rides in its extensions, so the
-//! MCP service holds no state of its own), so validation, billing, rate limits, idempotency and
+//! matching request through the service's own router (built once, without
+//! this route: [`Api`]), in process, with the caller's key. The router and
+//! the services ride in the request's extensions, so the MCP service holds
+//! no state of its own. Validation, billing, rate limits, idempotency and
 //! problem documents are the API's, with no second implementation to drift.
 //! A failing call comes back as a tool error carrying the problem document.
 //! No result carries the key; delivery tokens appear only inside URLs the
@@ -16,6 +17,7 @@ mod tools;
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -30,10 +32,13 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData, ServerHandler};
 use tower::ServiceExt;
 
-use crate::app::AppState;
-use crate::error::ApiError;
 use crate::http::auth::{cached_principal, presented_key};
+use crate::http::error::ApiError;
 use crate::http::rate;
+use crate::http::state::HttpState;
+
+/// Where the endpoint is served.
+pub const PATH: &str = "/api/mcp";
 
 /// Largest MCP request body (a tool call with 50 images is well under).
 pub const BODY_LIMIT: usize = 256 * 1024;
@@ -106,12 +111,14 @@ impl ServerHandler for McpServer {
             .ok_or_else(|| ErrorData::internal_error("no HTTP request", None))?;
         let state = parts
             .extensions
-            .get::<AppState>()
+            .get::<HttpState>()
             .ok_or_else(|| ErrorData::internal_error("no application state", None))?;
-        let router =
-            crate::http::router(state.clone(), None, crate::http::RouterOptions::default());
-        let api = Api {
-            router: &router,
+        let routes = parts
+            .extensions
+            .get::<Api>()
+            .ok_or_else(|| ErrorData::internal_error("no API router", None))?;
+        let api = Caller {
+            router: &routes.router,
             authorization: parts.headers.get(header::AUTHORIZATION).cloned(),
             api_key: parts.headers.get("x-api-key").cloned(),
         };
@@ -122,8 +129,21 @@ impl ServerHandler for McpServer {
     }
 }
 
+/// The service's own routes (all but this endpoint), built once with the
+/// router and handed to the endpoint.
+#[derive(Clone)]
+pub struct Api {
+    router: axum::Router,
+}
+
+impl Api {
+    pub fn new(router: axum::Router) -> Api {
+        Api { router }
+    }
+}
+
 /// The service's own API, called in process with the caller's credentials.
-pub struct Api<'a> {
+pub struct Caller<'a> {
     router: &'a axum::Router,
     authorization: Option<HeaderValue>,
     api_key: Option<HeaderValue>,
@@ -137,7 +157,7 @@ pub struct Reply {
     pub body: bytes::Bytes,
 }
 
-impl Api<'_> {
+impl Caller<'_> {
     /// The key the caller presented (never shown in a result).
     pub fn raw_key(&self) -> Option<String> {
         if let Some(v) = self.authorization.as_ref().and_then(|v| v.to_str().ok()) {
@@ -218,7 +238,11 @@ impl Api<'_> {
 
 /// `POST /api/mcp` (and the other methods of the transport): the key, the
 /// browser origin and the per-key rate limit at the door, then rmcp.
-pub async fn endpoint(State(state): State<AppState>, req: Request) -> Response {
+pub async fn endpoint(
+    State(state): State<HttpState>,
+    Extension(api): Extension<Api>,
+    req: Request,
+) -> Response {
     let (parts, body) = req.into_parts();
     let Some(raw) = presented_key(&parts) else {
         return ApiError::Unauthorized(
@@ -297,6 +321,7 @@ pub async fn endpoint(State(state): State<AppState>, req: Request) -> Response {
         );
     }
     req.extensions_mut().insert(state.clone());
+    req.extensions_mut().insert(api);
     let response = match state.mcp.clone().oneshot(req).await {
         Ok(r) => r.map(Body::new),
         Err(never) => match never {},

@@ -20,10 +20,10 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 
-use super::Api;
-use crate::app::AppState;
+use super::Caller;
 use crate::http::auth::cached_principal;
 use crate::http::context::InternalRequestId;
+use crate::http::state::HttpState;
 use crate::store::{CallClaim, now_millis};
 
 /// How long a call waits for another call with the same key.
@@ -62,7 +62,7 @@ pub struct Claimed {
 impl Claimed {
     /// After the API call: a call that charged keeps the key (its charge is
     /// the key's record); one that did not gives it up for a retry.
-    pub async fn finish(self, state: &AppState, charged: bool) -> Result<(), ErrorData> {
+    pub async fn finish(self, state: &HttpState, charged: bool) -> Result<(), ErrorData> {
         if charged {
             return Ok(());
         }
@@ -78,7 +78,7 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error(e.to_string(), None)
 }
 
-async fn account(api: &Api<'_>, state: &AppState) -> Option<String> {
+async fn account(api: &Caller<'_>, state: &HttpState) -> Option<String> {
     let raw = api.raw_key()?;
     cached_principal(state, &raw)
         .await
@@ -87,7 +87,7 @@ async fn account(api: &Api<'_>, state: &AppState) -> Option<String> {
 }
 
 /// Whether the claim's call has charged (and not been refunded since).
-async fn charged(state: &AppState, account: &str, claim: &CallClaim) -> Result<bool, ErrorData> {
+async fn charged(state: &HttpState, account: &str, claim: &CallClaim) -> Result<bool, ErrorData> {
     Ok(state
         .store
         .deliveries_by_request_id(&claim.request_id)
@@ -98,8 +98,8 @@ async fn charged(state: &AppState, account: &str, claim: &CallClaim) -> Result<b
 }
 
 pub async fn prepare(
-    api: &Api<'_>,
-    state: &AppState,
+    api: &Caller<'_>,
+    state: &HttpState,
     idem: &str,
     query: &str,
 ) -> Result<Prepared, ErrorData> {
@@ -165,7 +165,7 @@ pub async fn prepare(
 }
 
 /// The caller's balance now.
-pub async fn balance(api: &Api<'_>, state: &AppState) -> Result<i64, ErrorData> {
+pub async fn balance(api: &Caller<'_>, state: &HttpState) -> Result<i64, ErrorData> {
     let Some(account) = account(api, state).await else {
         return Ok(0);
     };
