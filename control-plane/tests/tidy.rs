@@ -252,3 +252,19 @@ fn no_import_cycles_and_the_store_is_the_bottom() {
     let found = cycles(&graph);
     assert!(found.is_empty(), "module import cycles: {found:?}");
 }
+
+#[test]
+fn the_render_node_has_no_database_driver() {
+    // ARCHITECTURE.md: render-node never touches the database; it gets a
+    // RenderJob and returns pixels. No driver in its dependencies proves it.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../render-node/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).expect("render-node/Cargo.toml");
+    for driver in ["sqlx", "rusqlite", "postgres", "diesel", "sea-orm"] {
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.trim_start().starts_with(driver) && l.contains('=')),
+            "render-node depends on {driver}; the control plane owns the database"
+        );
+    }
+}
