@@ -75,16 +75,18 @@ impl StoreError {
 
 /// An account. Its balance is not here: it is read through
 /// `billing::Ledger::balance`, the one door for credits.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct Account {
     pub id: String,
     pub email: String,
+    #[sqlx(try_from = "sql::IntFlag")]
     pub auto_reload: bool,
+    #[sqlx(try_from = "sql::IntFlag")]
     pub has_payment_method: bool,
     pub created_at: Millis,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {
     pub id: String,
     pub account_id: String,
@@ -109,13 +111,14 @@ pub struct NewKey {
     pub rate_limit_per_minute: i64,
 }
 
-#[derive(Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Clone, PartialEq, Eq)]
 pub struct Partner {
     pub id: String,
     pub account_id: String,
     /// The API key the partner's signatures answer to; revoking it revokes
     /// them. None for partners made before keys owned them (never honoured).
     pub key_id: Option<String>,
+    #[sqlx(try_from = "String")]
     pub secret: crate::config::Secret<String>,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
@@ -166,10 +169,25 @@ impl EntryKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A row's `kind` column (`sqlx::FromRow`).
+impl TryFrom<String> for EntryKind {
+    type Error = UnknownValue;
+
+    fn try_from(raw: String) -> Result<EntryKind, UnknownValue> {
+        EntryKind::parse(&raw).ok_or(UnknownValue("ledger kind", raw))
+    }
+}
+
+/// A text column that holds none of its enum's values.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown {0} {1:?}")]
+pub struct UnknownValue(&'static str, String);
+
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct LedgerEntry {
     pub id: i64,
     pub account_id: String,
+    #[sqlx(try_from = "String")]
     pub kind: EntryKind,
     pub delta: i64,
     pub balance_after: i64,
@@ -325,10 +343,11 @@ pub struct NewDelivery {
 }
 
 /// A billed image delivery as the ledger records it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryRecord {
     /// Its charge's ledger entry id.
     pub id: i64,
+    #[sqlx(rename = "reference")]
     pub request_id: String,
     pub account_id: String,
     pub variant: String,
@@ -401,6 +420,22 @@ impl JobStatus {
     }
 }
 
+/// A row's `status` column (`sqlx::FromRow`).
+impl TryFrom<String> for JobStatus {
+    type Error = UnknownValue;
+
+    fn try_from(raw: String) -> Result<JobStatus, UnknownValue> {
+        JobStatus::parse(&raw).ok_or(UnknownValue("job status", raw))
+    }
+}
+
+/// A row's `priority` column, its rank (`sqlx::FromRow`).
+impl From<i64> for JobPriority {
+    fn from(rank: i64) -> JobPriority {
+        JobPriority::from_rank(rank)
+    }
+}
+
 /// Which jobs render first: nodes lease by priority, then age.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum JobPriority {
@@ -428,13 +463,15 @@ impl JobPriority {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct JobRecord {
     pub id: String,
     pub variant: String,
     pub revision: i64,
     pub shape: String,
+    #[sqlx(try_from = "String")]
     pub status: JobStatus,
+    #[sqlx(try_from = "i64")]
     pub priority: JobPriority,
     pub attempts: i64,
     pub lease_owner: Option<String>,
@@ -619,7 +656,7 @@ pub struct Payer<'a> {
 }
 
 /// A stored delivery URL, with the revocation state of its minting key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryUrlRecord {
     pub id: String,
     pub account_id: String,
@@ -640,6 +677,7 @@ pub struct DeliveryUrlRecord {
     pub failed_at: Option<Millis>,
     pub created_at: Millis,
     /// The minting key has been revoked (or no longer exists).
+    #[sqlx(try_from = "sql::IntFlag")]
     pub key_revoked: bool,
 }
 
@@ -875,7 +913,7 @@ pub trait FeedbackStore: Send + Sync {
 }
 
 /// One device login (RFC 8628).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct DeviceLogin {
     pub id: String,
     pub user_code: String,
@@ -984,7 +1022,7 @@ pub trait PeopleStore: Send + Sync {
 }
 
 /// A credit pack being bought.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct Purchase {
     pub id: String,
     pub account_id: String,
@@ -1070,7 +1108,7 @@ pub trait PaymentStore: Send + Sync {
 }
 
 /// One UTC day of an account's usage (the dashboard's chart).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, Default, PartialEq, Eq)]
 pub struct DayUsage {
     /// Days since 1970-01-01 (UTC).
     pub day: i64,

@@ -46,13 +46,14 @@ impl PrewarmState {
 }
 
 /// One prewarm job (`prewarm_runs`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct PrewarmRun {
     pub id: String,
     /// What was asked for, as canonical JSON.
     pub selection: String,
     /// Derived outputs per variant, `SIZE:FORMAT` joined by commas.
     pub outputs: String,
+    #[sqlx(try_from = "String")]
     pub state: PrewarmState,
     pub stopped_reason: Option<String>,
     pub total: i64,
@@ -103,13 +104,14 @@ impl ItemStatus {
 }
 
 /// One variant of a prewarm job (`prewarm_items`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(sqlx::FromRow, Debug, Clone, PartialEq, Eq)]
 pub struct PrewarmItem {
     pub seq: i64,
     /// `make/model/year/color/view`.
     pub variant: String,
     pub revision: i64,
     pub shape: String,
+    #[sqlx(try_from = "String")]
     pub status: ItemStatus,
     pub job_id: Option<String>,
     pub error: Option<String>,
@@ -213,4 +215,22 @@ pub trait PrewarmStore: Send + Sync {
         since: Millis,
         limit: i64,
     ) -> Result<Vec<(String, i64)>, StoreError>;
+}
+
+/// A row's `state` column (`sqlx::FromRow`).
+impl TryFrom<String> for PrewarmState {
+    type Error = super::UnknownValue;
+
+    fn try_from(raw: String) -> Result<PrewarmState, super::UnknownValue> {
+        PrewarmState::parse(&raw).ok_or(super::UnknownValue("prewarm state", raw))
+    }
+}
+
+/// A row's `status` column (`sqlx::FromRow`).
+impl TryFrom<String> for ItemStatus {
+    type Error = super::UnknownValue;
+
+    fn try_from(raw: String) -> Result<ItemStatus, super::UnknownValue> {
+        ItemStatus::parse(&raw).ok_or(super::UnknownValue("item status", raw))
+    }
 }

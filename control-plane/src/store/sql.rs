@@ -12,7 +12,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyPool, Executor, FromRow, Row};
 
 use super::*;
 use limits::announce_revocation;
@@ -174,75 +174,16 @@ fn map_err(e: sqlx::Error) -> StoreError {
     }
 }
 
-fn flag(row: &AnyRow, col: &str) -> Result<bool, sqlx::Error> {
-    Ok(row.try_get::<i64, _>(col)? != 0)
-}
+/// A 0/1 integer column read as a `bool` (`#[sqlx(try_from = "sql::IntFlag")]`):
+/// both databases store flags as integers (one SQL text for two databases).
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub struct IntFlag(i64);
 
-fn account_from(row: &AnyRow) -> Result<Account, sqlx::Error> {
-    Ok(Account {
-        id: row.try_get("id")?,
-        email: row.try_get("email")?,
-        auto_reload: flag(row, "auto_reload")?,
-        has_payment_method: flag(row, "has_payment_method")?,
-        created_at: row.try_get("created_at")?,
-    })
-}
-
-fn key_from(row: &AnyRow) -> Result<KeyRecord, sqlx::Error> {
-    Ok(KeyRecord {
-        id: row.try_get("id")?,
-        account_id: row.try_get("account_id")?,
-        name: row.try_get("name")?,
-        display_prefix: row.try_get("display_prefix")?,
-        scopes: row.try_get("scopes")?,
-        rate_limit_per_minute: row.try_get("rate_limit_per_minute")?,
-        created_at: row.try_get("created_at")?,
-        revoked_at: row.try_get("revoked_at")?,
-    })
-}
-
-fn entry_from(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
-    let kind: String = row.try_get("kind")?;
-    Ok(LedgerEntry {
-        id: row.try_get("id")?,
-        account_id: row.try_get("account_id")?,
-        kind: EntryKind::parse(&kind)
-            .ok_or_else(|| sqlx::Error::Decode(format!("unknown ledger kind {kind}").into()))?,
-        delta: row.try_get("delta")?,
-        balance_after: row.try_get("balance_after")?,
-        reason: row.try_get("reason")?,
-        reference: row.try_get("reference")?,
-        created_at: row.try_get("created_at")?,
-    })
-}
-
-fn job_from(row: &AnyRow) -> Result<JobRecord, sqlx::Error> {
-    let status: String = row.try_get("status")?;
-    Ok(JobRecord {
-        id: row.try_get("id")?,
-        variant: row.try_get("variant")?,
-        revision: row.try_get("revision")?,
-        shape: row.try_get("shape")?,
-        status: JobStatus::parse(&status)
-            .ok_or_else(|| sqlx::Error::Decode(format!("unknown job status {status}").into()))?,
-        priority: JobPriority::from_rank(row.try_get("priority")?),
-        attempts: row.try_get("attempts")?,
-        lease_owner: row.try_get("lease_owner")?,
-        error: row.try_get("error")?,
-        duration_ms: row.try_get("duration_ms")?,
-        created_at: row.try_get("created_at")?,
-    })
-}
-
-fn partner_from(row: &AnyRow) -> Result<Partner, sqlx::Error> {
-    Ok(Partner {
-        id: row.try_get("id")?,
-        account_id: row.try_get("account_id")?,
-        key_id: row.try_get("key_id")?,
-        secret: crate::config::Secret::new(row.try_get("secret")?),
-        created_at: row.try_get("created_at")?,
-        revoked_at: row.try_get("revoked_at")?,
-    })
+impl From<IntFlag> for bool {
+    fn from(flag: IntFlag) -> bool {
+        flag.0 != 0
+    }
 }
 
 // Column lists as macros so that queries stay `&'static str` (sqlx refuses
@@ -277,7 +218,7 @@ async fn insert_key(
     .fetch_one(&mut *conn)
     .await
     .map_err(map_err)?;
-    key_from(&row).map_err(map_err)
+    KeyRecord::from_row(&row).map_err(map_err)
 }
 
 macro_rules! job_cols {
@@ -343,7 +284,7 @@ async fn insert_ledger(
     .fetch_one(&mut **tx)
     .await
     .map_err(map_err)?;
-    entry_from(&row).map_err(map_err)
+    LedgerEntry::from_row(&row).map_err(map_err)
 }
 
 /// `prefix` followed by `rows` value tuples; each `$` in `columns` becomes
@@ -402,7 +343,7 @@ async fn insert_account(
         };
         insert_ledger(tx, &id, &grant, initial_credits).await?;
     }
-    account_from(&row).map_err(map_err)
+    Account::from_row(&row).map_err(map_err)
 }
 
 fn new_id() -> String {
@@ -421,7 +362,10 @@ impl AccountStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(account_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(Account::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn account_by_id(&self, id: &str) -> Result<Option<Account>, StoreError> {
@@ -434,7 +378,10 @@ impl AccountStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(account_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(Account::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 }
 
@@ -452,7 +399,7 @@ impl LedgerStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(entry_from)
+            .map(LedgerEntry::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }
@@ -502,7 +449,7 @@ impl KeyStore for SqlStore {
         if !crate::auth::hashes_equal(&stored, key_hash) {
             return Ok(None);
         }
-        key_from(&row).map(Some).map_err(map_err)
+        KeyRecord::from_row(&row).map(Some).map_err(map_err)
     }
 
     async fn key_by_id(&self, id: &str) -> Result<Option<KeyRecord>, StoreError> {
@@ -515,7 +462,10 @@ impl KeyStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(key_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(KeyRecord::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn keys_of_account(&self, account_id: &str) -> Result<Vec<KeyRecord>, StoreError> {
@@ -529,7 +479,7 @@ impl KeyStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(key_from)
+            .map(KeyRecord::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }
@@ -560,7 +510,7 @@ impl PartnerStore for SqlStore {
         .await
         .map_err(map_err)?;
         let row = row.ok_or(StoreError::NotFound("live key"))?;
-        partner_from(&row).map_err(map_err)
+        Partner::from_row(&row).map_err(map_err)
     }
 
     async fn partner_by_id(&self, id: &str) -> Result<Option<Partner>, StoreError> {
@@ -571,7 +521,10 @@ impl PartnerStore for SqlStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(map_err)?;
-        row.as_ref().map(partner_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(Partner::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn partners_of_account(&self, account_id: &str) -> Result<Vec<Partner>, StoreError> {
@@ -584,7 +537,7 @@ impl PartnerStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(partner_from)
+            .map(Partner::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }
@@ -608,7 +561,7 @@ impl PartnerStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(partner_from)
+            .map(Partner::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }
@@ -665,7 +618,7 @@ impl DeliveryStore for SqlStore {
         &self,
         request_id: &str,
     ) -> Result<Vec<DeliveryRecord>, StoreError> {
-        let rows = sqlx::query(
+        sqlx::query_as::<_, DeliveryRecord>(
             "SELECT c.id, c.reference, c.account_id, c.variant, c.revision, c.width, c.height, c.format, \
              r.created_at AS refunded_at, c.created_at \
              FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
@@ -675,25 +628,7 @@ impl DeliveryStore for SqlStore {
         .bind(request_id)
         .fetch_all(&self.pool)
         .await
-        .map_err(map_err)?;
-        let get = |row: &AnyRow| -> Result<DeliveryRecord, sqlx::Error> {
-            Ok(DeliveryRecord {
-                id: row.try_get("id")?,
-                request_id: row.try_get("reference")?,
-                account_id: row.try_get("account_id")?,
-                variant: row.try_get("variant")?,
-                revision: row.try_get("revision")?,
-                width: row.try_get("width")?,
-                height: row.try_get("height")?,
-                format: row.try_get("format")?,
-                refunded_at: row.try_get("refunded_at")?,
-                created_at: row.try_get("created_at")?,
-            })
-        };
-        rows.iter()
-            .map(get)
-            .collect::<Result<_, _>>()
-            .map_err(map_err)
+        .map_err(map_err)
     }
 }
 
@@ -738,7 +673,7 @@ impl JobStore for SqlStore {
         .await
         .map_err(map_err)?;
         if let Some(row) = created {
-            return Ok((job_from(&row).map_err(map_err)?, Claim::Created));
+            return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Created));
         }
         let requeued = sqlx::query(concat!(
             "UPDATE render_jobs SET status = 'queued', error = NULL, lease_owner = NULL, lease_expires_at = NULL, \
@@ -753,7 +688,7 @@ impl JobStore for SqlStore {
         .await
         .map_err(map_err)?;
         if let Some(row) = requeued {
-            return Ok((job_from(&row).map_err(map_err)?, Claim::Requeued));
+            return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Requeued));
         }
         let row = sqlx::query(concat!(
             "SELECT ",
@@ -765,7 +700,7 @@ impl JobStore for SqlStore {
         .fetch_one(&self.pool)
         .await
         .map_err(map_err)?;
-        let mut joined = job_from(&row).map_err(map_err)?;
+        let mut joined = JobRecord::from_row(&row).map_err(map_err)?;
         if priority < joined.priority
             && matches!(joined.status, JobStatus::Queued | JobStatus::Running)
             && self.promote_job(&joined.id).await?
@@ -814,7 +749,10 @@ impl JobStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(job_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(JobRecord::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError> {
@@ -843,7 +781,10 @@ impl JobStore for SqlStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(map_err)?;
-        row.as_ref().map(job_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(JobRecord::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn finish_job(
@@ -883,7 +824,10 @@ impl JobStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(job_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(JobRecord::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn running_jobs_by_owner(&self) -> Result<Vec<(String, i64)>, StoreError> {

@@ -244,7 +244,19 @@ async fn two_replicas_on(database_url: &str) {
     }
     let delivered = ok_ids.lock().clone();
     eprintln!("delivered before the kill: {}", delivered.len());
-    let (charges, balance) = charges_and_balance(&store, "killed@example.com").await;
+    // The killed process's database sessions may still commit what they
+    // were sent before the kill (PostgreSQL finishes a COMMIT it has, then
+    // finds the client gone): read once the ledger has stopped moving.
+    let mut settled = charges_and_balance(&store, "killed@example.com").await;
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let again = charges_and_balance(&store, "killed@example.com").await;
+        if again == settled {
+            break;
+        }
+        settled = again;
+    }
+    let (charges, balance) = settled;
     let charged: std::collections::HashSet<&String> = charges.iter().collect();
     assert_eq!(charged.len(), charges.len(), "no charge written twice");
     for id in &delivered {

@@ -3,19 +3,6 @@
 
 use super::*;
 
-fn login_from(row: &AnyRow) -> Result<DeviceLogin, sqlx::Error> {
-    Ok(DeviceLogin {
-        id: row.try_get("id")?,
-        user_code: row.try_get("user_code")?,
-        client_name: row.try_get("client_name")?,
-        status: row.try_get("status")?,
-        account_id: row.try_get("account_id")?,
-        created_at: row.try_get("created_at")?,
-        expires_at: row.try_get("expires_at")?,
-        last_poll_at: row.try_get("last_poll_at")?,
-    })
-}
-
 macro_rules! login_cols {
     () => {
         "id, user_code, client_name, status, account_id, created_at, expires_at, last_poll_at"
@@ -81,7 +68,10 @@ impl DeviceStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(login_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(DeviceLogin::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn decide_device_login(
@@ -106,7 +96,10 @@ impl DeviceStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(login_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(DeviceLogin::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn poll_device_login(
@@ -124,7 +117,12 @@ impl DeviceStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        let Some(login) = row.as_ref().map(login_from).transpose().map_err(map_err)? else {
+        let Some(login) = row
+            .as_ref()
+            .map(DeviceLogin::from_row)
+            .transpose()
+            .map_err(map_err)?
+        else {
             return Ok(DevicePoll::Unknown);
         };
         if login.status == "delivered" || now >= login.expires_at {

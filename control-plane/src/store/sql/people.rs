@@ -62,7 +62,10 @@ impl PeopleStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(account_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(Account::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn end_web_session(&self, token_hash: &str) -> Result<(), StoreError> {
@@ -158,7 +161,7 @@ impl PeopleStore for SqlStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(map_err)?;
-        let account = account_from(&row).map_err(map_err)?;
+        let account = Account::from_row(&row).map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;
         Ok(Some(account))
     }
@@ -207,20 +210,6 @@ macro_rules! purchase_cols {
     () => {
         "id, account_id, provider, provider_session, credits, amount_cents, status, created_at, paid_at"
     };
-}
-
-fn purchase_from(row: &AnyRow) -> Result<Purchase, sqlx::Error> {
-    Ok(Purchase {
-        id: row.try_get("id")?,
-        account_id: row.try_get("account_id")?,
-        provider: row.try_get("provider")?,
-        provider_session: row.try_get("provider_session")?,
-        credits: row.try_get("credits")?,
-        amount_cents: row.try_get("amount_cents")?,
-        status: row.try_get("status")?,
-        created_at: row.try_get("created_at")?,
-        paid_at: row.try_get("paid_at")?,
-    })
 }
 
 /// Records `event_id` in the caller's transaction; false when it was
@@ -272,7 +261,7 @@ impl PaymentStore for SqlStore {
         .fetch_one(&self.pool)
         .await
         .map_err(map_err)?;
-        purchase_from(&row).map_err(map_err)
+        Purchase::from_row(&row).map_err(map_err)
     }
 
     async fn attach_checkout(&self, purchase_id: &str, session_id: &str) -> Result<(), StoreError> {
@@ -300,7 +289,10 @@ impl PaymentStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(purchase_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(Purchase::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn purchases_of(
@@ -319,7 +311,7 @@ impl PaymentStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(purchase_from)
+            .map(Purchase::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }
@@ -360,7 +352,10 @@ impl PaymentStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(account_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(Account::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 }
 
@@ -373,7 +368,7 @@ impl ActivityStore for SqlStore {
     ) -> Result<Vec<DayUsage>, StoreError> {
         // A charge row is one billed request (a delivery, or a mint of
         // several URLs); a refund names the charge it refunds.
-        let rows = sqlx::query(
+        sqlx::query_as::<_, DayUsage>(
             "SELECT CAST(c.created_at / 86400000 AS BIGINT) AS day, \
                CAST(SUM(CASE WHEN c.kind = 'charge' THEN 1 ELSE 0 END) AS BIGINT) AS requests, \
                CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS images, \
@@ -387,20 +382,7 @@ impl ActivityStore for SqlStore {
         .bind(since)
         .fetch_all(&self.pool)
         .await
-        .map_err(map_err)?;
-        let get = |row: &AnyRow| -> Result<DayUsage, sqlx::Error> {
-            Ok(DayUsage {
-                day: row.try_get("day")?,
-                requests: row.try_get("requests")?,
-                images: row.try_get("images")?,
-                cache_hits: row.try_get("cache_hits")?,
-                credits_spent: row.try_get("credits_spent")?,
-            })
-        };
-        rows.iter()
-            .map(get)
-            .collect::<Result<_, _>>()
-            .map_err(map_err)
+        .map_err(map_err)
     }
 
     async fn recent_delivery_urls(
@@ -452,7 +434,7 @@ impl SqlStore {
         .map_err(map_err)?;
         let purchase = row
             .as_ref()
-            .map(purchase_from)
+            .map(Purchase::from_row)
             .transpose()
             .map_err(map_err)?;
         // The purchase must be the one the event names, when it names one.

@@ -11,36 +11,6 @@ macro_rules! run_cols {
     };
 }
 
-fn run_from(row: &AnyRow) -> Result<PrewarmRun, sqlx::Error> {
-    let state: String = row.try_get("state")?;
-    Ok(PrewarmRun {
-        id: row.try_get("id")?,
-        selection: row.try_get("selection")?,
-        outputs: row.try_get("outputs")?,
-        state: PrewarmState::parse(&state)
-            .ok_or_else(|| sqlx::Error::Decode(format!("unknown prewarm state {state}").into()))?,
-        stopped_reason: row.try_get("stopped_reason")?,
-        total: row.try_get("total")?,
-        driver_beat: row.try_get("driver_beat")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
-}
-
-fn item_from(row: &AnyRow) -> Result<PrewarmItem, sqlx::Error> {
-    let status: String = row.try_get("status")?;
-    Ok(PrewarmItem {
-        seq: row.try_get("seq")?,
-        variant: row.try_get("variant")?,
-        revision: row.try_get("revision")?,
-        shape: row.try_get("shape")?,
-        status: ItemStatus::parse(&status)
-            .ok_or_else(|| sqlx::Error::Decode(format!("unknown item status {status}").into()))?,
-        job_id: row.try_get("job_id")?,
-        error: row.try_get("error")?,
-    })
-}
-
 /// Items per INSERT statement.
 const ITEMS_PER_INSERT: usize = 1000;
 /// A chunk of items in one statement with one bound value, a JSON object of
@@ -95,7 +65,7 @@ impl PrewarmStore for SqlStore {
                 .map_err(map_err)?;
         }
         tx.commit().await.map_err(map_err)?;
-        run_from(&row).map_err(map_err)
+        PrewarmRun::from_row(&row).map_err(map_err)
     }
 
     async fn prewarm(&self, id: &str) -> Result<Option<PrewarmRun>, StoreError> {
@@ -108,7 +78,10 @@ impl PrewarmStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(run_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(PrewarmRun::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn open_prewarm(&self, selection_hash: &str) -> Result<Option<PrewarmRun>, StoreError> {
@@ -122,7 +95,10 @@ impl PrewarmStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(map_err)?;
-        row.as_ref().map(run_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(PrewarmRun::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn prewarms(&self, limit: i64) -> Result<Vec<PrewarmRun>, StoreError> {
@@ -136,7 +112,7 @@ impl PrewarmStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(run_from)
+            .map(PrewarmRun::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }
@@ -158,7 +134,7 @@ impl PrewarmStore for SqlStore {
         .await
         .map_err(map_err)?;
         rows.iter()
-            .map(item_from)
+            .map(PrewarmItem::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
     }

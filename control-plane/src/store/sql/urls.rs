@@ -20,29 +20,6 @@ const URL_BY_ID: &str = concat!(
      FROM delivery_urls u LEFT JOIN api_keys k ON k.id = u.key_id WHERE u.id = $1"
 );
 
-fn url_from(row: &AnyRow) -> Result<DeliveryUrlRecord, sqlx::Error> {
-    Ok(DeliveryUrlRecord {
-        id: row.try_get("id")?,
-        account_id: row.try_get("account_id")?,
-        key_id: row.try_get("key_id")?,
-        request_id: row.try_get("request_id")?,
-        variant: row.try_get("variant")?,
-        shape: row.try_get("shape")?,
-        revision: row.try_get("revision")?,
-        box_width: row.try_get("box_width")?,
-        box_height: row.try_get("box_height")?,
-        width: row.try_get("width")?,
-        height: row.try_get("height")?,
-        format: row.try_get("format")?,
-        max_uses: row.try_get("max_uses")?,
-        uses: row.try_get("uses")?,
-        expires_at: row.try_get("expires_at")?,
-        failed_at: row.try_get("failed_at")?,
-        created_at: row.try_get("created_at")?,
-        key_revoked: flag(row, "key_revoked")?,
-    })
-}
-
 #[async_trait]
 impl DeliveryUrlStore for SqlStore {
     async fn idempotent_mint(
@@ -84,7 +61,10 @@ impl DeliveryUrlStore for SqlStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(map_err)?;
-        row.as_ref().map(url_from).transpose().map_err(map_err)
+        row.as_ref()
+            .map(DeliveryUrlRecord::from_row)
+            .transpose()
+            .map_err(map_err)
     }
 
     async fn consume_delivery_url(&self, id: &str) -> Result<Option<i64>, StoreError> {
@@ -136,7 +116,7 @@ pub(super) async fn urls_of_account(
     .await
     .map_err(map_err)?;
     rows.iter()
-        .map(url_from)
+        .map(DeliveryUrlRecord::from_row)
         .collect::<Result<_, _>>()
         .map_err(map_err)
 }
