@@ -37,6 +37,8 @@ pub struct Web {
     secret: Secret<Vec<u8>>,
     secure: bool,
     pub mailer: people::mail::Mailer,
+    /// When API keys were last used (the dashboard shows it).
+    pub key_use: super::auth::KeyUse,
 }
 
 impl Web {
@@ -45,6 +47,7 @@ impl Web {
             secret: Secret::new(secret.to_vec()),
             secure: base_url.starts_with("https://"),
             mailer,
+            key_use: super::auth::KeyUse::default(),
         }
     }
 
