@@ -437,6 +437,19 @@ async fn every_page_renders_with_its_images_on_desktop_and_phone(driver: &Driver
             "return document.body.innerText.includes('getImage') || document.body.innerText.includes('One image by make');",
         ),
         ("/docs/embeds", "embeds", ALL_IMAGES_LOADED),
+        (
+            "/docs/delivery-urls",
+            "guide-delivery-urls",
+            ALL_IMAGES_LOADED,
+        ),
+        ("/docs/sdks", "guide-sdks", ALL_IMAGES_LOADED),
+        ("/docs/cli", "guide-cli", ALL_IMAGES_LOADED),
+        (
+            "/docs/device-login",
+            "guide-device-login",
+            ALL_IMAGES_LOADED,
+        ),
+        ("/docs/mcp", "guide-mcp", ALL_IMAGES_LOADED),
         ("/docs/errors", "errors", ALL_IMAGES_LOADED),
         ("/signin", "signin", ALL_IMAGES_LOADED),
         ("/signup", "signup", ALL_IMAGES_LOADED),
@@ -461,6 +474,32 @@ async fn every_page_renders_with_its_images_on_desktop_and_phone(driver: &Driver
         wait_until(&c, ready, 60, &format!("{path} on a phone")).await;
         shoot(&c, &format!("{name}-phone")).await;
     }
+    // The HTML 404 page a browser's navigation gets for an address the
+    // site does not have; the console's one complaint is that status.
+    c.set_window_size(1280, 900).await.unwrap();
+    c.goto(&format!("{base}/no/such/page")).await.unwrap();
+    wait_until(
+        &c,
+        "return document.querySelector('.error-status') !== null;",
+        30,
+        "the 404 page",
+    )
+    .await;
+    assert_eq!(text_of(&c, ".error-status").await, "404");
+    assert_eq!(text_of(&c, ".error-card h1").await, "Page not found");
+    only_own_origin(&c, &base, "the 404 page").await;
+    if let Ok(Value::Array(entries)) = c.issue_cmd(Logs).await {
+        for e in entries.iter().filter(|e| e["level"] == "SEVERE") {
+            let message = e["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("/no/such/page") && message.contains("404"),
+                "the 404 page: console error {e:?}"
+            );
+        }
+    }
+    shoot(&c, "not-found-desktop").await;
+    fits_a_phone(&c, "the 404 page").await;
+    shoot(&c, "not-found-phone").await;
     c.close().await.unwrap();
 }
 

@@ -3,6 +3,7 @@
 //! `logout`, and a denied login.
 
 use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
 
 use vis_tests::TestApp;
 
@@ -100,4 +101,197 @@ async fn a_denied_login_saves_nothing_and_exits_with_the_login_code() {
     assert_eq!(login.code, 8, "{login:?}");
     assert!(login.stderr.contains("denied"), "{login:?}");
     assert!(!vis.config_dir().join("credentials").exists());
+}
+
+/// What the recording proxy saw of `vis login`'s polls.
+#[derive(Debug, Default)]
+struct Polls {
+    /// When each of `vis`'s `POST /api/auth/device/token` arrived.
+    at: Vec<std::time::Instant>,
+    /// The answers to them that were `slow_down`.
+    slow_downs: usize,
+    /// The proxy's own extra poll's answer (its error word).
+    extra: Option<String>,
+}
+
+/// The length of the first whole HTTP/1.1 message (head and a
+/// Content-Length body) at the start of `buf`, if it is all there.
+fn whole_message(buf: &[u8]) -> Option<usize> {
+    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    (buf.len() >= head_end + length).then_some(head_end + length)
+}
+
+/// A proxy in front of the server that passes every byte through, notes
+/// when `vis` polls the token endpoint and which answers are `slow_down`,
+/// and, on `vis`'s first poll only, sends the same poll to the server
+/// once more just before it: so the server sees the device code polled
+/// twice within its interval and answers `vis` with a real `slow_down`.
+async fn proxy_that_polls_once_more(
+    upstream: std::net::SocketAddr,
+) -> (String, std::sync::Arc<std::sync::Mutex<Polls>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let polls = std::sync::Arc::new(std::sync::Mutex::new(Polls::default()));
+    let seen = std::sync::Arc::clone(&polls);
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let seen = std::sync::Arc::clone(&seen);
+            tokio::spawn(async move {
+                let server = tokio::net::TcpStream::connect(upstream).await.unwrap();
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut server_read, mut server_write) = server.into_split();
+                let answers = std::sync::Arc::clone(&seen);
+                tokio::spawn(async move {
+                    let mut chunk = vec![0u8; 64 * 1024];
+                    while let Ok(n) = server_read.read(&mut chunk).await {
+                        if n == 0 {
+                            break;
+                        }
+                        let text = String::from_utf8_lossy(&chunk[..n]);
+                        if text.contains("\"error\":\"slow_down\"") {
+                            answers.lock().unwrap().slow_downs += 1;
+                        }
+                        if client_write.write_all(&chunk[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                let mut buf = Vec::new();
+                let mut chunk = vec![0u8; 64 * 1024];
+                loop {
+                    let n = match client_read.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(len) = whole_message(&buf) {
+                        let request: Vec<u8> = buf.drain(..len).collect();
+                        if request.starts_with(b"POST /api/auth/device/token ") {
+                            let first = {
+                                let mut s = seen.lock().unwrap();
+                                s.at.push(std::time::Instant::now());
+                                s.at.len() == 1
+                            };
+                            if first {
+                                // The same request on a connection of its own,
+                                // answered before vis's own goes on.
+                                let mut extra =
+                                    tokio::net::TcpStream::connect(upstream).await.unwrap();
+                                extra.write_all(&request).await.unwrap();
+                                let mut answer = Vec::new();
+                                while whole_message(&answer).is_none() {
+                                    let n = extra.read(&mut chunk).await.unwrap();
+                                    assert!(n > 0, "the server closed the extra poll");
+                                    answer.extend_from_slice(&chunk[..n]);
+                                }
+                                let text = String::from_utf8_lossy(&answer).into_owned();
+                                let word = text
+                                    .split("\"error\":\"")
+                                    .nth(1)
+                                    .and_then(|rest| rest.split('"').next())
+                                    .unwrap_or("none")
+                                    .to_owned();
+                                seen.lock().unwrap().extra = Some(word);
+                            }
+                        }
+                        if server_write.write_all(&request).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{address}"), polls)
+}
+
+/// RFC 8628 §3.5 against the real server: polled twice within the interval
+/// (the proxy's extra poll, then `vis`'s own), the server answers `vis`
+/// `slow_down`; from then on `vis` polls 5 s less often (3 s + 5 s), for
+/// good, and still gets its key once the code is approved.
+#[tokio::test]
+async fn login_polls_slower_for_good_after_the_server_says_slow_down() {
+    use tokio::io::AsyncBufReadExt;
+    let app = TestApp::spawn().await;
+    app.cli(&["accounts", "create", "--email", "slow@example.com"])
+        .await
+        .unwrap();
+    let upstream: std::net::SocketAddr = app
+        .base_url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("the test server's address");
+    let (proxy, polls) = proxy_that_polls_once_more(upstream).await;
+    let vis = Vis::new(&app).with_base_url(&proxy);
+    let mut child = vis
+        .command(&["login", "--no-browser"])
+        .spawn()
+        .expect("vis login starts");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let code = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("vis login shows a code within 30 s")
+            .unwrap()
+            .expect("vis login shows a code");
+        if let Some(code) = crate::support::user_code_in(&line) {
+            break code;
+        }
+    };
+    // Approve only after vis has polled again after the slow_down, so
+    // that two gaps after it are measured.
+    let waited = std::time::Instant::now();
+    while polls.lock().unwrap().at.len() < 2 {
+        assert!(
+            waited.elapsed() < Duration::from_secs(40),
+            "vis polled again: {:?}",
+            polls.lock().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.cli(&["device", "approve", &code, "--email", "slow@example.com"])
+        .await
+        .expect("the operator approves");
+    let status = tokio::time::timeout(Duration::from_secs(60), child.wait())
+        .await
+        .expect("vis login ends after the approval")
+        .unwrap();
+    let mut rest = String::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        rest.push_str(&line);
+        rest.push('\n');
+    }
+    assert_eq!(status.code(), Some(0), "vis login succeeds: {rest}");
+    assert!(
+        vis.config_dir().join("credentials").exists(),
+        "the key is saved"
+    );
+
+    let polls = polls.lock().unwrap();
+    // The server really said slow_down: the extra poll was answered as a
+    // poll (pending), vis's first poll right after it was slow_down.
+    assert_eq!(
+        polls.extra.as_deref(),
+        Some("authorization_pending"),
+        "{polls:?}"
+    );
+    assert_eq!(polls.slow_downs, 1, "{polls:?}");
+    // Three polls by vis: slow_down, pending, the key.
+    assert_eq!(polls.at.len(), 3, "{polls:?}");
+    // The interval was 3 s; after slow_down it is 8 s, every time.
+    for pair in polls.at.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= Duration::from_secs(8),
+            "polled {gap:?} after the last poll, not 8 s: {polls:?}"
+        );
+        assert!(gap < Duration::from_secs(15), "{gap:?}");
+    }
 }

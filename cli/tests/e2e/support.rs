@@ -59,6 +59,13 @@ impl Vis {
         self
     }
 
+    /// Points every run at `base_url` instead of the app (a proxy in front
+    /// of it).
+    pub fn with_base_url(mut self, base_url: &str) -> Vis {
+        self.base_url = base_url.to_owned();
+        self
+    }
+
     /// A key in `VIS_API_KEY` for every run.
     pub fn with_key(self, key: &str) -> Vis {
         self.with_env("VIS_API_KEY", key)
@@ -167,7 +174,7 @@ impl Vis {
 }
 
 /// A line that is only a user code: `WDJB-MJH7`.
-fn user_code_in(line: &str) -> Option<String> {
+pub fn user_code_in(line: &str) -> Option<String> {
     let t = line.trim();
     let b = t.as_bytes();
     (b.len() == 9 && b[4] == b'-' && t.chars().all(|c| c == '-' || c.is_ascii_alphanumeric()))

@@ -100,10 +100,55 @@ pub async fn authenticate(state: &HttpState, raw: &str) -> Result<Principal, Api
         ));
     }
     let scopes = Scopes::parse(&record.scopes).map_err(ApiError::internal)?;
+    state.web.key_use.used(state, &record.id);
     Ok(Principal {
         key: record,
         scopes,
     })
+}
+
+/// Records when keys are used, for the dashboard's "last used": at most
+/// once a minute per key in this process, as one conditional UPDATE on a
+/// task of its own, never on the request's path. Bounded: past its entry
+/// cap the least used keys are forgotten (they are recorded again, which
+/// the UPDATE's own minute rule keeps cheap).
+#[derive(Debug)]
+pub struct KeyUse {
+    recorded: quick_cache::sync::Cache<String, std::time::Instant>,
+}
+
+/// How often one key's use is written, at most.
+const KEY_USE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl Default for KeyUse {
+    fn default() -> Self {
+        KeyUse {
+            recorded: quick_cache::sync::Cache::new(100_000),
+        }
+    }
+}
+
+impl KeyUse {
+    /// Key `id` authenticated a request now.
+    pub fn used(&self, state: &crate::app::AppState, id: &str) {
+        if self
+            .recorded
+            .get(id)
+            .is_some_and(|at| at.elapsed() < KEY_USE_EVERY)
+        {
+            return;
+        }
+        self.recorded
+            .insert(id.to_owned(), std::time::Instant::now());
+        let store = std::sync::Arc::clone(&state.store);
+        let id = id.to_owned();
+        let at = crate::store::now_millis();
+        tokio::spawn(async move {
+            if let Err(e) = store.record_key_use(&id, at).await {
+                tracing::warn!(key.id = %id, error = %e, "recording a key's use failed");
+            }
+        });
+    }
 }
 
 /// 403 naming the scope when the endpoint needs one the key lacks.
@@ -153,6 +198,7 @@ pub async fn cached_principal(
     };
     let hash = key.hash();
     if let Some(principal) = state.keys.get(&hash) {
+        state.web.key_use.used(state, &principal.key.id);
         return Ok((principal, hash));
     }
     let principal = std::sync::Arc::new(authenticate(state, raw).await?);

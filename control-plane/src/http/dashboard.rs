@@ -30,6 +30,10 @@ struct KeyRow {
     scopes: String,
     rate_limit: i64,
     created: String,
+    /// "never", "just now", "3 minutes ago", … or a date.
+    last_used: String,
+    /// The exact time, for the cell's title; empty when never used.
+    last_used_at: String,
     revoked: bool,
 }
 
@@ -104,6 +108,20 @@ pub fn when(ms: i64) -> String {
             .ok()
         })
         .unwrap_or_default()
+}
+
+/// How long before `now` the moment `ms` was, in words: "just now",
+/// "3 minutes ago", "5 hours ago", "2 days ago"; past a week, the date.
+pub fn ago(ms: i64, now: i64) -> String {
+    let secs = (now - ms).max(0) / 1000;
+    let plural = |n: i64, unit: &str| format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" });
+    match secs {
+        0..60 => "just now".to_owned(),
+        60..3_600 => plural(secs / 60, "minute"),
+        3_600..86_400 => plural(secs / 3_600, "hour"),
+        86_400..604_800 => plural(secs / 86_400, "day"),
+        _ => when(ms),
+    }
 }
 
 /// 30 bars, one a day ending today, scaled to the busiest day.
@@ -268,6 +286,10 @@ async fn gather(state: &HttpState, account: &Account) -> Result<minijinja::Value
             scopes: k.scopes.clone(),
             rate_limit: k.rate_limit_per_minute,
             created: when(k.created_at),
+            last_used: k
+                .last_used_at
+                .map_or_else(|| "never".to_owned(), |t| ago(t, now)),
+            last_used_at: k.last_used_at.map(when).unwrap_or_default(),
             revoked: k.revoked_at.is_some(),
         })
         .collect();
@@ -650,6 +672,20 @@ pub async fn portal(State(state): State<HttpState>, headers: HeaderMap, body: By
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn last_use_reads_as_time_ago_then_a_date() {
+        let now = 1_764_000_000_000;
+        assert_eq!(ago(now, now), "just now");
+        assert_eq!(ago(now - 59_000, now), "just now");
+        assert_eq!(ago(now - 60_000, now), "1 minute ago");
+        assert_eq!(ago(now - 3 * 60_000, now), "3 minutes ago");
+        assert_eq!(ago(now - 2 * 3_600_000, now), "2 hours ago");
+        assert_eq!(ago(now - 86_400_000, now), "1 day ago");
+        assert_eq!(ago(now - 8 * 86_400_000, now), when(now - 8 * 86_400_000));
+        // A clock a little behind another replica's is "just now".
+        assert_eq!(ago(now + 5_000, now), "just now");
+    }
 
     #[test]
     fn the_chart_has_thirty_days_scaled_to_the_busiest() {

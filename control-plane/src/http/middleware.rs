@@ -13,15 +13,15 @@ use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
 
 use super::context::{self, RequestContext};
-use crate::app::AppState;
 use crate::http::error::{ApiError, PROBLEM_JSON, problem_response};
+use crate::http::state::HttpState;
 
 pub const X_REQUEST_ID: &str = "x-request-id";
 
 /// The one path on which a client may choose its request id (spec §2).
 const CLIENT_ID_PATH: &str = "/api/v1/images/car";
 
-pub async fn request_context(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn request_context(State(state): State<HttpState>, req: Request, next: Next) -> Response {
     let started = Instant::now();
     let on_client_id_path = (req.method() == Method::GET || req.method() == Method::HEAD)
         && req.uri().path() == CLIENT_ID_PATH;
@@ -55,6 +55,9 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
         .map(|p| p.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".to_owned());
     let method = req.method().clone();
+    // A browser's navigation gets the site's HTML page for an unknown
+    // address or a wrong method; API clients get problem documents.
+    let browser = super::pages::prefers_html(req.headers());
     let span = tracing::info_span!("request", request_id = %request_id, http.method = %method, http.route = %route);
 
     let response = if bad_client_id {
@@ -71,6 +74,11 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
             .instrument(span.clone())
             .await
     };
+    let response = if browser {
+        context::scope(ctx.clone(), async { for_browser(&state, response) }).await
+    } else {
+        response
+    };
     let mut response = context::scope(ctx, async { ensure_problem(response) }).await;
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(X_REQUEST_ID, value);
@@ -80,6 +88,31 @@ pub async fn request_context(State(state): State<AppState>, req: Request, next: 
     span.in_scope(|| tracing::info!(http.status = status, duration_ms, "request finished"));
     response
 }
+
+/// A bare or problem 404 of an address nothing is routed at (the router's
+/// fallback) or a 405, answered to a browser as the site's HTML page; the
+/// headers set on purpose (`Allow`) stay.
+fn for_browser(state: &HttpState, response: Response) -> Response {
+    let status = response.status();
+    let unrouted = response.extensions().get::<Unrouted>().is_some();
+    let wanted =
+        (status == StatusCode::NOT_FOUND && unrouted) || status == StatusCode::METHOD_NOT_ALLOWED;
+    if !wanted || response.extensions().get::<KeepBody>().is_some() {
+        return response;
+    }
+    let (parts, _) = response.into_parts();
+    let mut page = super::pages::error_page(state, status);
+    for (name, value) in parts.headers.iter() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            page.headers_mut().entry(name).or_insert(value.clone());
+        }
+    }
+    page
+}
+
+/// Marks the router's fallback answer: no route has this address.
+#[derive(Debug, Clone, Copy)]
+pub struct Unrouted;
 
 /// Marks an error response whose body the spec defines otherwise (the
 /// device-login endpoints' DeviceError, spec §7 rule 4), or an HTML page

@@ -16,6 +16,7 @@ pub mod events;
 pub mod extract;
 pub mod feedback;
 pub mod flash;
+pub mod guides;
 pub mod health;
 pub mod image_urls;
 pub mod images;
@@ -61,6 +62,16 @@ pub enum Access {
 /// Every route the service answers, in one table: the router is built from
 /// it, and the OpenAPI test walks it to prove the document lists each one.
 pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
+    let mut table = routes();
+    // The guides (`/docs/embeds`, `/docs/errors`, …): pages of docs/*.md.
+    for (index, guide) in guides::GUIDES.iter().enumerate() {
+        let handler = move |state| guides::page(state, index);
+        table.push((guide.path, Access::Public, get(handler)));
+    }
+    table
+}
+
+fn routes() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
     vec![
         ("/healthz", Access::Public, get(health::healthz)),
         ("/readyz", Access::Public, get(health::readyz)),
@@ -121,8 +132,6 @@ pub fn route_table() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
             get(billing::sandbox_portal),
         ),
         ("/docs", Access::Public, get(pages::docs)),
-        ("/docs/embeds", Access::Public, get(pages::embeds_guide)),
-        ("/docs/errors", Access::Public, get(docs::errors)),
         ("/static/{*path}", Access::Public, get(pages::asset)),
         (
             "/images/car.png",
@@ -295,12 +304,16 @@ fn with_middleware(router: Router<HttpState>, state: HttpState) -> Router {
     router
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(
-            state.app.clone(),
+            state.clone(),
             middleware::request_context,
         ))
         .with_state(state)
 }
 
-async fn not_found() -> ApiError {
-    ApiError::NotFound("No such endpoint. See /docs for the API.".into())
+async fn not_found() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut r =
+        ApiError::NotFound("No such endpoint. See /docs for the API.".into()).into_response();
+    r.extensions_mut().insert(middleware::Unrouted);
+    r
 }

@@ -1052,7 +1052,6 @@ fn paths() -> Value {
         "/": html_page("The home page"),
         "/playground": html_page("The playground: try renders for free (sets the playground cookie)"),
         "/pricing": html_page("Credit packs and what each operation costs"),
-        "/docs/embeds": html_page("Embedding images with /images/car.png: grants, caching, signing recipes"),
         "/static/{path}": { "get": {
             "summary": "The web pages' static files", "tags": ["pages"],
             "parameters": [{ "name": "path", "in": "path", "required": true, "schema": { "type": "string" } }],
@@ -1125,7 +1124,6 @@ fn paths() -> Value {
             "responses": with(problems(&[503]), json!({ "200": { "description": "Ready.", "content": json_content("Health") } })),
         } },
         "/docs": html_page("The API reference, drawn from this document"),
-        "/docs/errors": html_page("Every error status, what it means and what to do"),
         "/api/v1/openapi.json": { "get": {
             "summary": "This document", "operationId": "openapi", "tags": ["operations"],
             "responses": { "200": { "description": "The OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } } },
@@ -1201,6 +1199,13 @@ fn paths() -> Value {
     for more in [front_door, people_and_agents, people()] {
         if let (Value::Object(api), Value::Object(more)) = (&mut api, more) {
             api.extend(more);
+        }
+    }
+    // The guides: pages of docs/*.md (`/docs/errors`, `/docs/embeds`, …).
+    if let Value::Object(api) = &mut api {
+        for guide in &super::guides::GUIDES {
+            let summary = format!("A guide: {} (docs/{})", guide.label, guide.file);
+            api.insert(guide.path.to_owned(), html_page(&summary));
         }
     }
     api

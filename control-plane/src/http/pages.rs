@@ -1,6 +1,7 @@
 //! The web pages: home `/`, `/playground`, `/pricing`, the API reference
-//! `/docs` (Redoc over the served OpenAPI document), `/docs/embeds`,
-//! `/signin`, and their static files under `/static/`.
+//! `/docs` (Redoc over the served OpenAPI document), the guides' layout
+//! (`guides.rs` renders them), the HTML 404 and 405 pages for browsers,
+//! and their static files under `/static/`.
 //!
 //! Templates (`control-plane/web/templates/`, Jinja syntax, rendered by
 //! `minijinja` with HTML escaping) and static files (`web/static/`) are
@@ -26,8 +27,6 @@ use crate::ratelimit::now_secs;
 
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/web/templates");
 static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/web/static");
-/// The integrator's guide to `/images/car.png`, shown at `/docs/embeds`.
-const EMBEDS_MD: &str = include_str!("../../../docs/embeds.md");
 
 /// Pages' scripts and styles come from this origin only; images may also
 /// be `data:` URIs (the docs renderer draws some).
@@ -362,18 +361,8 @@ pub async fn pricing(State(state): State<HttpState>) -> Response {
 
 /// `/docs`: the API reference, drawn by Redoc from `/api/v1/openapi.json`.
 pub async fn docs(State(state): State<HttpState>) -> Response {
-    page(&state, "docs.html", "docs", context! {}, CSP_DOCS)
-}
-
-/// `/docs/embeds`: docs/embeds.md, rendered.
-pub async fn embeds_guide(State(state): State<HttpState>) -> Response {
-    let mut body = String::new();
-    let options = pulldown_cmark::Options::ENABLE_TABLES;
-    pulldown_cmark::html::push_html(
-        &mut body,
-        pulldown_cmark::Parser::new_ext(EMBEDS_MD, options),
-    );
-    article(&state, "Embedding images", body)
+    let ctx = context! { guides => super::guides::nav() };
+    page(&state, "docs.html", "docs", ctx, CSP_DOCS)
 }
 
 /// A page of the site from `template` with `ctx`, under the usual CSP.
@@ -381,10 +370,77 @@ pub fn render_page(state: &HttpState, template: &str, nav: &str, ctx: Value) -> 
     page(state, template, nav, ctx, CSP)
 }
 
-/// A documentation page in the site's layout; `body` is trusted HTML.
-pub fn article(state: &HttpState, title: &str, body: String) -> Response {
-    let ctx = context! { title => title, body => Value::from_safe_string(body) };
+/// A documentation page at `path` in the site's layout, with the guides
+/// in its docs bar; `body` is trusted HTML.
+pub fn article(state: &HttpState, title: &str, path: &str, body: String) -> Response {
+    let ctx = context! {
+        title => title,
+        current => path,
+        guides => super::guides::nav(),
+        body => Value::from_safe_string(body),
+    };
     page(state, "article.html", "docs", ctx, CSP)
+}
+
+/// Whether a request's `Accept` prefers an HTML page to JSON: a browser's
+/// navigation (`text/html,…,*/*;q=0.8`). `*/*`, no `Accept`, or JSON
+/// listed at least as high as HTML is an API client's. Media ranges are
+/// parsed by the `mime` crate.
+pub fn prefers_html(headers: &HeaderMap) -> bool {
+    let (mut html, mut json) = (0.0f32, 0.0f32);
+    let ranges = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|range| range.trim().parse::<mime::Mime>().ok());
+    for m in ranges {
+        let q = m
+            .get_param("q")
+            .and_then(|q| q.as_str().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        let (ty, sub) = (m.type_(), m.subtype());
+        if (ty == mime::TEXT && sub == mime::HTML) || (ty == mime::APPLICATION && sub == "xhtml") {
+            html = html.max(q);
+        } else if ty == mime::APPLICATION
+            && (sub == mime::JSON || sub == mime::STAR || sub == "problem")
+        {
+            json = json.max(q);
+        }
+    }
+    html > 0.0 && html > json
+}
+
+/// The HTML page of an error status for a browser (404: no such page; 405:
+/// the address takes other methods), in the site's layout with links home
+/// and to the docs. The response leaves the problem safety net alone.
+pub fn error_page(state: &HttpState, status: StatusCode) -> Response {
+    let (title, detail) = match status {
+        StatusCode::NOT_FOUND => (
+            "Page not found",
+            "There is no page at this address. It may have moved, or the link may be mistyped.",
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "Method not allowed",
+            "This address exists, but not for this kind of request. Go back and try again from the page.",
+        ),
+        _ => (
+            status.canonical_reason().unwrap_or("Error"),
+            "Something went wrong.",
+        ),
+    };
+    let ctx = context! {
+        status => status.as_u16(),
+        title => title,
+        detail => detail,
+        guides => super::guides::nav(),
+    };
+    let mut r = page(state, "error.html", "error", ctx, CSP);
+    if r.status() == StatusCode::OK {
+        *r.status_mut() = status;
+        r.extensions_mut().insert(super::middleware::KeepBody);
+    }
+    r
 }
 
 /// `/static/{*path}`: the pages' files. A URL carrying the current
@@ -470,6 +526,7 @@ mod tests {
             "sandbox_checkout.html",
             "sandbox_portal.html",
             "article.html",
+            "error.html",
         ] {
             assert!(pages.env.get_template(name).is_ok(), "{name}");
         }
@@ -482,6 +539,35 @@ mod tests {
                 || path.ends_with(".md");
             assert!(known, "no content type for {path}");
         }
+    }
+
+    #[test]
+    fn browsers_prefer_html_and_api_clients_do_not() {
+        let accepts = |value: Option<&str>| {
+            let mut h = HeaderMap::new();
+            if let Some(v) = value {
+                h.insert(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+            }
+            prefers_html(&h)
+        };
+        // Chromium's and Firefox's navigations.
+        assert!(accepts(Some(
+            "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8"
+        )));
+        assert!(accepts(Some(
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+        )));
+        assert!(accepts(Some("text/html")));
+        assert!(accepts(Some("application/json;q=0.5, text/html")));
+        // API clients.
+        assert!(!accepts(None));
+        assert!(!accepts(Some("*/*")));
+        assert!(!accepts(Some("application/json")));
+        assert!(!accepts(Some("application/problem+json")));
+        assert!(!accepts(Some("application/json, text/html")));
+        assert!(!accepts(Some("text/html;q=0, */*")));
+        assert!(!accepts(Some("image/webp,*/*")));
+        assert!(!accepts(Some("nonsense")));
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub const FORM_LIMIT: usize = 8 * 1024;
 pub struct Web {
     secret: Secret<Vec<u8>>,
     secure: bool,
+    /// When API keys were last used (the dashboard shows it).
+    pub key_use: super::auth::KeyUse,
 }
 
 impl Web {
@@ -41,6 +43,7 @@ impl Web {
         Web {
             secret: Secret::new(secret.to_vec()),
             secure: base_url.starts_with("https://"),
+            key_use: super::auth::KeyUse::default(),
         }
     }
 

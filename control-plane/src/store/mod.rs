@@ -99,6 +99,9 @@ pub struct KeyRecord {
     pub rate_limit_per_minute: i64,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
+    /// When a request last authenticated with the key, to about a minute;
+    /// `None`: never.
+    pub last_used_at: Option<Millis>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -305,6 +308,9 @@ pub trait KeyStore: Send + Sync {
     async fn key_by_hash(&self, key_hash: &str) -> Result<Option<KeyRecord>, StoreError>;
     async fn key_by_id(&self, id: &str) -> Result<Option<KeyRecord>, StoreError>;
     async fn keys_of_account(&self, account_id: &str) -> Result<Vec<KeyRecord>, StoreError>;
+    /// Records that the key authenticated a request at `at`; moves
+    /// `last_used_at` only forward, and only by a minute or more.
+    async fn record_key_use(&self, id: &str, at: Millis) -> Result<(), StoreError>;
     /// Revokes the key; false when it does not exist or was already revoked.
     async fn revoke_key(&self, id: &str) -> Result<bool, StoreError>;
 }

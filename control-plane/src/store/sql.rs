@@ -195,7 +195,7 @@ macro_rules! account_cols {
 }
 macro_rules! key_cols {
     () => {
-        "id, account_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at"
+        "id, account_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at, last_used_at"
     };
 }
 
@@ -482,6 +482,21 @@ impl KeyStore for SqlStore {
             .map(KeyRecord::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
+    }
+
+    async fn record_key_use(&self, id: &str, at: Millis) -> Result<(), StoreError> {
+        // Only forward, and by a minute or more: replicas that each record
+        // a busy key once a minute write it about once a minute in all.
+        sqlx::query(
+            "UPDATE api_keys SET last_used_at = $1 \
+             WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $1 - 60000)",
+        )
+        .bind(at)
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(())
     }
 
     async fn revoke_key(&self, id: &str) -> Result<bool, StoreError> {

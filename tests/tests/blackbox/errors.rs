@@ -184,3 +184,88 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
     app.shutdown().await.unwrap();
     assert_eq!(in_flight.await.unwrap(), "finished");
 }
+
+/// What Chromium sends when it navigates to a page.
+const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
+
+#[tokio::test]
+async fn browsers_get_html_404_and_405_pages_and_api_clients_problems() {
+    let app = TestApp::spawn().await;
+    // A browser's navigation to an address nothing is routed at.
+    let r = app
+        .client
+        .get(app.url("/no/such/page"))
+        .header("accept", BROWSER_ACCEPT)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert!(
+        vis_tests::header(&r, "content-type").starts_with("text/html"),
+        "an HTML page"
+    );
+    assert!(!vis_tests::header(&r, "x-request-id").is_empty());
+    assert!(!vis_tests::header(&r, "content-security-policy").is_empty());
+    let html = r.text().await.unwrap();
+    assert!(html.contains("Page not found"), "{html}");
+    assert!(html.contains("href=\"/\""), "a link home");
+    assert!(html.contains("href=\"/docs\""), "a link to the docs");
+    assert!(html.contains("href=\"/docs/errors#404\""));
+
+    // A browser's form sent to a page that takes none: 405, Allow kept.
+    let r = app
+        .client
+        .post(app.url("/pricing"))
+        .header("accept", BROWSER_ACCEPT)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("a=1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 405);
+    let allow = vis_tests::header(&r, "allow");
+    assert!(allow.contains("GET"), "Allow: {allow}");
+    assert!(vis_tests::header(&r, "content-type").starts_with("text/html"));
+    let html = r.text().await.unwrap();
+    assert!(html.contains("Method not allowed"), "{html}");
+    assert!(html.contains("href=\"/docs/errors#405\""));
+
+    // API clients keep the problem documents: JSON, anything, or nothing
+    // named; and JSON named as high as HTML.
+    for accept in [
+        Some("application/json"),
+        Some("*/*"),
+        None,
+        Some("application/problem+json"),
+        Some("application/json, text/html"),
+    ] {
+        let with = |mut rb: reqwest::RequestBuilder| {
+            if let Some(a) = accept {
+                rb = rb.header("accept", a);
+            }
+            rb
+        };
+        let r = with(app.client.get(app.url("/no/such/page")))
+            .send()
+            .await
+            .unwrap();
+        let body = problem(r, 404).await;
+        assert_eq!(body["detail"], "No such endpoint. See /docs for the API.");
+        let r = with(app.client.delete(app.url("/api/v1/images/options")))
+            .send()
+            .await
+            .unwrap();
+        assert!(vis_tests::header(&r, "allow").contains("GET"));
+        problem(r, 405).await;
+    }
+    // A routed 404 (a missing static file) stays a problem for a browser
+    // too: it is the resource that is missing, not the page.
+    let r = app
+        .client
+        .get(app.url("/static/nope.css"))
+        .header("accept", BROWSER_ACCEPT)
+        .send()
+        .await
+        .unwrap();
+    problem(r, 404).await;
+}

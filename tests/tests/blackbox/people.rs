@@ -535,6 +535,76 @@ async fn the_dashboard_makes_keys_with_chosen_scopes_shown_once_and_revokes_them
     );
 }
 
+/// The "last used" cell of the dashboard's row of key `name`.
+fn last_used_of(html: &str, name: &str) -> String {
+    let row = html
+        .split(&format!("<td>{name}</td>"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no row for key {name}"));
+    let cell = row.split("key-last-used").nth(1).expect("a last-used cell");
+    let text = &cell[cell.find('>').unwrap() + 1..];
+    text[..text.find('<').unwrap()].to_owned()
+}
+
+#[tokio::test]
+async fn the_dashboard_shows_when_each_key_was_last_used() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.sign_up("used@example.com", PASSWORD).await;
+    let mut keys = Vec::new();
+    for name in ["Busy", "Idle"] {
+        let r = b
+            .submit(
+                "/dashboard",
+                "/dashboard/keys",
+                &[
+                    ("name", name),
+                    ("scope", "images:read"),
+                    ("scope", "account:read"),
+                ],
+            )
+            .await;
+        assert_eq!(r.status(), 303);
+        let (_, html, _) = b.page(&header(&r, "location")).await;
+        keys.push(text_of(&html, "new-key-value").expect("the new key is shown"));
+    }
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(html.contains("<th>Last used</th>"));
+    assert_eq!(last_used_of(&html, "Busy"), "never");
+    assert_eq!(last_used_of(&html, "Idle"), "never");
+
+    // One use of the first key, through the key cache's path (a free HEAD
+    // of an image), then several through the database's.
+    let r = app
+        .client
+        .head(app.url("/api/v1/images/car?make=toyota&model=camry&year=2019&view=side&color=red"))
+        .bearer_auth(&keys[0])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    for _ in 0..3 {
+        let r = app.get_with_key("/api/v1/account", &keys[0]).await;
+        assert_eq!(r.status(), 200);
+    }
+    // Written off the request's path: shown within moments.
+    let mut shown = String::new();
+    for _ in 0..50 {
+        let (_, html, _) = b.page("/dashboard").await;
+        shown = last_used_of(&html, "Busy");
+        if shown != "never" {
+            assert_eq!(last_used_of(&html, "Idle"), "never");
+            assert!(
+                html.contains("key-last-used\" title=\""),
+                "the exact time is the cell's title"
+            );
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(shown, "just now");
+}
+
 /// Every header of a response, as `name: value` lines.
 fn all_headers(r: &reqwest::Response) -> String {
     r.headers()
