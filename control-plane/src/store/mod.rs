@@ -1061,6 +1061,12 @@ pub trait PaymentStore: Send + Sync {
         provider: &str,
         kind: &str,
     ) -> Result<PaymentOutcome, StoreError>;
+    /// The audit rows of a purchase's provider events, oldest first:
+    /// `(event_id, outcome)`.
+    async fn payment_events_of(
+        &self,
+        purchase_id: &str,
+    ) -> Result<Vec<(String, String)>, StoreError>;
     /// The provider customer of an account that has paid before.
     async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError>;
     /// The account a provider customer belongs to.

@@ -1787,6 +1787,50 @@ async fn people_and_payments(store: &SqlStore) {
     }
     assert_eq!(credited, 1);
     assert_eq!(balance_of(store, &p.id).await, 15_100);
+    // Ten concurrent payments (distinct events) of one checkout: credited
+    // once, and the audit rows say so: one `credited`, nine `already_paid`.
+    let third = store
+        .open_purchase(&p.id, "sandbox", 100, 10)
+        .await
+        .unwrap();
+    store.attach_checkout(&third.id, "cs_3").await.unwrap();
+    let tasks: Vec<_> = (0..10)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let event = format!("evt_ten_{i}");
+                store
+                    .record_paid_checkout(&PaidCheckout {
+                        event_id: &event,
+                        provider: "sandbox",
+                        session_id: "cs_3",
+                        purchase_id: None,
+                        customer: None,
+                        amount_cents: 10,
+                    })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        outcomes.push(t.await.unwrap().as_str());
+    }
+    outcomes.sort_unstable();
+    let mut expected = vec!["already_paid"; 9];
+    expected.push("credited");
+    assert_eq!(outcomes, expected);
+    let mut rows: Vec<String> = store
+        .payment_events_of(&third.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, outcome)| outcome)
+        .collect();
+    rows.sort_unstable();
+    assert_eq!(rows, expected, "the audit rows say what happened");
+    assert_eq!(balance_of(store, &p.id).await, 15_200);
     // The dashboard's view: one day of activity (the purchases are not spending).
     let days = store.usage_by_day(&p.id, 0).await.unwrap();
     assert!(days.iter().all(|d| d.credits_spent == 0), "{days:?}");
