@@ -397,6 +397,61 @@ pub struct HttpConfig {
     /// Addresses the per-address cap never applies to: by default the
     /// loopback addresses a reverse proxy on the same host connects from.
     pub uncapped_addresses: Vec<std::net::IpAddr>,
+    /// Load balancers and reverse proxies, as addresses or CIDR blocks
+    /// (`VIS_HTTP_TRUSTED_PROXIES`, comma-separated): only from these peers
+    /// are `X-Forwarded-For` / `Forwarded` believed, and the client is the
+    /// rightmost hop that is not one of them. Empty (the default): the peer
+    /// is the client. They are also exempt from the per-address cap.
+    pub trusted_proxies: Vec<String>,
+}
+
+/// An address block (`10.0.0.0/8`, `2001:db8::/32`) or one address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    net: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    pub fn parse(raw: &str) -> Option<Cidr> {
+        let (addr, prefix) = match raw.trim().split_once('/') {
+            Some((addr, prefix)) => (addr, Some(prefix)),
+            None => (raw.trim(), None),
+        };
+        let addr: std::net::IpAddr = addr.parse().ok()?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) if !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()) => {
+                p.parse::<u8>().ok().filter(|&p| p <= max)?
+            }
+            Some(_) => return None,
+        };
+        Some(Cidr {
+            net: Cidr::masked(addr, prefix),
+            prefix,
+        })
+    }
+
+    /// Whether `ip` (an IPv4-mapped IPv6 address counts as IPv4) is in it.
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        ip.is_ipv4() == self.net.is_ipv4() && Cidr::masked(ip, self.prefix) == self.net
+    }
+
+    fn masked(ip: std::net::IpAddr, prefix: u8) -> std::net::IpAddr {
+        use std::net::IpAddr;
+        match ip {
+            IpAddr::V4(v4) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
+                IpAddr::V4((u32::from(v4) & mask).into())
+            }
+            IpAddr::V6(v6) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
+                IpAddr::V6((u128::from(v6) & mask).into())
+            }
+        }
+    }
 }
 
 impl Default for HttpConfig {
@@ -412,6 +467,7 @@ impl Default for HttpConfig {
                 std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
                 std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
             ],
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -436,7 +492,28 @@ impl HttpConfig {
                 });
             }
         }
+        if let Some(bad) = self
+            .trusted_proxies
+            .iter()
+            .find(|raw| Cidr::parse(raw).is_none())
+        {
+            return Err(ConfigError::Invalid {
+                field: "http.trusted_proxies",
+                message: format!(
+                    "{bad:?} is not an IP address or a CIDR block such as 10.0.0.0/8 \
+                     (VIS_HTTP_TRUSTED_PROXIES)"
+                ),
+            });
+        }
         Ok(())
+    }
+
+    /// The trusted proxies, parsed (they were validated at load).
+    pub fn trusted_proxy_blocks(&self) -> Vec<Cidr> {
+        self.trusted_proxies
+            .iter()
+            .filter_map(|raw| Cidr::parse(raw))
+            .collect()
     }
 }
 
@@ -713,6 +790,15 @@ pub struct Overrides {
     /// `[render] job_timeout_secs`: how long a request waits for a cold render.
     #[arg(long, env = "VIS_RENDER_JOB_TIMEOUT_SECS", global = true)]
     pub render_job_timeout_secs: Option<u64>,
+    /// `[http] trusted_proxies`: load balancers whose X-Forwarded-For /
+    /// Forwarded is believed, comma-separated addresses or CIDR blocks.
+    #[arg(
+        long,
+        env = "VIS_HTTP_TRUSTED_PROXIES",
+        global = true,
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Option<Vec<String>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -829,7 +915,14 @@ impl Config {
                 message: "must be from 0 (automatic) to 4".into(),
             });
         }
-        let http = file.http.unwrap_or_default();
+        let mut http = file.http.unwrap_or_default();
+        if let Some(list) = o.trusted_proxies {
+            http.trusted_proxies = list
+                .iter()
+                .map(|raw| raw.trim().to_owned())
+                .filter(|raw| !raw.is_empty())
+                .collect();
+        }
         http.validate()?;
         let mut embeds = file.embeds.unwrap_or_default();
         if let Some(allow) = o.allow_legacy_query_keys {
@@ -1116,6 +1209,53 @@ mod tests {
         };
         let c = Config::merge(FileConfig::default(), long).unwrap();
         assert!(!format!("{c:?}").contains(&"s".repeat(40)));
+    }
+
+    #[test]
+    fn trusted_proxies_come_from_the_file_or_the_environment_and_name_the_key() {
+        let file: FileConfig =
+            toml::from_str("[http]\ntrusted_proxies = [\"10.0.0.0/8\", \"2001:db8::1\"]").unwrap();
+        let c = Config::merge(file, Overrides::default()).unwrap();
+        let blocks = c.http.trusted_proxy_blocks();
+        assert_eq!(blocks.len(), 2);
+        assert!(blocks[0].contains("10.200.3.4".parse().unwrap()));
+        assert!(blocks[0].contains("::ffff:10.1.1.1".parse().unwrap()));
+        assert!(!blocks[0].contains("11.0.0.1".parse().unwrap()));
+        assert!(blocks[1].contains("2001:db8::1".parse().unwrap()));
+        assert!(!blocks[1].contains("2001:db8::2".parse().unwrap()));
+        let env = Overrides {
+            trusted_proxies: Some(vec![
+                "127.0.0.2".into(),
+                " 192.168.0.0/16 ".into(),
+                "".into(),
+            ]),
+            ..Overrides::default()
+        };
+        let c = Config::merge(FileConfig::default(), env).unwrap();
+        assert_eq!(c.http.trusted_proxies, ["127.0.0.2", "192.168.0.0/16"]);
+        assert!(
+            Cidr::parse("0.0.0.0/0")
+                .unwrap()
+                .contains("8.8.8.8".parse().unwrap())
+        );
+        for bad in [
+            "10.0.0.0/33",
+            "10.0.0.0/",
+            "10.0.0/8",
+            "proxy.internal",
+            "::/129",
+            "1.2.3.4/+8",
+        ] {
+            let env = Overrides {
+                trusted_proxies: Some(vec![bad.into()]),
+                ..Overrides::default()
+            };
+            let err = Config::merge(FileConfig::default(), env)
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("http.trusted_proxies"), "{err}");
+            assert!(err.contains("VIS_HTTP_TRUSTED_PROXIES"), "{err}");
+        }
     }
 
     #[test]
