@@ -511,6 +511,34 @@ async fn a_full_queue_answers_503_instead_of_hanging() {
     );
 }
 
+/// A request whose render job is withdrawn while it waits (what cancelling
+/// a prewarm does to its queued jobs, here as the request joined one) gets a
+/// normal cold render, not a 502.
+#[tokio::test]
+async fn a_request_whose_job_is_withdrawn_gets_a_normal_cold_render() {
+    let gated = Gated::new(real_renderer());
+    let app = TestApp::spawn_rendering(gated.clone(), |c| c.render.workers = 1).await;
+    let (_, key) = app
+        .account_with_key("w@example.com", "images:read,account:read")
+        .await;
+    // The one worker is held by a first render; the second request's job
+    // waits in the queue.
+    let first = spawn_get_status(&app, CAMRY, &key);
+    wait_for_metric(&app, "vis_render_queue_depth", 1).await;
+    let second = spawn_get_status(&app, &CAMRY.replace("color=red", "color=blue"), &key);
+    wait_for_metric(&app, "vis_render_queue_depth", 2).await;
+    let store = SqlStore::connect(app.config.database_url.expose())
+        .await
+        .unwrap();
+    control_plane::store::execute_raw(&store, "DELETE FROM render_jobs WHERE status = 'queued'")
+        .await
+        .unwrap();
+    gated.release(10);
+    assert_eq!(first.await.unwrap(), 200);
+    assert_eq!(second.await.unwrap(), 200, "a cold render of its own");
+    assert_eq!(balance(&app, &key).await, 98);
+}
+
 #[tokio::test]
 async fn a_key_revoked_while_cached_is_refused_at_once_and_never_billed() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
