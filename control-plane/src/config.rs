@@ -404,6 +404,61 @@ pub struct HttpConfig {
     /// Addresses the per-address cap never applies to: by default the
     /// loopback addresses a reverse proxy on the same host connects from.
     pub uncapped_addresses: Vec<std::net::IpAddr>,
+    /// Load balancers and reverse proxies, as addresses or CIDR blocks
+    /// (`VIS_HTTP_TRUSTED_PROXIES`, comma-separated): only from these peers
+    /// are `X-Forwarded-For` / `Forwarded` believed, and the client is the
+    /// rightmost hop that is not one of them. Empty (the default): the peer
+    /// is the client. They are also exempt from the per-address cap.
+    pub trusted_proxies: Vec<String>,
+}
+
+/// An address block (`10.0.0.0/8`, `2001:db8::/32`) or one address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    net: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    pub fn parse(raw: &str) -> Option<Cidr> {
+        let (addr, prefix) = match raw.trim().split_once('/') {
+            Some((addr, prefix)) => (addr, Some(prefix)),
+            None => (raw.trim(), None),
+        };
+        let addr: std::net::IpAddr = addr.parse().ok()?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) if !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()) => {
+                p.parse::<u8>().ok().filter(|&p| p <= max)?
+            }
+            Some(_) => return None,
+        };
+        Some(Cidr {
+            net: Cidr::masked(addr, prefix),
+            prefix,
+        })
+    }
+
+    /// Whether `ip` (an IPv4-mapped IPv6 address counts as IPv4) is in it.
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        ip.is_ipv4() == self.net.is_ipv4() && Cidr::masked(ip, self.prefix) == self.net
+    }
+
+    fn masked(ip: std::net::IpAddr, prefix: u8) -> std::net::IpAddr {
+        use std::net::IpAddr;
+        match ip {
+            IpAddr::V4(v4) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
+                IpAddr::V4((u32::from(v4) & mask).into())
+            }
+            IpAddr::V6(v6) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
+                IpAddr::V6((u128::from(v6) & mask).into())
+            }
+        }
+    }
 }
 
 impl Default for HttpConfig {
@@ -419,6 +474,7 @@ impl Default for HttpConfig {
                 std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
                 std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
             ],
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -443,7 +499,28 @@ impl HttpConfig {
                 });
             }
         }
+        if let Some(bad) = self
+            .trusted_proxies
+            .iter()
+            .find(|raw| Cidr::parse(raw).is_none())
+        {
+            return Err(ConfigError::Invalid {
+                field: "http.trusted_proxies",
+                message: format!(
+                    "{bad:?} is not an IP address or a CIDR block such as 10.0.0.0/8 \
+                     (VIS_HTTP_TRUSTED_PROXIES)"
+                ),
+            });
+        }
         Ok(())
+    }
+
+    /// The trusted proxies, parsed (they were validated at load).
+    pub fn trusted_proxy_blocks(&self) -> Vec<Cidr> {
+        self.trusted_proxies
+            .iter()
+            .filter_map(|raw| Cidr::parse(raw))
+            .collect()
     }
 }
 
@@ -723,6 +800,15 @@ pub struct Overrides {
     /// `[render] job_timeout_secs`: how long a request waits for a cold render.
     #[arg(long, env = "VIS_RENDER_JOB_TIMEOUT_SECS", global = true)]
     pub render_job_timeout_secs: Option<u64>,
+    /// `[http] trusted_proxies`: load balancers whose X-Forwarded-For /
+    /// Forwarded is believed, comma-separated addresses or CIDR blocks.
+    #[arg(
+        long,
+        env = "VIS_HTTP_TRUSTED_PROXIES",
+        global = true,
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Option<Vec<String>>,
 }
 
 /// The flags and `VIS_*` variables as figment's top layer: each one sets the
@@ -748,7 +834,7 @@ impl figment::Provider for Overrides {
         } else {
             self.local_renderer.map(Value::from)
         };
-        let keys: [(&str, Option<Value>); 25] = [
+        let keys: [(&str, Option<Value>); 26] = [
             ("listen", text(&self.listen)),
             ("base_url", text(&self.base_url)),
             ("data_dir", path(&self.data_dir)),
@@ -765,6 +851,16 @@ impl figment::Provider for Overrides {
             ("s3.prefix", text(&self.s3_prefix)),
             ("delivery.secret", text(&self.delivery_secret)),
             ("metrics_listen", text(&self.metrics_listen)),
+            (
+                "http.trusted_proxies",
+                self.trusted_proxies.as_ref().map(|list| {
+                    Value::from(
+                        list.iter()
+                            .map(|p| Value::from(p.clone()))
+                            .collect::<Vec<_>>(),
+                    )
+                }),
+            ),
             (
                 "embeds.allow_legacy_query_keys",
                 self.allow_legacy_query_keys.map(Value::from),
@@ -921,7 +1017,13 @@ impl Config {
                 message: "must be from 0 (automatic) to 4".into(),
             });
         }
-        let http = file.http.unwrap_or_default();
+        let mut http = file.http.unwrap_or_default();
+        http.trusted_proxies = http
+            .trusted_proxies
+            .iter()
+            .map(|raw| raw.trim().to_owned())
+            .filter(|raw| !raw.is_empty())
+            .collect();
         http.validate()?;
         let embeds = file.embeds.unwrap_or_default();
         if !(1..=1024).contains(&embeds.examples_width) {
@@ -1178,6 +1280,50 @@ mod tests {
         };
         let c = Config::from_overrides(long).unwrap();
         assert!(!format!("{c:?}").contains(&"s".repeat(40)));
+    }
+
+    #[test]
+    fn trusted_proxies_come_from_the_file_or_the_environment_and_name_the_key() {
+        let file = "[http]\ntrusted_proxies = [\"10.0.0.0/8\", \"2001:db8::1\"]";
+        let c = Config::from_toml(file, Overrides::default()).unwrap();
+        let blocks = c.http.trusted_proxy_blocks();
+        assert_eq!(blocks.len(), 2);
+        assert!(blocks[0].contains("10.200.3.4".parse().unwrap()));
+        assert!(blocks[0].contains("::ffff:10.1.1.1".parse().unwrap()));
+        assert!(!blocks[0].contains("11.0.0.1".parse().unwrap()));
+        assert!(blocks[1].contains("2001:db8::1".parse().unwrap()));
+        assert!(!blocks[1].contains("2001:db8::2".parse().unwrap()));
+        let env = Overrides {
+            trusted_proxies: Some(vec![
+                "127.0.0.2".into(),
+                " 192.168.0.0/16 ".into(),
+                "".into(),
+            ]),
+            ..Overrides::default()
+        };
+        let c = Config::from_overrides(env).unwrap();
+        assert_eq!(c.http.trusted_proxies, ["127.0.0.2", "192.168.0.0/16"]);
+        assert!(
+            Cidr::parse("0.0.0.0/0")
+                .unwrap()
+                .contains("8.8.8.8".parse().unwrap())
+        );
+        for bad in [
+            "10.0.0.0/33",
+            "10.0.0.0/",
+            "10.0.0/8",
+            "proxy.internal",
+            "::/129",
+            "1.2.3.4/+8",
+        ] {
+            let env = Overrides {
+                trusted_proxies: Some(vec![bad.into()]),
+                ..Overrides::default()
+            };
+            let err = Config::from_overrides(env).unwrap_err().to_string();
+            assert!(err.starts_with("http.trusted_proxies"), "{err}");
+            assert!(err.contains("VIS_HTTP_TRUSTED_PROXIES"), "{err}");
+        }
     }
 
     #[test]

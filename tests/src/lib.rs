@@ -341,9 +341,11 @@ impl RenderBackend for Gated {
     }
 }
 
-/// Waits for the next rate-limit window when the current one (60 s,
-/// aligned to the minute) ends within `secs`, so that a test counting
-/// requests against a per-minute limit runs inside one window.
+/// Waits for the next clock minute when the current one ends within
+/// `secs`. Rate-limit windows now open at a subject's first request
+/// (ratelimit.rs), so a test that makes its requests within 60 s of its
+/// first one is inside one window anyway; this keeps such tests clear of
+/// the minute's turn as well.
 pub async fn within_one_rate_window(secs: u64) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -4,13 +4,15 @@
 //! 1. The output's size, ETag and canonical URL are pure functions of the
 //!    parameters, so a conditional request is answered (304, free) without
 //!    touching the image.
-//! 2. A balance pre-check refuses broke callers before a cold render is
-//!    spent on them.
-//! 3. The output comes from the in-memory cache, else the object store, else
-//!    is derived from the source render (which may be rendered now).
-//! 4. Only with bytes in hand is the credit charged, in the same transaction
-//!    as the delivery record. A failed render, a spent budget or a full
-//!    queue therefore never charge: there is nothing to refund.
+//! 2. An output in memory is charged with the bytes in hand.
+//! 3. Otherwise the credit is reserved first: the charge (one conditional
+//!    debit, the delivery record) commits before any work that costs
+//!    something, so a request the balance cannot pay for never starts a
+//!    cold render (docs/ledger.md, "Reserved before the render").
+//! 4. The output comes from the object store, else is derived from the
+//!    source render (which may be rendered now). A failed render, a spent
+//!    budget, a full queue or a client that leaves first refunds the
+//!    reserved charge, once.
 
 pub mod signed;
 pub mod tokens;
@@ -247,59 +249,134 @@ impl Deliverer {
     }
 
     /// Delivers and bills one image.
+    ///
+    /// A memory hit is charged with the bytes in hand. Anything else (an
+    /// object read, a derivation, a cold render) first *reserves* the
+    /// credit: the charge is committed before the work starts, so a request
+    /// the balance cannot pay for starts no render (concurrent requests
+    /// for new variants each reserve through the one conditional debit and
+    /// only those that got a credit render). When the work fails, or the
+    /// client leaves before it ends, the charge is refunded, once.
     pub async fn deliver(
         &self,
         r: &Resolved,
         payer: &Payer<'_>,
     ) -> Result<Delivered, DeliveryError> {
-        // Only work that costs something (a render, a derivation) is guarded
-        // by a balance pre-check; a memory hit goes straight to the charge,
-        // which is the authoritative check.
-        let (output, source) = match self.derived.get(&r.derived_key()) {
-            Some(hit) => (hit, SourceKind::Cache),
-            None => {
-                let balance = self
-                    .ledger
-                    .balance(payer.account_id)
-                    .await?
-                    .ok_or(StoreError::NotFound("account"))?;
-                if balance < CREDITS_PER_IMAGE {
-                    return Err(DeliveryError::InsufficientCredits {
-                        balance,
-                        required: CREDITS_PER_IMAGE,
-                    });
-                }
-                self.output(r).await?
-            }
+        if let Some(hit) = self.derived.get(&r.derived_key()) {
+            let balance_after = self.charge(r, payer, SourceKind::Cache).await?;
+            return Ok(self.delivered(hit, SourceKind::Cache, balance_after));
+        }
+        // The charge row records where the bytes come from: a render
+        // unless the output or its source already exists.
+        let expected = if self.is_cached(r).await {
+            SourceKind::Cache
+        } else {
+            SourceKind::Generated
         };
+        let balance_after = self.charge(r, payer, expected).await?;
+        let mut reserved = Reserved {
+            ledger: self.ledger.clone(),
+            store: Arc::clone(&self.store),
+            request_id: Some(payer.request_id.to_owned()),
+        };
+        match self.output(r).await {
+            Ok((output, source)) => {
+                reserved.request_id = None;
+                Ok(self.delivered(output, source, balance_after))
+            }
+            Err(e) => {
+                if let Some(request_id) = reserved.request_id.take() {
+                    refund_reserved(&self.ledger, &*self.store, &request_id, "render failed").await;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// One conditional debit of the payer's key for `r`.
+    async fn charge(
+        &self,
+        r: &Resolved,
+        payer: &Payer<'_>,
+        source: SourceKind,
+    ) -> Result<i64, DeliveryError> {
         let delivery = NewDelivery {
             request_id: payer.request_id.to_owned(),
             account_id: payer.account_id.to_owned(),
             key_id: Some(payer.key_id.to_owned()),
             variant: r.variant.to_string(),
             revision: i64::from(r.revision),
-            width: i64::from(output.width),
-            height: i64::from(output.height),
+            width: i64::from(r.width),
+            height: i64::from(r.height),
             format: r.format.to_string(),
             source: source.as_str(),
             credits: CREDITS_PER_IMAGE,
         };
-        let balance_after = match self.ledger.charge(delivery).await {
-            Ok(b) => b,
+        match self.ledger.charge(delivery).await {
+            Ok(b) => Ok(b),
             Err(StoreError::InsufficientCredits { balance, required }) => {
-                return Err(DeliveryError::InsufficientCredits { balance, required });
+                Err(DeliveryError::InsufficientCredits { balance, required })
             }
-            Err(e) => return Err(e.into()),
-        };
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn delivered(&self, output: Derived, source: SourceKind, balance_after: i64) -> Delivered {
         match source {
             SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
             SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
         };
-        Ok(Delivered {
+        Delivered {
             output,
             source,
             credits_charged: CREDITS_PER_IMAGE,
             balance_after,
-        })
+        }
+    }
+}
+
+/// A credit reserved for a delivery still at work: dropped armed (the
+/// client left, the request was cancelled), it refunds the charge.
+struct Reserved {
+    ledger: crate::billing::Ledger,
+    store: Arc<dyn Store>,
+    /// `Some` while armed.
+    request_id: Option<String>,
+}
+
+impl Drop for Reserved {
+    fn drop(&mut self) {
+        let Some(request_id) = self.request_id.take() else {
+            return;
+        };
+        let (ledger, store) = (self.ledger.clone(), Arc::clone(&self.store));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                refund_reserved(
+                    &ledger,
+                    &*store,
+                    &request_id,
+                    "request ended before its image",
+                )
+                .await;
+            });
+        }
+    }
+}
+
+/// Refunds the image charge made under `request_id`, once.
+async fn refund_reserved(
+    ledger: &crate::billing::Ledger,
+    store: &dyn Store,
+    request_id: &str,
+    reason: &str,
+) {
+    let refunded = match store.delivery_by_request_id(request_id).await {
+        Ok(Some(charge)) => ledger.refund_delivery(charge.id, reason).await.map(|_| ()),
+        Ok(None) => Err(StoreError::NotFound("delivery")),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = refunded {
+        tracing::error!(error = %e, reason, "could not refund a reserved image credit");
     }
 }

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker, ready};
@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
+use axum::http::HeaderMap;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -41,7 +42,7 @@ use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
 use super::context;
-use crate::config::HttpConfig;
+use crate::config::{Cidr, HttpConfig};
 use crate::http::error::{PROBLEM_JSON, title_for};
 
 /// Header fields per request; more is a 431. (A request head larger than
@@ -56,10 +57,13 @@ pub struct Limits {
     pub base_url: Arc<str>,
     slots: Arc<Semaphore>,
     per_address: Arc<PerAddress>,
+    /// `[http] trusted_proxies`.
+    trusted: Arc<[Cidr]>,
 }
 
 impl Limits {
     pub fn new(config: &HttpConfig, base_url: Arc<str>) -> Limits {
+        let trusted: Arc<[Cidr]> = config.trusted_proxy_blocks().into();
         Limits {
             header_read: Duration::from_secs(config.header_read_timeout_secs),
             idle: Duration::from_secs(config.idle_timeout_secs),
@@ -72,8 +76,10 @@ impl Limits {
                     .iter()
                     .map(|ip| client_of(*ip))
                     .collect(),
+                trusted: Arc::clone(&trusted),
                 open: Mutex::new(HashMap::new()),
             }),
+            trusted,
         }
     }
 }
@@ -85,6 +91,8 @@ struct PerAddress {
     /// 0: no cap.
     cap: usize,
     uncapped: Vec<IpAddr>,
+    /// Trusted proxies carry many clients: never capped.
+    trusted: Arc<[Cidr]>,
     open: Mutex<HashMap<IpAddr, usize>>,
 }
 
@@ -105,7 +113,10 @@ impl PerAddress {
     /// A slot for one more connection from `ip`, or `None` past the cap.
     fn take(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
         let client = client_of(ip);
-        if self.cap == 0 || self.uncapped.contains(&client) {
+        if self.cap == 0
+            || self.uncapped.contains(&client)
+            || self.trusted.iter().any(|block| block.contains(ip))
+        {
             return Some(AddressSlot {
                 owner: None,
                 client,
@@ -184,11 +195,17 @@ pub async fn serve(
             ));
             continue;
         };
+        let trusted = Arc::clone(&limits.trusted);
         let service =
             router
                 .clone()
                 .map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
-                    req.extensions_mut().insert(ConnectInfo(peer));
+                    // `ConnectInfo` is the client: the peer, or behind a
+                    // trusted proxy the hop it forwarded for. Every per-IP
+                    // limit and log line reads it; `Peer` is the socket's.
+                    let client = client_addr(peer, req.headers(), &trusted);
+                    req.extensions_mut().insert(ConnectInfo(client));
+                    req.extensions_mut().insert(Peer(peer));
                     req
                 });
         let io = TokioIo::new(Guarded::new(stream, &limits));
@@ -209,6 +226,71 @@ pub async fn serve(
         });
     }
     graceful
+}
+
+/// The address a request's connection came from (a proxy's, behind one);
+/// `ConnectInfo` holds the client's.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub SocketAddr);
+
+/// The client a request is from: `peer` itself, unless `peer` is a trusted
+/// proxy; then the rightmost hop of `X-Forwarded-For` (or, without one, of
+/// `Forwarded`'s `for=`) that is not a trusted proxy. A hop that does not
+/// parse (`unknown`, an obfuscated name) stops the walk at the trusted hop
+/// to its right. A client address from a header has port 0.
+pub fn client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &[Cidr]) -> SocketAddr {
+    let is_trusted = |ip: IpAddr| trusted.iter().any(|block| block.contains(ip));
+    if !is_trusted(peer.ip()) {
+        return peer;
+    }
+    let mut hops: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect();
+    if hops.is_empty() {
+        hops = headers
+            .get_all("forwarded")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|element| {
+                element.split(';').find_map(|pair| {
+                    let (name, value) = pair.split_once('=')?;
+                    name.trim().eq_ignore_ascii_case("for").then_some(value)
+                })
+            })
+            .collect();
+    }
+    let mut client = peer.ip();
+    for hop in hops.iter().rev() {
+        let Some(ip) = hop_address(hop) else {
+            break;
+        };
+        client = ip;
+        if !is_trusted(ip) {
+            break;
+        }
+    }
+    if client == peer.ip() {
+        peer
+    } else {
+        SocketAddr::new(client.to_canonical(), 0)
+    }
+}
+
+/// One hop's address: `203.0.113.7`, `203.0.113.7:4711`, `"[2001:db8::1]:4711"`,
+/// `2001:db8::1`.
+fn hop_address(hop: &str) -> Option<IpAddr> {
+    let hop = hop.trim().trim_matches('"').trim();
+    if let Some(rest) = hop.strip_prefix('[') {
+        return rest.split_once(']')?.0.parse().ok();
+    }
+    if let Ok(ip) = hop.parse() {
+        return Some(ip);
+    }
+    hop.parse::<SocketAddr>().ok().map(|a| a.ip())
 }
 
 /// The answer to a connection past a cap: one 503 problem, then close.
@@ -486,6 +568,73 @@ mod tests {
         assert_eq!(hyper_error_status(ok), None);
         let with_body = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nxx";
         assert_eq!(hyper_error_status(with_body), None);
+    }
+
+    #[test]
+    fn the_client_is_the_rightmost_untrusted_hop_and_only_behind_a_trusted_proxy() {
+        let trusted = [
+            Cidr::parse("10.0.0.0/8").unwrap(),
+            Cidr::parse("127.0.0.2").unwrap(),
+        ];
+        let peer = |ip: &str| SocketAddr::new(ip.parse().unwrap(), 5555);
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.append(*k, v.parse().unwrap());
+            }
+            h
+        };
+        let client = |p: &str, h: &HeaderMap| client_addr(peer(p), h, &trusted).ip().to_string();
+        let spoofed = with(&[("x-forwarded-for", "6.6.6.6")]);
+        // An untrusted peer's headers are not believed.
+        assert_eq!(client("203.0.113.9", &spoofed), "203.0.113.9");
+        assert_eq!(
+            client_addr(peer("203.0.113.9"), &spoofed, &trusted).port(),
+            5555
+        );
+        // Behind a trusted proxy: the hop it appended, not what the client
+        // wrote before it.
+        let h = with(&[("x-forwarded-for", "6.6.6.6, 198.51.100.7")]);
+        assert_eq!(client("127.0.0.2", &h), "198.51.100.7");
+        // Chains of trusted proxies are walked; header lines join in order.
+        let h = with(&[
+            ("x-forwarded-for", "6.6.6.6, 198.51.100.7"),
+            ("x-forwarded-for", "10.1.2.3"),
+        ]);
+        assert_eq!(client("10.9.9.9", &h), "198.51.100.7");
+        // A hop that does not parse stops the walk at the trusted one.
+        let h = with(&[("x-forwarded-for", "198.51.100.7, unknown")]);
+        assert_eq!(client("10.9.9.9", &h), "10.9.9.9");
+        // No header: the proxy itself.
+        assert_eq!(client("10.9.9.9", &HeaderMap::new()), "10.9.9.9");
+        // Forwarded (RFC 7239) when there is no X-Forwarded-For, ports and
+        // brackets and quotes included.
+        let h = with(&[(
+            "forwarded",
+            "for=6.6.6.6, for=\"[2001:db8::7]:4711\";proto=https, for=10.0.0.1:80",
+        )]);
+        assert_eq!(client("127.0.0.2", &h), "2001:db8::7");
+        let h = with(&[("forwarded", "proto=https;For=192.0.2.60:1")]);
+        assert_eq!(client("127.0.0.2", &h), "192.0.2.60");
+        // Everything trusted: the leftmost hop.
+        let h = with(&[("x-forwarded-for", "10.0.0.5, 10.0.0.6")]);
+        assert_eq!(client("127.0.0.2", &h), "10.0.0.5");
+    }
+
+    #[test]
+    fn trusted_proxies_are_not_capped_per_address() {
+        let config = HttpConfig {
+            max_connections_per_address: 1,
+            trusted_proxies: vec!["10.0.0.0/8".into()],
+            ..HttpConfig::default()
+        };
+        let limits = Limits::new(&config, Arc::from("http://x"));
+        let proxy: IpAddr = "10.0.0.1".parse().unwrap();
+        let held: Vec<_> = (0..5).map(|_| limits.per_address.take(proxy)).collect();
+        assert!(held.iter().all(Option::is_some));
+        let other: IpAddr = "198.51.100.1".parse().unwrap();
+        let _one = limits.per_address.take(other).unwrap();
+        assert!(limits.per_address.take(other).is_none());
     }
 
     fn limits(cap: usize) -> Limits {

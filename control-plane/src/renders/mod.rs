@@ -247,12 +247,30 @@ impl Dispatcher {
         let variant = job.variant.to_string();
         let revision = i64::from(job.revision);
         let started = Instant::now();
-        let job_id = self.admit(job, &variant, revision, admission).await?;
-        let result = self.wait_for(&job_id, key, started).await;
-        if result.is_err() {
-            self.metrics.render_waits_failed.inc();
+        // A job can vanish under a request that joined it: a prewarm job
+        // cancelled (withdrawn) as the request joined it. That is not a
+        // failed render: the request admits its own job, a normal cold
+        // render (with the budget and queue checks of any other), twice at
+        // most, then answers 503 with Retry-After.
+        for _ in 0..3 {
+            let job_id = self.admit(job, &variant, revision, admission).await?;
+            match self.wait_for(&job_id, key, started).await {
+                Ok(Some(bytes)) => return Ok(bytes),
+                Ok(None) => {
+                    if let Some(obj) = self.objects.get(key).await? {
+                        return Ok(obj.bytes);
+                    }
+                }
+                Err(e) => {
+                    self.metrics.render_waits_failed.inc();
+                    return Err(e);
+                }
+            }
         }
-        result
+        self.metrics.render_waits_failed.inc();
+        Err(DispatchError::Unavailable(
+            "the render job was withdrawn as this request joined it".into(),
+        ))
     }
 
     /// Joins a live job, or takes budget and queues one. Returns the job id.
@@ -345,24 +363,24 @@ impl Dispatcher {
         Ok(record.id)
     }
 
+    /// Waits for job `job_id`'s image; `None` when the job is gone
+    /// (withdrawn: a cancelled prewarm's queued job).
     async fn wait_for(
         &self,
         job_id: &str,
         key: &ObjectKey,
         started: Instant,
-    ) -> Result<Bytes, DispatchError> {
+    ) -> Result<Option<Bytes>, DispatchError> {
         let deadline = started + self.config.job_timeout;
         loop {
             let finished = self.job_finished.notified();
-            let record = self
-                .store
-                .job_by_id(job_id)
-                .await?
-                .ok_or_else(|| DispatchError::RenderFailed("the render job vanished".into()))?;
+            let Some(record) = self.store.job_by_id(job_id).await? else {
+                return Ok(None);
+            };
             match record.status {
                 JobStatus::Done => {
                     return match self.objects.get(key).await? {
-                        Some(obj) => Ok(obj.bytes),
+                        Some(obj) => Ok(Some(obj.bytes)),
                         None => Err(DispatchError::RenderFailed(
                             "the render finished but its image is missing".into(),
                         )),

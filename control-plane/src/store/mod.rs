@@ -1107,6 +1107,12 @@ pub trait PaymentStore: Send + Sync {
         provider: &str,
         kind: &str,
     ) -> Result<PaymentOutcome, StoreError>;
+    /// The audit rows of a purchase's provider events, oldest first:
+    /// `(event_id, outcome)`.
+    async fn payment_events_of(
+        &self,
+        purchase_id: &str,
+    ) -> Result<Vec<(String, String)>, StoreError>;
     /// The provider customer of an account that has paid before.
     async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError>;
     /// The account a provider customer belongs to.
@@ -1144,22 +1150,50 @@ pub trait ActivityStore: Send + Sync {
     ) -> Result<Vec<DeliveryUrlRecord>, StoreError>;
 }
 
+/// One replica's request for a block of a subject's rate-limit window.
+#[derive(Debug, Clone, Copy)]
+pub struct RateTake<'a> {
+    pub subject: &'a str,
+    /// The replica asking (random per process): it holds at most one lease
+    /// per subject.
+    pub holder: &'a str,
+    /// The replica's clock, ms.
+    pub now: Millis,
+    /// How long a window lasts from its first request, ms.
+    pub window: Millis,
+    /// How long a block stays the holder's, ms; after that any replica
+    /// taking a block returns it to the window.
+    pub lease: Millis,
+    pub want: i64,
+    pub limit: i64,
+    /// What the holder gives back of its previous block (unspent, and it
+    /// will not spend it), and the window that block belonged to.
+    pub returned: i64,
+    pub returned_window: Millis,
+}
+
+/// What [`RateStore::take_rate_block`] granted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateGrant {
+    /// Granted to the holder now (0 when the window is spent).
+    pub granted: i64,
+    /// Granted in the window in all, this grant included, less returns.
+    pub used: i64,
+    /// When the subject's open window started, ms.
+    pub window_start: Millis,
+}
+
 /// Rate-limit windows shared by every control plane on the database
-/// (`ratelimit.rs`): a replica takes a key's requests in blocks.
+/// (`ratelimit.rs`): a replica takes a subject's requests in leased blocks.
 #[async_trait]
 pub trait RateStore: Send + Sync + std::fmt::Debug {
-    /// Takes up to `want` of `subject`'s `limit` requests in the window
-    /// starting at `window_start` (ms), in one conditional write; returns
-    /// how many were granted (0 when the window is spent) and how many the
-    /// window has granted in all.
-    async fn take_rate_block(
-        &self,
-        subject: &str,
-        window_start: Millis,
-        want: i64,
-        limit: i64,
-    ) -> Result<(i64, i64), StoreError>;
-    /// Deletes windows that started before `before`; how many.
+    /// In one transaction: opens the subject's window when none is open
+    /// (the last one started `window` or more ago), takes back the
+    /// holder's `returned` and every expired lease of other holders, then
+    /// grants `min(want, what is left)` as the holder's new lease.
+    async fn take_rate_block(&self, take: &RateTake<'_>) -> Result<RateGrant, StoreError>;
+    /// Deletes windows and leases of windows that started before `before`;
+    /// how many windows.
     async fn prune_rate_windows(&self, before: Millis) -> Result<u64, StoreError>;
 }
 

@@ -316,3 +316,65 @@ async fn device_codes_are_limited_per_address() {
     );
     problem(r, 429).await;
 }
+
+/// Behind a load balancer (`[http] trusted_proxies`): the per-address limit
+/// counts the client the trusted proxy forwarded for (the rightmost hop that
+/// is not a trusted proxy), and a peer that is not trusted cannot choose its
+/// address with a header. 127.0.0.2 is the proxy, 127.0.0.3 a client that
+/// connects directly.
+#[tokio::test]
+async fn behind_a_trusted_proxy_device_codes_are_limited_per_forwarded_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = control_plane::Config::for_tests(dir.path());
+    config.http.trusted_proxies = vec!["127.0.0.2/32".into()];
+    let app = TestApp::spawn_with(config, dir).await;
+    let from = |ip: &str| {
+        reqwest::Client::builder()
+            .local_address(ip.parse::<std::net::IpAddr>().unwrap())
+            .build()
+            .unwrap()
+    };
+    let (proxy, direct) = (from("127.0.0.2"), from("127.0.0.3"));
+    let code = |client: &reqwest::Client, forwarded: &[(&'static str, String)]| {
+        let mut request = client
+            .post(app.url("/api/auth/device/code"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form_body(&[("client_id", "cli")]));
+        for (name, value) in forwarded {
+            request = request.header(*name, value);
+        }
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    let xff = |v: &str| vec![("x-forwarded-for", v.to_owned())];
+    // Client A through the proxy: its own 20 a minute.
+    for i in 0..20 {
+        assert_eq!(code(&proxy, &xff("198.51.100.1")).await, 201, "request {i}");
+    }
+    assert_eq!(code(&proxy, &xff("198.51.100.1")).await, 429);
+    // Writing another address before the proxy's hop changes nothing.
+    assert_eq!(
+        code(&proxy, &xff("203.0.113.99, 198.51.100.1")).await,
+        429,
+        "the rightmost untrusted hop is the client"
+    );
+    // Client B through the same proxy is another address (RFC 7239 too).
+    assert_eq!(code(&proxy, &xff("198.51.100.2")).await, 201);
+    assert_eq!(
+        code(
+            &proxy,
+            &[("forwarded", "for=\"[2001:db8::2]:4711\"".into())]
+        )
+        .await,
+        201
+    );
+    // A peer that is not trusted is counted by its own address whatever
+    // it claims: 20, then 429 even with a fresh header each time.
+    for i in 0..20 {
+        let claimed = format!("192.0.2.{i}");
+        assert_eq!(code(&direct, &xff(&claimed)).await, 201, "request {i}");
+    }
+    assert_eq!(code(&direct, &xff("192.0.2.200")).await, 429);
+    assert_eq!(code(&direct, &[]).await, 429);
+    // The proxy's own address is untouched by its clients' counts.
+    assert_eq!(code(&proxy, &[]).await, 201);
+}

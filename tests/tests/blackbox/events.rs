@@ -127,7 +127,8 @@ async fn bad_batches_are_400s_naming_the_field_and_nothing_is_kept() {
 #[tokio::test]
 async fn more_than_120_batches_a_minute_from_one_address_get_429() {
     let app = TestApp::spawn().await;
-    // Windows are clock minutes: start the burst well inside one.
+    // Start the burst well inside a clock minute (windows open at the first
+    // request now, so this is belt and braces).
     let second = || {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -371,6 +371,64 @@ async fn a_hundred_concurrent_requests_for_a_new_variant_share_one_render() {
     );
 }
 
+/// Credits are reserved before a cold render: of many concurrent requests
+/// for distinct new variants on a small balance, only those the balance
+/// pays for start a render; the rest are 402 without one.
+#[tokio::test]
+async fn concurrent_cold_requests_on_a_small_balance_render_only_what_is_paid_for() {
+    let counting = Counting::new(real_renderer());
+    let app = TestApp::spawn_rendering(counting.clone(), |_| {}).await;
+    let key = app.key_for("cold@example.com", 4, &[]).await;
+    let colors = ["red", "blue", "black", "white", "silver", "green"];
+    let views = ["side", "front"];
+    let urls: Vec<String> = colors
+        .iter()
+        .flat_map(|c| views.iter().map(move |v| (c, v)))
+        .map(|(c, v)| {
+            app.url(&format!(
+                "/api/v1/images/car?make=toyota&model=camry&year=2019&color={c}&view={v}&w=64"
+            ))
+        })
+        .collect();
+    assert_eq!(urls.len(), 12);
+    let tasks: Vec<_> = urls
+        .iter()
+        .map(|url| {
+            let sent = app.client.get(url).bearer_auth(&key).send();
+            tokio::spawn(async move { sent.await.unwrap().status().as_u16() })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    assert_eq!(count(&statuses, 200), 4, "{statuses:?}");
+    assert_eq!(count(&statuses, 402), 8, "{statuses:?}");
+    assert!(
+        counting.renders() <= 4,
+        "{} renders started for 4 credits",
+        counting.renders()
+    );
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("vis_images_delivered_generated_total 4"),
+        "{metrics}"
+    );
+    // The ledger: four charges, nothing refunded, the balance their sum.
+    let v = app.account_json("cold@example.com").await;
+    assert_eq!(v["credits"], 0);
+    let ledger = v["ledger"].as_array().unwrap();
+    let kinds = |k: &str| ledger.iter().filter(|e| e["kind"] == k).count();
+    assert_eq!((kinds("charge"), kinds("refund")), (4, 0), "{ledger:?}");
+    let sum: i64 = ledger.iter().map(|e| e["delta"].as_i64().unwrap()).sum();
+    assert_eq!(sum, 0);
+    assert!(
+        ledger
+            .iter()
+            .all(|e| e["balance_after"].as_i64().unwrap() >= 0)
+    );
+}
+
 #[tokio::test]
 async fn a_failed_render_is_a_502_that_charges_nothing() {
     let app = TestApp::spawn_rendering(Arc::new(Failing), |_| {}).await;
@@ -451,6 +509,34 @@ async fn a_full_queue_answers_503_instead_of_hanging() {
         99,
         "only the delivered image was billed"
     );
+}
+
+/// A request whose render job is withdrawn while it waits (what cancelling
+/// a prewarm does to its queued jobs, here as the request joined one) gets a
+/// normal cold render, not a 502.
+#[tokio::test]
+async fn a_request_whose_job_is_withdrawn_gets_a_normal_cold_render() {
+    let gated = Gated::new(real_renderer());
+    let app = TestApp::spawn_rendering(gated.clone(), |c| c.render.workers = 1).await;
+    let (_, key) = app
+        .account_with_key("w@example.com", "images:read,account:read")
+        .await;
+    // The one worker is held by a first render; the second request's job
+    // waits in the queue.
+    let first = spawn_get_status(&app, CAMRY, &key);
+    wait_for_metric(&app, "vis_render_queue_depth", 1).await;
+    let second = spawn_get_status(&app, &CAMRY.replace("color=red", "color=blue"), &key);
+    wait_for_metric(&app, "vis_render_queue_depth", 2).await;
+    let store = SqlStore::connect(app.config.database_url.expose())
+        .await
+        .unwrap();
+    control_plane::store::execute_raw(&store, "DELETE FROM render_jobs WHERE status = 'queued'")
+        .await
+        .unwrap();
+    gated.release(10);
+    assert_eq!(first.await.unwrap(), 200);
+    assert_eq!(second.await.unwrap(), 200, "a cold render of its own");
+    assert_eq!(balance(&app, &key).await, 98);
 }
 
 #[tokio::test]

@@ -10,8 +10,8 @@ use control_plane::store::{
     AccountStore, ActivityStore, BudgetStore, ChargeWriter, Claim, CreditStore, DeliveryStore,
     DeliveryUrlStore, EntryKind, EventStore, JobPriority, JobStatus, JobStore, KeyStore,
     LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer,
-    PaymentOutcome, PaymentStore, PeopleStore, RateStore, RevocationStore, RevokedKind, SqlStore,
-    Store, StoreError, now_millis,
+    PaymentOutcome, PaymentStore, PeopleStore, RateStore, RateTake, RevocationStore, RevokedKind,
+    SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -794,24 +794,140 @@ async fn shared(store: &SqlStore) {
             .is_empty()
     );
 
-    // Rate windows: blocks are granted while the window lasts, the last one
-    // only in part, then nothing; another window starts afresh.
-    let w = 60_000;
-    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap(), (4, 4));
-    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap(), (4, 8));
-    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap().0, 2);
-    assert_eq!(store.take_rate_block("k1", w, 4, 10).await.unwrap().0, 0);
+    // Rate windows: a window opens at its subject's first block and lasts
+    // 60 s; blocks are granted while it lasts, the last one only in part,
+    // then nothing; after 60 s another window starts afresh.
+    let take = |subject: &'static str, holder: &'static str, now: i64, want: i64| RateTake {
+        subject,
+        holder,
+        now,
+        window: 60_000,
+        lease: 10_000,
+        want,
+        limit: 10,
+        returned: 0,
+        returned_window: -1,
+    };
+    let t0 = 1_000_000;
+    let g = store
+        .take_rate_block(&take("k1", "a", t0, 4))
+        .await
+        .unwrap();
+    assert_eq!((g.granted, g.used, g.window_start), (4, 4, t0));
+    let g = store
+        .take_rate_block(&take("k1", "a", t0 + 59_999, 4))
+        .await
+        .unwrap();
     assert_eq!(
-        store.take_rate_block("k1", 2 * w, 20, 10).await.unwrap().0,
-        10
+        (g.granted, g.used, g.window_start),
+        (4, 8, t0),
+        "one window"
     );
-    assert_eq!(store.take_rate_block("k2", w, 1, 10).await.unwrap().0, 1);
+    assert_eq!(
+        store
+            .take_rate_block(&take("k1", "b", t0 + 1, 4))
+            .await
+            .unwrap()
+            .granted,
+        2
+    );
+    assert_eq!(
+        store
+            .take_rate_block(&take("k1", "b", t0 + 2, 4))
+            .await
+            .unwrap()
+            .granted,
+        0
+    );
+    let g = store
+        .take_rate_block(&take("k1", "a", t0 + 60_000, 20))
+        .await
+        .unwrap();
+    assert_eq!(
+        (g.granted, g.window_start),
+        (10, t0 + 60_000),
+        "a new window"
+    );
+    // A holder gives back what it did not spend of its block (at most what
+    // it was granted, and only in the block's window).
+    let t1 = t0 + 60_000;
+    let back = |returned: i64, returned_window: i64| RateTake {
+        returned,
+        returned_window,
+        ..take("k1", "a", t1 + 1, 1)
+    };
+    let g = store.take_rate_block(&back(3, t0)).await.unwrap();
+    assert_eq!((g.granted, g.used), (0, 10), "another window's block");
+    let g = store.take_rate_block(&back(3, t1)).await.unwrap();
+    assert_eq!((g.granted, g.used), (0, 10), "its lease was given up above");
+    // Holder b takes the last 2 of a fresh subject's window; a gives its
+    // whole block back (claiming more than it held returns what it held).
+    let g = store
+        .take_rate_block(&take("k4", "a", t1, 8))
+        .await
+        .unwrap();
+    assert_eq!(g.granted, 8);
+    let g = store
+        .take_rate_block(&take("k4", "b", t1 + 1, 8))
+        .await
+        .unwrap();
+    assert_eq!((g.granted, g.used), (2, 10));
+    let g = store
+        .take_rate_block(&RateTake {
+            returned: 99,
+            returned_window: t1,
+            ..take("k4", "a", t1 + 2, 4)
+        })
+        .await
+        .unwrap();
+    assert_eq!((g.granted, g.used), (4, 6), "8 back (not 99), 4 taken");
+    // A holder that stops asking (a dead replica): its lease returns its
+    // block to whoever asks after it expired, not before.
+    let g = store
+        .take_rate_block(&take("k4", "c", t1 + 9_999, 10))
+        .await
+        .unwrap();
+    assert_eq!((g.granted, g.used), (4, 10), "b's and a's leases hold");
+    let g = store
+        .take_rate_block(&take("k4", "c", t1 + 12_003, 10))
+        .await
+        .unwrap();
+    assert_eq!(
+        (g.granted, g.used),
+        (6, 10),
+        "a's 4 and b's 2 returned, c's own 4 stay spent"
+    );
+    assert_eq!(
+        store
+            .take_rate_block(&take("k2", "a", t0, 1))
+            .await
+            .unwrap()
+            .granted,
+        1
+    );
     // Concurrent takers never exceed the limit together.
     let store_arc = std::sync::Arc::new(store.clone());
     let takers: Vec<_> = (0..20)
-        .map(|_| {
+        .map(|i| {
             let store = std::sync::Arc::clone(&store_arc);
-            tokio::spawn(async move { store.take_rate_block("k3", w, 3, 25).await.unwrap().0 })
+            tokio::spawn(async move {
+                let holder = format!("h{i}");
+                store
+                    .take_rate_block(&RateTake {
+                        subject: "k3",
+                        holder: &holder,
+                        now: t0,
+                        window: 60_000,
+                        lease: 10_000,
+                        want: 3,
+                        limit: 25,
+                        returned: 0,
+                        returned_window: -1,
+                    })
+                    .await
+                    .unwrap()
+                    .granted
+            })
         })
         .collect();
     let mut total = 0;
@@ -819,10 +935,18 @@ async fn shared(store: &SqlStore) {
         total += t.await.unwrap();
     }
     assert_eq!(total, 25);
-    assert_eq!(store.prune_rate_windows(2 * w).await.unwrap(), 3);
+    // Pruning: windows (and their leases) that started before the bound.
+    assert_eq!(store.prune_rate_windows(t0 + 1).await.unwrap(), 2, "k2, k3");
     assert_eq!(
-        store.take_rate_block("k1", w, 1, 10).await.unwrap().0,
-        1,
+        store
+            .take_rate_block(&RateTake {
+                limit: 25,
+                ..take("k3", "h0", t0 + 30_000, 25)
+            })
+            .await
+            .unwrap()
+            .granted,
+        25,
         "pruned"
     );
 }
@@ -1789,6 +1913,50 @@ async fn people_and_payments(store: &SqlStore) {
     }
     assert_eq!(credited, 1);
     assert_eq!(balance_of(store, &p.id).await, 15_100);
+    // Ten concurrent payments (distinct events) of one checkout: credited
+    // once, and the audit rows say so: one `credited`, nine `already_paid`.
+    let third = store
+        .open_purchase(&p.id, "sandbox", 100, 10)
+        .await
+        .unwrap();
+    store.attach_checkout(&third.id, "cs_3").await.unwrap();
+    let tasks: Vec<_> = (0..10)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let event = format!("evt_ten_{i}");
+                store
+                    .record_paid_checkout(&PaidCheckout {
+                        event_id: &event,
+                        provider: "sandbox",
+                        session_id: "cs_3",
+                        purchase_id: None,
+                        customer: None,
+                        amount_cents: 10,
+                    })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        outcomes.push(t.await.unwrap().as_str());
+    }
+    outcomes.sort_unstable();
+    let mut expected = vec!["already_paid"; 9];
+    expected.push("credited");
+    assert_eq!(outcomes, expected);
+    let mut rows: Vec<String> = store
+        .payment_events_of(&third.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, outcome)| outcome)
+        .collect();
+    rows.sort_unstable();
+    assert_eq!(rows, expected, "the audit rows say what happened");
+    assert_eq!(balance_of(store, &p.id).await, 15_200);
     // The dashboard's view: one day of activity (the purchases are not spending).
     let days = store.usage_by_day(&p.id, 0).await.unwrap();
     assert!(days.iter().all(|d| d.credits_spent == 0), "{days:?}");

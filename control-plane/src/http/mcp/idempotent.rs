@@ -2,14 +2,15 @@
 //! the same arguments within 24 hours answers the first result again and
 //! never bills twice; with other arguments it is a conflict).
 //!
-//! An image is charged only with its bytes in hand, so the key is claimed
+//! An image's credit is reserved (charged) before a cold render and
+//! refunded if the render fails, so the key is claimed
 //! before the work starts (`call_claims`), under a request id of the call's
 //! own that no client can choose ([`InternalRequestId`]); the call's charge
 //! carries that id as its ledger reference. Exactly one call per key ever
 //! charges, and nothing here refunds anything:
 //! - the key is free: this call claims it, and charges;
-//! - the claim's charge exists: the same arguments are answered again for
-//!   free (through `mode=cached`), other arguments are a conflict;
+//! - the claim's charge and its image exist: the same arguments are answered
+//!   again for free (through `mode=cached`), other arguments are a conflict;
 //! - the claim has no charge yet: another call with this key is working.
 //!   This one waits for it (up to [`WAIT`]) and then answers it again; if
 //!   that call fails it releases the key and this one claims it; a claim
@@ -140,7 +141,12 @@ pub async fn prepare(
         if held.fingerprint != fingerprint {
             return Ok(Prepared::Conflict);
         }
-        if charged(state, &account, &held).await? {
+        // A delivery reserves its credit before a cold render
+        // (docs/ledger.md), so a charge can exist before its image does:
+        // replay only once the image is there too; until then the call is
+        // still at work (if it fails, its charge is refunded and the key
+        // released).
+        if charged(state, &account, &held).await? && state.deliverer.is_cached(&resolved).await {
             return Ok(Prepared::Replay {
                 reference: held.request_id,
                 canonical: resolved.canonical_query(),

@@ -332,6 +332,20 @@ impl PaymentStore for SqlStore {
         })
     }
 
+    async fn payment_events_of(
+        &self,
+        purchase_id: &str,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        sqlx::query_as(
+            "SELECT event_id, outcome FROM payment_events WHERE purchase_id = $1 \
+             ORDER BY received_at, event_id",
+        )
+        .bind(purchase_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)
+    }
+
     async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError> {
         let customer: Option<Option<String>> =
             sqlx::query_scalar("SELECT payment_customer FROM accounts WHERE id = $1")
@@ -445,6 +459,31 @@ impl SqlStore {
             Some(p) if p.amount_cents != paid.amount_cents => PaymentOutcome::AmountMismatch,
             Some(_) => PaymentOutcome::Ignored, // replaced below once credited
         };
+        // Claim the purchase before writing the audit row, so the row says
+        // what happened: on PostgreSQL's READ COMMITTED, concurrent events of
+        // one checkout all read it `open` above; the conditional update
+        // below is what decides (the losers wait for the winner's commit,
+        // see it `paid` and match nothing), and each event's row is written
+        // after that decision (`credited` once, `already_paid` for the rest).
+        let now = now_millis();
+        let outcome = match (&purchase, outcome) {
+            (Some(p), PaymentOutcome::Ignored) => {
+                let marked = sqlx::query(
+                    "UPDATE purchases SET status = 'paid', paid_at = $1 WHERE id = $2 AND status = 'open'",
+                )
+                .bind(now)
+                .bind(&p.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(map_err)?;
+                if marked.rows_affected() == 0 {
+                    PaymentOutcome::AlreadyPaid
+                } else {
+                    PaymentOutcome::Ignored
+                }
+            }
+            (_, other) => other,
+        };
         let purchase_id = purchase.as_ref().map(|p| p.id.as_str());
         let label = match outcome {
             PaymentOutcome::Ignored => "credited",
@@ -460,25 +499,13 @@ impl SqlStore {
         )
         .await?
         {
+            // Seen before: dropping the transaction rolls back the claim.
             return Ok(PaymentOutcome::Duplicate);
         }
         let (Some(purchase), PaymentOutcome::Ignored) = (purchase, &outcome) else {
             tx.commit().await.map_err(map_err)?;
             return Ok(outcome);
         };
-        let now = now_millis();
-        let marked = sqlx::query(
-            "UPDATE purchases SET status = 'paid', paid_at = $1 WHERE id = $2 AND status = 'open'",
-        )
-        .bind(now)
-        .bind(&purchase.id)
-        .execute(&mut *tx)
-        .await
-        .map_err(map_err)?;
-        if marked.rows_affected() == 0 {
-            tx.commit().await.map_err(map_err)?;
-            return Ok(PaymentOutcome::AlreadyPaid);
-        }
         let balance = move_balance(&mut tx, &purchase.account_id, purchase.credits).await?;
         let entry = NewEntry {
             kind: EntryKind::Purchase,
