@@ -162,6 +162,7 @@ vocabulary!(
         Split = "split",
         PopUp = "pop-up",
         LightBar = "light-bar",
+        Square = "square",
     }
 );
 
@@ -181,6 +182,15 @@ vocabulary!(
         Mesh = "mesh",
         Oval = "oval",
         Intakes = "intakes",
+        Frame = "frame",
+        Closed = "closed",
+        SplitBar = "split-bar",
+        Crosshair = "crosshair",
+        Waterfall = "waterfall",
+        Horizontal = "horizontal",
+        Wing = "wing",
+        Mouth = "mouth",
+        Trapezoid = "trapezoid",
     }
 );
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use vis_protocol::BodyShape;
 
+use super::faces::{Face, FaceTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
@@ -101,6 +102,7 @@ const EMBEDDED: [(&str, &str); 13] = [
 pub struct ModelLibrary {
     specs: BTreeMap<BodyShape, ShapeSpec>,
     identity: IdentityLibrary,
+    faces: FaceTable,
 }
 
 impl ModelLibrary {
@@ -110,6 +112,7 @@ impl ModelLibrary {
         // The embedded files are checked by a test; failing here is a build defect.
         let mut lib = Self::parse(&sources).expect("embedded models/ parse");
         lib.identity = IdentityLibrary::embedded();
+        lib.faces = FaceTable::embedded();
         lib
     }
 
@@ -125,6 +128,10 @@ impl ModelLibrary {
         }
         let mut lib = Self::parse(&sources)?;
         lib.identity = IdentityLibrary::load_dir(&dir.join("identity"))?;
+        let path = dir.join("faces.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.faces = FaceTable::parse(&text).map_err(RenderError::Models)?;
         Ok(lib)
     }
 
@@ -151,6 +158,7 @@ impl ModelLibrary {
         Ok(ModelLibrary {
             specs,
             identity: IdentityLibrary::default(),
+            faces: FaceTable::default(),
         })
     }
 
@@ -161,6 +169,11 @@ impl ModelLibrary {
     /// The curated identity data.
     pub fn identity(&self) -> &IdentityLibrary {
         &self.identity
+    }
+
+    /// Lamp, grille and tail graphics per make and era.
+    pub fn faces(&self) -> &FaceTable {
+        &self.faces
     }
 }
 
@@ -226,6 +239,9 @@ pub struct Params {
     pub fit: Option<Overall>,
     /// A dome roofline's arc (see [`DomeArc`]).
     pub arc: Option<DomeArc>,
+    /// Lamp signature, intakes and tail graphic (`models/faces.csv`); its
+    /// head lamp and grille are already folded into `cues`.
+    pub face: Face,
     /// Head lamp and grille scale (per model).
     pub lamp_scale: f32,
     pub rim_style: u32,
@@ -297,14 +313,31 @@ impl Params {
     ) -> Params {
         let seed = fnv1a(format!("{make}/{model}").as_bytes());
         if let Some(g) = lib.identity().lookup(make, model, year) {
-            return Self::curated(lib, g, seed);
+            let face = lib.faces().lookup(make, model, g.from);
+            return Self::curated(lib, g, seed).with_face(face);
         }
         if BODIES.contains(&shape)
             && let Some(p) = Self::from_norms(lib, shape, seed, year)
         {
-            return p;
+            // An uncurated model wears its make's face of its era.
+            return p.with_face(lib.faces().lookup(make, model, year));
         }
         Self::from_ranges(lib, shape, seed, year)
+    }
+
+    /// Folds a face row into the cues (its head lamp and grille win over
+    /// the identity row's) and keeps its graphics.
+    fn with_face(mut self, face: Option<Face>) -> Params {
+        if let Some(f) = face {
+            if let Some(h) = f.headlamp {
+                self.cues.headlamp = h;
+            }
+            if let Some(g) = f.grille {
+                self.cues.grille = g;
+            }
+            self.face = f;
+        }
+        self
     }
 
     fn curated(lib: &ModelLibrary, g: &Generation, seed: u64) -> Params {
@@ -424,6 +457,7 @@ impl Params {
             generation: None,
             fit: None,
             arc: None,
+            face: Face::default(),
             lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12][(unit(seed, 23) * 6.0) as usize % 6],
@@ -777,6 +811,7 @@ impl Params {
             era,
             vintage,
             arc,
+            face: Face::default(),
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
             rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12, 8, 9][(unit(gseed, 23) * 8.0) as usize % 8],
@@ -799,7 +834,9 @@ fn generic_grille(g: Grille) -> Grille {
     match g {
         Grille::Kidney | Grille::Spindle => Grille::Tall,
         Grille::SevenSlot => Grille::Bar,
-        Grille::Shield => Grille::Hexagon,
+        Grille::Shield | Grille::Frame => Grille::Hexagon,
+        Grille::Crosshair => Grille::Bar,
+        Grille::Waterfall => Grille::Tall,
         other => other,
     }
 }
