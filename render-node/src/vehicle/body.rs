@@ -1237,6 +1237,8 @@ fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Optio
     let round = matches!(h, Headlamp::Round | Headlamp::TwinRound);
     let lit = match drl {
         Drl::None => return Some(Material::HeadLamp),
+        // A light bar is lit all along.
+        Drl::Bar if h == Headlamp::LightBar => true,
         Drl::Rings => rings.iter().any(|&(cu, cv, r)| {
             let d = g.dist(u, v, cu, cv);
             d < r && d > r - t * 1.2
@@ -1249,7 +1251,7 @@ fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Optio
                 .iter()
                 .any(|(a, b)| {
                     let (pu, pv) = (cu + a * 0.4 * r / g.w, cv + b * 0.4 * r / g.h);
-                    g.dist(u, v, pu, pv) < r * 0.25
+                    g.dist(u, v, pu, pv) < r * 0.21
                 })
         }
         Drl::Strip | Drl::Bar => g.edge(u, v, t, 0.0, -1.0),
@@ -1590,13 +1592,13 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             });
         }
         Grille::Waterfall => {
-            let ys = (low.min(lamp.0 - 0.08), lamp.1);
+            let ys = (low.max(lamp.0 - 0.16), lamp.1);
             grille(mesh, ys, inner.min(hw * 0.42), (36, 10), &|u, v| {
                 let cu = (u - 0.5).abs() * 2.0;
                 if !blob(u, v, 7.0) && cu > 0.9 {
                     return None;
                 }
-                Some(if (u * 13.0).fract() < 0.3 {
+                Some(if (u * 13.0).fract() < 0.2 {
                     Material::Chrome
                 } else {
                     Material::Grille
@@ -1604,12 +1606,14 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             });
         }
         Grille::Horizontal => {
-            let ys = (low.min(lamp.0 - 0.04), lamp.1);
+            // Body-coloured bars across a dark grille between the lamps.
+            let ys = (lamp.0 - 0.05, lamp.1);
             let hh = ys.1 - ys.0;
+            let n = (hh / 0.07).round().max(2.0);
             grille(mesh, ys, inner.min(hw * 0.6), (16, 24), &|_, v| {
-                let k = (v * hh / 0.075).fract();
-                Some(if k < 0.35 {
-                    Material::Chrome
+                let k = (v * n).fract();
+                Some(if (0.35..0.7).contains(&k) {
+                    Material::Paint
                 } else {
                     Material::Grille
                 })

@@ -242,6 +242,153 @@ impl FaceTable {
     }
 }
 
+/// The embedded side-profile table.
+pub const PROFILES: &str = include_str!("../../../models/profiles.csv");
+
+/// The columns of `models/profiles.csv`.
+pub const PROFILE_COLUMNS: [&str; 11] = [
+    "make", "model", "from", "to", "cowl", "ws_rake", "bl_rake", "tail", "belt", "dlo", "note",
+];
+
+/// Side-profile control values of one generation (`models/profiles.csv`,
+/// docs/rendering.md, "Side profiles"): where the shared shell misleads,
+/// these replace what `Params::derive` worked out. `None` keeps it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Profile {
+    /// Windshield foot behind the nose, a fraction of the length.
+    pub cowl: Option<f32>,
+    /// Windshield rake, degrees from horizontal.
+    pub ws_rake: Option<f32>,
+    /// Rear glass rake, degrees from horizontal.
+    pub bl_rake: Option<f32>,
+    /// Rear glass foot ahead of the tail, a fraction of the length.
+    pub tail: Option<f32>,
+    /// Beltline, a fraction of the height.
+    pub belt: Option<f32>,
+    /// Rear end of the side glass (daylight opening) along the
+    /// glasshouse's side, -1 (rear) .. 1 (front).
+    pub dlo: Option<f32>,
+}
+
+/// One row of `models/profiles.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileRow {
+    pub make: String,
+    pub model: String,
+    pub from: u16,
+    pub to: u16,
+    pub profile: Profile,
+}
+
+/// Every side-profile row.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileTable {
+    rows: Vec<ProfileRow>,
+}
+
+impl ProfileTable {
+    pub fn embedded() -> ProfileTable {
+        // Checked by tests; failing here is a build defect.
+        ProfileTable::parse(PROFILES).expect("embedded models/profiles.csv parses")
+    }
+
+    pub fn parse(text: &str) -> Result<ProfileTable, String> {
+        let mut rows = Vec::new();
+        let mut header = false;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_end_matches('\r');
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let at = |e: String| format!("profiles.csv line {}: {e}", n + 1);
+            let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+            if !header {
+                if cols != PROFILE_COLUMNS {
+                    return Err(at(format!(
+                        "the header must be {}",
+                        PROFILE_COLUMNS.join(",")
+                    )));
+                }
+                header = true;
+                continue;
+            }
+            if cols.len() != PROFILE_COLUMNS.len() {
+                return Err(at(format!(
+                    "{} fields, want {} (no commas inside a field)",
+                    cols.len(),
+                    PROFILE_COLUMNS.len()
+                )));
+            }
+            if cols[0].is_empty() || cols[1].is_empty() {
+                return Err(at("make and model may not be empty".into()));
+            }
+            let year = |i: usize| {
+                cols[i]
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|y| (1950..=2030).contains(y))
+                    .ok_or_else(|| {
+                        at(format!(
+                            "{} {:?}: a year 1950-2030",
+                            PROFILE_COLUMNS[i], cols[i]
+                        ))
+                    })
+            };
+            let num = |i: usize, lo: f32, hi: f32| -> Result<Option<f32>, String> {
+                if cols[i] == "-" {
+                    return Ok(None);
+                }
+                cols[i]
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|x| (lo..=hi).contains(x))
+                    .map(Some)
+                    .ok_or_else(|| {
+                        at(format!(
+                            "{} {:?}: `-` or a number {lo} to {hi}",
+                            PROFILE_COLUMNS[i], cols[i]
+                        ))
+                    })
+            };
+            let (from, to) = (year(2)?, year(3)?);
+            if from > to {
+                return Err(at(format!("years {from}..{to} run backwards")));
+            }
+            let profile = Profile {
+                cowl: num(4, 0.05, 0.6)?,
+                ws_rake: num(5, 15.0, 80.0)?,
+                bl_rake: num(6, 8.0, 88.0)?,
+                tail: num(7, 0.0, 0.4)?,
+                belt: num(8, 0.4, 0.85)?,
+                dlo: num(9, -1.0, 1.0)?,
+            };
+            rows.push(ProfileRow {
+                make: cols[0].to_owned(),
+                model: cols[1].to_owned(),
+                from,
+                to,
+                profile,
+            });
+        }
+        if !header {
+            return Err("profiles.csv: no header line".into());
+        }
+        Ok(ProfileTable { rows })
+    }
+
+    pub fn rows(&self) -> &[ProfileRow] {
+        &self.rows
+    }
+
+    /// The profile of a curated generation launched in `year`.
+    pub fn lookup(&self, make: &str, model: &str, year: u16) -> Option<Profile> {
+        self.rows
+            .iter()
+            .find(|r| r.make == make && r.model == model && (r.from..=r.to).contains(&year))
+            .map(|r| r.profile)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,5 +437,29 @@ mod tests {
         }
         assert!(FaceTable::parse("make,models\n").is_err());
         assert!(FaceTable::parse("").is_err());
+    }
+
+    #[test]
+    fn profiles_parse_with_ranges_checked() {
+        let head = PROFILE_COLUMNS.join(",");
+        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,wedge";
+        let t = ProfileTable::parse(&format!("{head}\n{ok}\n")).unwrap();
+        let p = t.lookup("tesla", "cybertruck", 2024).unwrap();
+        assert_eq!(p.cowl, Some(0.3));
+        assert_eq!(p.ws_rake, None);
+        assert_eq!(p.bl_rake, Some(17.0));
+        assert_eq!(p.dlo, Some(-0.2));
+        assert_eq!(t.lookup("tesla", "cybertruck", 2018), None);
+        assert_eq!(t.lookup("tesla", "model-3", 2024), None);
+        for (bad, want) in [
+            (ok.replace(",0.3,", ",3,"), "cowl"),
+            (ok.replace(",17,", ",90,"), "bl_rake"),
+            (ok.replace(",0.7,", ",x,"), "belt"),
+            (ok.replace("2019,2026", "2026,2019"), "backwards"),
+            (format!("{ok},x"), "fields"),
+        ] {
+            let e = ProfileTable::parse(&format!("{head}\n{bad}\n")).unwrap_err();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use vis_protocol::BodyShape;
 
-use super::faces::{Face, FaceTable};
+use super::faces::{Face, FaceTable, Profile, ProfileTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
@@ -103,6 +103,7 @@ pub struct ModelLibrary {
     specs: BTreeMap<BodyShape, ShapeSpec>,
     identity: IdentityLibrary,
     faces: FaceTable,
+    profiles: ProfileTable,
 }
 
 impl ModelLibrary {
@@ -113,6 +114,7 @@ impl ModelLibrary {
         let mut lib = Self::parse(&sources).expect("embedded models/ parse");
         lib.identity = IdentityLibrary::embedded();
         lib.faces = FaceTable::embedded();
+        lib.profiles = ProfileTable::embedded();
         lib
     }
 
@@ -132,6 +134,10 @@ impl ModelLibrary {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
         lib.faces = FaceTable::parse(&text).map_err(RenderError::Models)?;
+        let path = dir.join("profiles.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.profiles = ProfileTable::parse(&text).map_err(RenderError::Models)?;
         Ok(lib)
     }
 
@@ -159,6 +165,7 @@ impl ModelLibrary {
             specs,
             identity: IdentityLibrary::default(),
             faces: FaceTable::default(),
+            profiles: ProfileTable::default(),
         })
     }
 
@@ -174,6 +181,11 @@ impl ModelLibrary {
     /// Lamp, grille and tail graphics per make and era.
     pub fn faces(&self) -> &FaceTable {
         &self.faces
+    }
+
+    /// Side-profile control values per curated generation.
+    pub fn profiles(&self) -> &ProfileTable {
+        &self.profiles
     }
 }
 
@@ -314,7 +326,10 @@ impl Params {
         let seed = fnv1a(format!("{make}/{model}").as_bytes());
         if let Some(g) = lib.identity().lookup(make, model, year) {
             let face = lib.faces().lookup(make, model, g.from);
-            return Self::curated(lib, g, seed).with_face(face);
+            let profile = lib.profiles().lookup(make, model, g.from);
+            return Self::curated(lib, g, seed)
+                .with_face(face)
+                .with_profile(profile);
         }
         if BODIES.contains(&shape)
             && let Some(p) = Self::from_norms(lib, shape, seed, year)
@@ -323,6 +338,54 @@ impl Params {
             return p.with_face(lib.faces().lookup(make, model, year));
         }
         Self::from_ranges(lib, shape, seed, year)
+    }
+
+    /// Applies a side-profile row: beltline, windshield and rear glass
+    /// (foot and rake) and the side glass's rear end replace the derived
+    /// ones; the bonnet and tail move with the belt, and the glass runs
+    /// are recomputed for the new glass height.
+    fn with_profile(mut self, profile: Option<Profile>) -> Params {
+        let Some(pr) = profile else {
+            return self;
+        };
+        if self.arc.is_some() {
+            // A dome's glass is its arc.
+            return self;
+        }
+        let glass_h = |p: &Params| (p.height - p.belt - 0.06).max(0.15);
+        let old = glass_h(&self);
+        if let Some(b) = pr.belt {
+            let belt = (self.height * b).max(self.ride + 0.3);
+            let d = belt - self.belt;
+            self.belt = belt;
+            self.hood = (self.hood + d).min(belt);
+            self.deck += d;
+        }
+        let gh = glass_h(&self);
+        let run = |rake: Option<f32>, run: f32| match rake {
+            Some(deg) => gh / deg.to_radians().tan(),
+            None => run * gh / old,
+        };
+        self.ws_run = run(pr.ws_rake, self.ws_run);
+        self.bl_run = run(pr.bl_rake, self.bl_run);
+        if let Some(c) = pr.cowl {
+            self.ws_base = c * self.length;
+        }
+        if let Some(t) = pr.tail {
+            self.bl_base = t * self.length;
+        }
+        // Keep a roof between the glasses.
+        let l = self.length;
+        let room = l - self.ws_base - self.bl_base - 0.05 * l;
+        if self.ws_run + self.bl_run > room {
+            let k = (room / (self.ws_run + self.bl_run)).clamp(0.2, 1.0);
+            self.ws_run *= k;
+            self.bl_run *= k;
+        }
+        if let Some(d) = pr.dlo {
+            self.spec.side_glass[0] = d;
+        }
+        self
     }
 
     /// Folds a face row into the cues (its head lamp and grille win over
