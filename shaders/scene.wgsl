@@ -273,7 +273,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         }
         case 17u: {
             // Tail lens: dark smoked red around the lit graphic.
-            c = vec3<f32>(0.16, 0.008, 0.01) * (0.5 + 0.5 * irr);
+            c = vec3<f32>(0.22, 0.01, 0.012) * (0.5 + 0.5 * irr);
             k1 = vec3<f32>(fresnel(nv, 0.05) + 0.04);
             r1 = 0.05;
         }

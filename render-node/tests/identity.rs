@@ -136,8 +136,12 @@ mod faces {
     use vis_render::vehicle::faces::{Drl, FaceTable, ProfileTable, Tail};
 
     fn read(name: &str) -> String {
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(name))
-            .unwrap()
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../models")
+                .join(name),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -1740,7 +1740,7 @@ fn tail_graphic(tail: Tail, g: &Graphic<'_>, u: f32, v: f32) -> Option<Material>
     if !(g.inside)(u, v) {
         return None;
     }
-    let t = 0.02;
+    let t = 0.028;
     let lit = match tail {
         Tail::L => g.edge(u, v, t, 0.0, -1.0) || g.edge(u, v, t, 1.0, 0.0),
         Tail::C => {
@@ -1837,7 +1837,7 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             Box::new(|u, v| v < 0.45 + 0.9 * u),
         ),
         Tail::L | Tail::C | Tail::Outline => (
-            (tail_top - 0.13 * s, tail_top),
+            (tail_top - 0.02 - 0.17 * s, tail_top - 0.02),
             (hw * 0.55, hw * 0.96),
             (36, 16),
             Box::new(move |u, v| blob(u, v, 7.0 - 2.0 * era) && v < 0.35 + 1.2 * u),
