@@ -1379,11 +1379,14 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         };
         let grid = match (head, face.drl) {
             (_, Drl::None) => match head {
+                // As drawn before the graphics: plain lamps are unchanged.
                 Headlamp::Round | Headlamp::Square => (28, 28),
                 Headlamp::TwinRound => (48, 24),
-                Headlamp::Oval | Headlamp::Swept => (32, 18),
+                Headlamp::Oval => (32, 20),
+                Headlamp::Swept => (28, 14),
                 Headlamp::Slim | Headlamp::LightBar => (12, 3),
-                _ => (24, 16),
+                Headlamp::Rect => (24, 12),
+                _ => (24, 20),
             },
             (Headlamp::Round | Headlamp::Square, _) => (36, 36),
             (Headlamp::Slim | Headlamp::LightBar, _) => (24, 5),
