@@ -1790,8 +1790,9 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let lit_only = p.face.tail == Tail::Auto;
     // (bottom, top), (inner z, outer z), grid, outline.
     type Outline = Box<dyn Fn(f32, f32) -> bool>;
+    type Lamp = ((f32, f32), (f32, f32), (usize, usize), Outline);
     let era = p.era;
-    let (ys, zs, grid, outline): ((f32, f32), (f32, f32), (usize, usize), Outline) = match graphic {
+    let (ys, zs, grid, outline): Lamp = match graphic {
         Tail::TwinRound => {
             let d = 0.13 * s;
             (
