@@ -260,6 +260,23 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             k1 = vec3<f32>(f);
             r1 = 0.01;
         }
+        case 15u: {
+            // Lamp housing: smoked black chrome behind a clear cover.
+            c = vec3<f32>(0.012, 0.013, 0.015) * irr;
+            k1 = vec3<f32>(0.04 + 0.5 * fresnel(nv, 0.04));
+            r1 = 0.12;
+        }
+        case 16u: {
+            // LED running light: even, cool and very bright.
+            c = vec3<f32>(3.2, 3.35, 3.6);
+            k1 = vec3<f32>(fresnel(nv, 0.05));
+        }
+        case 17u: {
+            // Tail lens: dark smoked red around the lit graphic.
+            c = vec3<f32>(0.22, 0.01, 0.012) * (0.5 + 0.5 * irr);
+            k1 = vec3<f32>(fresnel(nv, 0.05) + 0.04);
+            r1 = 0.05;
+        }
         default: {
             c = vec3<f32>(1.0, 0.0, 1.0);
         }

@@ -125,6 +125,110 @@ fn every_curated_slug_is_in_the_catalog_for_the_generation_years() {
     assert!(missing.is_empty(), "not in the catalog: {missing:#?}");
 }
 
+/// `models/faces.csv` and `models/profiles.csv`: the files on disk are the
+/// embedded ones, every row names a make (and models) that exist, and
+/// every row is reached by at least one vehicle, so none is dead.
+mod faces {
+    use std::path::Path;
+
+    use vis_catalog::Catalog;
+    use vis_render::vehicle::IdentityLibrary;
+    use vis_render::vehicle::faces::{Drl, FaceTable, ProfileTable, Tail};
+
+    fn read(name: &str) -> String {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../models")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_tables_on_disk_are_the_embedded_ones() {
+        let faces = FaceTable::parse(&read("faces.csv")).expect("faces.csv parses");
+        assert_eq!(faces.rows(), FaceTable::embedded().rows());
+        assert!(faces.rows().len() >= 60, "{} face rows", faces.rows().len());
+        let profiles = ProfileTable::parse(&read("profiles.csv")).expect("profiles.csv parses");
+        assert_eq!(profiles.rows(), ProfileTable::embedded().rows());
+    }
+
+    #[test]
+    fn every_face_row_names_real_makes_and_models_and_is_reached() {
+        let cat = Catalog::embedded();
+        let lib = IdentityLibrary::embedded();
+        let table = FaceTable::embedded();
+        let mut bad = Vec::new();
+        for r in table.rows() {
+            let id = format!("faces.csv line {} ({} {:?})", r.line, r.make, r.models);
+            let Some(make) = cat.makes().iter().find(|m| m.slug == r.make) else {
+                bad.push(format!("{id}: make not in the catalog"));
+                continue;
+            };
+            let models = cat.models_of_make(make, None);
+            for m in &r.models {
+                if !models.iter().any(|c| &c.slug == m) {
+                    bad.push(format!("{id}: model {m} not in the catalog"));
+                }
+            }
+            // Reached: some curated generation of the make (of a named
+            // model) launched in the row's years takes this very row, or
+            // a catalog year of an uncurated model of the make does.
+            let curated = lib.generations().any(|g| {
+                g.make == r.make
+                    && (r.models.is_empty() || r.models.contains(&g.model))
+                    && (r.from..=r.to).contains(&g.from)
+                    && table.lookup(&g.make, &g.model, g.from) == Some(r.face)
+            });
+            let uncurated = r.models.is_empty()
+                && models.iter().any(|m| {
+                    lib.lookup(&r.make, &m.slug, 2000).is_none()
+                        && m.years.iter().any(|y| (r.from..=r.to).contains(y))
+                });
+            if !curated && !uncurated {
+                bad.push(format!("{id}: no vehicle takes this row"));
+            }
+        }
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    #[test]
+    fn every_profile_row_is_a_curated_generation() {
+        let lib = IdentityLibrary::embedded();
+        for r in ProfileTable::embedded().rows() {
+            assert!(
+                lib.generations().any(|g| g.make == r.make
+                    && g.model == r.model
+                    && (r.from..=r.to).contains(&g.from)),
+                "profiles.csv: {}/{} {}-{} launches no curated generation",
+                r.make,
+                r.model,
+                r.from,
+                r.to
+            );
+        }
+    }
+
+    #[test]
+    fn the_signature_faces_differ() {
+        let t = FaceTable::embedded();
+        let f = |make: &str, model: &str, year: u16| t.lookup(make, model, year).unwrap();
+        // One year's Camry, Accord and Civic do not share a face.
+        let (camry, accord, civic) = (
+            f("toyota", "camry", 2018),
+            f("honda", "accord", 2018),
+            f("honda", "civic", 2016),
+        );
+        assert_ne!(camry, accord);
+        assert_ne!(accord, civic);
+        assert_ne!(camry, civic);
+        assert_eq!(f("bmw", "x5", 2019).drl, Drl::Rings);
+        assert_eq!(f("porsche", "911", 2020).drl, Drl::FourPoint);
+        assert_eq!(f("nissan", "gt-r", 2008).tail, Tail::TwinRound);
+        assert_eq!(f("tesla", "cybertruck", 2024).drl, Drl::Bar);
+    }
+}
+
 mod resolve {
     use std::collections::BTreeSet;
 

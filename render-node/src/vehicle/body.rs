@@ -12,6 +12,7 @@ use glam::{Quat, Vec3};
 use super::mesh::{Material, Mesh};
 use vis_protocol::BodyShape;
 
+use super::faces::{Drl, Intakes, Tail};
 use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::params::{Cabin, Params};
 
@@ -290,10 +291,16 @@ impl<'a> Lower<'a> {
     /// The x of the body surface at (y, z), searching from `from` towards
     /// `to` (an axle towards a tip).
     pub fn surface_x(&self, y: f32, z: f32, from: f32, to: f32) -> f32 {
+        self.surface_x_in(y, z, from, to, 20)
+    }
+
+    /// [`Self::surface_x`] with `steps` bisections (12 find it within
+    /// 0.3 mm over a 1.2 m overhang: enough for a lamp's dense patch).
+    fn surface_x_in(&self, y: f32, z: f32, from: f32, to: f32, steps: u32) -> f32 {
         if !self.inside(from, y, z) {
             return from;
         }
-        boundary(from, to, 20, |x| self.inside(x, y, z))
+        boundary(from, to, steps, |x| self.inside(x, y, z))
     }
 
     /// The flank's |z| at (x, y).
@@ -445,10 +452,27 @@ impl<'a> Lower<'a> {
         &self,
         mesh: &mut Mesh,
         front: bool,
+        ys: (f32, f32),
+        zs: (f32, f32),
+        grid: (usize, usize),
+        scale: f32,
+        mask: impl Fn(f32, f32) -> Option<Material>,
+    ) {
+        self.end_patch_steps(mesh, front, ys, zs, grid, scale, 20, mask);
+    }
+
+    /// [`Self::end_patch_lifted`] finding the surface with `steps`
+    /// bisections: the dense patches of lamp graphics use fewer.
+    #[allow(clippy::too_many_arguments)]
+    fn end_patch_steps(
+        &self,
+        mesh: &mut Mesh,
+        front: bool,
         (y0, y1): (f32, f32),
         (z0, z1): (f32, f32),
         (nu, nv): (usize, usize),
         scale: f32,
+        steps: u32,
         mask: impl Fn(f32, f32) -> Option<Material>,
     ) {
         let (from, to, lift) = if front {
@@ -476,14 +500,13 @@ impl<'a> Lower<'a> {
                     }
                     z *= 0.97;
                 }
-                let x = self.surface_x(y, z, from, to);
+                let sx = |y: f32, z: f32| self.surface_x_in(y, z, from, to, steps);
+                let x = sx(y, z);
                 // Lift along the surface normal, from the slope of x(y, z).
                 let h = 0.004;
-                let dxdy = (self.surface_x(y + h, z, from, to)
-                    - self.surface_x(y - h, z, from, to))
-                    / (2.0 * h);
+                let dxdy = (sx(y + h, z) - sx(y - h, z)) / (2.0 * h);
                 let zs = if z >= 0.0 { -h } else { h };
-                let dxdz = (x - self.surface_x(y, z + zs, from, to)) / -zs;
+                let dxdz = (x - sx(y, z + zs)) / -zs;
                 let n = Vec3::new(1.0, -dxdy, -dxdz).normalize_or_zero();
                 Vec3::new(x, y, z) + n * lift
             },
@@ -1165,13 +1188,154 @@ fn blob(u: f32, v: f32, n: f32) -> bool {
     ((u - 0.5).abs() * 2.0).powf(n) + ((v - 0.5).abs() * 2.0).powf(n) < 1.0
 }
 
+/// The outline of a head lamp in its box (u across from the centre line
+/// outwards, v up; both 0..1).
+fn lamp_outline(h: Headlamp, era: f32, u: f32, v: f32) -> bool {
+    match h {
+        Headlamp::Round => blob(u, v, 2.0),
+        Headlamp::Square => blob(u, v, 7.0),
+        Headlamp::TwinRound => u < 0.99 && blob((u * 2.0).fract(), v, 2.0),
+        // A teardrop: fuller at the outer end.
+        Headlamp::Oval => blob(u, v, 2.2) && v < 0.55 + 0.5 * u,
+        Headlamp::Rect => blob(u, v, 6.0 - 3.0 * era),
+        Headlamp::Swept => v < 0.3 + 0.9 * u && v > 0.45 * (1.0 - u) - 0.1,
+        Headlamp::Slim | Headlamp::LightBar => u > 0.02,
+        // A thin running-light strip on top, the main lamp below it.
+        Headlamp::Split => v > 0.78 || (v < 0.5 && v > 0.05 && (0.25..0.9).contains(&u)),
+        Headlamp::PopUp => true,
+    }
+}
+
+/// A lamp graphic: the outline (`inside`) of a lamp of `w` x `h` metres
+/// drawn as a dark housing with the signature `drl` in it and projectors
+/// (or, for a tail, a dark lens around the bright graphic). Returns the
+/// material of the point (u, v), or None outside the lamp.
+struct Graphic<'a> {
+    inside: &'a dyn Fn(f32, f32) -> bool,
+    w: f32,
+    h: f32,
+}
+
+impl Graphic<'_> {
+    /// On the outline's edge band `t` metres deep, towards (du, dv).
+    fn edge(&self, u: f32, v: f32, t: f32, du: f32, dv: f32) -> bool {
+        (self.inside)(u, v) && !(self.inside)(u + du * t / self.w, v + dv * t / self.h)
+    }
+
+    /// On the edge band in any direction.
+    fn rim(&self, u: f32, v: f32, t: f32) -> bool {
+        [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+            .iter()
+            .any(|(du, dv)| self.edge(u, v, t, *du, *dv))
+    }
+
+    /// Distance in metres from (u, v) to (cu, cv).
+    fn dist(&self, u: f32, v: f32, cu: f32, cv: f32) -> f32 {
+        (((u - cu) * self.w).powi(2) + ((v - cv) * self.h).powi(2)).sqrt()
+    }
+}
+
+/// Circles of a twin-round lamp or the two rings drawn inside another
+/// outline: (centre u, centre v, radius m).
+fn ring_centres(h: Headlamp, g: &Graphic<'_>) -> Vec<(f32, f32, f32)> {
+    match h {
+        Headlamp::TwinRound => vec![(0.25, 0.5, g.h / 2.0), (0.75, 0.5, g.h / 2.0)],
+        Headlamp::Round | Headlamp::Square => vec![(0.5, 0.5, g.h / 2.0)],
+        _ => {
+            let r = (g.h * 0.36).min(g.w * 0.17);
+            vec![(0.36, 0.52, r), (0.7, 0.56, r)]
+        }
+    }
+}
+
+/// The material of a head lamp's point under its daytime-running-light
+/// signature.
+fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Option<Material> {
+    if !(g.inside)(u, v) {
+        return None;
+    }
+    let t = 0.02;
+    let rings = ring_centres(h, g);
+    let round = matches!(h, Headlamp::Round | Headlamp::TwinRound);
+    let lit = match drl {
+        Drl::None => return Some(Material::HeadLamp),
+        // A light bar is lit all along.
+        Drl::Bar if h == Headlamp::LightBar => true,
+        Drl::Rings => rings.iter().any(|&(cu, cv, r)| {
+            let d = g.dist(u, v, cu, cv);
+            d < r && d > r - t * 1.2
+        }),
+        Drl::Halo if round => g.rim(u, v, t * 1.2),
+        Drl::Halo => g.rim(u, v, t),
+        Drl::FourPoint => {
+            let (cu, cv, r) = rings[0];
+            [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
+                .iter()
+                .any(|(a, b)| {
+                    let (pu, pv) = (cu + a * 0.4 * r / g.w, cv + b * 0.4 * r / g.h);
+                    g.dist(u, v, pu, pv) < r * 0.21
+                })
+        }
+        Drl::Strip | Drl::Bar => g.edge(u, v, t, 0.0, -1.0),
+        Drl::Eyebrow => g.edge(u, v, t, 0.0, 1.0),
+        Drl::L => g.edge(u, v, t, 0.0, -1.0) || g.edge(u, v, t, 1.0, 0.0),
+        Drl::C => {
+            g.edge(u, v, t, 0.0, -1.0) || g.edge(u, v, t, 0.0, 1.0) || g.edge(u, v, t, 1.0, 0.0)
+        }
+        Drl::Hammer => {
+            let y = (v - 0.5).abs() * g.h;
+            let x = (u - 0.42).abs() * g.w;
+            (y < t * 0.6 && (0.1..0.95).contains(&u)) || (x < t * 0.6 && y < g.h * 0.36)
+        }
+        Drl::Pixels => {
+            let k = 0.034;
+            (u * g.w / k).fract() < 0.62 && (v * g.h / k).fract() < 0.62 && !g.rim(u, v, 0.012)
+        }
+        Drl::Arrow => {
+            let x = u * g.w;
+            let y = v * g.h;
+            let k = g.h / (g.w * 0.35);
+            g.edge(u, v, t, 0.0, -1.0) && u < 0.7
+                || ((y - (x - g.w * 0.65) * k).abs() < t * 1.4 && u > 0.6)
+        }
+    };
+    if lit {
+        return Some(Material::Drl);
+    }
+    // Projectors: the lamps themselves, inside the rings or the housing.
+    let proj = match drl {
+        Drl::Rings | Drl::Halo | Drl::FourPoint if round || drl == Drl::Rings => rings
+            .iter()
+            .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * 0.45),
+        Drl::FourPoint => false,
+        _ => {
+            let r = (g.h * 0.28).min(0.045);
+            [0.4, 0.64]
+                .iter()
+                .any(|cu| g.dist(u, v, *cu, 0.55) < r && g.w > 4.0 * r)
+        }
+    };
+    Some(if proj {
+        Material::HeadLamp
+    } else {
+        Material::LampHousing
+    })
+}
+
 /// Head lamps, grille, intakes, valance, plate and indicators.
 fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let hw = lower.hw;
     let c = &p.cues;
+    let face = p.face;
     let big = p.length > 6.0;
     let tall = matches!(p.shape, BodyShape::Suv | BodyShape::Pickup | BodyShape::Van) || big;
-    let s = p.lamp_scale * if big { 1.3 } else { 1.0 };
+    let s = p.lamp_scale
+        * if big { 1.3 } else { 1.0 }
+        * if face.drl != Drl::None && !matches!(c.headlamp, Headlamp::Round | Headlamp::Square) {
+            1.25
+        } else {
+            1.0
+        };
     let era = p.era;
     // Raised wings carry their lamps on top, above the bonnet's nose.
     let wings = c.features.has(Feature::RaisedWings);
@@ -1182,7 +1346,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     };
     // (lamp bottom, top, inner z, outer z) of the right-hand lamp.
     let (lamp, zi, zo) = match c.headlamp {
-        Headlamp::Round => {
+        Headlamp::Round | Headlamp::Square => {
             let d = if tall || wings { 0.2 } else { 0.16 } * s;
             let zc = hw * 0.7;
             ((lamp_top - d, lamp_top), zc - d / 2.0, zc + d / 2.0)
@@ -1215,109 +1379,66 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         Headlamp::PopUp => ((lamp_top - 0.1, lamp_top), hw * 0.55, hw * 0.9),
     };
     let lamp_h = lamp.1 - lamp.0;
-    match c.headlamp {
-        Headlamp::Round => pair(
+    let head = c.headlamp;
+    if head == Headlamp::PopUp {
+        // Closed pop-up lamps: only the lids' shut lines on the wings.
+        pair(
             lower,
             mesh,
             true,
-            lamp,
+            (lamp.1 - 0.012, lamp.1),
             (zi, zo),
-            (28, 28),
-            Material::HeadLamp,
-            |u, v| blob(u, v, 2.0),
-        ),
-        Headlamp::TwinRound => pair(
-            lower,
-            mesh,
-            true,
-            lamp,
-            (zi, zo),
-            (48, 24),
-            Material::HeadLamp,
-            |u, v| {
-                let uu = (u * 2.0).fract();
-                u < 0.99 && blob(uu, v, 2.0)
-            },
-        ),
-        Headlamp::Oval => pair(
-            lower,
-            mesh,
-            true,
-            lamp,
-            (zi, zo),
-            (32, 20),
-            Material::HeadLamp,
-            |u, v| {
-                // A teardrop: fuller at the outer end.
-                blob(u, v, 2.2) && v < 0.55 + 0.5 * u
-            },
-        ),
-        Headlamp::Rect => pair(
-            lower,
-            mesh,
-            true,
-            lamp,
-            (zi, zo),
-            (24, 12),
-            Material::HeadLamp,
-            |u, v| blob(u, v, 6.0 - 3.0 * era),
-        ),
-        Headlamp::Swept => pair(
-            lower,
-            mesh,
-            true,
-            lamp,
-            (zi, zo),
-            (28, 14),
-            Material::HeadLamp,
-            |u, v| v < 0.3 + 0.9 * u && v > 0.45 * (1.0 - u) - 0.1,
-        ),
-        Headlamp::Slim | Headlamp::LightBar => pair(
-            lower,
-            mesh,
-            true,
-            lamp,
-            (zi, zo),
-            (12, 3),
-            Material::HeadLamp,
-            |u, _| u > 0.02,
-        ),
-        Headlamp::Split => {
-            // A thin running-light strip on top, the main lamp below it.
-            pair(
-                lower,
-                mesh,
-                true,
-                lamp,
-                (zi, zo),
-                (24, 20),
-                Material::HeadLamp,
-                |u, v| v > 0.78 || (v < 0.5 && v > 0.05 && (0.25..0.9).contains(&u)),
-            )
-        }
-        Headlamp::PopUp => {
-            // Closed pop-up lamps: only the lids' shut lines on the wings.
-            pair(
-                lower,
-                mesh,
-                true,
-                (lamp.1 - 0.012, lamp.1),
-                (zi, zo),
-                (8, 1),
-                Material::Trim,
-                |_, _| true,
-            );
-        }
-    }
-    if c.headlamp == Headlamp::LightBar {
-        lower.end_patch(
-            mesh,
-            true,
-            (lamp.1 - 0.018, lamp.1),
-            (-zi, zi),
-            (20, 1),
-            |_, _| Some(Material::HeadLamp),
+            (8, 1),
+            Material::Trim,
+            |_, _| true,
         );
+    } else {
+        let outline = move |u: f32, v: f32| lamp_outline(head, era, u, v);
+        let g = Graphic {
+            inside: &outline,
+            w: zo - zi,
+            h: lamp_h,
+        };
+        let grid = match (head, face.drl) {
+            (_, Drl::None) => match head {
+                // As drawn before the graphics: plain lamps are unchanged.
+                Headlamp::Round | Headlamp::Square => (28, 28),
+                Headlamp::TwinRound => (48, 24),
+                Headlamp::Oval => (32, 20),
+                Headlamp::Swept => (28, 14),
+                Headlamp::Slim | Headlamp::LightBar => (12, 3),
+                Headlamp::Rect => (24, 12),
+                _ => (24, 20),
+            },
+            (Headlamp::Round | Headlamp::Square, _) => (30, 30),
+            (Headlamp::Slim | Headlamp::LightBar, _) => (24, 5),
+            _ => (40, 16),
+        };
+        let draw = |u: f32, v: f32| head_graphic(head, face.drl, &g, u, v);
+        let steps = if face.drl == Drl::None { 20 } else { 12 };
+        lower.end_patch_steps(mesh, true, lamp, (zi, zo), grid, 1.0, steps, draw);
+        let mirrored = |u: f32, v: f32| draw(1.0 - u, v);
+        lower.end_patch_steps(mesh, true, lamp, (-zo, -zi), grid, 1.0, steps, mirrored);
+    }
+    if head == Headlamp::LightBar || face.drl == Drl::Bar {
+        // A full-width strip joining the lamps (lit on a running-light bar).
+        let m = if face.drl == Drl::Bar {
+            Material::Drl
+        } else {
+            Material::HeadLamp
+        };
+        let th = if face.drl == Drl::Bar { 0.022 } else { 0.018 };
+        let (y0, y1) = if head == Headlamp::LightBar || matches!(head, Headlamp::Slim) {
+            (lamp.1 - th, lamp.1)
+        } else {
+            (lamp.1 + 0.012, lamp.1 + 0.012 + th)
+        };
+        let span = if head == Headlamp::LightBar {
+            zi
+        } else {
+            zi + 0.01
+        };
+        lower.end_patch(mesh, true, (y0, y1), (-span, span), (24, 1), |_, _| Some(m));
     }
 
     // Grille (between the lamps) and intakes.
@@ -1332,8 +1453,9 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
                   m: &dyn Fn(f32, f32) -> Option<Material>| {
         lower.end_patch(mesh, true, ys, (-w, w), grid, m);
     };
+    let g_on = |b: bool| b.then_some(Material::Grille);
     match c.grille {
-        Grille::None => {}
+        Grille::None | Grille::Closed => {}
         Grille::Slot => {
             let h = 0.05 + 0.02 * (1.0 - era);
             grille(
@@ -1348,7 +1470,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             let ys = (low, lamp.1 - 0.01);
             grille(mesh, ys, inner.min(hw * 0.55), (16, 8), &|u, v| {
                 let cu = (u - 0.5).abs() * 2.0;
-                (cu < 0.94 || (v > 0.12 && v < 0.88)).then_some(Material::Grille)
+                g_on(cu < 0.94 || (v > 0.12 && v < 0.88))
             });
         }
         Grille::Bar => {
@@ -1363,42 +1485,54 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         }
         Grille::Tall => {
             let ys = (lamp.0 - 0.12 - 0.08 * era, lamp.1 + 0.01);
-            grille(mesh, ys, hw * 0.3, (12, 12), &|u, v| {
-                blob(u, v, 5.0).then_some(Material::Grille)
-            });
+            grille(mesh, ys, hw * 0.3, (12, 12), &|u, v| g_on(blob(u, v, 5.0)));
             plate_c = (ys.0 + val.1) / 2.0;
         }
         Grille::Kidney => {
             // Two kidneys, taller and wider in each generation (a 2020
-            // BMW's span most of the face between its lamps).
+            // BMW's span most of the face between its lamps), each in a
+            // chrome surround.
             let h = (0.11 + 0.2 * era) * p.lamp_scale;
             let ys = (lamp.1 - h, lamp.1);
             let w = (hw * (0.25 + 0.1 * era)).min(zi - 0.03);
-            lower.end_patch(mesh, true, ys, (-w, w), (20, 12), |u, v| {
+            let (kw, kh) = (w * 0.42, h);
+            lower.end_patch(mesh, true, ys, (-w, w), (28, 16), |u, v| {
                 let k = (u * 2.0).fract();
-                ((0.08..0.92).contains(&k) && blob((k - 0.08) / 0.84, v, 4.0))
-                    .then_some(Material::Grille)
+                let ku = (k - 0.08) / 0.84;
+                let inside = |a: f32, b: f32| (0.0..1.0).contains(&a) && blob(a, b, 4.0);
+                if !inside(ku, v) {
+                    return None;
+                }
+                let t = 0.012;
+                let rim = !inside(ku + t / kw, v)
+                    || !inside(ku - t / kw, v)
+                    || !inside(ku, v + t / kh)
+                    || !inside(ku, v - t / kh);
+                Some(if rim {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                })
             });
         }
         Grille::SevenSlot => {
             let ys = (lamp.0 - 0.08, lamp.1);
             grille(mesh, ys, inner.min(hw * 0.62), (28, 8), &|u, v| {
                 let k = (u * 7.0).fract();
-                ((0.22..0.78).contains(&k) && (0.06..0.94).contains(&v)).then_some(Material::Grille)
+                g_on((0.22..0.78).contains(&k) && (0.06..0.94).contains(&v))
             });
         }
         Grille::Shield => {
             let ys = (lamp.0 - 0.16, lamp.1 + 0.01);
             grille(mesh, ys, hw * 0.22, (12, 12), &|u, v| {
-                ((u - 0.5).abs() * 2.0 < 0.35 + 0.65 * v).then_some(Material::Grille)
+                g_on((u - 0.5).abs() * 2.0 < 0.35 + 0.65 * v)
             });
             plate_c = (ys.0 + val.1) / 2.0 - 0.02;
         }
         Grille::Spindle => {
             let ys = (low.min(lamp.0 - 0.2), lamp.1);
             grille(mesh, ys, hw * 0.42, (14, 14), &|u, v| {
-                ((u - 0.5).abs() * 2.0 < 0.62 + 0.38 * ((v - 0.55).abs() * 2.2).min(1.0))
-                    .then_some(Material::Grille)
+                g_on((u - 0.5).abs() * 2.0 < 0.62 + 0.38 * ((v - 0.55).abs() * 2.2).min(1.0))
             });
             plate_c = ys.0 + 0.1;
         }
@@ -1406,26 +1540,166 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             let ys = (low.min(lamp.0 - 0.16), lamp.1);
             grille(mesh, ys, inner.min(hw * 0.45), (14, 12), &|u, v| {
                 let cu = (u - 0.5).abs() * 2.0;
-                (cu < 1.0 - ((v - 0.5).abs() * 2.0 - 0.45).max(0.0) * 0.55)
-                    .then_some(Material::Grille)
+                g_on(cu < 1.0 - ((v - 0.5).abs() * 2.0 - 0.45).max(0.0) * 0.55)
             });
             plate_c = ys.0 + 0.1;
         }
         Grille::Oval => {
             let h = 0.15;
             let ys = (val.1 + 0.02, val.1 + 0.02 + h);
-            grille(mesh, ys, hw * 0.42, (16, 8), &|u, v| {
-                blob(u, v, 2.4).then_some(Material::Grille)
-            });
+            grille(mesh, ys, hw * 0.42, (16, 8), &|u, v| g_on(blob(u, v, 2.4)));
             plate_c = ys.1 + 0.1;
         }
         Grille::Intakes => {}
+        Grille::Frame => {
+            // One large frame from the lamps down into the bumper, its
+            // upper corners cut, in a chrome surround with level bars.
+            let ys = ((val.1 + 0.03).max(lamp.0 - 0.32), lamp.1 - 0.015);
+            let w = inner.min(hw * 0.42);
+            let hh = ys.1 - ys.0;
+            let shape = |u: f32, v: f32| {
+                let cu = (u - 0.5).abs() * 2.0;
+                (0.0..1.0).contains(&v)
+                    && cu < 1.0 - (v - 0.7).max(0.0) * 0.9 - (0.15 - v).max(0.0) * 0.8
+            };
+            grille(mesh, ys, w, (24, 20), &|u, v| {
+                if !shape(u, v) {
+                    return None;
+                }
+                let t = 0.014;
+                let (du, dv) = (t / (2.0 * w), t / hh);
+                let rim = !shape(u + du, v)
+                    || !shape(u - du, v)
+                    || !shape(u, v + dv)
+                    || !shape(u, v - dv);
+                let bar = (v * hh / 0.05).fract() < 0.22;
+                Some(if rim || bar {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                })
+            });
+            plate_c = ys.0 + 0.11;
+        }
+        Grille::SplitBar => {
+            // A slim upper grille between the lamps, a body-coloured bar,
+            // and a large lower grille under it.
+            let upper = (lamp.0 + lamp_h * 0.25, lamp.1 - 0.01);
+            grille(mesh, upper, inner.min(hw * 0.5), (16, 4), &|_, _| {
+                Some(Material::Grille)
+            });
+            let lower_g = (val.1 + 0.02, lamp.0 + lamp_h * 0.25 - 0.09);
+            if lower_g.1 > lower_g.0 + 0.06 {
+                grille(mesh, lower_g, hw * 0.55, (20, 8), &|u, v| {
+                    let cu = (u - 0.5).abs() * 2.0;
+                    g_on(cu < 0.9 + 0.1 * (1.0 - v))
+                });
+                plate_c = lower_g.0 + 0.09;
+            }
+        }
+        Grille::Crosshair => {
+            // One wide grille across the face with the lamps set in it
+            // and a cross over its middle.
+            let ys = (lamp.0 - 0.06, lamp.1 + 0.012);
+            let span = zo + 0.015;
+            let hh = ys.1 - ys.0;
+            grille(mesh, ys, span, (40, 12), &|u, v| {
+                let z = (u - 0.5).abs() * 2.0 * span;
+                let y = ys.0 + v * hh;
+                let in_lamp = z > zi - 0.01 && z < zo + 0.005 && y > lamp.0 - 0.008;
+                if in_lamp {
+                    return None;
+                }
+                let cross = (y - (lamp.0 + lamp.1) / 2.0).abs() < 0.014 || z < 0.014;
+                Some(if cross {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                })
+            });
+        }
+        Grille::Waterfall => {
+            let ys = (low.max(lamp.0 - 0.16), lamp.1);
+            grille(mesh, ys, inner.min(hw * 0.42), (36, 10), &|u, v| {
+                let cu = (u - 0.5).abs() * 2.0;
+                if !blob(u, v, 7.0) && cu > 0.9 {
+                    return None;
+                }
+                Some(if (u * 13.0).fract() < 0.2 {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                })
+            });
+        }
+        Grille::Horizontal => {
+            // Body-coloured bars across a dark grille between the lamps.
+            let ys = (lamp.0 - 0.05, lamp.1);
+            let hh = ys.1 - ys.0;
+            let n = (hh / 0.07).round().max(2.0);
+            grille(mesh, ys, inner.min(hw * 0.6), (16, 24), &|_, v| {
+                let k = (v * n).fract();
+                Some(if (0.35..0.7).contains(&k) {
+                    Material::Paint
+                } else {
+                    Material::Grille
+                })
+            });
+        }
+        Grille::Wing => {
+            // A chrome wing joining the lamps over a grille.
+            lower.end_patch(
+                mesh,
+                true,
+                (lamp.1 - 0.03, lamp.1 - 0.004),
+                (-zi - 0.01, zi + 0.01),
+                (24, 2),
+                |_, _| Some(Material::Chrome),
+            );
+            let ys = (low, lamp.1 - 0.035);
+            grille(mesh, ys, inner.min(hw * 0.42), (16, 10), &|u, v| {
+                let cu = (u - 0.5).abs() * 2.0;
+                g_on(cu < 0.8 + 0.2 * v)
+            });
+        }
+        Grille::Mouth => {
+            // A slim slot between the lamps, and a big mouth low in the
+            // bumper across most of the face.
+            grille(
+                mesh,
+                (lamp.1 - lamp_h * 0.55, lamp.1 - lamp_h * 0.25),
+                inner.min(hw * 0.45),
+                (12, 2),
+                &|_, _| Some(Material::Grille),
+            );
+            let ys = (val.1 + 0.01, (lamp.0 - 0.05).max(val.1 + 0.12));
+            grille(mesh, ys, hw * 0.78, (28, 10), &|u, v| {
+                let cu = (u - 0.5).abs() * 2.0;
+                g_on(cu < 0.72 + 0.28 * (1.0 - v) && blob(u, v, 8.0))
+            });
+            plate_c = ys.0 + (ys.1 - ys.0) / 2.0;
+        }
+        Grille::Trapezoid => {
+            let ys = (low.min(lamp.0 - 0.12), lamp.1 - 0.02);
+            grille(mesh, ys, inner.min(hw * 0.5), (20, 12), &|u, v| {
+                let cu = (u - 0.5).abs() * 2.0;
+                g_on(cu < 0.72 + 0.28 * (1.0 - v) && blob(u, v, 6.0))
+            });
+        }
     }
-    // Lower intakes: wide on sports faces, a slot elsewhere.
-    if matches!(c.grille, Grille::Intakes | Grille::None | Grille::Oval)
-        || c.engine != Engine::Front
-    {
-        let ys = (val.1 + 0.01, val.1 + 0.13);
+    // Lower intakes: data (faces.csv), or wide on sports faces and a slot
+    // elsewhere.
+    let auto = matches!(c.grille, Grille::Intakes | Grille::None | Grille::Oval)
+        || c.engine != Engine::Front;
+    let intakes = match face.intakes {
+        Intakes::Auto if auto && c.grille == Grille::Oval => Intakes::Corners,
+        Intakes::Auto if auto => Intakes::Triple,
+        Intakes::Auto if c.grille == Grille::Closed => Intakes::Wide,
+        Intakes::Auto => Intakes::None,
+        other => other,
+    };
+    let ys = (val.1 + 0.01, val.1 + 0.13);
+    if matches!(intakes, Intakes::Corners | Intakes::Triple) {
         pair(
             lower,
             mesh,
@@ -1436,15 +1710,20 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             Material::Grille,
             |u, v| blob(u, v, 4.0),
         );
-        if c.grille != Grille::Oval {
-            lower.end_patch(
-                mesh,
-                true,
-                (ys.0, ys.1 - 0.03),
-                (-hw * 0.3, hw * 0.3),
-                (12, 4),
-                |u, v| blob(u, v, 5.0).then_some(Material::Grille),
-            );
+    }
+    if matches!(intakes, Intakes::Triple | Intakes::Wide) {
+        let w = if intakes == Intakes::Wide { 0.6 } else { 0.3 };
+        lower.end_patch(
+            mesh,
+            true,
+            (ys.0, ys.1 - 0.03),
+            (-hw * w, hw * w),
+            (16, 4),
+            |u, v| blob(u, v, 5.0).then_some(Material::Grille),
+        );
+        if matches!(c.grille, Grille::None | Grille::Closed | Grille::Intakes)
+            || c.engine != Engine::Front
+        {
             plate_c = ys.1 + 0.09;
         }
     }
@@ -1460,8 +1739,12 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         plate_c = (val.1 + 0.08).max(p.ride + 0.2);
     }
     plate(lower, mesh, true, plate_c);
-    // Indicators under the lamps (pop-ups: parking lamps in the bumper).
-    let ind = if c.headlamp == Headlamp::PopUp {
+    // Indicators under the lamps (pop-ups: parking lamps in the bumper);
+    // a lit signature carries its own.
+    if face.drl != Drl::None && head != Headlamp::PopUp {
+        return;
+    }
+    let ind = if head == Headlamp::PopUp {
         (val.1 + 0.02, val.1 + 0.06)
     } else {
         (lamp.0 - 0.06, lamp.0 - 0.03)
@@ -1478,6 +1761,38 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     );
 }
 
+/// The material of a tail lamp's point: the bright graphic or the dark
+/// lens around it.
+fn tail_graphic(tail: Tail, g: &Graphic<'_>, u: f32, v: f32) -> Option<Material> {
+    if !(g.inside)(u, v) {
+        return None;
+    }
+    let t = 0.028;
+    let lit = match tail {
+        Tail::L => g.edge(u, v, t, 0.0, -1.0) || g.edge(u, v, t, 1.0, 0.0),
+        Tail::C => {
+            g.edge(u, v, t, 0.0, -1.0) || g.edge(u, v, t, 0.0, 1.0) || g.edge(u, v, t, 1.0, 0.0)
+        }
+        Tail::Outline | Tail::Square | Tail::Vertical => g.rim(u, v, t),
+        Tail::TwinRound => {
+            let uu = (u * 2.0).fract();
+            let d = ((uu - 0.5) * g.w / 2.0).hypot((v - 0.5) * g.h);
+            d > g.h / 2.0 - t * 1.3 || d < g.h * 0.12
+        }
+        Tail::Round => {
+            let d = g.dist(u, v, 0.5, 0.5);
+            d < g.h * 0.3 || d > g.h / 2.0 - t
+        }
+        Tail::Bar => g.edge(u, v, t * 1.2, 0.0, 1.0),
+        _ => true,
+    };
+    Some(if lit {
+        Material::TailLamp
+    } else {
+        Material::TailLens
+    })
+}
+
 /// Tail lamps, rear valance, plate.
 fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let hw = lower.hw;
@@ -1487,64 +1802,111 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let s = p.lamp_scale;
     let tl_h = if big { 0.3 } else { 0.12 * s };
     let tail = (tail_top - tl_h, tail_top);
-    if f.has(Feature::RoundTailLamps) {
-        let d = 0.13 * s;
-        pair(
-            lower,
-            mesh,
-            false,
-            (tail_top - d, tail_top),
-            (hw * 0.93 - 2.1 * d, hw * 0.93),
-            (20, 10),
-            Material::TailLamp,
-            |u, v| u < 0.99 && blob((u * 2.0).fract(), v, 2.0),
-        );
-    } else if f.has(Feature::TriBarTailLamps) {
-        // Three upright bars a side (the Mustang's).
-        let h = 0.17 * s;
-        pair(
-            lower,
-            mesh,
-            false,
-            (tail_top - h, tail_top),
-            (hw * 0.5, hw * 0.93),
-            (18, 6),
-            Material::TailLamp,
-            |u, _| (0.14..0.86).contains(&(u * 3.0).fract()),
-        );
-    } else if f.has(Feature::VerticalTailLamps) {
-        let ys = (tail_top - 0.4, tail_top + 0.05);
-        pair(
-            lower,
-            mesh,
-            false,
-            ys,
+    // The graphic: from faces.csv, else from the identity row's features.
+    let graphic = match p.face.tail {
+        Tail::Auto if f.has(Feature::RoundTailLamps) => Tail::TwinRound,
+        Tail::Auto if f.has(Feature::TriBarTailLamps) => Tail::TriBar,
+        Tail::Auto if f.has(Feature::VerticalTailLamps) => Tail::Vertical,
+        // A pickup's tail lamps stand up the bed's corners.
+        Tail::Auto if p.shape == BodyShape::Pickup && !f.has(Feature::TailBar) => Tail::Vertical,
+        other => other,
+    };
+    let lit_only = p.face.tail == Tail::Auto;
+    // (bottom, top), (inner z, outer z), grid, outline.
+    type Outline = Box<dyn Fn(f32, f32) -> bool>;
+    type Lamp = ((f32, f32), (f32, f32), (usize, usize), Outline);
+    let era = p.era;
+    let (ys, zs, grid, outline): Lamp = match graphic {
+        Tail::TwinRound => {
+            let d = 0.13 * s;
+            (
+                (tail_top - d, tail_top),
+                (hw * 0.93 - 2.1 * d, hw * 0.93),
+                (28, 14),
+                Box::new(|u, v| u < 0.99 && blob((u * 2.0).fract(), v, 2.0)),
+            )
+        }
+        Tail::Round => {
+            let d = 0.15 * s;
+            let zc = hw * 0.74;
+            (
+                (tail_top - d, tail_top),
+                (zc - d / 2.0, zc + d / 2.0),
+                (18, 18),
+                Box::new(|u, v| blob(u, v, 2.0)),
+            )
+        }
+        Tail::TriBar => {
+            // Three upright bars a side (the Mustang's).
+            let h = 0.17 * s;
+            (
+                (tail_top - h, tail_top),
+                (hw * 0.5, hw * 0.93),
+                (18, 6),
+                Box::new(|u, _| (0.14..0.86).contains(&(u * 3.0).fract())),
+            )
+        }
+        Tail::Vertical => (
+            (tail_top - 0.4, tail_top + 0.05),
             (hw * 0.8, hw * 0.97),
-            (4, 10),
-            Material::TailLamp,
-            |_, _| true,
-        );
-    } else {
-        pair(
-            lower,
-            mesh,
-            false,
+            (8, 20),
+            Box::new(|_, _| true),
+        ),
+        Tail::Square => (
+            (tail.0 - 0.16, tail.0 + 0.06),
+            (hw * 0.78, hw * 0.95),
+            (10, 14),
+            Box::new(|u, v| blob(u, v, 8.0)),
+        ),
+        Tail::Slim | Tail::Bar => (
+            (tail_top - 0.06, tail_top),
+            (hw * 0.5, hw * 0.96),
+            (24, 6),
+            Box::new(|u, v| v < 0.45 + 0.9 * u),
+        ),
+        Tail::L | Tail::C | Tail::Outline => (
+            (tail_top - 0.02 - 0.17 * s, tail_top - 0.02),
+            (hw * 0.55, hw * 0.96),
+            (36, 16),
+            Box::new(move |u, v| blob(u, v, 7.0 - 2.0 * era) && v < 0.35 + 1.2 * u),
+        ),
+        Tail::Auto | Tail::Rect => (
             tail,
             (hw * 0.55, hw * 0.95),
             (10, 4),
-            Material::TailLamp,
-            |u, v| blob(u, v, 6.0 - 2.0 * p.era),
-        );
-    }
-    if f.has(Feature::TailBar) && !big {
-        lower.end_patch(
-            mesh,
-            false,
-            (tail.1 - 0.04, tail.1 - 0.01),
-            (-hw * 0.9, hw * 0.9),
-            (20, 1),
-            |_, _| Some(Material::TailLamp),
-        );
+            Box::new(move |u, v| blob(u, v, 6.0 - 2.0 * era)),
+        ),
+    };
+    let g = Graphic {
+        inside: &*outline,
+        w: zs.1 - zs.0,
+        h: ys.1 - ys.0,
+    };
+    let draw = |u: f32, v: f32| {
+        if lit_only {
+            (g.inside)(u, v).then_some(Material::TailLamp)
+        } else {
+            tail_graphic(graphic, &g, u, v)
+        }
+    };
+    let steps = if lit_only { 20 } else { 12 };
+    lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
+    let mirrored = |u: f32, v: f32| draw(1.0 - u, v);
+    lower.end_patch_steps(mesh, false, ys, (-zs.1, -zs.0), grid, 1.0, steps, mirrored);
+    if graphic == Tail::Bar || (f.has(Feature::TailBar) && !big && lit_only) {
+        let (y0, y1) = if graphic == Tail::Bar {
+            (ys.1 - 0.028, ys.1 - 0.006)
+        } else {
+            (tail.1 - 0.04, tail.1 - 0.01)
+        };
+        let w = if graphic == Tail::Bar {
+            zs.0 + 0.01
+        } else {
+            hw * 0.9
+        };
+        lower.end_patch(mesh, false, (y0, y1), (-w, w), (20, 1), |_, _| {
+            Some(Material::TailLamp)
+        });
     }
     let valance = if f.has(Feature::ChromeBumpers) {
         Material::Chrome
@@ -1562,11 +1924,10 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let yc = if f.has(Feature::SpareWheel) {
         p.ride + 0.24
     } else {
-        (tail.0 + p.ride + 0.15) / 2.0
+        (tail.0.min(ys.0) + p.ride + 0.15) / 2.0
     };
     plate(lower, mesh, false, yc);
 }
-
 /// Distinctive features: spare wheel, spoilers, scoop, side steps.
 fn features(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, tyre_w: f32) {
     let f = p.cues.features;

@@ -162,6 +162,7 @@ vocabulary!(
         Split = "split",
         PopUp = "pop-up",
         LightBar = "light-bar",
+        Square = "square",
     }
 );
 
@@ -181,6 +182,15 @@ vocabulary!(
         Mesh = "mesh",
         Oval = "oval",
         Intakes = "intakes",
+        Frame = "frame",
+        Closed = "closed",
+        SplitBar = "split-bar",
+        Crosshair = "crosshair",
+        Waterfall = "waterfall",
+        Horizontal = "horizontal",
+        Wing = "wing",
+        Mouth = "mouth",
+        Trapezoid = "trapezoid",
     }
 );
 
@@ -566,7 +576,7 @@ mod tests {
         let ok = "a,G1,2000,2005,sedan,4,4500,1800,1450,2700,notchback,front,medium,medium,medium,-,rect,slot,16,-,Spec";
         assert!(parse_file("x", &row(ok)).is_ok());
         for (bad, want) in [
-            (ok.replace(",rect,", ",square,"), "headlamp"),
+            (ok.replace(",rect,", ",triangle,"), "headlamp"),
             (ok.replace(",sedan,", ",bus,"), "body"),
             (ok.replace(",16,-,", ",16,wings,"), "features"),
             (ok.replace(",-,rect", ",crew,rect"), "cab"),

@@ -23,6 +23,12 @@ pub enum Material {
     Liner = 13,
     /// A contrasting roof (white over dark paint, black over light).
     Roof = 14,
+    /// A modern head lamp's dark housing, around its signature and projectors.
+    LampHousing = 15,
+    /// A daytime running light: the bright LED signature.
+    Drl = 16,
+    /// A tail lamp's dark red lens, around its bright graphic.
+    TailLens = 17,
 }
 
 /// One vertex as the scene shader reads it.

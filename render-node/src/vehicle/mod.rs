@@ -2,6 +2,7 @@
 //! meshes, and the camera framing rules of docs/rendering.md.
 
 pub mod body;
+pub mod faces;
 pub mod identity;
 pub mod mesh;
 pub mod motorcycle;

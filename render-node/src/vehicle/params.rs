@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use vis_protocol::BodyShape;
 
+use super::faces::{Face, FaceTable, Profile, ProfileTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
@@ -101,6 +102,8 @@ const EMBEDDED: [(&str, &str); 13] = [
 pub struct ModelLibrary {
     specs: BTreeMap<BodyShape, ShapeSpec>,
     identity: IdentityLibrary,
+    faces: FaceTable,
+    profiles: ProfileTable,
 }
 
 impl ModelLibrary {
@@ -110,6 +113,8 @@ impl ModelLibrary {
         // The embedded files are checked by a test; failing here is a build defect.
         let mut lib = Self::parse(&sources).expect("embedded models/ parse");
         lib.identity = IdentityLibrary::embedded();
+        lib.faces = FaceTable::embedded();
+        lib.profiles = ProfileTable::embedded();
         lib
     }
 
@@ -125,6 +130,14 @@ impl ModelLibrary {
         }
         let mut lib = Self::parse(&sources)?;
         lib.identity = IdentityLibrary::load_dir(&dir.join("identity"))?;
+        let path = dir.join("faces.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.faces = FaceTable::parse(&text).map_err(RenderError::Models)?;
+        let path = dir.join("profiles.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.profiles = ProfileTable::parse(&text).map_err(RenderError::Models)?;
         Ok(lib)
     }
 
@@ -151,6 +164,8 @@ impl ModelLibrary {
         Ok(ModelLibrary {
             specs,
             identity: IdentityLibrary::default(),
+            faces: FaceTable::default(),
+            profiles: ProfileTable::default(),
         })
     }
 
@@ -161,6 +176,16 @@ impl ModelLibrary {
     /// The curated identity data.
     pub fn identity(&self) -> &IdentityLibrary {
         &self.identity
+    }
+
+    /// Lamp, grille and tail graphics per make and era.
+    pub fn faces(&self) -> &FaceTable {
+        &self.faces
+    }
+
+    /// Side-profile control values per curated generation.
+    pub fn profiles(&self) -> &ProfileTable {
+        &self.profiles
     }
 }
 
@@ -226,6 +251,9 @@ pub struct Params {
     pub fit: Option<Overall>,
     /// A dome roofline's arc (see [`DomeArc`]).
     pub arc: Option<DomeArc>,
+    /// Lamp signature, intakes and tail graphic (`models/faces.csv`); its
+    /// head lamp and grille are already folded into `cues`.
+    pub face: Face,
     /// Head lamp and grille scale (per model).
     pub lamp_scale: f32,
     pub rim_style: u32,
@@ -297,14 +325,82 @@ impl Params {
     ) -> Params {
         let seed = fnv1a(format!("{make}/{model}").as_bytes());
         if let Some(g) = lib.identity().lookup(make, model, year) {
-            return Self::curated(lib, g, seed);
+            let face = lib.faces().lookup(make, model, g.from);
+            let profile = lib.profiles().lookup(make, model, g.from);
+            return Self::curated(lib, g, seed)
+                .with_face(face)
+                .with_profile(profile);
         }
         if BODIES.contains(&shape)
             && let Some(p) = Self::from_norms(lib, shape, seed, year)
         {
-            return p;
+            // An uncurated model wears its make's face of its era.
+            return p.with_face(lib.faces().lookup(make, model, year));
         }
         Self::from_ranges(lib, shape, seed, year)
+    }
+
+    /// Applies a side-profile row: beltline, windshield and rear glass
+    /// (foot and rake) and the side glass's rear end replace the derived
+    /// ones; the bonnet and tail move with the belt, and the glass runs
+    /// are recomputed for the new glass height.
+    fn with_profile(mut self, profile: Option<Profile>) -> Params {
+        let Some(pr) = profile else {
+            return self;
+        };
+        if self.arc.is_some() {
+            // A dome's glass is its arc.
+            return self;
+        }
+        let glass_h = |p: &Params| (p.height - p.belt - 0.06).max(0.15);
+        let old = glass_h(&self);
+        if let Some(b) = pr.belt {
+            let belt = (self.height * b).max(self.ride + 0.3);
+            let d = belt - self.belt;
+            self.belt = belt;
+            self.hood = (self.hood + d).min(belt);
+            self.deck += d;
+        }
+        let gh = glass_h(&self);
+        let run = |rake: Option<f32>, run: f32| match rake {
+            Some(deg) => gh / deg.to_radians().tan(),
+            None => run * gh / old,
+        };
+        self.ws_run = run(pr.ws_rake, self.ws_run);
+        self.bl_run = run(pr.bl_rake, self.bl_run);
+        if let Some(c) = pr.cowl {
+            self.ws_base = c * self.length;
+        }
+        if let Some(t) = pr.tail {
+            self.bl_base = t * self.length;
+        }
+        // Keep a roof between the glasses.
+        let l = self.length;
+        let room = l - self.ws_base - self.bl_base - 0.05 * l;
+        if self.ws_run + self.bl_run > room {
+            let k = (room / (self.ws_run + self.bl_run)).clamp(0.2, 1.0);
+            self.ws_run *= k;
+            self.bl_run *= k;
+        }
+        if let Some(d) = pr.dlo {
+            self.spec.side_glass[0] = d;
+        }
+        self
+    }
+
+    /// Folds a face row into the cues (its head lamp and grille win over
+    /// the identity row's) and keeps its graphics.
+    fn with_face(mut self, face: Option<Face>) -> Params {
+        if let Some(f) = face {
+            if let Some(h) = f.headlamp {
+                self.cues.headlamp = h;
+            }
+            if let Some(g) = f.grille {
+                self.cues.grille = g;
+            }
+            self.face = f;
+        }
+        self
     }
 
     fn curated(lib: &ModelLibrary, g: &Generation, seed: u64) -> Params {
@@ -424,6 +520,7 @@ impl Params {
             generation: None,
             fit: None,
             arc: None,
+            face: Face::default(),
             lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12][(unit(seed, 23) * 6.0) as usize % 6],
@@ -777,6 +874,7 @@ impl Params {
             era,
             vintage,
             arc,
+            face: Face::default(),
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
             rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
             spokes: [5, 6, 7, 10, 5, 12, 8, 9][(unit(gseed, 23) * 8.0) as usize % 8],
@@ -799,7 +897,9 @@ fn generic_grille(g: Grille) -> Grille {
     match g {
         Grille::Kidney | Grille::Spindle => Grille::Tall,
         Grille::SevenSlot => Grille::Bar,
-        Grille::Shield => Grille::Hexagon,
+        Grille::Shield | Grille::Frame => Grille::Hexagon,
+        Grille::Crosshair => Grille::Bar,
+        Grille::Waterfall => Grille::Tall,
         other => other,
     }
 }
