@@ -17,7 +17,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::identity::{Grille, Headlamp};
+use super::identity::{Grille, Headlamp, vocabulary};
 
 /// The embedded table.
 pub const EMBEDDED: &str = include_str!("../../../models/faces.csv");
@@ -27,42 +27,7 @@ pub const COLUMNS: [&str; 10] = [
     "make", "models", "from", "to", "headlamp", "drl", "grille", "intakes", "tail", "note",
 ];
 
-macro_rules! words {
-    ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-        pub enum $name { #[default] $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-            pub fn id(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-        }
-
-        impl FromStr for $name {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
-                match s {
-                    $($text => Ok($name::$variant),)+
-                    _ => Err(format!(
-                        "{} {s:?} is not one of {}",
-                        stringify!($name).to_lowercase(),
-                        [$($text),+].join(", ")
-                    )),
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.id())
-            }
-        }
-    };
-}
-
-words!(
+vocabulary!(
     /// The daytime-running-light signature drawn inside (or joining) the
     /// head lamps. With anything but `none` the lamp's body is a dark
     /// housing and the signature is the bright part.
@@ -82,7 +47,7 @@ words!(
     }
 );
 
-words!(
+vocabulary!(
     /// Lower intakes in the front bumper.
     Intakes {
         Auto = "auto",
@@ -93,7 +58,7 @@ words!(
     }
 );
 
-words!(
+vocabulary!(
     /// Tail-lamp graphic.
     Tail {
         Auto = "auto",
@@ -157,28 +122,8 @@ impl FaceTable {
 
     pub fn parse(text: &str) -> Result<FaceTable, String> {
         let mut rows = Vec::new();
-        let mut header = false;
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim_end_matches('\r');
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let at = |e: String| format!("faces.csv line {}: {e}", n + 1);
-            let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-            if !header {
-                if cols != COLUMNS {
-                    return Err(at(format!("the header must be {}", COLUMNS.join(","))));
-                }
-                header = true;
-                continue;
-            }
-            if cols.len() != COLUMNS.len() {
-                return Err(at(format!(
-                    "{} fields, want {} (no commas inside a field)",
-                    cols.len(),
-                    COLUMNS.len()
-                )));
-            }
+        for (line, cols) in super::identity::csv_records("faces.csv", text, &COLUMNS)? {
+            let at = |e: String| format!("faces.csv line {line}: {e}");
             let named = |i: usize| format!("{} {:?}", COLUMNS[i], cols[i]);
             let year = |i: usize| {
                 cols[i]
@@ -215,11 +160,8 @@ impl FaceTable {
                 from,
                 to,
                 face,
-                line: n + 1,
+                line,
             });
-        }
-        if !header {
-            return Err("faces.csv: no header line".into());
         }
         Ok(FaceTable { rows })
     }
@@ -294,31 +236,8 @@ impl ProfileTable {
 
     pub fn parse(text: &str) -> Result<ProfileTable, String> {
         let mut rows = Vec::new();
-        let mut header = false;
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim_end_matches('\r');
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let at = |e: String| format!("profiles.csv line {}: {e}", n + 1);
-            let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-            if !header {
-                if cols != PROFILE_COLUMNS {
-                    return Err(at(format!(
-                        "the header must be {}",
-                        PROFILE_COLUMNS.join(",")
-                    )));
-                }
-                header = true;
-                continue;
-            }
-            if cols.len() != PROFILE_COLUMNS.len() {
-                return Err(at(format!(
-                    "{} fields, want {} (no commas inside a field)",
-                    cols.len(),
-                    PROFILE_COLUMNS.len()
-                )));
-            }
+        for (line, cols) in super::identity::csv_records("profiles.csv", text, &PROFILE_COLUMNS)? {
+            let at = |e: String| format!("profiles.csv line {line}: {e}");
             if cols[0].is_empty() || cols[1].is_empty() {
                 return Err(at("make and model may not be empty".into()));
             }
@@ -369,9 +288,6 @@ impl ProfileTable {
                 to,
                 profile,
             });
-        }
-        if !header {
-            return Err("profiles.csv: no header line".into());
         }
         Ok(ProfileTable { rows })
     }

@@ -50,12 +50,13 @@ pub const COLUMNS: [&str; 21] = [
     "source",
 ];
 
-/// Declares a closed vocabulary: an enum with its spellings in the files.
+/// Declares a closed vocabulary: an enum with its spellings in the files
+/// (the first variant is its default). `faces.rs` uses it too.
 macro_rules! vocabulary {
     ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum $name { $($variant),+ }
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub enum $name { #[default] $($variant),+ }
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
@@ -86,6 +87,7 @@ macro_rules! vocabulary {
         }
     };
 }
+pub(crate) use vocabulary;
 
 vocabulary!(
     /// Profile of the roof and tail.
@@ -343,8 +345,15 @@ where
         .map_err(|e| format!("{} {:?}: {e}", COLUMNS[i], cols[i]))
 }
 
-/// Parses one make's file.
-pub fn parse_file(make: &str, text: &str) -> Result<Vec<Generation>, String> {
+/// The data rows of one of `models/`'s CSV files, with their 1-based line
+/// numbers: blank lines and `#` comments skipped, the header checked
+/// against `columns`, every row checked to have as many fields. `file`
+/// names the file in errors.
+pub(crate) fn csv_records<'a>(
+    file: &str,
+    text: &'a str,
+    columns: &[&str],
+) -> Result<Vec<(usize, Vec<&'a str>)>, String> {
     let mut out = Vec::new();
     let mut header_seen = false;
     for (n, line) in text.lines().enumerate() {
@@ -352,22 +361,36 @@ pub fn parse_file(make: &str, text: &str) -> Result<Vec<Generation>, String> {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = |e: String| format!("{make}.csv line {}: {e}", n + 1);
+        let at = |e: String| format!("{file} line {}: {e}", n + 1);
         let cols: Vec<&str> = line.split(',').map(str::trim).collect();
         if !header_seen {
-            if cols != COLUMNS {
-                return Err(at(format!("the header must be {}", COLUMNS.join(","))));
+            if cols != columns {
+                return Err(at(format!("the header must be {}", columns.join(","))));
             }
             header_seen = true;
             continue;
         }
-        if cols.len() != COLUMNS.len() {
+        if cols.len() != columns.len() {
             return Err(at(format!(
                 "{} fields, want {} (no commas inside a field)",
                 cols.len(),
-                COLUMNS.len()
+                columns.len()
             )));
         }
+        out.push((n + 1, cols));
+    }
+    if !header_seen {
+        return Err(format!("{file}: no header line"));
+    }
+    Ok(out)
+}
+
+/// Parses one make's file.
+pub fn parse_file(make: &str, text: &str) -> Result<Vec<Generation>, String> {
+    let mut out = Vec::new();
+    let file = format!("{make}.csv");
+    for (line, cols) in csv_records(&file, text, &COLUMNS)? {
+        let at = |e: String| format!("{file} line {line}: {e}");
         let body: BodyShape = field(&cols, 4).map_err(at)?;
         if !BODIES.contains(&body) {
             return Err(at(format!("body {body} is not a car or light truck")));
@@ -424,9 +447,6 @@ pub fn parse_file(make: &str, text: &str) -> Result<Vec<Generation>, String> {
             return Err(at(format!("years {}..{} run backwards", g.from, g.to)));
         }
         out.push(g);
-    }
-    if !header_seen {
-        return Err(format!("{make}.csv: no header line"));
     }
     Ok(out)
 }
