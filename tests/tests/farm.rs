@@ -321,6 +321,10 @@ async fn a_farm_of_two_control_planes_and_two_nodes_on_postgresql_and_s3() {
     {
         let (path, variant) = image(2011, color, "side");
         let base = if attempt % 2 == 0 { &base1 } else { &base2 };
+        // Read before the request: its credit is reserved before the render
+        // starts (docs/ledger.md), so a read during the render already
+        // shows it.
+        let before = balance(&store).await;
         let request = tokio::spawn(get(format!("{base}{path}")));
         let job = running(&store, &variant).await;
         let caught = freeze_holder(&store, &job, &[&node_a, &node_b]).await;
@@ -329,7 +333,6 @@ async fn a_farm_of_two_control_planes_and_two_nodes_on_postgresql_and_s3() {
             assert_eq!(request.await.unwrap().status(), 200);
             continue;
         };
-        let before = balance(&store).await;
         if i == 0 {
             node_a.kill9()
         } else {
