@@ -14,6 +14,7 @@
 //!    budget, a full queue or a client that leaves first refunds the
 //!    reserved charge, once.
 
+pub mod idempotent;
 pub mod signed;
 pub mod tokens;
 

@@ -370,48 +370,90 @@ async fn create(
         .await?;
         return Ok(created(state, &minted, context::current().request_id));
     };
-    // The same key with the same body within 24 h answers what the first
-    // request did and charges nothing; with another body it is a 409.
-    let fingerprint = fingerprint(&bytes);
+    let minted = mint_once(
+        state,
+        principal,
+        &resolved,
+        (request.ttl_seconds, request.max_uses),
+        (&key, "Idempotency-Key"),
+        &fingerprint(&bytes),
+    )
+    .await?;
+    let mut r = created(state, &minted.minted, minted.request_id);
+    if minted.replayed {
+        billing_headers(&mut r, 0, minted.balance);
+        r.headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(r)
+}
+
+/// A mint under an idempotency key: the first, or the one it replays.
+pub struct MintedOnce {
+    pub minted: Minted,
+    /// The request id of the request that minted.
+    pub request_id: String,
+    /// Answered again: nothing was charged now.
+    pub replayed: bool,
+    /// The balance now (after the mint, or now for a replay).
+    pub balance: i64,
+}
+
+/// Mints under `key`: the same key with the same `fingerprint` within 24 h
+/// answers what the first request did and charges nothing; with another
+/// fingerprint it is a 409 naming `param`, the header that carried the key.
+pub async fn mint_once(
+    state: &AppState,
+    principal: &Principal,
+    resolved: &[Resolved],
+    (ttl_seconds, max_uses): (Option<u64>, u32),
+    (key, param): (&str, &'static str),
+    fingerprint: &str,
+) -> Result<MintedOnce, ApiError> {
     let account = principal.key.account_id.as_str();
     for _ in 0..2 {
-        if let Some(replayed) = state.urls.replay(account, &key).await? {
+        if let Some(replayed) = state.urls.replay(account, key).await? {
             if replayed.fingerprint != fingerprint {
-                return Err(ApiError::Conflict(
-                    "This Idempotency-Key was used with another request body in the last 24 hours. Use a new key for a new request.".into(),
-                )
-                .with_field("param", "Idempotency-Key"));
+                return Err(ApiError::Conflict(format!(
+                    "This {param} was used with another request in the last 24 hours. Use a new one for a new request."
+                ))
+                .with_field("param", param));
             }
             let balance = state.deliverer.ledger.balance(account).await?.unwrap_or(0);
-            let mut r = created(state, &replayed.minted, replayed.request_id);
-            billing_headers(&mut r, 0, balance);
-            r.headers_mut()
-                .insert("idempotent-replayed", HeaderValue::from_static("true"));
-            return Ok(r);
+            return Ok(MintedOnce {
+                minted: replayed.minted,
+                request_id: replayed.request_id,
+                replayed: true,
+                balance,
+            });
         }
-        let claim = IdempotencyClaim {
-            key: &key,
-            fingerprint: &fingerprint,
-        };
+        let claim = IdempotencyClaim { key, fingerprint };
         match mint(
             state,
             principal,
-            &resolved,
-            request.ttl_seconds,
-            request.max_uses,
+            resolved,
+            ttl_seconds,
+            max_uses,
             Some(claim),
         )
         .await
         {
-            Ok(minted) => return Ok(created(state, &minted, context::current().request_id)),
+            Ok(minted) => {
+                let balance = minted.balance_after;
+                return Ok(MintedOnce {
+                    minted,
+                    request_id: context::current().request_id,
+                    replayed: false,
+                    balance,
+                });
+            }
             // A concurrent request with the same key won: replay it.
             Err(ApiError::Conflict(_)) => continue,
             Err(e) => return Err(e),
         }
     }
     Err(ApiError::Unavailable {
-        message: "Another request with this Idempotency-Key is being answered; retry shortly."
-            .into(),
+        message: format!("Another request with this {param} is being answered; retry shortly."),
         retry_after_secs: Some(1),
     })
 }
@@ -420,7 +462,7 @@ async fn create(
 pub const IDEMPOTENCY_KEY_MAX: usize = 255;
 
 /// The optional Idempotency-Key header: 1 to 255 visible ASCII characters.
-fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, ApiError> {
+pub fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, ApiError> {
     let Some(value) = headers.get("idempotency-key") else {
         return Ok(None);
     };

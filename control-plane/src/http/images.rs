@@ -12,6 +12,7 @@ use vis_protocol::{Color, Format, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
+use crate::delivery::idempotent::{Claim, Rules};
 use crate::delivery::{self, DeliveryError, ImageParams};
 use crate::http::error::ApiError;
 use crate::http::state::HttpState;
@@ -511,8 +512,10 @@ async fn serve(
 ) -> Result<Response, ApiError> {
     let (resolved, form) = request(state, query, headers)?;
     let etag = resolved.etag();
+    let ctx = context::current();
+    let idempotency = retry_key(headers, &ctx.request_id)?;
     if form == ResponseForm::Url {
-        return url_form(state, principal, resolved).await;
+        return url_form(state, principal, resolved, idempotency).await;
     }
     let inm = headers
         .get(header::IF_NONE_MATCH)
@@ -521,13 +524,43 @@ async fn serve(
         state.metrics.not_modified.inc();
         return Ok(not_modified(&etag, balance_of(state, principal).await?));
     }
-    let ctx = context::current();
+    let account = principal.key.account_id.as_str();
+    if let Some(retry) = &idempotency {
+        let claim = state
+            .deliverer
+            .claim(account, &retry.key, &resolved, &ctx.request_id, RETRY_RULES)
+            .await?;
+        match claim {
+            Claim::Fresh => {}
+            Claim::Replay { .. } => return replay(state, principal, &resolved).await,
+            Claim::Conflict => {
+                return Err(ApiError::Conflict(format!(
+                    "This {} was used for another image in the last 24 hours. Use a new one for a new request.",
+                    retry.param
+                ))
+                .with_field("param", retry.param));
+            }
+            Claim::InProgress => {
+                return Err(ApiError::Unavailable {
+                    message: format!(
+                        "Another request with this {} is being answered; retry shortly. It is never charged twice.",
+                        retry.param
+                    ),
+                    retry_after_secs: Some(2),
+                });
+            }
+        }
+    }
     let payer = principal.payer(&ctx.request_id);
-    let delivered = state
-        .deliverer
-        .deliver(&resolved, &payer)
-        .await
-        .map_err(|e| delivery_error(e, &state.metrics))?;
+    let delivered = state.deliverer.deliver(&resolved, &payer).await;
+    if let (Some(retry), Err(_)) = (&idempotency, &delivered) {
+        // Nothing stands charged: a retry may claim the key.
+        state
+            .deliverer
+            .release(account, &retry.key, &ctx.request_id)
+            .await?;
+    }
+    let delivered = delivered.map_err(|e| delivery_error(e, &state.metrics))?;
     let out = delivered.output;
     let mut r = (StatusCode::OK, out.bytes).into_response();
     image_headers(
@@ -584,16 +617,45 @@ async fn url_form(
     state: &HttpState,
     principal: &super::auth::Principal,
     resolved: delivery::Resolved,
+    idempotency: Option<RetryKey>,
 ) -> Result<Response, ApiError> {
-    let minted = image_urls::mint(
-        state,
-        principal,
-        std::slice::from_ref(&resolved),
-        None,
-        0,
-        None,
-    )
-    .await?;
+    let once = match idempotency {
+        None => {
+            let minted = image_urls::mint(
+                state,
+                principal,
+                std::slice::from_ref(&resolved),
+                None,
+                0,
+                None,
+            )
+            .await?;
+            let balance = minted.balance_after;
+            image_urls::MintedOnce {
+                minted,
+                request_id: context::current().request_id,
+                replayed: false,
+                balance,
+            }
+        }
+        // Mints under the key, in the transaction that debits (the
+        // image-urls store), apart from POST /api/v1/image-urls' keys.
+        Some(retry) => {
+            image_urls::mint_once(
+                state,
+                principal,
+                std::slice::from_ref(&resolved),
+                (None, 0),
+                (
+                    &format!("GET /api/v1/images/car {}", retry.key),
+                    retry.param,
+                ),
+                &delivery::idempotent::fingerprint(&resolved),
+            )
+            .await?
+        }
+    };
+    let minted = &once.minted;
     let Some(u) = minted.urls.first() else {
         return Err(ApiError::internal("minting returned no URL"));
     };
@@ -608,13 +670,80 @@ async fn url_form(
             format: resolved.format,
         },
         billing: UrlBilling {
-            credits_charged: minted.urls.len(),
-            credits_remaining: minted.balance_after,
+            credits_charged: if once.replayed { 0 } else { minted.urls.len() },
+            credits_remaining: once.balance,
         },
         request_id: context::current().request_id,
     };
     let mut r = (StatusCode::OK, axum::Json(body)).into_response();
-    image_urls::billing_headers(&mut r, minted.urls.len(), minted.balance_after);
+    if once.replayed {
+        image_urls::billing_headers(&mut r, 0, once.balance);
+        r.headers_mut()
+            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+    } else {
+        image_urls::billing_headers(&mut r, minted.urls.len(), once.balance);
+    }
+    Ok(r)
+}
+
+/// A retried request's key: the `Idempotency-Key` header, else the
+/// client's own `X-Request-Id` (spec §2 lets a client choose it here).
+/// Either one, repeated within 24 hours, is never charged twice
+/// (docs/ledger.md, "Retries are not paid twice").
+#[derive(Debug, Clone)]
+struct RetryKey {
+    /// Namespaced, so that the two headers never meet.
+    key: String,
+    /// The header, for errors.
+    param: &'static str,
+}
+
+/// How long a retry waits for the request holding its key to charge: the
+/// charge is the delivery's first write, so it is there within
+/// milliseconds unless the holder died (a minute with no charge).
+const RETRY_RULES: Rules = Rules {
+    wait: std::time::Duration::from_secs(10),
+    abandoned_ms: 60_000,
+    replay_needs_image: false,
+};
+
+/// Marks an answer given again for a retried key, charged nothing.
+const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+
+fn retry_key(headers: &HeaderMap, request_id: &str) -> Result<Option<RetryKey>, ApiError> {
+    if let Some(key) = image_urls::idempotency_key(headers)? {
+        return Ok(Some(RetryKey {
+            key: format!("idempotency-key:{key}"),
+            param: "Idempotency-Key",
+        }));
+    }
+    // The middleware kept the client's id only when it is valid, so the
+    // header equal to the request's id is the client's choice.
+    let client_chose = headers
+        .get(super::middleware::X_REQUEST_ID)
+        .is_some_and(|v| v.as_bytes() == request_id.as_bytes());
+    Ok(client_chose.then(|| RetryKey {
+        key: format!("x-request-id:{request_id}"),
+        param: "X-Request-Id",
+    }))
+}
+
+/// The image again for a retry of a request already charged: free.
+async fn replay(
+    state: &HttpState,
+    principal: &super::auth::Principal,
+    resolved: &delivery::Resolved,
+) -> Result<Response, ApiError> {
+    let (out, source) = state
+        .deliverer
+        .output(resolved)
+        .await
+        .map_err(|e| delivery_error(e, &state.metrics))?;
+    let balance = balance_of(state, principal).await?;
+    let mut r = (StatusCode::OK, out.bytes).into_response();
+    image_headers(state, resolved, &mut r, 0, balance, source);
+    r.headers_mut()
+        .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
     Ok(r)
 }
 

@@ -983,10 +983,11 @@ fn paths() -> Value {
             "security": keyed(),
             "parameters": params(image_query(), [
                 if_none_match("Compared weakly (W/ on either side still matches); a match is a free 304."),
-                json!({ "name": "X-Request-Id", "in": "header", "required": false, "schema": { "type": "string", "pattern": REQUEST_ID_PATTERN }, "description": "Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id.", "example": "order-1234" }),
+                json!({ "name": "X-Request-Id", "in": "header", "required": false, "schema": { "type": "string", "pattern": REQUEST_ID_PATTERN }, "description": "Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id. On a GET it is also a retry key (like Idempotency-Key, which wins when both are sent): the same id for the same image within 24 hours is charged once.", "example": "order-1234" }),
+                json!({ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" }, "example": "order-1234-hero", "description": "Makes a retry safe, on every replica: the same key for the same image (variant, size, format) within 24 hours is answered again (header Idempotent-Replayed: true, X-Credits-Charged: 0) and charged once; for another image it is a 409 naming Idempotency-Key. Ignored by HEAD." }),
             ]),
-            "responses": with(problems(&[400, 401, 402, 403, 404, 429, 502, 503]), json!({
-                "200": { "description": "The image, or (response=url) an ImageUrlResponse.", "headers": Value::Object(image_headers()), "content": image_content() },
+            "responses": with(problems(&if head { vec![400, 401, 402, 403, 404, 429, 502, 503] } else { vec![400, 401, 402, 403, 404, 409, 429, 502, 503] }), json!({
+                "200": { "description": "The image, or (response=url) an ImageUrlResponse.", "headers": if head { Value::Object(image_headers()) } else { with(image_headers(), json!({ "Idempotent-Replayed": { "schema": { "type": "string", "enum": ["true"] }, "description": "Present when a retried Idempotency-Key or X-Request-Id was answered again, charged nothing." } })) }, "content": image_content() },
                 "304": { "description": "Not modified: the ETag sent in If-None-Match is still current. No body; nothing charged (still rate limited).", "headers": with(rate_headers(), json!({ "ETag": { "schema": { "type": "string" } }, "X-Request-Id": request_id_header() })) },
             })),
         })

@@ -30,6 +30,12 @@ use crate::config::S3Config;
 
 /// The user-metadata name of the SHA-256 (sent as `x-amz-meta-sha256`).
 const SHA256_METADATA: &str = "sha256";
+/// The content type, also as user metadata (`x-amz-meta-content-type`):
+/// user metadata is written with the object in one piece, while some
+/// S3-compatible servers (moto, under concurrent overwrites) briefly serve
+/// a new object with a default `Content-Type`. Read first; the header is
+/// the fallback for objects copied in by other tools.
+const CONTENT_TYPE_METADATA: &str = "content-type";
 /// Written by [`ObjectStore::check`]; a leading dot keeps it apart from every
 /// [`ObjectKey`].
 const PROBE_KEY: &str = ".readyz";
@@ -144,7 +150,7 @@ impl S3ObjectStore {
             Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => return Ok(None),
             Err(e) => return Err(GetFailure::Other(self.error("GET", key.as_str(), e))),
         };
-        let content_type = content_type_or_default(response.content_type());
+        let content_type = content_type_of(response.metadata(), response.content_type());
         let stored = stored_sha256(response.metadata());
         let expected = response.content_length();
         let bytes = response
@@ -261,8 +267,14 @@ fn stored_sha256(metadata: Option<&std::collections::HashMap<String, String>>) -
         .map(|v| v.to_ascii_lowercase())
 }
 
-fn content_type_or_default(content_type: Option<&str>) -> String {
-    content_type
+fn content_type_of(
+    metadata: Option<&std::collections::HashMap<String, String>>,
+    header: Option<&str>,
+) -> String {
+    metadata
+        .and_then(|m| m.get(CONTENT_TYPE_METADATA))
+        .map(String::as_str)
+        .or(header)
         .unwrap_or("application/octet-stream")
         .to_owned()
 }
@@ -286,6 +298,7 @@ impl ObjectStore for S3ObjectStore {
             .key(self.key(key.as_str()))
             .content_type(content_type)
             .metadata(SHA256_METADATA, &meta.sha256)
+            .metadata(CONTENT_TYPE_METADATA, content_type)
             .body(ByteStream::from(bytes))
             .send()
             .await
@@ -334,7 +347,7 @@ impl ObjectStore for S3ObjectStore {
         };
         match stored_sha256(response.metadata()) {
             Some(sha256) => Ok(Some(ObjectMeta {
-                content_type: content_type_or_default(response.content_type()),
+                content_type: content_type_of(response.metadata(), response.content_type()),
                 size: response
                     .content_length()
                     .and_then(|n| u64::try_from(n).ok())

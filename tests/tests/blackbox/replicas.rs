@@ -305,3 +305,142 @@ async fn two_control_planes_on_one_sqlite_file() {
     migrate.close().await;
     two_replicas_on(&url).await;
 }
+
+/// Issue 33: a billed GET whose answer was lost (its replica killed) and
+/// that the client retries with the same `Idempotency-Key` or its own
+/// `X-Request-Id` within 24 hours is answered by another replica without a
+/// second charge (docs/ledger.md, "Retries are not paid twice").
+async fn retries_after_a_kill_are_not_paid_twice_on(database_url: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database_url;
+    let mut a = Replica::start(dir.path(), db);
+    let b = Replica::start(dir.path(), db);
+    let store = SqlStore::connect(db).await.unwrap();
+    let client = vis_tests::http_client().build().unwrap();
+    let (_, key) = key_for(dir.path(), db, "retry@example.com", 10).await;
+    let get = |url: String, name: &'static str, value: &'static str| {
+        client.get(url).bearer_auth(&key).header(name, value).send()
+    };
+    let charged = |r: &reqwest::Response| vis_tests::header(r, "x-credits-charged");
+
+    // Charged at A, then A dies before anything else.
+    let first = get(a.url(NEW_VARIANT), "idempotency-key", "order-1")
+        .await
+        .unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(charged(&first), "1");
+    let first_bytes = first.bytes().await.unwrap();
+    a.kill();
+    // The retry at B: the same image, nothing charged, said so.
+    let retry = get(b.url(NEW_VARIANT), "idempotency-key", "order-1")
+        .await
+        .unwrap();
+    assert_eq!(retry.status(), 200);
+    assert_eq!(charged(&retry), "0");
+    assert_eq!(vis_tests::header(&retry, "idempotent-replayed"), "true");
+    assert_eq!(vis_tests::header(&retry, "x-credits-remaining"), "9");
+    assert_eq!(retry.bytes().await.unwrap(), first_bytes);
+    // The key for another image within 24 hours is a conflict naming it.
+    let other = get(b.url(CACHED), "idempotency-key", "order-1")
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 409);
+    let problem: Value = other.json().await.unwrap();
+    assert_eq!(problem["param"], "Idempotency-Key", "{problem}");
+
+    // The client's own X-Request-Id is a retry key too: charged at B, B's
+    // answer then replayed by a fresh A.
+    let mut a = Replica::start(dir.path(), db);
+    let first = get(b.url(CACHED), "x-request-id", "order-2.try")
+        .await
+        .unwrap();
+    assert_eq!(
+        (first.status().as_u16(), charged(&first)),
+        (200, "1".into())
+    );
+    for replica in [&a, &b] {
+        let again = get(replica.url(CACHED), "x-request-id", "order-2.try")
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 200);
+        assert_eq!(charged(&again), "0");
+        assert_eq!(vis_tests::header(&again, "x-request-id"), "order-2.try");
+    }
+
+    // The JSON form: the same signed URL again, charged once.
+    let url_form = format!("{CACHED}&response=url");
+    let minted = get(a.url(&url_form), "idempotency-key", "url-1")
+        .await
+        .unwrap();
+    assert_eq!(charged(&minted), "1");
+    let minted: Value = minted.json().await.unwrap();
+    a.kill();
+    let again = get(b.url(&url_form), "idempotency-key", "url-1")
+        .await
+        .unwrap();
+    assert_eq!(charged(&again), "0");
+    let again: Value = again.json().await.unwrap();
+    // The same token (each replica names its own base URL).
+    let path = |doc: &Value| {
+        let url = doc["data"]["url"].as_str().unwrap_or_default().to_owned();
+        url.split_once("/api/").map(|(_, p)| p.to_owned())
+    };
+    assert!(path(&minted).is_some(), "{minted}");
+    assert_eq!(path(&again), path(&minted));
+    assert_eq!(again["billing"]["credits_charged"], 0);
+
+    // Twelve copies of one keyed request at once: one charge.
+    let copies: Vec<_> = (0..12)
+        .map(|_| {
+            let sent = get(
+                b.url(&CACHED.replace("w=128", "w=96")),
+                "idempotency-key",
+                "burst",
+            );
+            tokio::spawn(async move {
+                let r = sent.await.unwrap();
+                (
+                    r.status().as_u16(),
+                    vis_tests::header(&r, "x-credits-charged"),
+                )
+            })
+        })
+        .collect();
+    let mut paid = 0;
+    for copy in copies {
+        let (status, charged) = copy.await.unwrap();
+        assert_eq!(status, 200);
+        paid += charged.parse::<i64>().unwrap();
+    }
+    assert_eq!(paid, 1, "twelve copies of one key pay once");
+
+    let (charges, balance) = charges_and_balance(&store, "retry@example.com").await;
+    assert_eq!(charges.len(), 4, "{charges:?}");
+    assert_eq!(balance, 6);
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_after_a_kill_are_not_paid_twice_on_postgresql() {
+    if postgres_url_or_skip("retries_after_a_kill_are_not_paid_twice_on_postgresql").is_none() {
+        return;
+    }
+    let url = fresh_postgres_database().await;
+    let migrate = SqlStore::connect(&url).await.unwrap();
+    migrate.migrate().await.unwrap();
+    migrate.close().await;
+    retries_after_a_kill_are_not_paid_twice_on(&url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_after_a_kill_are_not_paid_twice_on_a_sqlite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("shared.db").display()
+    );
+    let migrate = SqlStore::connect(&url).await.unwrap();
+    migrate.migrate().await.unwrap();
+    migrate.close().await;
+    retries_after_a_kill_are_not_paid_twice_on(&url).await;
+}

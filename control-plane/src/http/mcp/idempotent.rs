@@ -22,15 +22,13 @@ use std::time::Duration;
 use rmcp::ErrorData;
 
 use super::Caller;
+use crate::delivery::idempotent::{Claim, Rules};
 use crate::http::auth::cached_principal;
 use crate::http::context::InternalRequestId;
 use crate::http::state::HttpState;
-use crate::store::{CallClaim, now_millis};
 
 /// How long a call waits for another call with the same key.
 pub const WAIT: Duration = Duration::from_secs(60);
-/// How often a waiting call looks again.
-const POLL: Duration = Duration::from_millis(250);
 /// A claim with no charge this old belongs to a call that died: longer
 /// than any call lives (a cold render waits at most `[render]
 /// job_timeout_secs`, 2 minutes by default).
@@ -68,8 +66,8 @@ impl Claimed {
             return Ok(());
         }
         state
-            .store
-            .release_call(&self.account, &self.key, self.request_id.as_str())
+            .deliverer
+            .release(&self.account, &self.key, self.request_id.as_str())
             .await
             .map_err(internal)
     }
@@ -87,17 +85,6 @@ async fn account(api: &Caller<'_>, state: &HttpState) -> Option<String> {
         .map(|(p, _)| p.key.account_id.clone())
 }
 
-/// Whether the claim's call has charged (and not been refunded since).
-async fn charged(state: &HttpState, account: &str, claim: &CallClaim) -> Result<bool, ErrorData> {
-    Ok(state
-        .store
-        .deliveries_by_request_id(&claim.request_id)
-        .await
-        .map_err(internal)?
-        .iter()
-        .any(|d| d.account_id == account && d.refunded_at.is_none()))
-}
-
 pub async fn prepare(
     api: &Caller<'_>,
     state: &HttpState,
@@ -113,61 +100,30 @@ pub async fn prepare(
     let Ok(resolved) = state.deliverer.resolve(state.catalog, &params) else {
         return Ok(Prepared::Unchecked);
     };
-    let fingerprint = format!(
-        "{} {}x{} {}",
-        resolved.variant,
-        resolved.width,
-        resolved.height,
-        resolved.format.id()
-    );
     let mine = InternalRequestId::new("mcp");
-    let claimed = |request_id: InternalRequestId| {
-        Prepared::Fresh(Claimed {
-            account: account.clone(),
-            key: idem.to_owned(),
-            request_id,
-        })
+    let rules = Rules {
+        wait: WAIT,
+        abandoned_ms: ABANDONED_MS,
+        replay_needs_image: true,
     };
-    let give_up_at = tokio::time::Instant::now() + WAIT;
-    loop {
-        let held = state
-            .store
-            .claim_call(&account, idem, &fingerprint, mine.as_str())
-            .await
-            .map_err(internal)?;
-        let Some(held) = held else {
-            return Ok(claimed(mine));
-        };
-        if held.fingerprint != fingerprint {
-            return Ok(Prepared::Conflict);
-        }
-        // A delivery reserves its credit before a cold render
-        // (docs/ledger.md), so a charge can exist before its image does:
-        // replay only once the image is there too; until then the call is
-        // still at work (if it fails, its charge is refunded and the key
-        // released).
-        if charged(state, &account, &held).await? && state.deliverer.is_cached(&resolved).await {
-            return Ok(Prepared::Replay {
-                reference: held.request_id,
-                canonical: resolved.canonical_query(),
-            });
-        }
-        if now_millis() - held.created_at > ABANDONED_MS {
-            if state
-                .store
-                .retake_call(&account, idem, &held.request_id, mine.as_str())
-                .await
-                .map_err(internal)?
-            {
-                return Ok(claimed(mine));
-            }
-            continue;
-        }
-        if tokio::time::Instant::now() >= give_up_at {
-            return Ok(Prepared::InProgress);
-        }
-        tokio::time::sleep(POLL).await;
-    }
+    let claim = state
+        .deliverer
+        .claim(&account, idem, &resolved, mine.as_str(), rules)
+        .await
+        .map_err(internal)?;
+    Ok(match claim {
+        Claim::Fresh => Prepared::Fresh(Claimed {
+            account,
+            key: idem.to_owned(),
+            request_id: mine,
+        }),
+        Claim::Replay { reference } => Prepared::Replay {
+            reference,
+            canonical: resolved.canonical_query(),
+        },
+        Claim::Conflict => Prepared::Conflict,
+        Claim::InProgress => Prepared::InProgress,
+    })
 }
 
 /// The caller's balance now.
