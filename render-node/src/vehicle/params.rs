@@ -361,6 +361,9 @@ impl Params {
             self.hood = (self.hood + d).min(belt);
             self.deck += d;
         }
+        if let Some(n) = pr.nose {
+            self.hood = (self.height * n).clamp(self.ride + 0.1, self.belt);
+        }
         let gh = glass_h(&self);
         let run = |rake: Option<f32>, run: f32| match rake {
             Some(deg) => gh / deg.to_radians().tan(),
@@ -839,9 +842,9 @@ impl Params {
         // the belt, and they replace the glass figures above.
         let arc = (cues.roofline == Roofline::Dome).then_some(DomeArc {
             base: ride + 0.3 * (belt - ride),
-            // Cut off at the roof a little below its crown: a rounded top,
-            // not a ridge.
-            rise: h + 0.25 - (ride + 0.3 * (belt - ride)),
+            // Cut off at the roof just below its crown: a short rounded top
+            // (a longer cut reads as a saloon's flat roof), not a ridge.
+            rise: h + 0.1 - (ride + 0.3 * (belt - ride)),
             half: 0.34 * l,
             n: 2.0,
         });
