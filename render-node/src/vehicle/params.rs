@@ -756,8 +756,11 @@ impl Params {
             Deck::Long => 0.95,
         } * scale;
         let (mut bl_base, rear_rake): (f32, f32) = match cues.roofline {
+            // A boot lid's length is what shows flat behind the rear glass:
+            // the rounded tail (`Lower::round_r`) comes on top, or a short
+            // deck reads as an estate's roof running to the tail.
             Roofline::Notchback => (
-                deck_len.max(0.4 * scale),
+                deck_len.max(0.4 * scale) + 0.2 + 0.06 * era - 0.06 * vintage,
                 26.0 + 10.0 * (1.0 - era) + 14.0 * vintage,
             ),
             // Over a rear engine the glass ends above the rear axle and
