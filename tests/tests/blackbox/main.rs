@@ -19,6 +19,7 @@ mod memory;
 mod nodes;
 mod object_store;
 mod options;
+mod mail;
 mod people;
 mod prewarm;
 mod replicas;
