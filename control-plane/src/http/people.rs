@@ -145,16 +145,18 @@ pub async fn signup(
             ("password", &format!("Password {why}.")),
         );
     }
-    let taken = page(
-        StatusCode::BAD_REQUEST,
-        (
-            "email",
-            "An account with this email exists. Sign in, or reset its password if you have none yet.",
-        ),
-    );
+    let taken = || {
+        page(
+            StatusCode::BAD_REQUEST,
+            (
+                "email",
+                "An account with this email exists. Sign in, or reset its password if you have none yet.",
+            ),
+        )
+    };
     // A known address is refused before it counts against the day's limits.
     match state.store.account_by_email(&email).await {
-        Ok(Some(_)) => return taken,
+        Ok(Some(_)) => return taken(),
         Ok(None) => {}
         Err(e) => return crate::http::error::ApiError::from(e).into_response(),
     }
@@ -204,7 +206,7 @@ pub async fn signup(
             let _ = send_verification(&state, &account.id, &email, &token).await;
             start_session(&state, &account.id, &next).await
         }
-        Err(StoreError::Conflict(_)) => taken,
+        Err(StoreError::Conflict(_)) => taken(),
         Err(e) => crate::http::error::ApiError::from(e).into_response(),
     }
 }

@@ -166,6 +166,40 @@ mod tests {
     }
 
     #[test]
+    fn a_ca_file_must_hold_a_certificate_and_needs_a_tls_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "not a certificate").unwrap();
+        let url = Secret::new("smtp://user:hunter2@127.0.0.1:2525?tls=required".to_owned());
+        let err = Mailer::new("a@example.com", Some(&url), Some(&empty), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ca_file") && err.contains("no PEM certificate"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+        let missing = dir.path().join("missing.pem");
+        let err = Mailer::new("a@example.com", Some(&url), Some(&missing), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing.pem"), "{err}");
+        let plain = Secret::new("smtp://127.0.0.1:2525".to_owned());
+        std::fs::write(&empty, TEST_CA).unwrap();
+        let err = Mailer::new("a@example.com", Some(&plain), Some(&empty), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("uses no TLS"), "{err}");
+        for url in [
+            "smtp://127.0.0.1:2525?tls=required",
+            "smtps://user:pw@127.0.0.1:465",
+        ] {
+            let url = Secret::new(url.to_owned());
+            Mailer::new("a@example.com", Some(&url), Some(&empty), dir.path()).unwrap();
+        }
+    }
+
+    /// A throwaway self-signed CA (openssl req -x509), for parsing only.
+    const TEST_CA: &str = include_str!("test_ca.pem");
+
+    #[test]
     fn a_bad_smtp_url_is_a_config_error_that_hides_it() {
         let url = Secret::new("nonsense://user:hunter2@host".to_owned());
         let err = Mailer::new("a@example.com", Some(&url), None, std::path::Path::new("/tmp"))

@@ -241,13 +241,6 @@ impl PeopleStore for SqlStore {
         day: i64,
     ) -> Result<Option<usize>, StoreError> {
         let mut tx = self.begin_write().await?;
-        // Yesterday's rows stay for a day (a sign-up near midnight); older
-        // ones go as new sign-ups come.
-        sqlx::query("DELETE FROM signup_counts WHERE day < $1")
-            .bind(day - 1)
-            .execute(&mut *tx)
-            .await
-            .map_err(map_err)?;
         for (i, (subject, limit)) in subjects.iter().enumerate() {
             // The upsert's WHERE is the decision: at the limit it updates
             // nothing and returns no row (on PostgreSQL a concurrent
@@ -269,6 +262,14 @@ impl PeopleStore for SqlStore {
             }
         }
         tx.commit().await.map_err(map_err)?;
+        // Rows of past days go as new sign-ups come, outside the counting
+        // transaction (so concurrent sign-ups never wait on each other's
+        // cleanup); yesterday's stay, for a sign-up near midnight.
+        sqlx::query("DELETE FROM signup_counts WHERE day < $1")
+            .bind(day - 1)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
         Ok(None)
     }
 
