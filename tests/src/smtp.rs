@@ -132,15 +132,34 @@ impl SmtpServer {
         // A CA of its own, and a certificate for 127.0.0.1 and localhost.
         openssl(
             &[
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-                "/CN=vis smtp test CA", "-keyout", "ca.key", "-out", "ca.crt",
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=vis smtp test CA",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.crt",
             ],
             root,
         );
         openssl(
             &[
-                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout",
-                "server.key", "-out", "server.csr",
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
             ],
             root,
         );
@@ -151,8 +170,21 @@ impl SmtpServer {
         .unwrap();
         openssl(
             &[
-                "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "server.crt",
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                "san.ext",
+                "-out",
+                "server.crt",
             ],
             root,
         );

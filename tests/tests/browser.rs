@@ -260,7 +260,9 @@ fn outbox_link(app: &TestApp, to: &str, start: &str) -> String {
     mails.sort_by_key(|(t, _)| *t);
     let (_, mail) = mails.pop().unwrap_or_else(|| panic!("no mail to {to}"));
     let mail = mail.replace("=\r\n", "").replace("=3D", "=");
-    let at = mail.find(start).unwrap_or_else(|| panic!("no {start} in {mail}"));
+    let at = mail
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start} in {mail}"));
     let path = &mail[at..];
     let path = &path[..path.find(char::is_whitespace).unwrap_or(path.len())];
     format!("{}{path}", app.base_url)
@@ -291,7 +293,9 @@ async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
     // Signed in, unverified: no credits until the mailed link is opened.
     assert_eq!(text_of(&c, "#balance-credits").await, "0");
     assert!(
-        text_of(&c, "#verify-email").await.contains("browser@example.com"),
+        text_of(&c, "#verify-email")
+            .await
+            .contains("browser@example.com"),
         "the dashboard says where the link went"
     );
     check_page(&c, &base, "/dashboard", "dashboard-unverified").await;

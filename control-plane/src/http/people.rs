@@ -229,7 +229,11 @@ async fn send_verification(
     );
     match state
         .mailer
-        .send(email, "Verify your email for the Vehicle Image Service", body)
+        .send(
+            email,
+            "Verify your email for the Vehicle Image Service",
+            body,
+        )
         .await
     {
         Ok(()) => {

@@ -102,7 +102,8 @@ fn smtp(
 ) -> Result<AsyncSmtpTransport<Tokio1Executor>, MailError> {
     // The URL holds a password: errors say only which setting is wrong.
     let bad = || MailError::Config("[mail] smtp_url is not a valid SMTP URL".into());
-    let builder = AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose()).map_err(|_| bad())?;
+    let builder =
+        AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose()).map_err(|_| bad())?;
     let Some(ca_file) = ca_file else {
         return Ok(builder.build());
     };
@@ -147,7 +148,13 @@ mod tests {
     #[tokio::test]
     async fn the_outbox_holds_one_eml_file_per_message() {
         let dir = tempfile::tempdir().unwrap();
-        let mailer = Mailer::new("Vehicle Images <noreply@example.com>", None, None, dir.path()).unwrap();
+        let mailer = Mailer::new(
+            "Vehicle Images <noreply@example.com>",
+            None,
+            None,
+            dir.path(),
+        )
+        .unwrap();
         mailer
             .send(
                 "ada@example.com",
@@ -174,7 +181,10 @@ mod tests {
         let err = Mailer::new("a@example.com", Some(&url), Some(&empty), dir.path())
             .unwrap_err()
             .to_string();
-        assert!(err.contains("ca_file") && err.contains("no PEM certificate"), "{err}");
+        assert!(
+            err.contains("ca_file") && err.contains("no PEM certificate"),
+            "{err}"
+        );
         assert!(!err.contains("hunter2"), "{err}");
         let missing = dir.path().join("missing.pem");
         let err = Mailer::new("a@example.com", Some(&url), Some(&missing), dir.path())
@@ -202,9 +212,14 @@ mod tests {
     #[test]
     fn a_bad_smtp_url_is_a_config_error_that_hides_it() {
         let url = Secret::new("nonsense://user:hunter2@host".to_owned());
-        let err = Mailer::new("a@example.com", Some(&url), None, std::path::Path::new("/tmp"))
-            .unwrap_err()
-            .to_string();
+        let err = Mailer::new(
+            "a@example.com",
+            Some(&url),
+            None,
+            std::path::Path::new("/tmp"),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(!err.contains("hunter2"), "{err}");
     }
 }

@@ -304,8 +304,11 @@ pub trait CreditStore: Send + Sync + std::fmt::Debug {
     /// and posts its `grant` of `credits`. The mark's deletion decides, so
     /// the grant lands once per account whichever of its links is opened,
     /// however often and wherever.
-    async fn verify_email(&self, token_hash: &str, credits: i64)
-    -> Result<Verification, StoreError>;
+    async fn verify_email(
+        &self,
+        token_hash: &str,
+        credits: i64,
+    ) -> Result<Verification, StoreError>;
 }
 
 #[async_trait]

@@ -113,9 +113,12 @@ async fn sign_up_and_reset_mails_arrive_over_smtp_with_starttls_and_their_links_
     assert_eq!(r.status(), 410);
     let r = b
         .submit(
-            &path,
             "/reset",
-            &[("token", token.as_str()), ("password", "yet another passphrase")],
+            "/reset",
+            &[
+                ("token", token.as_str()),
+                ("password", "yet another passphrase"),
+            ],
         )
         .await;
     assert_eq!(r.status(), 410);

@@ -162,7 +162,13 @@ async fn sign_up_signs_in_and_the_free_credits_land_once_the_email_is_verified()
     assert!(mail.contains(&format!("{}{link}", app.base_url)), "{mail}");
     let stranger = app.get(&link).await;
     assert_eq!(stranger.status(), 200, "the link needs no session");
-    assert!(stranger.text().await.unwrap().contains("Your email is verified"));
+    assert!(
+        stranger
+            .text()
+            .await
+            .unwrap()
+            .contains("Your email is verified")
+    );
     let (status, html, _) = b.page("/dashboard").await;
     assert_eq!(status, 200);
     assert!(html.contains(">100</strong> credits"), "{html}");
@@ -279,7 +285,10 @@ async fn an_expired_verification_link_grants_nothing_and_a_new_one_does() {
     assert!(r.text().await.unwrap().contains("This link has expired"));
     assert_eq!(app.account_json("late@example.com").await["credits"], 0);
     let (_, html, _) = b.page("/dashboard").await;
-    assert!(html.contains("id=\"verify-email\""), "still unverified: {html}");
+    assert!(
+        html.contains("id=\"verify-email\""),
+        "still unverified: {html}"
+    );
 }
 
 #[tokio::test]
@@ -291,7 +300,10 @@ async fn sign_ups_are_limited_per_client_address_and_per_email_domain_a_day() {
     let app = TestApp::spawn_with(config, dir).await;
     // Two at one domain, then the domain is full for the day.
     for email in ["a1@one.example", "a2@one.example"] {
-        assert_eq!(Browser::new(&app).sign_up(email, PASSWORD).await.status(), 303);
+        assert_eq!(
+            Browser::new(&app).sign_up(email, PASSWORD).await.status(),
+            303
+        );
     }
     let r = Browser::new(&app).sign_up("a3@one.example", PASSWORD).await;
     assert_eq!(r.status(), 429);
@@ -320,7 +332,11 @@ async fn sign_ups_are_limited_per_client_address_and_per_email_domain_a_day() {
     );
     // Nothing was created for the refused ones; an operator still can.
     for email in ["a3@one.example", "b2@two.example"] {
-        assert!(app.cli(&["accounts", "show", "--email", email]).await.is_err());
+        assert!(
+            app.cli(&["accounts", "show", "--email", email])
+                .await
+                .is_err()
+        );
     }
     app.cli(&["accounts", "create", "--email", "b2@two.example"])
         .await

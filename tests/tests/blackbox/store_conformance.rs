@@ -2145,35 +2145,50 @@ async fn email_verification(store: &SqlStore) {
 
     // Sign-up limits: per subject and day, all or none.
     let subjects = |addr: &str, domain: &str| {
-        vec![
-            (format!("addr:{addr}"), 2),
-            (format!("domain:{domain}"), 3),
-        ]
+        vec![(format!("addr:{addr}"), 2), (format!("domain:{domain}"), 3)]
     };
     let day = 20_000;
-    assert_eq!(store.count_signup(&subjects("1", "x"), day).await.unwrap(), None);
-    assert_eq!(store.count_signup(&subjects("1", "x"), day).await.unwrap(), None);
+    assert_eq!(
+        store.count_signup(&subjects("1", "x"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("1", "x"), day).await.unwrap(),
+        None
+    );
     assert_eq!(
         store.count_signup(&subjects("1", "x"), day).await.unwrap(),
         Some(0),
         "the address is full"
     );
-    assert_eq!(store.count_signup(&subjects("2", "x"), day).await.unwrap(), None);
+    assert_eq!(
+        store.count_signup(&subjects("2", "x"), day).await.unwrap(),
+        None
+    );
     assert_eq!(
         store.count_signup(&subjects("3", "x"), day).await.unwrap(),
         Some(1),
         "the domain is full"
     );
     // The refused attempt counted nothing against address 3.
-    assert_eq!(store.count_signup(&subjects("3", "y"), day).await.unwrap(), None);
-    assert_eq!(store.count_signup(&subjects("3", "y"), day).await.unwrap(), None);
+    assert_eq!(
+        store.count_signup(&subjects("3", "y"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("3", "y"), day).await.unwrap(),
+        None
+    );
     assert_eq!(
         store.count_signup(&subjects("3", "y"), day).await.unwrap(),
         Some(0)
     );
     // A new day starts afresh.
     assert_eq!(
-        store.count_signup(&subjects("1", "x"), day + 1).await.unwrap(),
+        store
+            .count_signup(&subjects("1", "x"), day + 1)
+            .await
+            .unwrap(),
         None
     );
     // Ten at once from one address: exactly the limit gets through.

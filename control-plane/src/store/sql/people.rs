@@ -274,13 +274,12 @@ impl PeopleStore for SqlStore {
     }
 
     async fn is_unverified(&self, account_id: &str) -> Result<bool, StoreError> {
-        let found: Option<String> = sqlx::query_scalar(
-            "SELECT account_id FROM unverified_accounts WHERE account_id = $1",
-        )
-        .bind(account_id)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)?;
+        let found: Option<String> =
+            sqlx::query_scalar("SELECT account_id FROM unverified_accounts WHERE account_id = $1")
+                .bind(account_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(map_err)?;
         Ok(found.is_some())
     }
 
@@ -292,13 +291,12 @@ impl PeopleStore for SqlStore {
     ) -> Result<bool, StoreError> {
         let now = now_millis();
         let mut tx = self.begin_write().await?;
-        let unverified: Option<String> = sqlx::query_scalar(
-            "SELECT account_id FROM unverified_accounts WHERE account_id = $1",
-        )
-        .bind(account_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(map_err)?;
+        let unverified: Option<String> =
+            sqlx::query_scalar("SELECT account_id FROM unverified_accounts WHERE account_id = $1")
+                .bind(account_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(map_err)?;
         if unverified.is_none() {
             return Ok(false);
         }
