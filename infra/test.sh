@@ -58,6 +58,17 @@ if ! "$MCP_VENV/bin/python" -c 'import mcp' 2>/dev/null; then
 fi
 export VIS_TEST_MCP_PYTHON="$MCP_VENV/bin/python"
 
+# An SMTP server for the mail tests (tests/tests/blackbox/mail.rs): aiosmtpd
+# (PyPI), started by the tests themselves with STARTTLS required
+# (tests/src/smtp.rs); VIS_TEST_SMTP_PYTHON names its interpreter.
+SMTP_VENV="${VIS_SMTP_SERVER_VENV:-$HOME/.cache/vis-smtp-server}"
+if ! "$SMTP_VENV/bin/python" -c 'import aiosmtpd' 2>/dev/null; then
+  echo "infra: installing aiosmtpd, an SMTP test server, into $SMTP_VENV" >&2
+  python3 -m venv "$SMTP_VENV"
+  "$SMTP_VENV/bin/pip" install -q -r tests/smtp/requirements.txt
+fi
+export VIS_TEST_SMTP_PYTHON="$SMTP_VENV/bin/python"
+
 # An S3-compatible server for the object-store conformance suite and the
 # control plane on S3: moto (PyPI), in memory, on a free port.
 S3_VENV="${VIS_S3_SERVER_VENV:-$HOME/.cache/vis-moto}"

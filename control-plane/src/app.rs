@@ -58,6 +58,8 @@ pub struct Shared {
     pub feedback: crate::config::FeedbackConfig,
     /// Sign-up and password-reset mail (`[mail]`).
     pub mailer: crate::people::mail::Mailer,
+    /// Sign-up limits per client address and email domain (`[signup]`).
+    pub signup: crate::config::SignupConfig,
     /// The payment provider that sells credit packs (`[payments]`).
     pub payments: Arc<dyn crate::payments::PaymentProvider>,
     /// The sandbox provider, when it is the one in use (its pages).
@@ -327,6 +329,7 @@ pub async fn build(
     let mailer = crate::people::mail::Mailer::new(
         &config.mail.from,
         config.mail.smtp_url.as_ref(),
+        config.mail.ca_file.as_deref(),
         &config
             .mail
             .outbox
@@ -348,6 +351,7 @@ pub async fn build(
         embeds,
         feedback: config.feedback.clone(),
         mailer,
+        signup: config.signup.clone(),
         payments,
         sandbox,
     }));

@@ -159,6 +159,11 @@ pub enum BudgetCmd {
 #[derive(Debug, Subcommand)]
 pub enum AccountsCmd {
     /// Create an account; it starts with the free credits unless --credits says otherwise.
+    ///
+    /// For operators: the credits are granted at once and the email counts
+    /// as verified (no verification mail; sign-ups on the web get their free
+    /// credits only from the mailed link). The owner sets a password with
+    /// the sign-in page's "forgot password" (/reset).
     Create {
         #[arg(long)]
         email: String,

@@ -129,6 +129,7 @@ pub struct Config {
     pub playground: PlaygroundConfig,
     pub feedback: FeedbackConfig,
     pub mail: MailConfig,
+    pub signup: SignupConfig,
     pub payments: PaymentsConfig,
     /// A second address serving only `GET /metrics`; when set, the main
     /// listener no longer serves it (operators keep it off the internet).
@@ -242,6 +243,32 @@ pub struct MailConfig {
     pub smtp_url: Option<Secret<String>>,
     /// Default `<data_dir>/outbox`.
     pub outbox: Option<PathBuf>,
+    /// A PEM file of CA certificates trusted for the SMTP server's TLS, in
+    /// addition to the system's (a private relay's own CA).
+    pub ca_file: Option<PathBuf>,
+}
+
+/// Sign-ups on the web (`[signup]`, docs/accounts.md "Verified sign-up").
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SignupConfig {
+    /// Sign-ups a UTC day from one client address (an IPv6 /64 counts as
+    /// one address).
+    pub per_address_per_day: i64,
+    /// Sign-ups a UTC day with addresses at one email domain.
+    pub per_domain_per_day: i64,
+    /// How long an email-verification link works, in seconds (24 hours).
+    pub verify_link_secs: i64,
+}
+
+impl Default for SignupConfig {
+    fn default() -> Self {
+        SignupConfig {
+            per_address_per_day: 10,
+            per_domain_per_day: 100,
+            verify_link_secs: 86_400,
+        }
+    }
 }
 
 impl Default for MailConfig {
@@ -250,6 +277,7 @@ impl Default for MailConfig {
             from: "Vehicle Image Service <noreply@localhost>".into(),
             smtp_url: None,
             outbox: None,
+            ca_file: None,
         }
     }
 }
@@ -673,6 +701,7 @@ pub struct FileConfig {
     pub playground: Option<PlaygroundConfig>,
     pub feedback: Option<FeedbackConfig>,
     pub mail: Option<MailConfig>,
+    pub signup: Option<SignupConfig>,
     pub payments: Option<PaymentsConfig>,
     pub metrics_listen: Option<SocketAddr>,
 }
@@ -1045,6 +1074,19 @@ impl Config {
         if mail.outbox.is_none() {
             mail.outbox = Some(data_dir.join("outbox"));
         }
+        let signup = file.signup.unwrap_or_default();
+        for (field, value) in [
+            ("signup.per_address_per_day", signup.per_address_per_day),
+            ("signup.per_domain_per_day", signup.per_domain_per_day),
+            ("signup.verify_link_secs", signup.verify_link_secs),
+        ] {
+            if value < 1 {
+                return Err(ConfigError::Invalid {
+                    field,
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
         let payments = file.payments.unwrap_or_default();
         payments.validate(&base_url)?;
         let render = file.render.unwrap_or_default();
@@ -1094,6 +1136,7 @@ impl Config {
             playground,
             feedback,
             mail,
+            signup,
             payments,
             metrics_listen: file.metrics_listen,
         })

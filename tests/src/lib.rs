@@ -8,6 +8,7 @@
 //! (infra/test.sh runs the suite both ways).
 
 pub mod embed_recipe;
+pub mod smtp;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -242,7 +242,34 @@ async fn check_page(c: &Client, base: &str, page: &str, name: &str) {
     c.set_window_size(1280, 900).await.unwrap();
 }
 
-/// Issue 16's web flows, as a person does them: sign up, create a key,
+/// The full URL of the `start` link (`/verify?token=`) in the newest
+/// outbox message to `to` (quoted-printable soft breaks undone).
+fn outbox_link(app: &TestApp, to: &str, start: &str) -> String {
+    let outbox = app.config.mail.outbox.clone().unwrap();
+    let mut mails: Vec<_> = std::fs::read_dir(&outbox)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.metadata().unwrap().modified().unwrap(),
+                std::fs::read_to_string(e.path()).unwrap(),
+            )
+        })
+        .filter(|(_, m)| m.contains(&format!("To: {to}")) && m.contains("token"))
+        .collect();
+    mails.sort_by_key(|(t, _)| *t);
+    let (_, mail) = mails.pop().unwrap_or_else(|| panic!("no mail to {to}"));
+    let mail = mail.replace("=\r\n", "").replace("=3D", "=");
+    let at = mail
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start} in {mail}"));
+    let path = &mail[at..];
+    let path = &path[..path.find(char::is_whitespace).unwrap_or(path.len())];
+    format!("{}{path}", app.base_url)
+}
+
+/// Issue 16's web flows, as a person does them: sign up, verify the email
+/// through the mailed link, create a key,
 /// approve a command line's device code, buy a pack in the sandbox and see
 /// the balance rise.
 async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
@@ -261,6 +288,33 @@ async fn a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(
         "return location.pathname === '/dashboard';",
         30,
         "the dashboard",
+    )
+    .await;
+    // Signed in, unverified: no credits until the mailed link is opened.
+    assert_eq!(text_of(&c, "#balance-credits").await, "0");
+    assert!(
+        text_of(&c, "#verify-email")
+            .await
+            .contains("browser@example.com"),
+        "the dashboard says where the link went"
+    );
+    check_page(&c, &base, "/dashboard", "dashboard-unverified").await;
+    let link = outbox_link(app, "browser@example.com", "/verify?token=");
+    c.goto(&link).await.unwrap();
+    wait_until(
+        &c,
+        "return document.readyState === 'complete' && document.body.innerText.includes('Your email is verified');",
+        30,
+        "the verified page",
+    )
+    .await;
+    check_page(&c, &base, "/verify", "verified").await;
+    c.goto(&format!("{base}/dashboard")).await.unwrap();
+    wait_until(
+        &c,
+        "return document.readyState === 'complete' && !!document.getElementById('balance-credits') && !document.getElementById('verify-email');",
+        30,
+        "the verified dashboard",
     )
     .await;
     assert_eq!(text_of(&c, "#balance-credits").await, "100");

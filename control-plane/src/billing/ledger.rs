@@ -31,7 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::config::{BillingConfig, Secret};
 use crate::store::{
     Account, ChargeWriter, CreditStore, IdempotencyClaim, LedgerEntry, NewDelivery, NewDeliveryUrl,
-    NewEntry, PaidCheckout, Payer, PaymentOutcome, StoreError,
+    NewEntry, PaidCheckout, Payer, PaymentOutcome, StoreError, Verification,
 };
 
 type Reply = oneshot::Sender<Result<i64, StoreError>>;
@@ -192,6 +192,19 @@ impl Ledger {
         self.credits
             .create_person(email, password_hash, grant)
             .await
+    }
+
+    /// Opens an email-verification link: the first link of an unverified
+    /// account opened within its lifetime posts its `grant` of `credits`,
+    /// once per account whatever is opened again, concurrently or on other
+    /// replicas (decided in the database: docs/accounts.md, "Verified
+    /// sign-up").
+    pub async fn verify_email(
+        &self,
+        token_hash: &str,
+        credits: i64,
+    ) -> Result<Verification, StoreError> {
+        self.credits.verify_email(token_hash, credits).await
     }
 
     /// Credits a paid checkout's pack, exactly once per purchase whatever

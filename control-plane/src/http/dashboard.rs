@@ -227,6 +227,10 @@ async fn show(
         Ok(ctx) => {
             let ctx = context! {
                 operator => super::operator::is_operator(state, account).await,
+                // A web sign-up whose email is not verified yet (docs/accounts.md).
+                unverified => state.store.is_unverified(&account.id).await.unwrap_or(false),
+                free_credits => crate::billing::FREE_CREDITS,
+                verify_within => crate::people::lifetime_words(state.signup.verify_link_secs),
                 dash_tab => "overview",
                 new_key => once.new_key.as_ref().map(|(name, key)| context! { name, key }),
                 new_partner => once.new_partner.as_ref().map(|(id, secret)| context! { id, secret }),

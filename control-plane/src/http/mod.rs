@@ -89,6 +89,12 @@ fn routes() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
             get(people::signup_page).post(people::signup),
         ),
         ("/signout", Access::Web, post(people::signout)),
+        ("/verify", Access::Web, get(people::verify)),
+        (
+            "/verify/resend",
+            Access::Web,
+            post(people::resend_verification),
+        ),
         (
             "/reset",
             Access::Web,

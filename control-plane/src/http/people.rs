@@ -1,5 +1,6 @@
-//! Accounts for people (docs/accounts.md): `/signup`, `/signin`,
-//! `/signout` and `/reset` (a password-reset link sent by mail). Forms are
+//! Accounts for people (docs/accounts.md): `/signup` (the free credits land
+//! on `/verify`, the link mailed to the address), `/signin`, `/signout` and
+//! `/reset` (a password-reset link sent by mail). Forms are
 //! CSRF-protected and rate-limited (`web.rs`); errors are shown on the
 //! form, in the words of its fields.
 
@@ -14,10 +15,13 @@ use super::web::{self, ClientIp, FormFields};
 use crate::billing::FREE_CREDITS;
 use crate::http::state::HttpState;
 use crate::people;
-use crate::store::{StoreError, now_millis};
+use crate::store::{NewVerificationLink, StoreError, Verification, now_millis};
 
 /// Sign-up attempts per minute per client address.
 const SIGNUPS_PER_MINUTE: u64 = 10;
+/// Verification mails (re)sent per minute per account, and per address.
+const RESENDS_PER_MINUTE_ACCOUNT: u64 = 1;
+const RESENDS_PER_MINUTE_IP: u64 = 5;
 /// Sign-in attempts per minute per client address, and per email address.
 const SIGNINS_PER_MINUTE_IP: u64 = 20;
 const SIGNINS_PER_MINUTE_EMAIL: u64 = 5;
@@ -94,7 +98,9 @@ pub async fn signup_page(
     )
 }
 
-/// `POST /signup`: email and password; 100 free credits; signed in at once.
+/// `POST /signup`: email and password; signed in at once, with no credits
+/// until the email is verified (the mailed link, `GET /verify`). Limited
+/// per client address a minute and a day, and per email domain a day.
 pub async fn signup(
     State(state): State<HttpState>,
     ClientIp(ip): ClientIp,
@@ -139,28 +145,265 @@ pub async fn signup(
             ("password", &format!("Password {why}.")),
         );
     }
-    let Ok(hash) = people::hash_password(password.to_owned()).await else {
-        return crate::http::error::ApiError::internal("password hashing failed").into_response();
-    };
-    match state
-        .deliverer
-        .ledger
-        .open_person(&email, &hash, FREE_CREDITS)
-        .await
-    {
-        Ok(account) => {
-            tracing::info!(account.id = %account.id, "account created on the web");
-            start_session(&state, &account.id, &next).await
-        }
-        Err(StoreError::Conflict(_)) => page(
+    let taken = || {
+        page(
             StatusCode::BAD_REQUEST,
             (
                 "email",
                 "An account with this email exists. Sign in, or reset its password if you have none yet.",
             ),
+        )
+    };
+    // A known address is refused before it counts against the day's limits.
+    match state.store.account_by_email(&email).await {
+        Ok(Some(_)) => return taken(),
+        Ok(None) => {}
+        Err(e) => return crate::http::error::ApiError::from(e).into_response(),
+    }
+    let (by_address, by_domain) = people::signup_subjects(&ip, &email);
+    let limits = [
+        (by_address, state.signup.per_address_per_day),
+        (by_domain, state.signup.per_domain_per_day),
+    ];
+    let day = now_millis().div_euclid(86_400_000);
+    match state.store.count_signup(&limits, day).await {
+        Ok(None) => {}
+        Ok(Some(0)) => {
+            return page(
+                StatusCode::TOO_MANY_REQUESTS,
+                (
+                    "email",
+                    "Too many sign-ups from your network today. Try again tomorrow.",
+                ),
+            );
+        }
+        Ok(Some(_)) => {
+            let domain = email.rsplit_once('@').map_or("", |(_, d)| d);
+            let message =
+                format!("Too many sign-ups with addresses at {domain} today. Try again tomorrow.");
+            return page(StatusCode::TOO_MANY_REQUESTS, ("email", &message));
+        }
+        Err(e) => return crate::http::error::ApiError::from(e).into_response(),
+    }
+    let Ok(hash) = people::hash_password(password.to_owned()).await else {
+        return crate::http::error::ApiError::internal("password hashing failed").into_response();
+    };
+    let token = people::new_token();
+    let token_hash = people::token_hash(&token);
+    let link = NewVerificationLink {
+        token_hash: &token_hash,
+        expires_at: now_millis() + state.signup.verify_link_secs * 1000,
+    };
+    match state
+        .store
+        .create_unverified_person(&email, &hash, &link)
+        .await
+    {
+        Ok(account) => {
+            tracing::info!(account.id = %account.id, "account created on the web");
+            // A mail that fails is said on the dashboard, which offers to
+            // send it again; the account stands.
+            let _ = send_verification(&state, &account.id, &email, &token).await;
+            start_session(&state, &account.id, &next).await
+        }
+        Err(StoreError::Conflict(_)) => taken(),
+        Err(e) => crate::http::error::ApiError::from(e).into_response(),
+    }
+}
+
+/// Mails the verification link of `token` to `email`. The link never
+/// reaches a log.
+async fn send_verification(
+    state: &HttpState,
+    account_id: &str,
+    email: &str,
+    token: &str,
+) -> Result<(), ()> {
+    let link = format!("{}/verify?token={token}", state.base_url);
+    let body = format!(
+        "Welcome to the Vehicle Image Service.\n\n\
+         To verify {email} and receive your {FREE_CREDITS} free credits, open this link within {}:\n\n\
+         {link}\n\n\
+         If you did not sign up, ignore this message: nothing happens without the link.\n",
+        people::lifetime_words(state.signup.verify_link_secs)
+    );
+    match state
+        .mailer
+        .send(
+            email,
+            "Verify your email for the Vehicle Image Service",
+            body,
+        )
+        .await
+    {
+        Ok(()) => {
+            tracing::info!(account.id = %account_id, "verification mail sent");
+            Ok(())
+        }
+        Err(e) => {
+            tracing::error!(account.id = %account_id, error = %e, "verification mail failed");
+            Err(())
+        }
+    }
+}
+
+/// `GET /verify?token=…`: the mailed link. The first live link of an
+/// unverified account verifies it and its free credits land (once per
+/// account, decided in the database); opening it again changes nothing.
+pub async fn verify(
+    State(state): State<HttpState>,
+    method: axum::http::Method,
+    headers: HeaderMap,
+    Query(q): Query<NextQuery>,
+) -> Response {
+    if method == axum::http::Method::HEAD {
+        // A link checker's HEAD verifies nothing; only a GET does.
+        return web::notice(
+            &state,
+            &headers,
+            StatusCode::OK,
+            "Verify your email",
+            "Open this link in a browser.",
+        );
+    }
+    let token = q.token.unwrap_or_default();
+    if token.is_empty() || token.len() > 128 {
+        return web::notice(
+            &state,
+            &headers,
+            StatusCode::GONE,
+            "This link does not work",
+            "Open the whole link from the verification mail, or sign in and send a new one from the dashboard.",
+        );
+    }
+    match state
+        .deliverer
+        .ledger
+        .verify_email(&people::token_hash(&token), FREE_CREDITS)
+        .await
+    {
+        Ok(Verification::Granted { account_id, .. }) => {
+            tracing::info!(account.id = %account_id, "email verified: free credits granted");
+            web::notice(
+                &state,
+                &headers,
+                StatusCode::OK,
+                "Your email is verified",
+                &format!("{FREE_CREDITS} free credits were added to your account."),
+            )
+        }
+        Ok(Verification::AlreadyVerified { .. }) => web::notice(
+            &state,
+            &headers,
+            StatusCode::OK,
+            "Your email is verified already",
+            "Nothing more to do: the free credits were added when it was first verified.",
+        ),
+        Ok(Verification::Expired) => web::notice(
+            &state,
+            &headers,
+            StatusCode::GONE,
+            "This link has expired",
+            &format!(
+                "Verification links work for {}. Sign in and send a new one from the dashboard.",
+                people::lifetime_words(state.signup.verify_link_secs)
+            ),
+        ),
+        Ok(Verification::Unknown) => web::notice(
+            &state,
+            &headers,
+            StatusCode::GONE,
+            "This link does not work",
+            "Open the whole link from the verification mail, or sign in and send a new one from the dashboard.",
         ),
         Err(e) => crate::http::error::ApiError::from(e).into_response(),
     }
+}
+
+/// `POST /verify/resend`: a new verification link for the signed-in,
+/// unverified account (1 a minute per account and 5 per address; at most
+/// `VERIFY_MAILS_PER_DAY` in 24 hours).
+pub async fn resend_verification(
+    State(state): State<HttpState>,
+    ClientIp(ip): ClientIp,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(why) = web::read_form(&state, &headers, &body) {
+        return web::refusal(&state, &headers, why);
+    }
+    let account = match web::require_signed_in(&state, &headers, "/dashboard").await {
+        Ok(a) => a,
+        Err(redirect) => return redirect,
+    };
+    let (_, by_account) = rate::check_named(
+        &state,
+        "verify-resend",
+        &account.id,
+        RESENDS_PER_MINUTE_ACCOUNT,
+    )
+    .await;
+    let (_, by_ip) = rate::check_ip(&state, "verify-resend", &ip, RESENDS_PER_MINUTE_IP).await;
+    let wait = |what: &str| {
+        web::notice(
+            &state,
+            &headers,
+            StatusCode::TOO_MANY_REQUESTS,
+            "Please wait",
+            what,
+        )
+    };
+    if by_account.is_err() || by_ip.is_err() {
+        return wait("A verification mail was sent a moment ago. Wait a minute and try again.");
+    }
+    match state.store.is_unverified(&account.id).await {
+        Ok(true) => {}
+        Ok(false) => return web::see_other("/dashboard"),
+        Err(e) => return crate::http::error::ApiError::from(e).into_response(),
+    }
+    let token = people::new_token();
+    let token_hash = people::token_hash(&token);
+    let link = NewVerificationLink {
+        token_hash: &token_hash,
+        expires_at: now_millis() + state.signup.verify_link_secs * 1000,
+    };
+    match state
+        .store
+        .create_verification_link(&account.id, &link, people::VERIFY_MAILS_PER_DAY)
+        .await
+    {
+        Ok(true) => {}
+        Ok(false) => {
+            return wait(&format!(
+                "{} verification mails were sent in the last 24 hours. Look for them (and in the spam folder), or try again tomorrow.",
+                people::VERIFY_MAILS_PER_DAY
+            ));
+        }
+        Err(e) => return crate::http::error::ApiError::from(e).into_response(),
+    }
+    if send_verification(&state, &account.id, &account.email, &token)
+        .await
+        .is_err()
+    {
+        return web::notice(
+            &state,
+            &headers,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Mail could not be sent",
+            "The service could not send mail just now. Try again in a few minutes.",
+        );
+    }
+    web::notice(
+        &state,
+        &headers,
+        StatusCode::OK,
+        "Check your email",
+        &format!(
+            "A new link is on its way to {}. It works for {}.",
+            account.email,
+            people::lifetime_words(state.signup.verify_link_secs)
+        ),
+    )
 }
 
 /// `GET /signin`.

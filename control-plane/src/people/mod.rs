@@ -1,5 +1,6 @@
-//! People on the web: passwords, sign-in tokens, password-reset links and
-//! the mail that carries them (`mail.rs`). No HTTP here: cookies, CSRF and
+//! People on the web: passwords, sign-in tokens, email-verification and
+//! password-reset links and the mail that carries them (`mail.rs`), and the
+//! subjects of the sign-up limits. No HTTP here: cookies, CSRF and
 //! pages live in `http/web.rs`; rows live in `store` (`PeopleStore`).
 //!
 //! - **Passwords** are hashed with argon2id (the `argon2` crate's defaults:
@@ -16,6 +17,9 @@ use argon2::{Argon2, PasswordHash};
 pub const SESSION_DAYS: i64 = 30;
 /// How long a password-reset link works.
 pub const RESET_MINUTES: i64 = 60;
+/// Verification mails an unverified account can be sent in 24 hours (the
+/// sign-up's and the resends).
+pub const VERIFY_MAILS_PER_DAY: i64 = 5;
 pub const PASSWORD_MIN_CHARS: usize = 10;
 pub const PASSWORD_MAX_CHARS: usize = 256;
 
@@ -45,6 +49,41 @@ pub fn normalize_email(raw: &str) -> Result<String, &'static str> {
         Ok(email)
     } else {
         Err("must be an email address like you@example.com")
+    }
+}
+
+/// The sign-up limits' subjects for a client address and a normalised
+/// email: `addr:<ip>` (an IPv6 address by its /64, which one household or
+/// one server is usually given whole) and `domain:<domain>`.
+pub fn signup_subjects(ip: &str, email: &str) -> (String, String) {
+    let addr = match ip.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        Ok(v4) => v4.to_string(),
+        Err(_) => ip.to_owned(),
+    };
+    let domain = email.rsplit_once('@').map_or(email, |(_, d)| d);
+    (format!("addr:{addr}"), format!("domain:{domain}"))
+}
+
+/// A lifetime in words: "24 hours", "30 minutes", "1 second".
+pub fn lifetime_words(secs: i64) -> String {
+    let (n, unit) = if secs >= 3600 && secs % 3600 == 0 {
+        (secs / 3600, "hour")
+    } else if secs >= 60 && secs % 60 == 0 {
+        (secs / 60, "minute")
+    } else {
+        (secs, "second")
+    };
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
     }
 }
 
@@ -142,6 +181,32 @@ mod tests {
         ] {
             assert!(normalize_email(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn signup_subjects_group_ipv6_by_its_64_and_name_the_domain() {
+        assert_eq!(
+            signup_subjects("203.0.113.9", "ada@example.com"),
+            ("addr:203.0.113.9".into(), "domain:example.com".into())
+        );
+        let (a, _) = signup_subjects("2001:db8:1:2:aaaa::1", "x@y.org");
+        let (b, _) = signup_subjects("2001:db8:1:2:bbbb::2", "x@y.org");
+        assert_eq!(a, "addr:2001:db8:1:2::/64");
+        assert_eq!(a, b);
+        let (c, _) = signup_subjects("2001:db8:1:3::1", "x@y.org");
+        assert_ne!(a, c);
+        assert_eq!(
+            signup_subjects("::ffff:198.51.100.7", "x@y.org").0,
+            "addr:198.51.100.7"
+        );
+    }
+
+    #[test]
+    fn lifetimes_are_said_in_words() {
+        assert_eq!(lifetime_words(86_400), "24 hours");
+        assert_eq!(lifetime_words(3600), "1 hour");
+        assert_eq!(lifetime_words(1800), "30 minutes");
+        assert_eq!(lifetime_words(2), "2 seconds");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod idempotency;
 mod images;
 mod infra;
 mod ledger_model;
+mod mail;
 mod mcp;
 mod memory;
 mod nodes;

@@ -11,13 +11,13 @@ use serde_json::{Value, json};
 use vis_tests::{TestApp, header, problem, real_renderer};
 
 /// A browser's cookie jar over the suite's client (no redirects followed).
-struct Browser<'a> {
+pub(crate) struct Browser<'a> {
     app: &'a TestApp,
     cookies: BTreeMap<String, String>,
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Browser<'a> {
+    pub(crate) fn new(app: &'a TestApp) -> Browser<'a> {
         Browser {
             app,
             cookies: BTreeMap::new(),
@@ -45,7 +45,7 @@ impl<'a> Browser<'a> {
         }
     }
 
-    async fn get(&mut self, path: &str) -> reqwest::Response {
+    pub(crate) async fn get(&mut self, path: &str) -> reqwest::Response {
         let r = self
             .app
             .client
@@ -59,7 +59,7 @@ impl<'a> Browser<'a> {
     }
 
     /// The page at `path` and the CSRF token its forms carry.
-    async fn page(&mut self, path: &str) -> (u16, String, String) {
+    pub(crate) async fn page(&mut self, path: &str) -> (u16, String, String) {
         let r = self.get(path).await;
         let status = r.status().as_u16();
         let html = r.text().await.unwrap();
@@ -71,7 +71,7 @@ impl<'a> Browser<'a> {
         (status, html, csrf)
     }
 
-    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+    pub(crate) async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(fields)
             .finish();
@@ -90,7 +90,7 @@ impl<'a> Browser<'a> {
     }
 
     /// Posts a form from the page at `page`, with its CSRF token.
-    async fn submit(
+    pub(crate) async fn submit(
         &mut self,
         page: &str,
         action: &str,
@@ -102,7 +102,7 @@ impl<'a> Browser<'a> {
         self.post(action, &all).await
     }
 
-    async fn sign_up(&mut self, email: &str, password: &str) -> reqwest::Response {
+    pub(crate) async fn sign_up(&mut self, email: &str, password: &str) -> reqwest::Response {
         self.submit(
             "/signup",
             "/signup",
@@ -110,12 +110,24 @@ impl<'a> Browser<'a> {
         )
         .await
     }
+
+    /// Signs up, then opens the verification link of the mail in the
+    /// outbox, which grants the free credits.
+    async fn sign_up_and_verify(&mut self, email: &str, password: &str) -> reqwest::Response {
+        let r = self.sign_up(email, password).await;
+        assert_eq!(r.status(), 303, "sign-up of {email}");
+        let link = outbox_link(self.app, email, "/verify?token=");
+        let (status, html, _) = self.page(&link).await;
+        assert_eq!(status, 200, "{html}");
+        assert!(html.contains("Your email is verified"), "{html}");
+        r
+    }
 }
 
-const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 
 #[tokio::test]
-async fn sign_up_signs_in_with_100_credits_and_a_safe_session_cookie() {
+async fn sign_up_signs_in_and_the_free_credits_land_once_the_email_is_verified() {
     let app = TestApp::spawn().await;
     let mut b = Browser::new(&app);
     let r = b.sign_up("  Ada@Example.com ", PASSWORD).await;
@@ -135,11 +147,56 @@ async fn sign_up_signs_in_with_100_credits_and_a_safe_session_cookie() {
         !session.contains("Secure"),
         "plain-http deployment: {session}"
     );
+    // Signed in, unverified: no credits yet, and the dashboard says why.
     let (status, html, _) = b.page("/dashboard").await;
     assert_eq!(status, 200);
     assert!(html.contains("ada@example.com"), "the email is normalised");
+    assert!(html.contains(">0</strong> credits"), "{html}");
+    assert!(html.contains("id=\"verify-email\""), "{html}");
+    assert!(html.contains("action=\"/verify/resend\""), "{html}");
+    assert_eq!(app.account_json("ada@example.com").await["credits"], 0);
+    // The mailed link grants them, once.
+    let link = outbox_link(&app, "ada@example.com", "/verify?token=");
+    let mail = outbox_mails(&app, "ada@example.com").pop().unwrap();
+    assert!(mail.contains("within 24 hours"), "{mail}");
+    assert!(mail.contains(&format!("{}{link}", app.base_url)), "{mail}");
+    let stranger = app.get(&link).await;
+    assert_eq!(stranger.status(), 200, "the link needs no session");
+    assert!(
+        stranger
+            .text()
+            .await
+            .unwrap()
+            .contains("Your email is verified")
+    );
+    let (status, html, _) = b.page("/dashboard").await;
+    assert_eq!(status, 200);
     assert!(html.contains(">100</strong> credits"), "{html}");
-    assert_eq!(app.account_json("ada@example.com").await["credits"], 100);
+    assert!(!html.contains("id=\"verify-email\""), "{html}");
+    // A second click does nothing more.
+    let again = b.get(&link).await;
+    assert_eq!(again.status(), 200);
+    assert!(again.text().await.unwrap().contains("verified already"));
+    let account = app.account_json("ada@example.com").await;
+    assert_eq!(account["credits"], 100);
+    let grants: Vec<&Value> = account["ledger"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "grant")
+        .collect();
+    assert_eq!(grants.len(), 1, "{account}");
+    assert_eq!(grants[0]["delta"], 100);
+    // A HEAD (a link checker) and a made-up token change nothing.
+    let head = app.client.head(app.url(&link)).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(app.get("/verify?token=nonsense").await.status(), 410);
+    assert_eq!(app.get("/verify").await.status(), 410);
+    // Once verified, resending sends nothing and goes to the dashboard.
+    let before = outbox_mails(&app, "ada@example.com").len();
+    let r = b.submit("/dashboard", "/verify/resend", &[]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(outbox_mails(&app, "ada@example.com").len(), before);
     // The dashboard is never cached.
     let r = b.get("/dashboard").await;
     assert_eq!(header(&r, "cache-control"), "no-store");
@@ -160,6 +217,131 @@ async fn sign_up_signs_in_with_100_credits_and_a_safe_session_cookie() {
     let r = other.sign_up("bob-at-example.com", PASSWORD).await;
     assert_eq!(r.status(), 400);
     assert_eq!(other.get("/dashboard").await.status(), 303);
+}
+
+#[tokio::test]
+async fn links_opened_at_once_and_twice_grant_the_free_credits_exactly_once() {
+    let app = TestApp::spawn().await;
+    let mut b = Browser::new(&app);
+    b.sign_up("twice@example.com", PASSWORD).await;
+    let first = outbox_link(&app, "twice@example.com", "/verify?token=");
+    // A second link (resent from the dashboard); both are live.
+    let r = b.submit("/dashboard", "/verify/resend", &[]).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("Check your email"));
+    let second = outbox_link(&app, "twice@example.com", "/verify?token=");
+    assert_ne!(first, second);
+    // A second resend within the minute is refused.
+    let r = b.submit("/dashboard", "/verify/resend", &[]).await;
+    assert_eq!(r.status(), 429);
+    // Twenty clicks on the two links at once: one grant.
+    let clicks = (0..20).map(|i| {
+        let url = app.url(if i % 2 == 0 { &first } else { &second });
+        let client = app.client.clone();
+        async move { client.get(url).send().await.unwrap().status().as_u16() }
+    });
+    let statuses = futures_join_all(clicks).await;
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+    let account = app.account_json("twice@example.com").await;
+    assert_eq!(account["credits"], 100, "{account}");
+    let grants = account["ledger"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "grant")
+        .count();
+    assert_eq!(grants, 1, "{account}");
+}
+
+/// Runs the futures at once (tokio tasks), in order of their results.
+async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<u16>
+where
+    F: std::future::Future<Output = u16> + Send + 'static,
+{
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for h in handles {
+        out.push(h.await.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn an_expired_verification_link_grants_nothing_and_a_new_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = control_plane::Config::for_tests(dir.path());
+    config.signup.verify_link_secs = 1;
+    let app = TestApp::spawn_with(config, dir).await;
+    let mut b = Browser::new(&app);
+    b.sign_up("late@example.com", PASSWORD).await;
+    let link = outbox_link(&app, "late@example.com", "/verify?token=");
+    assert!(
+        outbox_mails(&app, "late@example.com")[0].contains("within 1 second"),
+        "the mail says how long the link works"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let r = b.get(&link).await;
+    assert_eq!(r.status(), 410);
+    assert!(r.text().await.unwrap().contains("This link has expired"));
+    assert_eq!(app.account_json("late@example.com").await["credits"], 0);
+    let (_, html, _) = b.page("/dashboard").await;
+    assert!(
+        html.contains("id=\"verify-email\""),
+        "still unverified: {html}"
+    );
+}
+
+#[tokio::test]
+async fn sign_ups_are_limited_per_client_address_and_per_email_domain_a_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = control_plane::Config::for_tests(dir.path());
+    config.signup.per_address_per_day = 3;
+    config.signup.per_domain_per_day = 2;
+    let app = TestApp::spawn_with(config, dir).await;
+    // Two at one domain, then the domain is full for the day.
+    for email in ["a1@one.example", "a2@one.example"] {
+        assert_eq!(
+            Browser::new(&app).sign_up(email, PASSWORD).await.status(),
+            303
+        );
+    }
+    let r = Browser::new(&app).sign_up("a3@one.example", PASSWORD).await;
+    assert_eq!(r.status(), 429);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("Too many sign-ups with addresses at one.example today")
+    );
+    // A refused attempt did not count against the address: one more
+    // elsewhere is the address's third, then the address is full.
+    assert_eq!(
+        Browser::new(&app)
+            .sign_up("b1@two.example", PASSWORD)
+            .await
+            .status(),
+        303
+    );
+    let r = Browser::new(&app).sign_up("b2@two.example", PASSWORD).await;
+    assert_eq!(r.status(), 429);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("Too many sign-ups from your network today")
+    );
+    // Nothing was created for the refused ones; an operator still can.
+    for email in ["a3@one.example", "b2@two.example"] {
+        assert!(
+            app.cli(&["accounts", "show", "--email", email])
+                .await
+                .is_err()
+        );
+    }
+    app.cli(&["accounts", "create", "--email", "b2@two.example"])
+        .await
+        .unwrap();
+    assert_eq!(app.account_json("b2@two.example").await["credits"], 100);
 }
 
 #[tokio::test]
@@ -341,6 +523,12 @@ async fn next_never_leaves_the_site_after_browser_url_cleaning() {
 
 /// The newest message in the outbox, and the reset link in it.
 fn reset_link(app: &TestApp, to: &str) -> String {
+    outbox_link(app, to, "/reset?token=")
+}
+
+/// Every message to `to` in the outbox, oldest first, with quoted-printable
+/// soft breaks and `=3D` undone.
+fn outbox_mails(app: &TestApp, to: &str) -> Vec<String> {
     let outbox = app.config.mail.outbox.clone().unwrap();
     let mut mails: Vec<_> = std::fs::read_dir(&outbox)
         .unwrap()
@@ -353,16 +541,24 @@ fn reset_link(app: &TestApp, to: &str) -> String {
         })
         .filter(|(_, m)| m.contains(&format!("To: {to}")))
         .collect();
-    assert!(!mails.is_empty(), "no mail to {to} in {}", outbox.display());
     mails.sort_by_key(|(t, _)| *t);
+    mails
+        .into_iter()
+        .map(|(_, m)| m.replace("=\r\n", "").replace("=3D", "="))
+        .collect()
+}
+
+/// The path of the `start` link (`/verify?token=`) in the newest message
+/// to `to` that has one.
+fn outbox_link(app: &TestApp, to: &str, start: &str) -> String {
+    let mails = outbox_mails(app, to);
     let mail = mails
-        .pop()
-        .unwrap()
-        .1
-        .replace("=\r\n", "")
-        .replace("=3D", "=");
-    let start = mail.find("/reset?token=").expect("a reset link");
-    let link = &mail[start..];
+        .iter()
+        .rev()
+        .find(|m| m.contains(start))
+        .unwrap_or_else(|| panic!("no mail to {to} with {start}: {mails:?}"));
+    let at = mail.find(start).unwrap();
+    let link = &mail[at..];
     link[..link.find(|c: char| c.is_whitespace()).unwrap_or(link.len())].to_owned()
 }
 
@@ -1010,7 +1206,7 @@ async fn a_signed_in_person_approves_a_device_code_and_the_device_gets_its_key()
         html.contains(&format!("/signin?next=%2Fdevice%3Fuser_code%3D{user_code}")),
         "{html}"
     );
-    b.sign_up("device@example.com", PASSWORD).await;
+    b.sign_up_and_verify("device@example.com", PASSWORD).await;
     let (_, html, _) = b.page(&page).await;
     assert!(
         html.contains("my laptop") && html.contains("id=\"approve\""),
@@ -1058,7 +1254,7 @@ async fn a_signed_in_session_is_a_free_private_grant_of_car_png() {
         "/images/car.png?make=toyota&model=camry&year=2019&view=side&color=blue&w=128&format=png";
     assert_eq!(app.get(path).await.status(), 401);
     let mut b = Browser::new(&app);
-    b.sign_up("viewer@example.com", PASSWORD).await;
+    b.sign_up_and_verify("viewer@example.com", PASSWORD).await;
     let r = b.get(path).await;
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "cache-control"), "private, max-age=300");
@@ -1257,7 +1453,7 @@ fn chrono_now() -> u64 {
 async fn buying_on_the_credits_page_goes_to_the_payment_page_and_back() {
     let app = TestApp::spawn().await;
     let mut b = Browser::new(&app);
-    b.sign_up("shopper@example.com", PASSWORD).await;
+    b.sign_up_and_verify("shopper@example.com", PASSWORD).await;
     let r = b
         .submit(
             "/dashboard/credits",

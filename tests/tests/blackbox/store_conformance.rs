@@ -263,6 +263,7 @@ async fn suite(store: SqlStore) {
     device_logins(&store).await;
     people_and_payments(&store).await;
     operators(&store).await;
+    email_verification(&store).await;
     store.close().await;
 }
 
@@ -2029,4 +2030,180 @@ async fn postgres_over_tls_verifies_the_server() {
     let err = err.to_string();
     assert!(err.contains("certificate"), "{err}");
     assert!(!err.contains("postgres://"), "{err}");
+}
+
+/// Verified sign-up (migration 20): an unverified person starts with no
+/// credits; the first live link posts the grant, once per account, however
+/// many links are opened at once; sign-ups count per subject and day, all
+/// or none, never past a limit.
+async fn email_verification(store: &SqlStore) {
+    use control_plane::store::{NewVerificationLink, Verification};
+    let link = |token_hash: &'static str, ttl_ms: i64| NewVerificationLink {
+        token_hash,
+        expires_at: now_millis() + ttl_ms,
+    };
+    let p = store
+        .create_unverified_person("new@example.com", "$argon2id$h", &link("v1", 60_000))
+        .await
+        .unwrap();
+    assert_eq!(store.balance(&p.id).await.unwrap(), Some(0));
+    assert!(store.entries(&p.id, 10).await.unwrap().is_empty());
+    assert!(store.is_unverified(&p.id).await.unwrap());
+    assert!(matches!(
+        store
+            .create_unverified_person("new@example.com", "$x", &link("v-dup", 60_000))
+            .await,
+        Err(StoreError::Conflict(_))
+    ));
+    // Accounts the operator makes (and every older one) count as verified.
+    let made = store.create_account("made@example.com", 100).await.unwrap();
+    assert!(!store.is_unverified(&made.id).await.unwrap());
+    assert!(
+        !store
+            .create_verification_link(&made.id, &link("v-made", 60_000), 5)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.verify_email("v-made", 100).await.unwrap(),
+        Verification::Unknown
+    );
+    // An expired link and an unknown one change nothing.
+    assert!(
+        store
+            .create_verification_link(&p.id, &link("v-old", -1), 5)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.verify_email("v-old", 100).await.unwrap(),
+        Verification::Expired
+    );
+    assert_eq!(
+        store.verify_email("nope", 100).await.unwrap(),
+        Verification::Unknown
+    );
+    assert!(store.is_unverified(&p.id).await.unwrap());
+    assert_eq!(store.balance(&p.id).await.unwrap(), Some(0));
+    // Five links in 24 hours, no more.
+    for h in ["v2", "v3", "v4"] {
+        assert!(
+            store
+                .create_verification_link(&p.id, &link(h, 60_000), 5)
+                .await
+                .unwrap(),
+            "{h}"
+        );
+    }
+    assert!(
+        !store
+            .create_verification_link(&p.id, &link("v5", 60_000), 5)
+            .await
+            .unwrap()
+    );
+    // Sixteen verifications over four live links at once: one grant.
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let store = store.clone();
+            let h = ["v1", "v2", "v3", "v4"][i % 4];
+            tokio::spawn(async move { store.verify_email(h, 100).await.unwrap() })
+        })
+        .collect();
+    let mut granted = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Verification::Granted {
+                account_id,
+                balance,
+            } => {
+                assert_eq!((account_id.as_str(), balance), (p.id.as_str(), 100));
+                granted += 1;
+            }
+            Verification::AlreadyVerified { account_id } => assert_eq!(account_id, p.id),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(granted, 1);
+    assert_eq!(store.balance(&p.id).await.unwrap(), Some(100));
+    let entries = store.entries(&p.id, 10).await.unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!((entries[0].kind, entries[0].delta), (EntryKind::Grant, 100));
+    assert!(!store.is_unverified(&p.id).await.unwrap());
+    // Verified: the expired link says so, and no new link is made.
+    assert_eq!(
+        store.verify_email("v-old", 100).await.unwrap(),
+        Verification::AlreadyVerified {
+            account_id: p.id.clone()
+        }
+    );
+    assert!(
+        !store
+            .create_verification_link(&p.id, &link("v6", 60_000), 50)
+            .await
+            .unwrap()
+    );
+
+    // Sign-up limits: per subject and day, all or none.
+    let subjects = |addr: &str, domain: &str| {
+        vec![(format!("addr:{addr}"), 2), (format!("domain:{domain}"), 3)]
+    };
+    let day = 20_000;
+    assert_eq!(
+        store.count_signup(&subjects("1", "x"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("1", "x"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("1", "x"), day).await.unwrap(),
+        Some(0),
+        "the address is full"
+    );
+    assert_eq!(
+        store.count_signup(&subjects("2", "x"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("3", "x"), day).await.unwrap(),
+        Some(1),
+        "the domain is full"
+    );
+    // The refused attempt counted nothing against address 3.
+    assert_eq!(
+        store.count_signup(&subjects("3", "y"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("3", "y"), day).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.count_signup(&subjects("3", "y"), day).await.unwrap(),
+        Some(0)
+    );
+    // A new day starts afresh.
+    assert_eq!(
+        store
+            .count_signup(&subjects("1", "x"), day + 1)
+            .await
+            .unwrap(),
+        None
+    );
+    // Ten at once from one address: exactly the limit gets through.
+    let tasks: Vec<_> = (0..10)
+        .map(|i| {
+            let store = store.clone();
+            let subjects = subjects("busy", &format!("d{i}"));
+            tokio::spawn(async move { store.count_signup(&subjects, day).await.unwrap() })
+        })
+        .collect();
+    let mut admitted = 0;
+    for t in tasks {
+        if t.await.unwrap().is_none() {
+            admitted += 1;
+        }
+    }
+    assert_eq!(admitted, 2);
 }

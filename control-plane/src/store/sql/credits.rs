@@ -79,4 +79,12 @@ impl CreditStore for SqlStore {
     ) -> Result<PaymentOutcome, StoreError> {
         self.sql_record_paid_checkout(paid).await
     }
+
+    async fn verify_email(
+        &self,
+        token_hash: &str,
+        credits: i64,
+    ) -> Result<Verification, StoreError> {
+        self.sql_verify_email(token_hash, credits).await
+    }
 }

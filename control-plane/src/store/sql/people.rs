@@ -204,6 +204,138 @@ impl PeopleStore for SqlStore {
             .collect::<Result<_, sqlx::Error>>()
             .map_err(map_err)
     }
+
+    async fn create_unverified_person(
+        &self,
+        email: &str,
+        password_hash: &str,
+        link: &NewVerificationLink<'_>,
+    ) -> Result<Account, StoreError> {
+        let now = now_millis();
+        let mut tx = self.begin_write().await?;
+        // No credits yet: no ledger entry. The grant comes with the link.
+        let account = insert_account(&mut tx, email, 0).await?;
+        sqlx::query(
+            "INSERT INTO account_passwords (account_id, password_hash, updated_at) VALUES ($1, $2, $3)",
+        )
+        .bind(&account.id)
+        .bind(password_hash)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        sqlx::query("INSERT INTO unverified_accounts (account_id, created_at) VALUES ($1, $2)")
+            .bind(&account.id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        insert_verification_link(&mut tx, &account.id, link, now).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(account)
+    }
+
+    async fn count_signup(
+        &self,
+        subjects: &[(String, i64)],
+        day: i64,
+    ) -> Result<Option<usize>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        for (i, (subject, limit)) in subjects.iter().enumerate() {
+            // The upsert's WHERE is the decision: at the limit it updates
+            // nothing and returns no row (on PostgreSQL a concurrent
+            // sign-up waits for this row's lock and re-reads the count).
+            let counted: Option<i64> = sqlx::query_scalar(
+                "INSERT INTO signup_counts (subject, day, count) VALUES ($1, $2, 1) \
+                 ON CONFLICT (subject, day) DO UPDATE SET count = signup_counts.count + 1 \
+                 WHERE signup_counts.count < $3 RETURNING count",
+            )
+            .bind(subject)
+            .bind(day)
+            .bind(*limit)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(map_err)?;
+            if counted.is_none_or(|n| n > *limit) {
+                // Dropping the transaction counts none of them.
+                return Ok(Some(i));
+            }
+        }
+        tx.commit().await.map_err(map_err)?;
+        // Rows of past days go as new sign-ups come, outside the counting
+        // transaction (so concurrent sign-ups never wait on each other's
+        // cleanup); yesterday's stay, for a sign-up near midnight.
+        sqlx::query("DELETE FROM signup_counts WHERE day < $1")
+            .bind(day - 1)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(None)
+    }
+
+    async fn is_unverified(&self, account_id: &str) -> Result<bool, StoreError> {
+        let found: Option<String> =
+            sqlx::query_scalar("SELECT account_id FROM unverified_accounts WHERE account_id = $1")
+                .bind(account_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(map_err)?;
+        Ok(found.is_some())
+    }
+
+    async fn create_verification_link(
+        &self,
+        account_id: &str,
+        link: &NewVerificationLink<'_>,
+        max_per_day: i64,
+    ) -> Result<bool, StoreError> {
+        let now = now_millis();
+        let mut tx = self.begin_write().await?;
+        let unverified: Option<String> =
+            sqlx::query_scalar("SELECT account_id FROM unverified_accounts WHERE account_id = $1")
+                .bind(account_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(map_err)?;
+        if unverified.is_none() {
+            return Ok(false);
+        }
+        let recent: i64 = sqlx::query_scalar(
+            "SELECT CAST(COUNT(*) AS BIGINT) FROM email_verifications \
+             WHERE account_id = $1 AND created_at > $2",
+        )
+        .bind(account_id)
+        .bind(now - 86_400_000)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        if recent >= max_per_day {
+            return Ok(false);
+        }
+        insert_verification_link(&mut tx, account_id, link, now).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(true)
+    }
+}
+
+async fn insert_verification_link(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    link: &NewVerificationLink<'_>,
+    now: Millis,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO email_verifications (token_hash, account_id, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4)",
+    )
+    .bind(link.token_hash)
+    .bind(account_id)
+    .bind(now)
+    .bind(link.expires_at)
+    .execute(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    Ok(())
 }
 
 macro_rules! purchase_cols {
@@ -429,6 +561,68 @@ impl SqlStore {
         .map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;
         Ok(account)
+    }
+
+    /// `CreditStore::verify_email`: one transaction; the deletion of the
+    /// account's unverified mark decides whether the grant is posted (on
+    /// PostgreSQL a concurrent verification waits for the row's lock and
+    /// then deletes nothing; on SQLite write transactions take turns).
+    pub(super) async fn sql_verify_email(
+        &self,
+        token_hash: &str,
+        credits: i64,
+    ) -> Result<Verification, StoreError> {
+        let now = now_millis();
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "SELECT account_id, expires_at FROM email_verifications WHERE token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(row) = row else {
+            return Ok(Verification::Unknown);
+        };
+        let account_id: String = row.try_get("account_id").map_err(map_err)?;
+        let expires_at: i64 = row.try_get("expires_at").map_err(map_err)?;
+        let unverified = sqlx::query("DELETE FROM unverified_accounts WHERE account_id = $1")
+            .bind(&account_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?
+            .rows_affected()
+            == 1;
+        if !unverified {
+            // Verified before (by this link or another): nothing more.
+            return Ok(Verification::AlreadyVerified { account_id });
+        }
+        if expires_at <= now {
+            // Dropping the transaction keeps the account unverified.
+            return Ok(Verification::Expired);
+        }
+        // Every link of the account is spent with the first one used.
+        sqlx::query(
+            "UPDATE email_verifications SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL",
+        )
+        .bind(now)
+        .bind(&account_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let balance = move_balance(&mut tx, &account_id, credits).await?;
+        let entry = NewEntry {
+            kind: EntryKind::Grant,
+            delta: credits,
+            reason: "free credits for a verified email",
+            reference: Some("email verification"),
+        };
+        insert_ledger(&mut tx, &account_id, &entry, balance).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(Verification::Granted {
+            account_id,
+            balance,
+        })
     }
 
     pub(super) async fn sql_record_paid_checkout(
