@@ -166,7 +166,7 @@ pub async fn gather(
             buckets.sort_unstable_by_key(|b| b.lower_ms);
             NodeTimes {
                 node,
-                renders: buckets.iter().map(|b| b.count).sum::<i64>() as usize,
+                renders: usize::try_from(buckets.iter().map(|b| b.count).sum::<i64>()).unwrap_or(0),
                 failures,
                 p50_ms: bucket_percentile(&buckets, 50),
                 p95_ms: bucket_percentile(&buckets, 95),

@@ -591,11 +591,13 @@ impl DeliveryStore for SqlStore {
     ) -> Result<UsageCounts, StoreError> {
         // Image delivery charges are the ledger rows with a variant; a
         // refund names the charge it refunds (at most one, by a unique index).
+        // The refund is probed per charge (`ledger_refund_of`), never joined:
+        // PostgreSQL merge-joined the whole refund index, O(every refund).
         let row = sqlx::query(
             "SELECT CAST(COUNT(*) AS BIGINT) AS requests, \
-               CAST(COALESCE(SUM(CASE WHEN r.id IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
-               CAST(COALESCE(SUM(CASE WHEN r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
-             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+               CAST(COALESCE(SUM(CASE WHEN NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
+               CAST(COALESCE(SUM(CASE WHEN c.source = 'cache' AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
+             FROM ledger c \
              WHERE c.account_id = $1 AND c.created_at >= $2 AND c.variant IS NOT NULL",
         )
         .bind(account_id)

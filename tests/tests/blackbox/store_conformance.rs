@@ -2222,7 +2222,7 @@ async fn history_aggregates(store: &SqlStore) {
         .unwrap();
     let top = store.top_variants(since, 50).await.unwrap();
     assert_eq!(top, store.recount_top_variants(since, 50).await.unwrap());
-    assert_eq!(top[0], ("hist/b/2020/red/front".into(), 8), "{top:?}");
+    assert!(top.contains(&("hist/b/2020/red/front".into(), 8)), "{top:?}");
     assert!(top.contains(&("hist/live/2020/red/front".into(), 6)), "{top:?}");
     assert_eq!(store.top_variants(since, 2).await.unwrap(), top[..2].to_vec());
 }
