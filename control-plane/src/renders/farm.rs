@@ -287,7 +287,9 @@ mod tests {
         for n in [1usize, 2, 5, 20, 333, 5000] {
             let mut ms: Vec<i64> = (0..n)
                 .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     ((seed >> 33) % 120_000) as i64
                 })
                 .collect();
@@ -300,7 +302,11 @@ mod tests {
                         b.count += 1;
                         b.max_ms = b.max_ms.max(m);
                     }
-                    _ => buckets.push(super::Bucket { lower_ms, count: 1, max_ms: m }),
+                    _ => buckets.push(super::Bucket {
+                        lower_ms,
+                        count: 1,
+                        max_ms: m,
+                    }),
                 }
             }
             for p in [50, 95] {
@@ -314,7 +320,11 @@ mod tests {
             }
         }
         assert_eq!(super::bucket_percentile(&[], 50), None);
-        let one = [super::Bucket { lower_ms: 1000, count: 1, max_ms: 1040 }];
+        let one = [super::Bucket {
+            lower_ms: 1000,
+            count: 1,
+            max_ms: 1040,
+        }];
         assert_eq!(super::bucket_percentile(&one, 95), Some(1040));
     }
 }

@@ -932,12 +932,10 @@ impl JobStore for SqlStore {
     }
 
     async fn job_counts(&self) -> Result<JobCounts, StoreError> {
-        let rows = sqlx::query(
-            "SELECT status, priority, n FROM render_job_counts",
-        )
-        .fetch_all(&self.pool)
-        .await
-        .map_err(map_err)?;
+        let rows = sqlx::query("SELECT status, priority, n FROM render_job_counts")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(map_err)?;
         let mut counts = JobCounts::default();
         for row in rows {
             let status: String = row.try_get("status").map_err(map_err)?;

@@ -77,7 +77,13 @@ async fn main() -> anyhow::Result<()> {
         control_plane::cli::run(<control_plane::cli::Cli as Parser>::parse_from(argv))
     };
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    cli(s(&["accounts", "create", "--email", "bench-key@example.com"])).await?;
+    cli(s(&[
+        "accounts",
+        "create",
+        "--email",
+        "bench-key@example.com",
+    ]))
+    .await?;
     let out = cli(s(&[
         "--json",
         "keys",
@@ -150,10 +156,7 @@ async fn main() -> anyhow::Result<()> {
             ));
             rows.push((
                 "GET /dashboard/operator.json",
-                median(n, || {
-                    get("/dashboard/operator.json", Some(cookie.clone()))
-                })
-                .await,
+                median(n, || get("/dashboard/operator.json", Some(cookie.clone()))).await,
             ));
             rows.push(("GET /metrics", median(n, || get("/metrics", None)).await));
             rows.push((
@@ -210,9 +213,7 @@ async fn main() -> anyhow::Result<()> {
     }
     eprintln!("seeded in {:.1} s", started.elapsed().as_secs_f64());
     let started = Instant::now();
-    store
-        .top_variants(now_millis() - 30 * DAY_MS, 1000)
-        .await?;
+    store.top_variants(now_millis() - 30 * DAY_MS, 1000).await?;
     println!(
         "first top_variants after the seed (rolls up {} ledger rows): {:.1} ms",
         args.ledger_rows,

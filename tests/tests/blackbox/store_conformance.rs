@@ -2066,11 +2066,21 @@ async fn history_aggregates(store: &SqlStore) {
         ids.push(job.id);
     }
     let (prewarm, _) = store
-        .claim_job("hist/withdrawn/2020/red/front", 1, "sedan", JobPriority::Prewarm)
+        .claim_job(
+            "hist/withdrawn/2020/red/front",
+            1,
+            "sedan",
+            JobPriority::Prewarm,
+        )
         .await
         .unwrap();
     let (promoted, _) = store
-        .claim_job("hist/promoted/2020/red/front", 1, "sedan", JobPriority::Prewarm)
+        .claim_job(
+            "hist/promoted/2020/red/front",
+            1,
+            "sedan",
+            JobPriority::Prewarm,
+        )
         .await
         .unwrap();
     assert!(store.promote_job(&promoted.id).await.unwrap());
@@ -2085,7 +2095,10 @@ async fn history_aggregates(store: &SqlStore) {
     let mut n = 0;
     while let Some(job) = store.lease_job("node:hist-a", 60_000).await.unwrap() {
         let (owner, outcome) = if n % 4 == 3 {
-            ("node:hist-b", Err(if n % 8 == 3 { "gpu lost" } else { "bad mesh" }))
+            (
+                "node:hist-b",
+                Err(if n % 8 == 3 { "gpu lost" } else { "bad mesh" }),
+            )
         } else {
             ("node:hist-a", Ok(durations[n % durations.len()]))
         };
@@ -2108,14 +2121,25 @@ async fn history_aggregates(store: &SqlStore) {
     // A job whose leases ran out MAX_JOB_ATTEMPTS times fails as "render
     // node lost", on node c, by the lease sweep.
     let (lost, _) = store
-        .claim_job("hist/lost/2020/red/front", 1, "sedan", JobPriority::Interactive)
+        .claim_job(
+            "hist/lost/2020/red/front",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
         .await
         .unwrap();
     for _ in 0..3 {
         let l = store.lease_job("node:hist-c", -1).await.unwrap().unwrap();
         assert_eq!(l.id, lost.id);
     }
-    assert!(store.lease_job("node:hist-c", 60_000).await.unwrap().is_none());
+    assert!(
+        store
+            .lease_job("node:hist-c", 60_000)
+            .await
+            .unwrap()
+            .is_none()
+    );
     let lost = store.job_by_id(&lost.id).await.unwrap().unwrap();
     assert_eq!(lost.status, JobStatus::Failed);
     agree(
@@ -2163,7 +2187,10 @@ async fn history_aggregates(store: &SqlStore) {
         .filter(|b| b.owner.as_deref() == Some("node:hist-a") && b.max_ms < 2000)
         .map(|b| (b.bucket, b.min_ms, b.max_ms))
         .collect();
-    assert!(a.iter().any(|&(b, lo, hi)| b == 31 && lo == 31 && hi == 31), "{a:?}");
+    assert!(
+        a.iter().any(|&(b, lo, hi)| b == 31 && lo == 31 && hi == 31),
+        "{a:?}"
+    );
     assert!(a.iter().any(|&(b, lo, _)| b == 32 && lo == 32), "{a:?}");
     assert!(
         !a.iter().any(|&(_, lo, hi)| lo <= 1000 && hi >= 1070),
@@ -2180,7 +2207,10 @@ async fn history_aggregates(store: &SqlStore) {
     // Top variants: the rollup by day, rows backdated into closed days
     // (inserted after the rollup's mark, so rolled up next time), and the
     // live tail, all agree with a count over the ledger.
-    let acct = store.create_account("history@example.com", 0).await.unwrap();
+    let acct = store
+        .create_account("history@example.com", 0)
+        .await
+        .unwrap();
     let now = now_millis();
     let charge = |variant: &str, at: i64, times: usize| {
         let values: Vec<String> = (0..times)
@@ -2203,26 +2233,47 @@ async fn history_aggregates(store: &SqlStore) {
         ("hist/old/2020/red/front", 10, 9),
         ("hist/today/2020/red/front", 0, 2),
     ] {
-        execute_raw(store, &charge(variant, now - days_ago * 86_400_000 - 120_000, times))
-            .await
-            .unwrap();
+        execute_raw(
+            store,
+            &charge(variant, now - days_ago * 86_400_000 - 120_000, times),
+        )
+        .await
+        .unwrap();
     }
     let top = store.top_variants(since, 50).await.unwrap();
     assert_eq!(top, store.recount_top_variants(since, 50).await.unwrap());
-    assert!(top.contains(&("hist/a/2020/red/front".into(), 4)), "{top:?}");
-    assert!(!top.iter().any(|(v, _)| v == "hist/old/2020/red/front"), "{top:?}");
+    assert!(
+        top.contains(&("hist/a/2020/red/front".into(), 4)),
+        "{top:?}"
+    );
+    assert!(
+        !top.iter().any(|(v, _)| v == "hist/old/2020/red/front"),
+        "{top:?}"
+    );
     // Asked again: nothing counted twice.
     assert_eq!(store.top_variants(since, 50).await.unwrap(), top);
     // Backdated rows and the live tail (the last minute is read, not rolled).
-    execute_raw(store, &charge("hist/b/2020/red/front", now - 2 * 86_400_000, 5))
-        .await
-        .unwrap();
+    execute_raw(
+        store,
+        &charge("hist/b/2020/red/front", now - 2 * 86_400_000, 5),
+    )
+    .await
+    .unwrap();
     execute_raw(store, &charge("hist/live/2020/red/front", now_millis(), 6))
         .await
         .unwrap();
     let top = store.top_variants(since, 50).await.unwrap();
     assert_eq!(top, store.recount_top_variants(since, 50).await.unwrap());
-    assert!(top.contains(&("hist/b/2020/red/front".into(), 8)), "{top:?}");
-    assert!(top.contains(&("hist/live/2020/red/front".into(), 6)), "{top:?}");
-    assert_eq!(store.top_variants(since, 2).await.unwrap(), top[..2].to_vec());
+    assert!(
+        top.contains(&("hist/b/2020/red/front".into(), 8)),
+        "{top:?}"
+    );
+    assert!(
+        top.contains(&("hist/live/2020/red/front".into(), 6)),
+        "{top:?}"
+    );
+    assert_eq!(
+        store.top_variants(since, 2).await.unwrap(),
+        top[..2].to_vec()
+    );
 }

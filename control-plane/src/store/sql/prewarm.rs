@@ -290,16 +290,17 @@ impl SqlStore {
         .await
         .map_err(map_err)?;
         let Some(mark) = mark else {
-            return Err(StoreError::Database("rollup_marks has no variant_days row".into()));
+            return Err(StoreError::Database(
+                "rollup_marks has no variant_days row".into(),
+            ));
         };
-        let upto: Option<i64> = sqlx::query_scalar(
-            "SELECT MAX(id) FROM ledger WHERE id > $1 AND created_at < $2",
-        )
-        .bind(mark)
-        .bind(now_millis() - ROLLUP_MARGIN_MS)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(map_err)?;
+        let upto: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(id) FROM ledger WHERE id > $1 AND created_at < $2")
+                .bind(mark)
+                .bind(now_millis() - ROLLUP_MARGIN_MS)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(map_err)?;
         let Some(upto) = upto else {
             return Ok(mark);
         };
