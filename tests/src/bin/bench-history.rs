@@ -30,7 +30,7 @@
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use control_plane::store::{SqlStore, Store, execute_raw, now_millis};
+use control_plane::store::{SqlStore, execute_raw, now_millis};
 use control_plane::{App, Config};
 
 #[derive(Parser)]
