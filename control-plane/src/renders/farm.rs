@@ -103,7 +103,6 @@ pub async fn gather(
 ) -> Result<FarmStatus, StoreError> {
     let now = now_millis();
     let day = utc_day_of(now);
-    let midnight = now - now.rem_euclid(DAY_MS);
     let daily = daily_budget(store, default_daily_budget).await?;
     let used = store.budget_used(&day).await?;
     let jobs = store.job_counts().await?;
@@ -133,36 +132,44 @@ pub async fn gather(
         node_slots_busy: busy_where("node:"),
         in_process_busy: busy_where("inproc-"),
     };
-    // Render times and failures per node today; failures by cause.
-    let mut per_node: BTreeMap<String, (Vec<i64>, i64)> = BTreeMap::new();
+    // Render times and failures per node today, failures by cause: from
+    // the day's aggregates (a few rows per node), never today's jobs.
+    let who = |owner: Option<&str>| match owner {
+        Some(owner) => owner
+            .strip_prefix("node:")
+            .map_or_else(|| "in-process".to_owned(), str::to_owned),
+        None => "unknown".to_owned(),
+    };
+    let finished = store.finishes_on(now.div_euclid(DAY_MS)).await?;
+    let mut per_node: BTreeMap<String, (Vec<Bucket>, i64)> = BTreeMap::new();
     let mut causes: BTreeMap<String, i64> = BTreeMap::new();
-    for job in store.finished_jobs(midnight).await? {
-        let who = match job.finished_by.as_deref() {
-            Some(owner) => owner
-                .strip_prefix("node:")
-                .map_or_else(|| "in-process".to_owned(), str::to_owned),
-            None => "unknown".to_owned(),
-        };
-        let entry = per_node.entry(who).or_default();
-        if job.ok {
-            entry.0.extend(job.duration_ms);
-        } else {
-            entry.1 += 1;
-            *causes
-                .entry(job.error.unwrap_or_else(|| "unknown".into()))
-                .or_default() += 1;
-        }
+    for b in &finished.renders {
+        per_node
+            .entry(who(b.owner.as_deref()))
+            .or_default()
+            .0
+            .push(Bucket {
+                lower_ms: b.bucket,
+                count: b.renders,
+                max_ms: b.max_ms,
+            });
+    }
+    for f in &finished.failures {
+        per_node.entry(who(f.owner.as_deref())).or_default().1 += f.failures;
+        *causes.entry(f.cause.clone()).or_default() += f.failures;
     }
     let render_times_today = per_node
         .into_iter()
-        .map(|(node, (mut ms, failures))| {
-            ms.sort_unstable();
+        .map(|(node, (mut buckets, failures))| {
+            // Several in-process owners (one per control plane) share a
+            // name: merge their buckets.
+            buckets.sort_unstable_by_key(|b| b.lower_ms);
             NodeTimes {
                 node,
-                renders: ms.len(),
+                renders: usize::try_from(buckets.iter().map(|b| b.count).sum::<i64>()).unwrap_or(0),
                 failures,
-                p50_ms: percentile(&ms, 50),
-                p95_ms: percentile(&ms, 95),
+                p50_ms: bucket_percentile(&buckets, 50),
+                p95_ms: bucket_percentile(&buckets, 95),
             }
         })
         .collect();
@@ -205,6 +212,46 @@ pub async fn gather(
     })
 }
 
+/// Renders in one duration bucket (migration 22's `render_buckets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bucket {
+    pub lower_ms: i64,
+    pub count: i64,
+    /// The longest render seen in the bucket.
+    pub max_ms: i64,
+}
+
+/// The `p`-th percentile (0–100) of durations kept as `buckets` (sorted by
+/// `lower_ms`; one bucket may appear several times), nearest rank: the
+/// longest render seen in the bucket that holds the rank. Never below the
+/// true value and less than 1/16 (6.25%) above it (buckets are that narrow;
+/// below 32 ms, 1 ms wide, so exact); exact when the bucket holds one
+/// duration (docs/OPERATIONS.md, "Status and metrics").
+pub fn bucket_percentile(buckets: &[Bucket], p: usize) -> Option<i64> {
+    let total: i64 = buckets.iter().map(|b| b.count).sum();
+    if total <= 0 {
+        return None;
+    }
+    let rank = i64::try_from(p).unwrap_or(100) * total;
+    let rank = (rank + 99).div_euclid(100).max(1);
+    let mut seen = 0;
+    let mut i = 0;
+    while i < buckets.len() {
+        // Merge the entries of one bucket (several owners' rows).
+        let lower = buckets[i].lower_ms;
+        let mut max_ms = i64::MIN;
+        while i < buckets.len() && buckets[i].lower_ms == lower {
+            seen += buckets[i].count;
+            max_ms = max_ms.max(buckets[i].max_ms);
+            i += 1;
+        }
+        if seen >= rank {
+            return Some(max_ms);
+        }
+    }
+    buckets.last().map(|b| b.max_ms)
+}
+
 /// The `p`-th percentile (0–100) of sorted `values`, nearest rank.
 pub fn percentile(sorted: &[i64], p: usize) -> Option<i64> {
     if sorted.is_empty() {
@@ -223,5 +270,61 @@ mod tests {
         assert_eq!(super::percentile(&v, 95), Some(19));
         assert_eq!(super::percentile(&[7], 95), Some(7));
         assert_eq!(super::percentile(&[], 50), None);
+    }
+
+    /// Durations kept in migration 22's buckets give percentiles never
+    /// below the exact nearest-rank value and less than 6.25% above it.
+    #[test]
+    fn bucket_percentiles_stay_within_a_sixteenth_of_the_exact_ones() {
+        // The bucket lower bounds as the migration generates them.
+        let mut bounds = vec![0i64];
+        while *bounds.last().unwrap() < 86_400_000 {
+            let lo = *bounds.last().unwrap();
+            bounds.push(lo + (lo / 16).max(1));
+        }
+        let bucket_of = |ms: i64| *bounds.iter().rev().find(|&&b| b <= ms).unwrap();
+        let mut seed = 7u64;
+        for n in [1usize, 2, 5, 20, 333, 5000] {
+            let mut ms: Vec<i64> = (0..n)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((seed >> 33) % 120_000) as i64
+                })
+                .collect();
+            ms.sort_unstable();
+            let mut buckets: Vec<super::Bucket> = Vec::new();
+            for &m in &ms {
+                let lower_ms = bucket_of(m);
+                match buckets.last_mut() {
+                    Some(b) if b.lower_ms == lower_ms => {
+                        b.count += 1;
+                        b.max_ms = b.max_ms.max(m);
+                    }
+                    _ => buckets.push(super::Bucket {
+                        lower_ms,
+                        count: 1,
+                        max_ms: m,
+                    }),
+                }
+            }
+            for p in [50, 95] {
+                let exact = super::percentile(&ms, p).unwrap();
+                let approx = super::bucket_percentile(&buckets, p).unwrap();
+                assert!(approx >= exact, "n={n} p{p}: {approx} < {exact}");
+                assert!(
+                    approx < 32 || (approx as f64) < exact as f64 * 1.0625 + 1.0,
+                    "n={n} p{p}: {approx} vs {exact}"
+                );
+            }
+        }
+        assert_eq!(super::bucket_percentile(&[], 50), None);
+        let one = [super::Bucket {
+            lower_ms: 1000,
+            count: 1,
+            max_ms: 1040,
+        }];
+        assert_eq!(super::bucket_percentile(&one, 95), Some(1040));
     }
 }

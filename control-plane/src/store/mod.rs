@@ -560,10 +560,14 @@ pub trait JobStore: Send + Sync {
         outcome: Result<i64, &str>,
     ) -> Result<bool, StoreError>;
     async fn job_by_id(&self, id: &str) -> Result<Option<JobRecord>, StoreError>;
+    /// Jobs by status and priority, from counters the database keeps on
+    /// every job write (migration 22), not by counting the jobs.
     async fn job_counts(&self) -> Result<JobCounts, StoreError>;
-    /// Jobs finished (done or failed) since `since`, for the operator's
-    /// view (render times per node, failures by cause).
-    async fn finished_jobs(&self, since: Millis) -> Result<Vec<FinishedJob>, StoreError>;
+    /// What finished on the UTC day `day` (ms since the epoch / 86,400,000):
+    /// renders per lease owner by duration bucket, failures per owner and
+    /// cause; kept on write (migration 22), so reading it costs the same
+    /// with a year of jobs as with none.
+    async fn finishes_on(&self, day: i64) -> Result<DayFinishes, StoreError>;
     /// Running jobs per lease owner (`node:<name>` for remote nodes).
     async fn running_jobs_by_owner(&self) -> Result<Vec<(String, i64)>, StoreError>;
     /// Extends `owner`'s leases of the jobs `ids` to `until` (a remote
@@ -576,15 +580,35 @@ pub trait JobStore: Send + Sync {
     ) -> Result<u64, StoreError>;
 }
 
-/// A finished render job, as `control-plane status` sums them.
+/// Render jobs finished on one UTC day, as the database keeps them
+/// (`render_finish_days`, `render_failure_days`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DayFinishes {
+    pub renders: Vec<RenderBucket>,
+    pub failures: Vec<FailureCount>,
+}
+
+/// Renders one lease owner finished with a duration in one bucket: the
+/// fixed log-scale buckets of migration 22 (1 ms wide below 32 ms, then
+/// 1/16 of their lower bound), with the smallest and largest duration seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FinishedJob {
-    /// The lease owner that finished it (None: failed without an owner,
-    /// e.g. its leases ran out).
-    pub finished_by: Option<String>,
-    pub ok: bool,
-    pub duration_ms: Option<i64>,
-    pub error: Option<String>,
+pub struct RenderBucket {
+    /// The lease owner that finished them (None: none was recorded).
+    pub owner: Option<String>,
+    /// The bucket's lower bound (ms).
+    pub bucket: i64,
+    pub renders: i64,
+    pub min_ms: i64,
+    pub max_ms: i64,
+}
+
+/// Failures of one lease owner (None: failed with no owner, e.g. its
+/// leases ran out) with one cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailureCount {
+    pub owner: Option<String>,
+    pub cause: String,
+    pub failures: i64,
 }
 
 /// A job is leased at most this many times: a job whose lease ran out this

@@ -209,7 +209,10 @@ pub trait PrewarmStore: Send + Sync {
         state: PrewarmState,
         reason: Option<&str>,
     ) -> Result<bool, StoreError>;
-    /// The most delivered variants since `since`, with their counts.
+    /// The most delivered (charged) variants, with their counts, over whole
+    /// UTC days from the day `since` falls in: from the per-day rollup
+    /// `variant_days`, brought up to date first from the ledger rows after
+    /// its mark (docs/OPERATIONS.md, "Status and metrics").
     async fn top_variants(
         &self,
         since: Millis,

@@ -591,11 +591,13 @@ impl DeliveryStore for SqlStore {
     ) -> Result<UsageCounts, StoreError> {
         // Image delivery charges are the ledger rows with a variant; a
         // refund names the charge it refunds (at most one, by a unique index).
+        // The refund is probed per charge (`ledger_refund_of`), never joined:
+        // PostgreSQL merge-joined the whole refund index, O(every refund).
         let row = sqlx::query(
             "SELECT CAST(COUNT(*) AS BIGINT) AS requests, \
-               CAST(COALESCE(SUM(CASE WHEN r.id IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
-               CAST(COALESCE(SUM(CASE WHEN r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
-             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+               CAST(COALESCE(SUM(CASE WHEN NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
+               CAST(COALESCE(SUM(CASE WHEN c.source = 'cache' AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
+             FROM ledger c \
              WHERE c.account_id = $1 AND c.created_at >= $2 AND c.variant IS NOT NULL",
         )
         .bind(account_id)
@@ -882,36 +884,58 @@ impl JobStore for SqlStore {
         Ok(held)
     }
 
-    async fn finished_jobs(&self, since: Millis) -> Result<Vec<FinishedJob>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT finished_by, status, duration_ms, error FROM render_jobs \
-             WHERE updated_at >= $1 AND status IN ('done', 'failed')",
+    async fn finishes_on(&self, day: i64) -> Result<DayFinishes, StoreError> {
+        // '' is how the aggregate keys "no owner" (a key column is never NULL).
+        let renders = sqlx::query(
+            "SELECT owner, bucket, n, lo, hi FROM render_finish_days WHERE day = $1 ORDER BY owner, bucket",
         )
-        .bind(since)
+        .bind(day)
         .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
-        rows.iter()
+        let failures = sqlx::query(
+            "SELECT owner, cause, n FROM render_failure_days WHERE day = $1 ORDER BY owner, cause",
+        )
+        .bind(day)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let owner = |r: &AnyRow| -> Result<Option<String>, sqlx::Error> {
+            let o: String = r.try_get("owner")?;
+            Ok((!o.is_empty()).then_some(o))
+        };
+        let renders = renders
+            .iter()
             .map(|r| {
-                let status: String = r.try_get("status")?;
-                Ok(FinishedJob {
-                    finished_by: r.try_get("finished_by")?,
-                    ok: status == "done",
-                    duration_ms: r.try_get("duration_ms")?,
-                    error: r.try_get("error")?,
+                Ok(RenderBucket {
+                    owner: owner(r)?,
+                    bucket: r.try_get("bucket")?,
+                    renders: r.try_get("n")?,
+                    min_ms: r.try_get("lo")?,
+                    max_ms: r.try_get("hi")?,
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(map_err)
+            .map_err(map_err)?;
+        let failures = failures
+            .iter()
+            .map(|r| {
+                Ok(FailureCount {
+                    owner: owner(r)?,
+                    cause: r.try_get("cause")?,
+                    failures: r.try_get("n")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)?;
+        Ok(DayFinishes { renders, failures })
     }
 
     async fn job_counts(&self) -> Result<JobCounts, StoreError> {
-        let rows = sqlx::query(
-            "SELECT status, priority, CAST(COUNT(*) AS BIGINT) AS n FROM render_jobs GROUP BY status, priority",
-        )
-        .fetch_all(&self.pool)
-        .await
-        .map_err(map_err)?;
+        let rows = sqlx::query("SELECT status, priority, n FROM render_job_counts")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(map_err)?;
         let mut counts = JobCounts::default();
         for row in rows {
             let status: String = row.try_get("status").map_err(map_err)?;
@@ -1012,6 +1036,86 @@ impl Store for SqlStore {
 
     fn dialect(&self) -> Dialect {
         self.dialect
+    }
+}
+
+/// The aggregates of migration 22 counted again from the rows they
+/// summarise, the slow way (tests and audits: the store conformance suite
+/// holds the two equal on both databases).
+impl SqlStore {
+    /// Jobs by status and priority, counted over every job.
+    pub async fn recount_jobs(&self) -> Result<Vec<(String, i64, i64)>, StoreError> {
+        sqlx::query_as(
+            "SELECT status, priority, CAST(COUNT(*) AS BIGINT) FROM render_jobs \
+             GROUP BY status, priority ORDER BY status, priority",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)
+    }
+
+    /// The counters of `render_job_counts`, in the shape of
+    /// [`SqlStore::recount_jobs`] (zeros left out).
+    pub async fn job_counters(&self) -> Result<Vec<(String, i64, i64)>, StoreError> {
+        sqlx::query_as(
+            "SELECT status, priority, n FROM render_job_counts WHERE n <> 0 ORDER BY status, priority",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)
+    }
+
+    /// What the jobs now finished by `owner` on UTC day `day` say: renders
+    /// by bucket (bucket, count, shortest, longest) and failures by cause.
+    /// Equal to [`JobStore::finishes_on`] for that owner while each of its
+    /// jobs finished once.
+    pub async fn recount_finishes(
+        &self,
+        day: i64,
+        owner: &str,
+    ) -> Result<(Vec<(i64, i64, i64, i64)>, Vec<(String, i64)>), StoreError> {
+        let renders = sqlx::query_as(
+            "SELECT (SELECT MAX(b.lo) FROM render_buckets b WHERE b.lo <= j.duration_ms) AS bucket, \
+               CAST(COUNT(*) AS BIGINT), MIN(j.duration_ms), MAX(j.duration_ms) \
+             FROM render_jobs j WHERE j.status = 'done' AND j.finished_by = $1 \
+               AND j.updated_at >= $2 AND j.updated_at < $2 + 86400000 \
+             GROUP BY 1 ORDER BY 1",
+        )
+        .bind(owner)
+        .bind(day * 86_400_000)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let failures = sqlx::query_as(
+            "SELECT COALESCE(error, 'unknown') AS cause, CAST(COUNT(*) AS BIGINT) FROM render_jobs \
+             WHERE status = 'failed' AND finished_by = $1 AND updated_at >= $2 AND updated_at < $2 + 86400000 \
+             GROUP BY 1 ORDER BY 1",
+        )
+        .bind(owner)
+        .bind(day * 86_400_000)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok((renders, failures))
+    }
+
+    /// The most charged variants from the ledger's rows themselves, over
+    /// whole UTC days from the one `since` falls in (as `top_variants`).
+    pub async fn recount_top_variants(
+        &self,
+        since: Millis,
+        limit: i64,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        sqlx::query_as(
+            "SELECT variant, CAST(COUNT(*) AS BIGINT) AS n FROM ledger \
+             WHERE kind = 'charge' AND variant IS NOT NULL AND created_at >= $1 \
+             GROUP BY variant ORDER BY n DESC, variant LIMIT $2",
+        )
+        .bind(since.div_euclid(86_400_000) * 86_400_000)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)
     }
 }
 

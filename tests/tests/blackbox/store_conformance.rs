@@ -264,6 +264,7 @@ async fn suite(store: SqlStore) {
     people_and_payments(&store).await;
     operators(&store).await;
     email_verification(&store).await;
+    history_aggregates(&store).await;
     store.close().await;
 }
 
@@ -2206,4 +2207,250 @@ async fn email_verification(store: &SqlStore) {
         }
     }
     assert_eq!(admitted, 2);
+}
+
+/// The aggregates kept on write (migration 22) agree with the rows they
+/// summarise: job counts by status and priority with a count over every
+/// job; today's renders by duration bucket and failures by cause, per node,
+/// with the jobs those nodes finished; the most charged variants with a
+/// count over the ledger, through rollups, backdated rows and the live
+/// tail.
+async fn history_aggregates(store: &SqlStore) {
+    use control_plane::store::execute_raw;
+    let day = now_millis().div_euclid(86_400_000);
+    let agree = |what: &str, counters: &[(String, i64, i64)], rows: &[(String, i64, i64)]| {
+        assert_eq!(counters, rows, "{what}: job counters against the jobs");
+    };
+    agree(
+        "after the suite",
+        &store.job_counters().await.unwrap(),
+        &store.recount_jobs().await.unwrap(),
+    );
+    // Jobs of both priorities, finished by two nodes in several buckets
+    // (1 ms wide below 32 ms), failed by cause, promoted and withdrawn.
+    let durations = [5i64, 31, 32, 33, 1000, 1060, 1061, 1070, 65_000];
+    let mut ids = Vec::new();
+    for (i, _) in durations.iter().enumerate() {
+        let priority = if i % 3 == 0 {
+            JobPriority::Prewarm
+        } else {
+            JobPriority::Interactive
+        };
+        let (job, _) = store
+            .claim_job(&format!("hist/v{i}/2020/red/front"), 1, "sedan", priority)
+            .await
+            .unwrap();
+        ids.push(job.id);
+    }
+    let (prewarm, _) = store
+        .claim_job(
+            "hist/withdrawn/2020/red/front",
+            1,
+            "sedan",
+            JobPriority::Prewarm,
+        )
+        .await
+        .unwrap();
+    let (promoted, _) = store
+        .claim_job(
+            "hist/promoted/2020/red/front",
+            1,
+            "sedan",
+            JobPriority::Prewarm,
+        )
+        .await
+        .unwrap();
+    assert!(store.promote_job(&promoted.id).await.unwrap());
+    assert!(store.withdraw_job(&prewarm.id).await.unwrap().is_some());
+    agree(
+        "queued",
+        &store.job_counters().await.unwrap(),
+        &store.recount_jobs().await.unwrap(),
+    );
+    // Lease every queued job (earlier sections' too) and finish each once:
+    // node a renders in turn through `durations`, node b fails.
+    let mut n = 0;
+    while let Some(job) = store.lease_job("node:hist-a", 60_000).await.unwrap() {
+        let (owner, outcome) = if n % 4 == 3 {
+            (
+                "node:hist-b",
+                Err(if n % 8 == 3 { "gpu lost" } else { "bad mesh" }),
+            )
+        } else {
+            ("node:hist-a", Ok(durations[n % durations.len()]))
+        };
+        if owner == "node:hist-b" {
+            // Node b takes it over: a lease that ran out goes to another.
+            execute_raw(
+                store,
+                &format!(
+                    "UPDATE render_jobs SET lease_owner = 'node:hist-b' WHERE id = '{}'",
+                    job.id
+                ),
+            )
+            .await
+            .unwrap();
+        }
+        assert!(store.finish_job(&job.id, owner, outcome).await.unwrap());
+        n += 1;
+    }
+    assert!(n >= durations.len(), "{n} jobs leased");
+    // A job whose leases ran out MAX_JOB_ATTEMPTS times fails as "render
+    // node lost", on node c, by the lease sweep.
+    let (lost, _) = store
+        .claim_job(
+            "hist/lost/2020/red/front",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        let l = store.lease_job("node:hist-c", -1).await.unwrap().unwrap();
+        assert_eq!(l.id, lost.id);
+    }
+    assert!(
+        store
+            .lease_job("node:hist-c", 60_000)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let lost = store.job_by_id(&lost.id).await.unwrap().unwrap();
+    assert_eq!(lost.status, JobStatus::Failed);
+    agree(
+        "finished",
+        &store.job_counters().await.unwrap(),
+        &store.recount_jobs().await.unwrap(),
+    );
+    let counts = store.job_counts().await.unwrap();
+    let rows = store.recount_jobs().await.unwrap();
+    let of = |status: &str| -> i64 {
+        rows.iter()
+            .filter(|(s, _, _)| s == status)
+            .map(|(_, _, n)| n)
+            .sum()
+    };
+    assert_eq!(
+        (counts.queued, counts.running, counts.done, counts.failed),
+        (of("queued"), of("running"), of("done"), of("failed"))
+    );
+
+    let finishes = store.finishes_on(day).await.unwrap();
+    for owner in ["node:hist-a", "node:hist-b", "node:hist-c"] {
+        let (renders, failures) = store.recount_finishes(day, owner).await.unwrap();
+        let kept: Vec<(i64, i64, i64, i64)> = finishes
+            .renders
+            .iter()
+            .filter(|b| b.owner.as_deref() == Some(owner))
+            .map(|b| (b.bucket, b.renders, b.min_ms, b.max_ms))
+            .collect();
+        assert_eq!(kept, renders, "{owner}: renders by bucket");
+        let kept: Vec<(String, i64)> = finishes
+            .failures
+            .iter()
+            .filter(|f| f.owner.as_deref() == Some(owner))
+            .map(|f| (f.cause.clone(), f.failures))
+            .collect();
+        assert_eq!(kept, failures, "{owner}: failures by cause");
+    }
+    // The buckets themselves: 31 and 32 apart (1 ms wide below 32), 32 and
+    // 33 together (32..34), 1000 (967..1027) apart from 1060..1070
+    // (1027..1091).
+    let a: Vec<(i64, i64, i64)> = finishes
+        .renders
+        .iter()
+        .filter(|b| b.owner.as_deref() == Some("node:hist-a") && b.max_ms < 2000)
+        .map(|b| (b.bucket, b.min_ms, b.max_ms))
+        .collect();
+    assert!(
+        a.iter().any(|&(b, lo, hi)| b == 31 && lo == 31 && hi == 31),
+        "{a:?}"
+    );
+    assert!(a.iter().any(|&(b, lo, _)| b == 32 && lo == 32), "{a:?}");
+    assert!(
+        !a.iter().any(|&(_, lo, hi)| lo <= 1000 && hi >= 1070),
+        "1000 and 1070 share no bucket: {a:?}"
+    );
+    assert!(
+        finishes
+            .failures
+            .iter()
+            .any(|f| f.owner.as_deref() == Some("node:hist-c") && f.cause == "render node lost"),
+        "{finishes:?}"
+    );
+
+    // Top variants: the rollup by day, rows backdated into closed days
+    // (inserted after the rollup's mark, so rolled up next time), and the
+    // live tail, all agree with a count over the ledger.
+    let acct = store
+        .create_account("history@example.com", 0)
+        .await
+        .unwrap();
+    let now = now_millis();
+    let charge = |variant: &str, at: i64, times: usize| {
+        let values: Vec<String> = (0..times)
+            .map(|_| {
+                format!(
+                    "('{}', 'charge', -1, 0, 'history test', NULL, {at}, '{variant}')",
+                    acct.id
+                )
+            })
+            .collect();
+        format!(
+            "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, variant) VALUES {}",
+            values.join(", ")
+        )
+    };
+    let since = now - 5 * 86_400_000;
+    for (variant, days_ago, times) in [
+        ("hist/a/2020/red/front", 3, 4),
+        ("hist/b/2020/red/front", 1, 3),
+        ("hist/old/2020/red/front", 10, 9),
+        ("hist/today/2020/red/front", 0, 2),
+    ] {
+        execute_raw(
+            store,
+            &charge(variant, now - days_ago * 86_400_000 - 120_000, times),
+        )
+        .await
+        .unwrap();
+    }
+    let top = store.top_variants(since, 50).await.unwrap();
+    assert_eq!(top, store.recount_top_variants(since, 50).await.unwrap());
+    assert!(
+        top.contains(&("hist/a/2020/red/front".into(), 4)),
+        "{top:?}"
+    );
+    assert!(
+        !top.iter().any(|(v, _)| v == "hist/old/2020/red/front"),
+        "{top:?}"
+    );
+    // Asked again: nothing counted twice.
+    assert_eq!(store.top_variants(since, 50).await.unwrap(), top);
+    // Backdated rows and the live tail (the last minute is read, not rolled).
+    execute_raw(
+        store,
+        &charge("hist/b/2020/red/front", now - 2 * 86_400_000, 5),
+    )
+    .await
+    .unwrap();
+    execute_raw(store, &charge("hist/live/2020/red/front", now_millis(), 6))
+        .await
+        .unwrap();
+    let top = store.top_variants(since, 50).await.unwrap();
+    assert_eq!(top, store.recount_top_variants(since, 50).await.unwrap());
+    assert!(
+        top.contains(&("hist/b/2020/red/front".into(), 8)),
+        "{top:?}"
+    );
+    assert!(
+        top.contains(&("hist/live/2020/red/front".into(), 6)),
+        "{top:?}"
+    );
+    assert_eq!(
+        store.top_variants(since, 2).await.unwrap(),
+        top[..2].to_vec()
+    );
 }

@@ -513,14 +513,16 @@ impl ActivityStore for SqlStore {
         since: Millis,
     ) -> Result<Vec<DayUsage>, StoreError> {
         // A charge row is one billed request (a delivery, or a mint of
-        // several URLs); a refund names the charge it refunds.
+        // several URLs); a refund names the charge it refunds, probed per
+        // charge by `ledger_refund_of` (a join scanned every refund on
+        // PostgreSQL).
         sqlx::query_as::<_, DayUsage>(
             "SELECT CAST(c.created_at / 86400000 AS BIGINT) AS day, \
                CAST(SUM(CASE WHEN c.kind = 'charge' THEN 1 ELSE 0 END) AS BIGINT) AS requests, \
-               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS images, \
-               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND r.id IS NULL AND c.source = 'cache' THEN 1 ELSE 0 END) AS BIGINT) AS cache_hits, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END) AS BIGINT) AS images, \
+               CAST(SUM(CASE WHEN c.kind = 'charge' AND c.variant IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) AND c.source = 'cache' THEN 1 ELSE 0 END) AS BIGINT) AS cache_hits, \
                CAST(COALESCE(SUM(CASE WHEN c.kind IN ('charge', 'refund') THEN -c.delta ELSE 0 END), 0) AS BIGINT) AS credits_spent \
-             FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id \
+             FROM ledger c \
              WHERE c.account_id = $1 AND c.created_at >= $2 \
              GROUP BY CAST(c.created_at / 86400000 AS BIGINT) ORDER BY day",
         )

@@ -239,12 +239,21 @@ impl PrewarmStore for SqlStore {
         since: Millis,
         limit: i64,
     ) -> Result<Vec<(String, i64)>, StoreError> {
+        let rolled = self.roll_up_variant_days().await?;
+        // Whole UTC days from the day `since` falls in, from the rollup,
+        // plus the ledger's rows after it (at most ROLLUP_MARGIN_MS of
+        // them, read by primary key).
         let rows = sqlx::query(
-            "SELECT variant, CAST(COUNT(*) AS BIGINT) AS n FROM ledger \
-             WHERE kind = 'charge' AND variant IS NOT NULL AND created_at >= $1 \
-             GROUP BY variant ORDER BY n DESC, variant LIMIT $2",
+            "SELECT variant, CAST(SUM(n) AS BIGINT) AS n FROM ( \
+               SELECT variant, n FROM variant_days WHERE day >= $1 \
+               UNION ALL \
+               SELECT variant, 1 AS n FROM ledger \
+               WHERE id > $2 AND kind = 'charge' AND variant IS NOT NULL AND created_at >= $3 \
+             ) t GROUP BY variant ORDER BY n DESC, variant LIMIT $4",
         )
-        .bind(since)
+        .bind(since.div_euclid(DAY_MS))
+        .bind(rolled)
+        .bind(since.div_euclid(DAY_MS) * DAY_MS)
         .bind(limit)
         .fetch_all(&self.pool)
         .await
@@ -253,5 +262,68 @@ impl PrewarmStore for SqlStore {
             .map(|r| Ok((r.try_get("variant")?, r.try_get("n")?)))
             .collect::<Result<_, sqlx::Error>>()
             .map_err(map_err)
+    }
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The ledger's newest rows are left out of a rollup for this long: a row's
+/// id is taken when it is inserted, so a row with a smaller id than one
+/// rolled up could still be uncommitted on PostgreSQL; no charge
+/// transaction stays open this long (a charge is one short transaction).
+/// Those rows are read live instead.
+const ROLLUP_MARGIN_MS: i64 = 60_000;
+
+impl SqlStore {
+    /// Adds the ledger's charges after the `variant_days` mark, up to the
+    /// newest row older than [`ROLLUP_MARGIN_MS`], to `variant_days` and
+    /// moves the mark; returns the mark. The work is the rows since the last
+    /// rollup, read by primary key, never the history; the charge path is
+    /// untouched. The mark's row is locked by the first statement, so
+    /// replicas roll up one at a time.
+    async fn roll_up_variant_days(&self) -> Result<i64, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let mark: Option<i64> = sqlx::query_scalar(
+            "UPDATE rollup_marks SET through_id = through_id WHERE name = 'variant_days' RETURNING through_id",
+        )
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let Some(mark) = mark else {
+            return Err(StoreError::Database(
+                "rollup_marks has no variant_days row".into(),
+            ));
+        };
+        let upto: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(id) FROM ledger WHERE id > $1 AND created_at < $2")
+                .bind(mark)
+                .bind(now_millis() - ROLLUP_MARGIN_MS)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(map_err)?;
+        let Some(upto) = upto else {
+            return Ok(mark);
+        };
+        // `WHERE` before `ON CONFLICT` (SQLite's rule for an upsert fed by a
+        // SELECT); `excluded` is the proposed row in both databases.
+        sqlx::query(
+            "INSERT INTO variant_days (day, variant, n) \
+             SELECT created_at / 86400000, variant, COUNT(*) FROM ledger \
+             WHERE id > $1 AND id <= $2 AND kind = 'charge' AND variant IS NOT NULL \
+             GROUP BY created_at / 86400000, variant \
+             ON CONFLICT (day, variant) DO UPDATE SET n = variant_days.n + excluded.n",
+        )
+        .bind(mark)
+        .bind(upto)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        sqlx::query("UPDATE rollup_marks SET through_id = $1 WHERE name = 'variant_days'")
+            .bind(upto)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(upto)
     }
 }
