@@ -1535,10 +1535,15 @@ export interface operations {
                 /** @description Compared weakly (W/ on either side still matches); a match is a free 304. */
                 "If-None-Match"?: string;
                 /**
-                 * @description Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id.
+                 * @description Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id. On a GET it is also a retry key (like Idempotency-Key, which wins when both are sent): the same id for the same image within 24 hours is charged once.
                  * @example order-1234
                  */
                 "X-Request-Id"?: string;
+                /**
+                 * @description Makes a retry safe, on every replica: the same key for the same image (variant, size, format) within 24 hours is answered again (header Idempotent-Replayed: true, X-Credits-Charged: 0) and charged once; for another image it is a 409 naming Idempotency-Key. Ignored by HEAD.
+                 * @example order-1234-hero
+                 */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1554,6 +1559,8 @@ export interface operations {
                     "Content-Location"?: string;
                     /** @description Strong validator of this exact output (variant, size, format, render revision). */
                     ETag?: string;
+                    /** @description Present when a retried Idempotency-Key or X-Request-Id was answered again, charged nothing. */
+                    "Idempotent-Replayed"?: "true";
                     /** @description Requests per 60 s window for this key. */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window. */
@@ -1629,6 +1636,7 @@ export interface operations {
             402: components["responses"]["Problem"];
             403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
             429: components["responses"]["Problem"];
             502: components["responses"]["Problem"];
             503: components["responses"]["Problem"];
@@ -1692,10 +1700,15 @@ export interface operations {
                 /** @description Compared weakly (W/ on either side still matches); a match is a free 304. */
                 "If-None-Match"?: string;
                 /**
-                 * @description Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id.
+                 * @description Echoed back and stored with the charge; anything else is a 400 naming X-Request-Id. On a GET it is also a retry key (like Idempotency-Key, which wins when both are sent): the same id for the same image within 24 hours is charged once.
                  * @example order-1234
                  */
                 "X-Request-Id"?: string;
+                /**
+                 * @description Makes a retry safe, on every replica: the same key for the same image (variant, size, format) within 24 hours is answered again (header Idempotent-Replayed: true, X-Credits-Charged: 0) and charged once; for another image it is a 409 naming Idempotency-Key. Ignored by HEAD.
+                 * @example order-1234-hero
+                 */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;

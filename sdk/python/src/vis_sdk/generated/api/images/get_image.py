@@ -29,6 +29,7 @@ def _get_kwargs(
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(if_none_match, Unset):
@@ -36,6 +37,9 @@ def _get_kwargs(
 
     if not isinstance(x_request_id, Unset):
         headers["X-Request-Id"] = x_request_id
+
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     params: dict[str, Any] = {}
 
@@ -128,6 +132,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
 
@@ -175,6 +184,7 @@ def sync_detailed(
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | ImageUrlResponse | Problem]:
     """One image by make, model, year, view, colour, size and format
 
@@ -195,6 +205,7 @@ def sync_detailed(
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -217,6 +228,7 @@ def sync_detailed(
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -241,6 +253,7 @@ def sync(
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | ImageUrlResponse | Problem | None:
     """One image by make, model, year, view, colour, size and format
 
@@ -261,6 +274,7 @@ def sync(
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -284,6 +298,7 @@ def sync(
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -302,6 +317,7 @@ async def asyncio_detailed(
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | ImageUrlResponse | Problem]:
     """One image by make, model, year, view, colour, size and format
 
@@ -322,6 +338,7 @@ async def asyncio_detailed(
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -344,6 +361,7 @@ async def asyncio_detailed(
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -366,6 +384,7 @@ async def asyncio(
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | ImageUrlResponse | Problem | None:
     """One image by make, model, year, view, colour, size and format
 
@@ -386,6 +405,7 @@ async def asyncio(
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -410,5 +430,6 @@ async def asyncio(
             response=response,
             if_none_match=if_none_match,
             x_request_id=x_request_id,
+            idempotency_key=idempotency_key,
         )
     ).parsed

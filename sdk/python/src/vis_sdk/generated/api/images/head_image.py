@@ -29,6 +29,7 @@ def _get_kwargs(
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(if_none_match, Unset):
@@ -36,6 +37,9 @@ def _get_kwargs(
 
     if not isinstance(x_request_id, Unset):
         headers["X-Request-Id"] = x_request_id
+
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     params: dict[str, Any] = {}
 
@@ -175,6 +179,7 @@ def sync_detailed(
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | ImageUrlResponse | Problem]:
     """Validate an image request without paying for it
 
@@ -194,6 +199,7 @@ def sync_detailed(
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -216,6 +222,7 @@ def sync_detailed(
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -240,6 +247,7 @@ def sync(
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | ImageUrlResponse | Problem | None:
     """Validate an image request without paying for it
 
@@ -259,6 +267,7 @@ def sync(
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -282,6 +291,7 @@ def sync(
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -300,6 +310,7 @@ async def asyncio_detailed(
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | ImageUrlResponse | Problem]:
     """Validate an image request without paying for it
 
@@ -319,6 +330,7 @@ async def asyncio_detailed(
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -341,6 +353,7 @@ async def asyncio_detailed(
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -363,6 +376,7 @@ async def asyncio(
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | ImageUrlResponse | Problem | None:
     """Validate an image request without paying for it
 
@@ -382,6 +396,7 @@ async def asyncio(
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -406,5 +421,6 @@ async def asyncio(
             response=response,
             if_none_match=if_none_match,
             x_request_id=x_request_id,
+            idempotency_key=idempotency_key,
         )
     ).parsed
