@@ -434,6 +434,9 @@ async fn head(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let (resolved, form) = request(state, query, headers)?;
+    // The GET refuses a malformed retry key before it charges; the HEAD
+    // that validates the same request refuses it too.
+    image_urls::idempotency_key(headers)?;
     let balance = balance_of(state, principal).await?;
     let mut r = StatusCode::OK.into_response();
     if form == ResponseForm::Url {

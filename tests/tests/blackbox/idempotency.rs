@@ -108,3 +108,33 @@ async fn concurrent_retries_with_one_key_are_billed_once() {
     assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
     assert_eq!(app.account_json("burst@example.com").await["credits"], 48);
 }
+
+#[tokio::test]
+async fn a_malformed_idempotency_key_on_the_image_route_is_a_400_for_get_and_head() {
+    let app = TestApp::spawn().await;
+    let key = app.key_for("badkey@example.com", 5, &[]).await;
+    let url = app.url("/api/v1/images/car?make=toyota&model=camry&year=2019");
+    let long = "x".repeat(256);
+    for bad in ["", long.as_str(), "has space"] {
+        let get = app
+            .client
+            .get(&url)
+            .bearer_auth(&key)
+            .header("idempotency-key", bad)
+            .send()
+            .await
+            .unwrap();
+        let body = problem(get, 400).await;
+        assert_eq!(body["param"], "Idempotency-Key", "GET {bad:?}");
+        let head = app
+            .client
+            .head(&url)
+            .bearer_auth(&key)
+            .header("idempotency-key", bad)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 400, "HEAD {bad:?}");
+    }
+    assert_eq!(app.account_json("badkey@example.com").await["credits"], 5);
+}
