@@ -776,7 +776,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // side glass of a coupe, never a saloon's two equal windows.
     let mut side_glass = spec.side_glass;
     let mut pillars = spec.pillars.clone();
-    if spec.doors == 2 && matches!(spec.cabin, Cabin::ThreeBox | Cabin::Hatch | Cabin::Open) {
+    // A dome's side glass is one D-shaped window under the crown.
+    if spec.doors == 2
+        && !dome
+        && matches!(spec.cabin, Cabin::ThreeBox | Cabin::Hatch | Cabin::Open)
+    {
         let (xc, a, _, _) = frame(&rows[1]);
         let door = (door_rear(lower) - xc) / a.max(0.1);
         pillars.push(door);

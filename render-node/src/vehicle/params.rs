@@ -361,6 +361,9 @@ impl Params {
             self.hood = (self.hood + d).min(belt);
             self.deck += d;
         }
+        if let Some(n) = pr.nose {
+            self.hood = (self.height * n).clamp(self.ride + 0.1, self.belt);
+        }
         let gh = glass_h(&self);
         let run = |rake: Option<f32>, run: f32| match rake {
             Some(deg) => gh / deg.to_radians().tan(),
@@ -753,8 +756,11 @@ impl Params {
             Deck::Long => 0.95,
         } * scale;
         let (mut bl_base, rear_rake): (f32, f32) = match cues.roofline {
+            // A boot lid's length is what shows flat behind the rear glass:
+            // the rounded tail (`Lower::round_r`) comes on top, or a short
+            // deck reads as an estate's roof running to the tail.
             Roofline::Notchback => (
-                deck_len.max(0.4 * scale),
+                deck_len.max(0.4 * scale) + 0.2 + 0.06 * era - 0.06 * vintage,
                 26.0 + 10.0 * (1.0 - era) + 14.0 * vintage,
             ),
             // Over a rear engine the glass ends above the rear axle and
@@ -839,9 +845,9 @@ impl Params {
         // the belt, and they replace the glass figures above.
         let arc = (cues.roofline == Roofline::Dome).then_some(DomeArc {
             base: ride + 0.3 * (belt - ride),
-            // Cut off at the roof a little below its crown: a rounded top,
-            // not a ridge.
-            rise: h + 0.25 - (ride + 0.3 * (belt - ride)),
+            // Cut off at the roof just below its crown: a short rounded top
+            // (a longer cut reads as a saloon's flat roof), not a ridge.
+            rise: h + 0.1 - (ride + 0.3 * (belt - ride)),
             half: 0.34 * l,
             n: 2.0,
         });
