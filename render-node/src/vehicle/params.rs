@@ -776,9 +776,16 @@ impl Params {
             Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
             Roofline::Boxy => (0.03, 82.0),
             Roofline::OneBox => (0.04, 66.0),
-            // A convertible's fabric top ends over the rear axle: a short
-            // cabin for two (four-seaters carry it a little further back).
-            Roofline::Open => (deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb), 30.0),
+            // A convertible's fabric top is short and square-backed: a
+            // steep 45° rear quarter whose foot stands well ahead of the
+            // rear axle's overhang, over a long flat deck (the top's lid).
+            // At 30° and 0.35 m further back it ran on like a notchback
+            // coupe's roof (the generic coupe and convertible silhouettes
+            // reached IoU 0.933 once the saloon boot grew).
+            Roofline::Open => (
+                deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb) + 0.35,
+                45.0,
+            ),
             Roofline::Cab => (0.0, 84.0),
         };
         let mut bl_run = glass_h / rear_rake.to_radians().tan();
