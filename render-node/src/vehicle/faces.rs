@@ -188,9 +188,9 @@ impl FaceTable {
 pub const PROFILES: &str = include_str!("../../../models/profiles.csv");
 
 /// The columns of `models/profiles.csv`.
-pub const PROFILE_COLUMNS: [&str; 12] = [
+pub const PROFILE_COLUMNS: [&str; 13] = [
     "make", "model", "from", "to", "cowl", "ws_rake", "bl_rake", "tail", "belt", "dlo", "nose",
-    "note",
+    "edge", "note",
 ];
 
 /// Side-profile control values of one generation (`models/profiles.csv`,
@@ -214,6 +214,10 @@ pub struct Profile {
     /// Height of the bonnet at the nose, a fraction of the height (the
     /// Cybertruck's bonnet rises in one line into its windshield).
     pub nose: Option<f32>,
+    /// The roof's edge radius over the windshield and the rear glass,
+    /// metres: 0 is a crease where flat glass meets the roof, and the
+    /// glasses meet at an apex (the Cybertruck's).
+    pub edge: Option<f32>,
 }
 
 /// One row of `models/profiles.csv`.
@@ -285,6 +289,7 @@ impl ProfileTable {
                 belt: num(8, 0.4, 0.85)?,
                 dlo: num(9, -1.0, 1.0)?,
                 nose: num(10, 0.2, 0.85)?,
+                edge: num(11, 0.0, 0.3)?,
             };
             rows.push(ProfileRow {
                 make: cols[0].to_owned(),
@@ -363,7 +368,7 @@ mod tests {
     #[test]
     fn profiles_parse_with_ranges_checked() {
         let head = PROFILE_COLUMNS.join(",");
-        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,0.55,wedge";
+        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,0.55,0,wedge";
         let t = ProfileTable::parse(&format!("{head}\n{ok}\n")).unwrap();
         let p = t.lookup("tesla", "cybertruck", 2024).unwrap();
         assert_eq!(p.cowl, Some(0.3));
@@ -371,6 +376,7 @@ mod tests {
         assert_eq!(p.bl_rake, Some(17.0));
         assert_eq!(p.dlo, Some(-0.2));
         assert_eq!(p.nose, Some(0.55));
+        assert_eq!(p.edge, Some(0.0));
         assert_eq!(t.lookup("tesla", "cybertruck", 2018), None);
         assert_eq!(t.lookup("tesla", "model-3", 2024), None);
         for (bad, want) in [
@@ -378,6 +384,7 @@ mod tests {
             (ok.replace(",17,", ",90,"), "bl_rake"),
             (ok.replace(",0.7,", ",x,"), "belt"),
             (ok.replace(",0.55,", ",0.95,"), "nose"),
+            (ok.replace(",0,wedge", ",0.5,wedge"), "edge"),
             (ok.replace("2019,2026", "2026,2019"), "backwards"),
             (format!("{ok},x"), "fields"),
         ] {

@@ -199,8 +199,12 @@ pub struct DomeArc {
     pub base: f32,
     /// Height of its (virtual) crown above `base`, above the roof.
     pub rise: f32,
-    /// Half its length at `base`, centred on the car.
+    /// Its length at `base` ahead of the car's centre.
     pub half: f32,
+    /// Its length at `base` behind the centre: as far as the tail, so the
+    /// arc runs on from the roof down the rear glass to the tail (the
+    /// Beetle's), not down to a boot lid.
+    pub rear: f32,
     /// Superellipse exponent (2: an ellipse; more: fuller shoulders).
     pub n: f32,
 }
@@ -210,6 +214,18 @@ impl DomeArc {
     pub fn x_at(&self, y: f32) -> f32 {
         let t = ((y - self.base) / self.rise).clamp(0.0, 1.0);
         self.half * (1.0 - t.powf(self.n)).max(0.0).powf(1.0 / self.n)
+    }
+
+    /// How far behind the centre the arc is at height `y`.
+    pub fn x_rear_at(&self, y: f32) -> f32 {
+        self.x_at(y) * self.rear / self.half.max(1e-4)
+    }
+
+    /// The arc's height at `x` behind the centre (x < 0), or `base`
+    /// beyond its end.
+    pub fn y_rear_at(&self, x: f32) -> f32 {
+        let u = (-x / self.rear.max(1e-4)).clamp(0.0, 1.0);
+        self.base + self.rise * (1.0 - u.powf(self.n)).max(0.0).powf(1.0 / self.n)
     }
 }
 
@@ -251,6 +267,9 @@ pub struct Params {
     pub fit: Option<Overall>,
     /// A dome roofline's arc (see [`DomeArc`]).
     pub arc: Option<DomeArc>,
+    /// A profile row's roof edge radius (`models/profiles.csv`, `edge`):
+    /// 0 draws flat glass meeting at an apex.
+    pub roof_edge: Option<f32>,
     /// Lamp signature, intakes and tail graphic (`models/faces.csv`); its
     /// head lamp and grille are already folded into `cues`.
     pub face: Face,
@@ -377,10 +396,17 @@ impl Params {
         if let Some(t) = pr.tail {
             self.bl_base = t * self.length;
         }
-        // Keep a roof between the glasses.
+        // Keep a roof between the glasses; a sharp edge (0) is an apex:
+        // the glasses meet, their runs scaled to fill the room.
         let l = self.length;
-        let room = l - self.ws_base - self.bl_base - 0.05 * l;
-        if self.ws_run + self.bl_run > room {
+        self.roof_edge = pr.edge;
+        let apex = pr.edge == Some(0.0);
+        let room = l - self.ws_base - self.bl_base - if apex { 0.0 } else { 0.05 * l };
+        if apex {
+            let k = room / (self.ws_run + self.bl_run).max(0.01);
+            self.ws_run *= k;
+            self.bl_run *= k;
+        } else if self.ws_run + self.bl_run > room {
             let k = (room / (self.ws_run + self.bl_run)).clamp(0.2, 1.0);
             self.ws_run *= k;
             self.bl_run *= k;
@@ -523,6 +549,7 @@ impl Params {
             generation: None,
             fit: None,
             arc: None,
+            roof_edge: None,
             face: Face::default(),
             lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
@@ -853,16 +880,21 @@ impl Params {
         let arc = (cues.roofline == Roofline::Dome).then_some(DomeArc {
             base: ride + 0.3 * (belt - ride),
             // Cut off at the roof just below its crown: a short rounded top
-            // (a longer cut reads as a saloon's flat roof), not a ridge.
-            rise: h + 0.1 - (ride + 0.3 * (belt - ride)),
+            // (a longer cut reads as a saloon's flat roof: 0.25 m above the
+            // roof until session 17, 0.1 m until session 18, when the roof
+            // rows began to follow the arc too), not a ridge.
+            rise: h + 0.01 - (ride + 0.3 * (belt - ride)),
             half: 0.34 * l,
+            rear: 0.5 * l,
             n: 2.0,
         });
         let (ws_base, ws_run, bl_base, bl_run) = match arc {
             Some(a) => {
                 let foot = l / 2.0 - a.x_at(belt);
                 let run = (a.x_at(belt) - a.x_at(h)).max(0.05);
-                (foot, run, foot, run)
+                let rear_foot = l / 2.0 - a.x_rear_at(belt);
+                let rear_run = (a.x_rear_at(belt) - a.x_rear_at(h)).max(0.05);
+                (foot, run, rear_foot, rear_run)
             }
             None => (ws_base, ws_run, bl_base, bl_run),
         };
@@ -887,6 +919,7 @@ impl Params {
             era,
             vintage,
             arc,
+            roof_edge: None,
             face: Face::default(),
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
             rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
