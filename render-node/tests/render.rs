@@ -380,12 +380,14 @@ fn identity_cues_shape_the_body() {
         rake(&r50)
     );
     // The New Beetle: its windshield and rear glass stand where its arc
-    // crosses the belt, and a notchback saloon has no arc.
+    // crosses the belt (the arc reaches further behind the centre than
+    // ahead of it, to the tail), and a notchback saloon has no arc.
     let beetle = Params::resolve(&lib, BodyShape::Hatchback, "volkswagen", "beetle", 2000);
     let arc = beetle.arc.expect("a dome has an arc");
     let foot = beetle.length / 2.0 - arc.x_at(beetle.belt);
+    let rear_foot = beetle.length / 2.0 - arc.x_rear_at(beetle.belt);
     assert!((beetle.ws_base - foot).abs() < 1e-4);
-    assert!((beetle.bl_base - foot).abs() < 1e-4);
+    assert!((beetle.bl_base - rear_foot).abs() < 1e-4);
     assert!(arc.x_at(beetle.height) < arc.x_at(beetle.belt) * 0.75);
     let camry = Params::resolve(&lib, BodyShape::Sedan, "toyota", "camry", 2019);
     assert!(camry.arc.is_none());

@@ -142,7 +142,12 @@ impl<'a> Lower<'a> {
             // An engine lid behind a fastback's glass carries its slope on;
             // a boot's lid runs level, then falls.
             let k = if p.cues.rear_fastback() { 1.1 } else { 1.5 };
-            d + (p.deck - d) * t.powf(k)
+            match p.arc {
+                // A dome's tail is its arc running on down from the rear
+                // glass, to the deck's height at the tail.
+                Some(arc) => arc.y_rear_at(x).min(d).max(p.deck),
+                None => d + (p.deck - d) * t.powf(k),
+            }
         }
     }
 
@@ -245,8 +250,13 @@ impl<'a> Lower<'a> {
             * (1.0 + self.flare(x) * (1.0 - cy.max(-0.6)).min(1.0) * (cy < 0.45) as u8 as f32);
         let mut y = self.y_of(s, cy, z);
         let arch = self.arch(x);
-        if arch > 0.0 && cy < 0.3 {
-            y = y.max(arch.min(s.top - 0.08));
+        // (Up to cy 0.7: with cy < 0.3, until session 18, the flank's
+        // points just above cy 0.3 stayed below a tall arch's crown and
+        // hung a sliver of paint inside the opening.)
+        if arch > 0.0 && cy < 0.7 {
+            // (Capped under the flank's own top: raised wings stand above
+            // the bonnet, so their arches stay round.)
+            y = y.max(arch.min(s.top_at(z.abs() / s.hw.max(1e-4)) - 0.08));
         }
         (Vec3::new(x, y, z), cz, cy)
     }
@@ -327,6 +337,19 @@ impl<'a> Lower<'a> {
             xs.push(self.xf - self.round_f * t * t);
             xs.push(self.xr + self.round_r * t * t);
         }
+        // Dense stations down each arch's steep ends (every 10 degrees of the
+        // circle, and just outside it), so the opening is a circle in profile
+        // and not a chord cut across its corners (issue 29: stair-steps at
+        // the arches at 1024 px).
+        for ax in self.arches() {
+            for k in 0..=6 {
+                let dx = self.arch_r * (k as f32 * 10f32.to_radians()).cos();
+                xs.push(ax + dx);
+                xs.push(ax - dx);
+            }
+            xs.push(ax + self.arch_r + 0.003);
+            xs.push(ax - self.arch_r - 0.003);
+        }
         xs.extend_from_slice(extra);
         xs.retain(|x| *x >= self.xr && *x <= self.xf);
         xs.sort_by(f32::total_cmp);
@@ -359,6 +382,13 @@ impl<'a> Lower<'a> {
                 let xm = (xs[i] + xs[i + 1]) / 2.0;
                 let (pt, cz, cy) = self.point(sections[i], xm, th(j) + PI / around as f32);
                 let y = self.y_of(sections[i], cy, pt.z);
+                // Inside a wheel well (the cells lifted onto the arch, and
+                // the walls at its ends): dark like the liners, not paint
+                // seen through the opening.
+                let cap = sections[i].top_at(pt.z.abs() / sections[i].hw.max(1e-4)) - 0.08;
+                if cy < 0.7 && self.in_well(xm, y, cap) {
+                    return Some((Material::Liner, [0.0, 0.0]));
+                }
                 let side = cz.abs() > 0.55;
                 if side
                     && gaps.iter().any(|g| (xm - g).abs() < 0.005)
@@ -367,14 +397,10 @@ impl<'a> Lower<'a> {
                 {
                     return Some((Material::Trim, [0.0, 0.0]));
                 }
-                if p.spec.cladding && side && cy < 0.2 {
-                    let flare = self.arches().iter().any(|ax| {
-                        let d = ((xm - ax).powi(2) + (y - p.wheel_radius).powi(2)).sqrt();
-                        d < self.arch_r + 0.075
-                    });
-                    if y < p.ride + 0.13 || flare {
-                        return Some((Material::Trim, [0.0, 0.0]));
-                    }
+                // The rocker's cladding; the arches' is a ring laid on the
+                // flank (below), whose round edges cells would step.
+                if p.spec.cladding && side && cy < 0.2 && y < p.ride + 0.13 {
+                    return Some((Material::Trim, [0.0, 0.0]));
                 }
                 if bed && xm < bed_from && xm > self.xr + 0.12 && cy > 0.9 && cz.abs() < 0.86 {
                     return Some((Material::Trim, [0.0, 0.0]));
@@ -410,10 +436,51 @@ impl<'a> Lower<'a> {
                 );
             }
         }
+        if p.spec.cladding {
+            for ax in self.arches() {
+                self.arch_cladding(mesh, ax);
+            }
+        }
         // Dark arch liners so the openings read as holes.
         for ax in self.arches() {
+            // Below the hub the opening is open under the lifted floor: a
+            // dark wall across the middle so the floor behind does not show
+            // through between tyre and body (white fringes at 1024 px).
+            let r = self.arch_r + 0.01;
+            mesh.grid(
+                2,
+                2,
+                false,
+                |i, j| {
+                    let x = if i == 0 { ax - r } else { ax + r };
+                    let y = if j == 0 {
+                        p.ride - 0.02
+                    } else {
+                        p.wheel_radius + 0.05
+                    };
+                    Vec3::new(x, y, 0.0)
+                },
+                |_, _| Some((Material::Liner, [0.0, 0.0])),
+            );
+            // Above the hub, the same wall as a half disc: the liner is a
+            // half cylinder, seen edge-on from the side, so between the
+            // tyre's top and the arch the view went through the car (the
+            // far side's paint, or the background, showed in a crescent).
+            let segs = 24;
+            mesh.grid(
+                segs + 1,
+                2,
+                false,
+                |i, j| {
+                    let a = PI * i as f32 / segs as f32;
+                    let rr = if j == 0 { r } else { 0.0 };
+                    Vec3::new(ax + rr * a.cos(), p.wheel_radius + rr * a.sin(), 0.0)
+                },
+                |_, _| Some((Material::Liner, [0.0, 0.0])),
+            );
             let r = self.arch_r - 0.01;
-            let w = self.hw * 0.97;
+            // Out to the flank (and its flare), or paint shows between.
+            let w = self.hw * (1.0 + self.flare(ax));
             let segs = 20;
             mesh.grid(
                 segs + 1,
@@ -425,6 +492,78 @@ impl<'a> Lower<'a> {
                     Vec3::new(ax + r * a.cos(), p.wheel_radius + r * a.sin(), z)
                 },
                 |_, _| Some((Material::Liner, [0.0, 0.0])),
+            );
+        }
+    }
+
+    /// Is a section point at (x, y) (before the arches lift it) inside a
+    /// wheel well: within an arch's span (and the 3 mm wall at each end)
+    /// and below the arch's edge (capped at `cap`, as [`Self::point`] caps
+    /// it)?
+    fn in_well(&self, x: f32, y: f32, cap: f32) -> bool {
+        let r = self.arch_r;
+        self.arches().iter().any(|ax| {
+            let dx = (x - ax).abs();
+            let edge = self.p.wheel_radius + (r * r - dx.min(r).powi(2)).sqrt();
+            dx < r + 0.004 && y < edge.min(cap)
+        })
+    }
+
+    /// The flank's |z| at (x, y) with the fender flares' bulge.
+    fn flank_z(&self, x: f32, y: f32) -> f32 {
+        let z = self.surface_z(x, y);
+        let s = self.section(x);
+        let mid = s.bottom + (s.top - s.bottom) * 0.42;
+        let cy = if y >= mid {
+            (y - mid) / (s.top_at(z / s.hw.max(1e-4)) - mid)
+        } else {
+            (y - mid) / (mid - s.bottom)
+        };
+        let f = if cy < 0.45 {
+            (1.0 - cy.max(-0.6)).min(1.0)
+        } else {
+            0.0
+        };
+        z * (1.0 + self.flare(x) * f)
+    }
+
+    /// Black arch cladding (SUVs, crossovers, pickups, wagons): a ring
+    /// 7.5 cm wide round the arch at `ax`, its legs running down to the
+    /// rocker's cladding, laid a few millimetres off the flank as its own
+    /// patch so both edges are smooth circles at any size. Its inner edge
+    /// reaches 1.2 cm into the opening, covering the body's edge there.
+    fn arch_cladding(&self, mesh: &mut Mesh, ax: f32) {
+        let p = self.p;
+        let (r, wr) = (self.arch_r, p.wheel_radius);
+        let bottom = p.ride + 0.11;
+        // The path: (x, y) on the arch's edge and its outward direction.
+        let mut path: Vec<(f32, f32, f32, f32)> = Vec::new();
+        let legs = 4;
+        for k in 0..legs {
+            let y = bottom + (wr - bottom) * k as f32 / legs as f32;
+            path.push((ax + r, y, 1.0, 0.0));
+        }
+        let segs = 48;
+        for k in 0..=segs {
+            let a = PI * k as f32 / segs as f32;
+            path.push((ax + r * a.cos(), wr + r * a.sin(), a.cos(), a.sin()));
+        }
+        for k in (0..legs).rev() {
+            let y = bottom + (wr - bottom) * k as f32 / legs as f32;
+            path.push((ax - r, y, -1.0, 0.0));
+        }
+        let across = [-0.012, 0.03, 0.075];
+        for side in [-1.0f32, 1.0] {
+            mesh.grid(
+                path.len(),
+                across.len(),
+                false,
+                |i, j| {
+                    let (x, y, nx, ny) = path[i];
+                    let (x, y) = (x + nx * across[j], y + ny * across[j]);
+                    Vec3::new(x, y, side * (self.flank_z(x, y) + 0.006))
+                },
+                |_, _| Some((Material::Trim, [0.0, 0.0])),
             );
         }
     }
@@ -598,12 +737,17 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let fastback = p.cues.roofline == super::identity::Roofline::Fastback;
     let dome = p.cues.roofline == super::identity::Roofline::Dome;
     // A dome's roof is one arc: a high crown and wide rounded edges.
-    let crown = if dome {
+    let crown = if let Some(e) = p.roof_edge {
+        // A profile row's edge: a flat roof (an apex when it is 0).
+        0.15 * e
+    } else if dome {
         0.11
     } else {
         0.03 + 0.03 * (p.era - p.vintage).max(0.0)
     };
-    let rr = if dome {
+    let rr = if let Some(e) = p.roof_edge {
+        e.max(0.004)
+    } else if dome {
         0.2
     } else if p.boxy > 6.0 {
         0.06
@@ -621,12 +765,16 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         v: f32,
         inset: f32,
         cap: f32,
+        /// How far along the fillet from the glass into the roof (0 at the
+        /// glass's top, 1 at the roof's edge).
+        fil: f32,
     }
     let mut rows = vec![Row {
         y: belt - 0.05,
         v: 0.0,
         inset: 0.0,
         cap: 0.0,
+        fil: 0.0,
     }];
     for k in 0..n_glass {
         let t = k as f32 / (n_glass - 1) as f32;
@@ -636,6 +784,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             v: (y - belt) / (roof - belt),
             inset: 0.0,
             cap: 0.0,
+            fil: 0.0,
         });
     }
     if !open {
@@ -647,6 +796,8 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 v: (glass_top - belt) / (roof - belt),
                 inset: rr * (1.0 - ph.cos()),
                 cap: 0.0,
+                // The fillet's parameter at this height (see `fillet`).
+                fil: 1.0 - (1.0 - ph.sin()).max(0.0).sqrt(),
             });
         }
         for k in 1..=n_cap {
@@ -656,6 +807,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 v: (glass_top - belt) / (roof - belt),
                 inset: rr,
                 cap: s,
+                fil: 1.0,
             });
         }
     }
@@ -680,18 +832,24 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // the windshield and the rear glass into the roof and arch the roof
     // itself; a fastback's rear glass bends less; a dome's glasshouse is
     // its arc instead; boxy and classic bodies keep flat panes.
-    let arch = if p.boxy > 6.0 {
+    let arch = if p.boxy > 6.0 || p.roof_edge == Some(0.0) {
         0.0
     } else {
         (p.era - p.vintage).max(0.0)
     };
-    let c_front = if p.cues.rear_fastback() {
+    let flat = p.roof_edge == Some(0.0);
+    let c_front = if flat {
+        // A crease: flat panes up to the apex.
+        0.0
+    } else if p.cues.rear_fastback() {
         // One arc over the cabin: the windshield rolls into the roof.
         0.6
     } else {
         0.1 + 0.5 * arch
     };
-    let c_rear = if p.cues.rear_fastback() {
+    let c_rear = if flat {
+        0.0
+    } else if p.cues.rear_fastback() {
         // Over a rear engine the glass is one convex sweep from the roof.
         0.4
     } else if fastback {
@@ -700,18 +858,44 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         0.1 + 0.5 * arch
     };
     let roof_arch = if dome { 0.15 } else { 0.22 * arch };
+    // The glass lines in side view: the windshield's and rear glass's x at
+    // v (0 at the belt, 1 at the roof).
+    let glass_f = |v: f32| x_wf - p.ws_run * bend(v, c_front);
+    let glass_r = |v: f32| x_wr + p.bl_run * bend(v, c_rear);
+    // The roof's front and rear edges: a fillet from each glass's top into
+    // the level roof, leaving the glass along its own slope (a quadratic
+    // Bezier through the point where that slope meets the roof's edge
+    // height), so the roof flows into the pillars and the glass instead of
+    // sitting on them as a slab (until session 18 the edge rose vertically
+    // from the glass's top and rolled over: a lip at the top of every
+    // raked windshield and rear glass). Returns (the run along the glass's
+    // slope, the run on to the level roof); a steep glass keeps about the
+    // old rounded edge.
+    let v_top = (glass_top - belt) / (roof - belt);
+    let dv = 0.02;
+    let slope = |dx: f32| (dx / (dv * (roof - belt))).clamp(0.0, 4.0);
+    let fillet = |sx: f32| {
+        let a = sx * rise;
+        (a, (rr - a).max(0.35 * a))
+    };
+    let fil_f = fillet(slope(glass_f(v_top - dv) - glass_f(v_top)));
+    let fil_r = fillet(slope(glass_r(v_top) - glass_r(v_top - dv)));
     let frame = |r: &Row| {
         let (xf, xrr) = match p.arc {
             // A dome's glasshouse is its arc, drawn in a little so the
             // glass sits inside the body's line.
-            Some(arc) => {
-                let x = arc.x_at(r.y) - r.inset * 0.3;
-                (x, -x)
-            }
-            None => (
-                x_wf - p.ws_run * bend(r.v, c_front) - r.inset,
-                x_wr + p.bl_run * bend(r.v, c_rear) + r.inset,
+            Some(arc) => (
+                arc.x_at(r.y) - r.inset * 0.3,
+                -arc.x_rear_at(r.y) + r.inset * 0.3,
             ),
+            None => {
+                let s = r.fil;
+                let k = 2.0 * s - s * s;
+                (
+                    glass_f(r.v) - (fil_f.0 * k + fil_f.1 * s * s),
+                    glass_r(r.v) + fil_r.0 * k + fil_r.1 * s * s,
+                )
+            }
         };
         let mut hw = hw0 * (1.0 - p.tumble * r.v) - r.inset;
         let mut a = (xf - xrr) / 2.0;
@@ -723,8 +907,13 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         if r.cap > 0.0 {
             let shrink = hw * r.cap;
             hw -= shrink;
-            a -= shrink + (a - shrink).max(0.0) * roof_arch * r.cap;
+            // A dome's ends are its arc's all the way up.
+            if p.arc.is_none() {
+                a -= shrink + (a - shrink).max(0.0) * roof_arch * r.cap;
+            }
         }
+        // (An apex's glasses meet: never let the ends cross.)
+        let a = a.max(0.0);
         let rc = rc_full.min(hw).min(a).max(0.0);
         (xc, a, hw, rc)
     };
@@ -776,7 +965,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // side glass of a coupe, never a saloon's two equal windows.
     let mut side_glass = spec.side_glass;
     let mut pillars = spec.pillars.clone();
-    if spec.doors == 2 && matches!(spec.cabin, Cabin::ThreeBox | Cabin::Hatch | Cabin::Open) {
+    // A dome's side glass is one D-shaped window under the crown.
+    if spec.doors == 2
+        && !dome
+        && matches!(spec.cabin, Cabin::ThreeBox | Cabin::Hatch | Cabin::Open)
+    {
         let (xc, a, _, _) = frame(&rows[1]);
         let door = (door_rear(lower) - xc) / a.max(0.1);
         pillars.push(door);

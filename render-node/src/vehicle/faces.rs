@@ -188,8 +188,9 @@ impl FaceTable {
 pub const PROFILES: &str = include_str!("../../../models/profiles.csv");
 
 /// The columns of `models/profiles.csv`.
-pub const PROFILE_COLUMNS: [&str; 11] = [
-    "make", "model", "from", "to", "cowl", "ws_rake", "bl_rake", "tail", "belt", "dlo", "note",
+pub const PROFILE_COLUMNS: [&str; 13] = [
+    "make", "model", "from", "to", "cowl", "ws_rake", "bl_rake", "tail", "belt", "dlo", "nose",
+    "edge", "note",
 ];
 
 /// Side-profile control values of one generation (`models/profiles.csv`,
@@ -210,6 +211,13 @@ pub struct Profile {
     /// Rear end of the side glass (daylight opening) along the
     /// glasshouse's side, -1 (rear) .. 1 (front).
     pub dlo: Option<f32>,
+    /// Height of the bonnet at the nose, a fraction of the height (the
+    /// Cybertruck's bonnet rises in one line into its windshield).
+    pub nose: Option<f32>,
+    /// The roof's edge radius over the windshield and the rear glass,
+    /// metres: 0 is a crease where flat glass meets the roof, and the
+    /// glasses meet at an apex (the Cybertruck's).
+    pub edge: Option<f32>,
 }
 
 /// One row of `models/profiles.csv`.
@@ -280,6 +288,8 @@ impl ProfileTable {
                 tail: num(7, 0.0, 0.4)?,
                 belt: num(8, 0.4, 0.85)?,
                 dlo: num(9, -1.0, 1.0)?,
+                nose: num(10, 0.2, 0.85)?,
+                edge: num(11, 0.0, 0.3)?,
             };
             rows.push(ProfileRow {
                 make: cols[0].to_owned(),
@@ -358,19 +368,23 @@ mod tests {
     #[test]
     fn profiles_parse_with_ranges_checked() {
         let head = PROFILE_COLUMNS.join(",");
-        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,wedge";
+        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,0.55,0,wedge";
         let t = ProfileTable::parse(&format!("{head}\n{ok}\n")).unwrap();
         let p = t.lookup("tesla", "cybertruck", 2024).unwrap();
         assert_eq!(p.cowl, Some(0.3));
         assert_eq!(p.ws_rake, None);
         assert_eq!(p.bl_rake, Some(17.0));
         assert_eq!(p.dlo, Some(-0.2));
+        assert_eq!(p.nose, Some(0.55));
+        assert_eq!(p.edge, Some(0.0));
         assert_eq!(t.lookup("tesla", "cybertruck", 2018), None);
         assert_eq!(t.lookup("tesla", "model-3", 2024), None);
         for (bad, want) in [
             (ok.replace(",0.3,", ",3,"), "cowl"),
             (ok.replace(",17,", ",90,"), "bl_rake"),
             (ok.replace(",0.7,", ",x,"), "belt"),
+            (ok.replace(",0.55,", ",0.95,"), "nose"),
+            (ok.replace(",0,wedge", ",0.5,wedge"), "edge"),
             (ok.replace("2019,2026", "2026,2019"), "backwards"),
             (format!("{ok},x"), "fields"),
         ] {

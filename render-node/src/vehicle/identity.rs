@@ -540,6 +540,9 @@ impl IdentityLibrary {
                 .filter(|g| {
                     g.body == body
                         && g.cues.engine == Engine::Front
+                        // A military-width truck (the Hummer H1) is no
+                        // size class another model shares.
+                        && g.width_mm <= 2150
                         && g.from <= year + reach
                         && g.to + reach >= year
                 })

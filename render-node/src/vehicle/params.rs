@@ -199,8 +199,12 @@ pub struct DomeArc {
     pub base: f32,
     /// Height of its (virtual) crown above `base`, above the roof.
     pub rise: f32,
-    /// Half its length at `base`, centred on the car.
+    /// Its length at `base` ahead of the car's centre.
     pub half: f32,
+    /// Its length at `base` behind the centre: as far as the tail, so the
+    /// arc runs on from the roof down the rear glass to the tail (the
+    /// Beetle's), not down to a boot lid.
+    pub rear: f32,
     /// Superellipse exponent (2: an ellipse; more: fuller shoulders).
     pub n: f32,
 }
@@ -210,6 +214,18 @@ impl DomeArc {
     pub fn x_at(&self, y: f32) -> f32 {
         let t = ((y - self.base) / self.rise).clamp(0.0, 1.0);
         self.half * (1.0 - t.powf(self.n)).max(0.0).powf(1.0 / self.n)
+    }
+
+    /// How far behind the centre the arc is at height `y`.
+    pub fn x_rear_at(&self, y: f32) -> f32 {
+        self.x_at(y) * self.rear / self.half.max(1e-4)
+    }
+
+    /// The arc's height at `x` behind the centre (x < 0), or `base`
+    /// beyond its end.
+    pub fn y_rear_at(&self, x: f32) -> f32 {
+        let u = (-x / self.rear.max(1e-4)).clamp(0.0, 1.0);
+        self.base + self.rise * (1.0 - u.powf(self.n)).max(0.0).powf(1.0 / self.n)
     }
 }
 
@@ -251,6 +267,9 @@ pub struct Params {
     pub fit: Option<Overall>,
     /// A dome roofline's arc (see [`DomeArc`]).
     pub arc: Option<DomeArc>,
+    /// A profile row's roof edge radius (`models/profiles.csv`, `edge`):
+    /// 0 draws flat glass meeting at an apex.
+    pub roof_edge: Option<f32>,
     /// Lamp signature, intakes and tail graphic (`models/faces.csv`); its
     /// head lamp and grille are already folded into `cues`.
     pub face: Face,
@@ -361,6 +380,9 @@ impl Params {
             self.hood = (self.hood + d).min(belt);
             self.deck += d;
         }
+        if let Some(n) = pr.nose {
+            self.hood = (self.height * n).clamp(self.ride + 0.1, self.belt);
+        }
         let gh = glass_h(&self);
         let run = |rake: Option<f32>, run: f32| match rake {
             Some(deg) => gh / deg.to_radians().tan(),
@@ -374,10 +396,17 @@ impl Params {
         if let Some(t) = pr.tail {
             self.bl_base = t * self.length;
         }
-        // Keep a roof between the glasses.
+        // Keep a roof between the glasses; a sharp edge (0) is an apex:
+        // the glasses meet, their runs scaled to fill the room.
         let l = self.length;
-        let room = l - self.ws_base - self.bl_base - 0.05 * l;
-        if self.ws_run + self.bl_run > room {
+        self.roof_edge = pr.edge;
+        let apex = pr.edge == Some(0.0);
+        let room = l - self.ws_base - self.bl_base - if apex { 0.0 } else { 0.05 * l };
+        if apex {
+            let k = room / (self.ws_run + self.bl_run).max(0.01);
+            self.ws_run *= k;
+            self.bl_run *= k;
+        } else if self.ws_run + self.bl_run > room {
             let k = (room / (self.ws_run + self.bl_run)).clamp(0.2, 1.0);
             self.ws_run *= k;
             self.bl_run *= k;
@@ -520,6 +549,7 @@ impl Params {
             generation: None,
             fit: None,
             arc: None,
+            roof_edge: None,
             face: Face::default(),
             lamp_scale: 1.0,
             rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
@@ -753,8 +783,11 @@ impl Params {
             Deck::Long => 0.95,
         } * scale;
         let (mut bl_base, rear_rake): (f32, f32) = match cues.roofline {
+            // A boot lid's length is what shows flat behind the rear glass:
+            // the rounded tail (`Lower::round_r`) comes on top, or a short
+            // deck reads as an estate's roof running to the tail.
             Roofline::Notchback => (
-                deck_len.max(0.4 * scale),
+                deck_len.max(0.4 * scale) + 0.2 + 0.06 * era - 0.06 * vintage,
                 26.0 + 10.0 * (1.0 - era) + 14.0 * vintage,
             ),
             // Over a rear engine the glass ends above the rear axle and
@@ -770,9 +803,16 @@ impl Params {
             Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
             Roofline::Boxy => (0.03, 82.0),
             Roofline::OneBox => (0.04, 66.0),
-            // A convertible's fabric top ends over the rear axle: a short
-            // cabin for two (four-seaters carry it a little further back).
-            Roofline::Open => (deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb), 30.0),
+            // A convertible's fabric top is short and square-backed: a
+            // steep 45° rear quarter whose foot stands well ahead of the
+            // rear axle's overhang, over a long flat deck (the top's lid).
+            // At 30° and 0.35 m further back it ran on like a notchback
+            // coupe's roof (the generic coupe and convertible silhouettes
+            // reached IoU 0.933 once the saloon boot grew).
+            Roofline::Open => (
+                deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb) + 0.35,
+                45.0,
+            ),
             Roofline::Cab => (0.0, 84.0),
         };
         let mut bl_run = glass_h / rear_rake.to_radians().tan();
@@ -839,17 +879,22 @@ impl Params {
         // the belt, and they replace the glass figures above.
         let arc = (cues.roofline == Roofline::Dome).then_some(DomeArc {
             base: ride + 0.3 * (belt - ride),
-            // Cut off at the roof a little below its crown: a rounded top,
-            // not a ridge.
-            rise: h + 0.25 - (ride + 0.3 * (belt - ride)),
+            // Cut off at the roof just below its crown: a short rounded top
+            // (a longer cut reads as a saloon's flat roof: 0.25 m above the
+            // roof until session 17, 0.1 m until session 18, when the roof
+            // rows began to follow the arc too), not a ridge.
+            rise: h + 0.01 - (ride + 0.3 * (belt - ride)),
             half: 0.34 * l,
+            rear: 0.5 * l,
             n: 2.0,
         });
         let (ws_base, ws_run, bl_base, bl_run) = match arc {
             Some(a) => {
                 let foot = l / 2.0 - a.x_at(belt);
                 let run = (a.x_at(belt) - a.x_at(h)).max(0.05);
-                (foot, run, foot, run)
+                let rear_foot = l / 2.0 - a.x_rear_at(belt);
+                let rear_run = (a.x_rear_at(belt) - a.x_rear_at(h)).max(0.05);
+                (foot, run, rear_foot, rear_run)
             }
             None => (ws_base, ws_run, bl_base, bl_run),
         };
@@ -874,6 +919,7 @@ impl Params {
             era,
             vintage,
             arc,
+            roof_edge: None,
             face: Face::default(),
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
             rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
