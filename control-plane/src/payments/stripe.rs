@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    CURRENCY, CheckoutRequest, CheckoutSession, PaymentError, PaymentProvider, WebhookEvent,
-    pack_name, signature, verify_event,
+    CURRENCY, CheckoutRequest, CheckoutSession, OffSessionRequest, PaymentError, PaymentProvider,
+    WebhookEvent, pack_name, signature, verify_event,
 };
 use crate::config::Secret;
 
@@ -197,6 +197,17 @@ fn checkout_form(req: &CheckoutRequest<'_>) -> Vec<(&'static str, String)> {
         ("metadata[purchase_id]", req.purchase_id.to_owned()),
         ("metadata[account_id]", req.account_id.to_owned()),
         ("metadata[credits]", req.credits.to_string()),
+        // The Charge and PaymentIntent carry the purchase too, so refunds and
+        // disputes (whose events hold a Charge or a Dispute) find it; the
+        // card is saved for auto-reload (off-session payments).
+        (
+            "payment_intent_data[metadata][purchase_id]",
+            req.purchase_id.to_owned(),
+        ),
+        (
+            "payment_intent_data[setup_future_usage]",
+            "off_session".to_owned(),
+        ),
         ("success_url", req.success_url.to_owned()),
         ("cancel_url", req.cancel_url.to_owned()),
     ];
@@ -210,6 +221,34 @@ fn checkout_form(req: &CheckoutRequest<'_>) -> Vec<(&'static str, String)> {
         }
     }
     form
+}
+
+/// The off-session PaymentIntent of an auto-reload: confirmed at once with
+/// the customer's saved card, no person present (`off_session=true`; a card
+/// that needs authentication fails instead of waiting).
+fn off_session_form(req: &OffSessionRequest<'_>) -> Vec<(&'static str, String)> {
+    vec![
+        ("amount", req.amount_cents.to_string()),
+        ("currency", CURRENCY.to_owned()),
+        ("customer", req.customer.to_owned()),
+        ("confirm", "true".to_owned()),
+        ("off_session", "true".to_owned()),
+        // The customer's saved card (Stripe uses the default payment
+        // method for the customer when the Checkout saved one).
+        ("automatic_payment_methods[enabled]", "true".to_owned()),
+        (
+            "automatic_payment_methods[allow_redirects]",
+            "never".to_owned(),
+        ),
+        (
+            "description",
+            format!("Auto-reload: {}", pack_name(req.credits)),
+        ),
+        ("metadata[purchase_id]", req.purchase_id.to_owned()),
+        ("metadata[account_id]", req.account_id.to_owned()),
+        ("metadata[credits]", req.credits.to_string()),
+        ("metadata[kind]", "auto_reload".to_owned()),
+    ]
 }
 
 /// The fields of Stripe's error body `{"error":{"type","code","message","param"}}`.
@@ -287,6 +326,21 @@ impl PaymentProvider for StripeProvider {
             session_id: required(&session, "id", "Checkout Session")?,
             url: required(&session, "url", "Checkout Session")?,
         })
+    }
+
+    async fn charge_saved_method(
+        &self,
+        req: &OffSessionRequest<'_>,
+    ) -> Result<String, PaymentError> {
+        let idempotency_key = format!("auto-reload-{}", req.purchase_id);
+        let intent = self
+            .post_form(
+                "/v1/payment_intents",
+                &off_session_form(req),
+                Some(&idempotency_key),
+            )
+            .await?;
+        required(&intent, "id", "PaymentIntent")
     }
 
     async fn create_portal(

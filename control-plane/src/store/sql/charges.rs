@@ -19,14 +19,34 @@ use super::*;
 /// `$1` credits, `$2` account, `$3` key id. Every write of a balance uses
 /// it: image charges, URL mints, and (with a negative `$1` and no key)
 /// grants, purchases, adjustments and refunds, where `balance >= $1` keeps
-/// a debit from going below zero. The PostgreSQL batch statement
-/// (`pg_ledger.rs`) is the same condition over many groups at once.
+/// a debit from going below zero. A debit (positive `$1`) is refused while
+/// the account owes credits after a refund or has a disputed payment
+/// (docs/billing.md, "After the sale"); credits in are never refused. The
+/// PostgreSQL batch statement (`pg_ledger.rs`) is the same condition over
+/// many groups at once.
 pub(super) const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
-     WHERE id = $2 AND balance >= $1 \
+     WHERE id = $2 AND balance >= $1 AND ($1 <= 0 OR (owed = 0 AND disputes = 0)) \
      AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL)) \
      RETURNING balance";
 pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
-pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
+/// What a debit could take: the balance, or 0 while the account is held or
+/// frozen (so a refused group tries no smaller prefix).
+pub(super) const BALANCE: &str =
+    "SELECT CASE WHEN owed > 0 OR disputes > 0 THEN 0 ELSE balance END FROM accounts WHERE id = $1";
+/// Why a held or frozen account's debit was refused.
+pub(super) const STANDING: &str = "SELECT owed, disputes FROM accounts WHERE id = $1";
+
+/// The refusal of a debit the balance did not cover: the account's hold or
+/// freeze when it has one, else insufficient credits.
+pub(super) fn refusal(owed: i64, disputes: i64, balance: i64, required: i64) -> StoreError {
+    if disputes > 0 {
+        StoreError::AccountFrozen
+    } else if owed > 0 {
+        StoreError::AccountHeld { owed }
+    } else {
+        StoreError::InsufficientCredits { balance, required }
+    }
+}
 /// A batch's charge rows, in one statement with one bound value: a JSON
 /// object of the rows by their position (`{"0": {...}, "1": {...}}`), which
 /// both databases expand with `jsonb_each(jsonb($1))` (SQLite's binary JSON
@@ -77,6 +97,8 @@ pub(super) trait ChargeTx {
     /// Whether the key exists and is not revoked.
     async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError>;
     async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError>;
+    /// [`STANDING`]: (owed, open disputes).
+    async fn standing(&mut self, account_id: &str) -> Result<(i64, i64), StoreError>;
     /// [`INSERT_CHARGES`] with its one bound value.
     async fn insert_rows(&mut self, rows: String) -> Result<(), StoreError>;
 }
@@ -143,11 +165,18 @@ pub(super) async fn charge_batch<T: ChargeTx>(
             running -= batch[i].credits;
             outcomes[i] = Some(Ok(running));
         }
+        let (owed, disputes) = if granted < idxs.len() {
+            tx.standing(account_id).await?
+        } else {
+            (0, 0)
+        };
         for &i in &idxs[granted..] {
-            outcomes[i] = Some(Err(StoreError::InsufficientCredits {
-                balance: balance_after,
-                required: batch[i].credits,
-            }));
+            outcomes[i] = Some(Err(refusal(
+                owed,
+                disputes,
+                balance_after,
+                batch[i].credits,
+            )));
         }
     }
     let now = now_millis();
@@ -191,6 +220,15 @@ impl ChargeTx for sqlx::Transaction<'_, sqlx::Any> {
             .await
             .map_err(map_err)?;
         Ok(matches!(revoked, Some(None)))
+    }
+
+    async fn standing(&mut self, account_id: &str) -> Result<(i64, i64), StoreError> {
+        let row: Option<(i64, i64)> = sqlx::query_as(STANDING)
+            .bind(account_id)
+            .fetch_optional(&mut **self)
+            .await
+            .map_err(map_err)?;
+        Ok(row.unwrap_or((0, 0)))
     }
 
     async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
