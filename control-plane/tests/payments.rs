@@ -768,6 +768,7 @@ const EVENT_DISPUTE_WON: &str =
 const EVENT_INTENT_SUCCEEDED: &str =
     include_str!("fixtures/stripe/event_payment_intent_succeeded.json");
 const PAYMENT_INTENT: &str = include_str!("fixtures/stripe/payment_intent.json");
+const PAYMENT_METHODS: &str = include_str!("fixtures/stripe/customer_payment_methods.json");
 
 fn verified(fixture: &str) -> WebhookEvent {
     let body = fixture.as_bytes();
@@ -860,7 +861,12 @@ fn an_auto_reload_payment_is_paid_and_other_intents_are_ignored() {
 
 #[tokio::test]
 async fn an_auto_reload_posts_an_off_session_payment_intent() {
-    let stub = StubStripe::start(vec![(500, ERROR_API), (200, PAYMENT_INTENT)]).await;
+    let stub = StubStripe::start(vec![
+        (200, PAYMENT_METHODS),
+        (500, ERROR_API),
+        (200, PAYMENT_INTENT),
+    ])
+    .await;
     let req = control_plane::payments::OffSessionRequest {
         purchase_id: "pur_01J9ZA0B1C2D3E4F5G6H7J8K9M",
         account_id: "acc_01J9Z6PZK1M2N3P4Q5R6S7T8V9",
@@ -871,8 +877,20 @@ async fn an_auto_reload_posts_an_off_session_payment_intent() {
     let intent = stub.provider().charge_saved_method(&req).await.unwrap();
     assert_eq!(intent, fixture_field(PAYMENT_INTENT, "id"));
     let seen = stub.seen();
-    assert_eq!(seen.len(), 2, "a 500 is retried");
-    for s in &seen {
+    assert_eq!(seen.len(), 3, "the saved methods, then a 500 retried");
+    // The saved method is looked up first: a PaymentIntent does not pick
+    // the customer's method by itself.
+    assert_eq!(seen[0].method, Method::GET);
+    assert_eq!(
+        seen[0].path,
+        "/v1/customers/cus_RUlt3TqzZ8wN5v/payment_methods"
+    );
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(format!("Bearer {API_KEY}").as_str())
+    );
+    assert_eq!(seen[0].header("stripe-version"), Some(STRIPE_VERSION));
+    for s in &seen[1..] {
         assert_eq!(s.path, "/v1/payment_intents");
         assert_stripe_headers(s);
         assert_eq!(
@@ -885,6 +903,7 @@ async fn an_auto_reload_posts_an_off_session_payment_intent() {
         ("amount", "1000"),
         ("currency", "usd"),
         ("customer", "cus_RUlt3TqzZ8wN5v"),
+        ("payment_method", "pm_1QbZ6rDq8sVx3kLwQw2Ek3Lm"),
         ("confirm", "true"),
         ("off_session", "true"),
         ("automatic_payment_methods[enabled]", "true"),
@@ -898,7 +917,26 @@ async fn an_auto_reload_posts_an_off_session_payment_intent() {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
-    assert_eq!(seen[1].form_map(), want);
+    assert_eq!(seen[2].form_map(), want);
+}
+
+#[tokio::test]
+async fn an_auto_reload_without_a_saved_method_pays_nothing() {
+    let stub = StubStripe::start(vec![(
+        200,
+        r#"{"object":"list","url":"/v1/customers/cus_RUlt3TqzZ8wN5v/payment_methods","has_more":false,"data":[]}"#,
+    )])
+    .await;
+    let req = control_plane::payments::OffSessionRequest {
+        purchase_id: "pur_01J9ZA0B1C2D3E4F5G6H7J8K9M",
+        account_id: "acc_01J9Z6PZK1M2N3P4Q5R6S7T8V9",
+        customer: "cus_RUlt3TqzZ8wN5v",
+        credits: 10_000,
+        amount_cents: 1_000,
+    };
+    let err = stub.provider().charge_saved_method(&req).await.unwrap_err();
+    assert!(err.to_string().contains("no saved payment method"), "{err}");
+    assert_eq!(stub.seen().len(), 1, "no PaymentIntent is created");
 }
 
 #[test]

@@ -8,6 +8,10 @@
 --                           pays it first
 -- accounts.disputes         open disputes; while > 0 the account's keys are
 --                           frozen (403) and it is charged nothing
+-- accounts.held             1 while owed > 0 or disputes > 0, else 0: the one
+--                           column the conditional debit of a keyed charge or
+--                           mint reads (charges::DEBIT_GROUP), written in the
+--                           transactions that change owed or disputes
 -- accounts.auto_reload_*    the optional auto-reload: below `threshold`, buy
 --                           the pack of `credits` with the saved payment
 --                           method; `armed` = 1 until it fires, back to 1 when
@@ -23,6 +27,7 @@
 --                           is refunded once by the sweep over its index
 ALTER TABLE accounts ADD COLUMN owed BIGINT NOT NULL DEFAULT 0 CHECK (owed >= 0);
 ALTER TABLE accounts ADD COLUMN disputes BIGINT NOT NULL DEFAULT 0 CHECK (disputes >= 0);
+ALTER TABLE accounts ADD COLUMN held BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE accounts ADD COLUMN auto_reload_threshold BIGINT;
 ALTER TABLE accounts ADD COLUMN auto_reload_credits BIGINT;
 ALTER TABLE accounts ADD COLUMN auto_reload_armed BIGINT NOT NULL DEFAULT 1;

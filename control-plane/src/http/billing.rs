@@ -623,7 +623,12 @@ pub async fn run_auto_reloads(state: &HttpState) -> Result<usize, ApiError> {
                 continue;
             }
         };
-        state.store.attach_checkout(&purchase.id, &intent).await?;
+        // Already paid when its event came first (the purchase was found by
+        // its id then): nothing to attach.
+        match state.store.attach_checkout(&purchase.id, &intent).await {
+            Ok(()) | Err(crate::store::StoreError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
         started += 1;
         tracing::info!(account.id = %account_id, purchase.id = %purchase.id, credits = purchase.credits, "auto-reload started");
         if let Some(sandbox) = sandbox(state) {

@@ -287,13 +287,36 @@ async fn lock_standing(
     Ok((balance, Standing { owed, disputes }))
 }
 
+/// Changes an account's credits owed and open disputes by the deltas, and
+/// `held` with them (1 while either is above 0: the one column the keyed
+/// conditional debit reads). Every write of `owed` or `disputes` is this
+/// statement, on a row the transaction holds.
+async fn move_standing(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    owed: i64,
+    disputes: i64,
+) -> Result<Standing, StoreError> {
+    let row: Option<(i64, i64)> = sqlx::query_as(
+        "UPDATE accounts SET owed = owed + $1, disputes = disputes + $2, \
+         held = CASE WHEN owed + $1 > 0 OR disputes + $2 > 0 THEN 1 ELSE 0 END \
+         WHERE id = $3 RETURNING owed, disputes",
+    )
+    .bind(owed)
+    .bind(disputes)
+    .bind(account_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    let (owed, disputes) = row.ok_or(StoreError::NotFound("account"))?;
+    Ok(Standing { owed, disputes })
+}
+
 /// Takes `credits` back from an account after a refunded or lost payment
-/// (docs/billing.md, "After the sale"): as much as the balance holds, the
-/// rest recorded as owed; one `adjustment` entry for what was taken. The
-/// one balance write besides the conditional debit: it runs on a row
-/// locked in this transaction and takes at most the balance it read there,
-/// so it cannot go below 0 (`CHECK (balance >= 0)` backs it). Returns
-/// (taken, added to owed).
+/// (docs/billing.md, "After the sale"): as much as the balance holds,
+/// through the one conditional debit (no key: a held account's balance can
+/// still be taken back), the rest recorded as owed; one `adjustment` entry
+/// for what was taken. Returns (taken, added to owed).
 async fn take_back(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     account_id: &str,
@@ -304,19 +327,12 @@ async fn take_back(
     if credits <= 0 {
         return Ok((0, 0));
     }
+    // The row is locked here, so the balance read is the one debited.
     let (balance, _) = lock_standing(tx, account_id).await?;
     let taken = balance.clamp(0, credits);
     let owed = credits - taken;
-    let after: i64 = sqlx::query_scalar(
-        "UPDATE accounts SET balance = balance - $1, owed = owed + $2 WHERE id = $3 RETURNING balance",
-    )
-    .bind(taken)
-    .bind(owed)
-    .bind(account_id)
-    .fetch_one(&mut **tx)
-    .await
-    .map_err(map_err)?;
     if taken > 0 {
+        let after = move_balance(tx, account_id, -taken).await?;
         let entry = NewEntry {
             kind: EntryKind::Adjustment,
             delta: -taken,
@@ -325,12 +341,15 @@ async fn take_back(
         };
         insert_ledger(tx, account_id, &entry, after).await?;
     }
+    if owed > 0 {
+        move_standing(tx, account_id, owed, 0).await?;
+    }
     Ok((taken, owed))
 }
 
 /// Pays what an account owes from its balance, as far as it goes (a
-/// purchase lands first, then this): one `adjustment` entry. Returns the
-/// balance after.
+/// purchase lands first, then this): one `adjustment` entry, through the
+/// one conditional debit. Returns the balance after.
 async fn settle_owed(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     account_id: &str,
@@ -341,14 +360,8 @@ async fn settle_owed(
     if paid <= 0 {
         return Ok(balance);
     }
-    let after: i64 = sqlx::query_scalar(
-        "UPDATE accounts SET balance = balance - $1, owed = owed - $1 WHERE id = $2 RETURNING balance",
-    )
-    .bind(paid)
-    .bind(account_id)
-    .fetch_one(&mut **tx)
-    .await
-    .map_err(map_err)?;
+    let after = move_balance(tx, account_id, -paid).await?;
+    move_standing(tx, account_id, -paid, 0).await?;
     let entry = NewEntry {
         kind: EntryKind::Adjustment,
         delta: -paid,

@@ -212,11 +212,7 @@ impl SqlStore {
             .await
             .map_err(map_err)?;
             if opened.rows_affected() == 1 {
-                sqlx::query("UPDATE accounts SET disputes = disputes + 1 WHERE id = $1")
-                    .bind(&account_id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(map_err)?;
+                move_standing(&mut tx, &account_id, 0, 1).await?;
                 announce_keys(&mut tx, &account_id).await?;
             }
             let outcome = PaymentOutcome::Frozen { account_id };
@@ -234,13 +230,7 @@ impl SqlStore {
         .await
         .map_err(map_err)?;
         let settles = if closed.rows_affected() == 1 {
-            sqlx::query(
-                "UPDATE accounts SET disputes = disputes - 1 WHERE id = $1 AND disputes > 0",
-            )
-            .bind(&account_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(map_err)?;
+            move_standing(&mut tx, &account_id, 0, -1).await?;
             true
         } else {
             // Closed without an open event seen (events can arrive out of
@@ -298,7 +288,7 @@ impl SqlStore {
             "UPDATE accounts SET auto_reload_armed = 0 \
              WHERE id = $1 AND auto_reload_armed = 1 AND auto_reload_threshold IS NOT NULL \
              AND balance < auto_reload_threshold AND has_payment_method = 1 \
-             AND payment_customer IS NOT NULL AND owed = 0 AND disputes = 0 \
+             AND payment_customer IS NOT NULL AND held = 0 \
              RETURNING auto_reload_credits",
         )
         .bind(account_id)

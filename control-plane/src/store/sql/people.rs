@@ -655,10 +655,17 @@ impl SqlStore {
         let row = sqlx::query(concat!(
             "SELECT ",
             purchase_cols!(),
-            " FROM purchases WHERE provider_session = $1 AND provider = $2"
+            " FROM purchases WHERE provider = $2 \
+             AND (provider_session = $1 OR (provider_session IS NULL AND id = $3)) \
+             ORDER BY CASE WHEN provider_session = $1 THEN 0 ELSE 1 END LIMIT 1"
         ))
         .bind(paid.session_id)
         .bind(paid.provider)
+        // An auto-reload's payment can be reported before its PaymentIntent
+        // id is attached to the purchase (Stripe confirms it synchronously
+        // and may send the event first): its purchase is found by the id
+        // the event names, while no session is attached.
+        .bind(paid.purchase_id)
         .fetch_optional(&mut *tx)
         .await
         .map_err(map_err)?;

@@ -41,9 +41,8 @@ const CHARGE_GROUPS: &str = "WITH g AS ( \
        UPDATE accounts a SET balance = a.balance - g.total \
        FROM g LEFT JOIN api_keys k ON k.id = g.key \
        WHERE a.id = ANY($1::text[]) AND a.id = g.account AND a.balance >= g.total \
-       AND a.owed = 0 AND a.disputes = 0 \
        AND EXISTS (SELECT 1 FROM locked) \
-       AND (g.key IS NULL OR (k.id IS NOT NULL AND k.account_id = g.account AND k.revoked_at IS NULL)) \
+       AND (g.key IS NULL OR (a.held = 0 AND k.id IS NOT NULL AND k.account_id = g.account AND k.revoked_at IS NULL)) \
        RETURNING g.gn, a.id, g.key, a.balance), \
      charged AS ( \
        INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \
