@@ -500,7 +500,22 @@ async fn auto_reload_buys_once_per_threshold_crossing_across_replicas() {
         3
     );
 
-    // Off: nothing more.
+    // Off: nothing more. First a setting the balance is above (setting one
+    // re-arms it), so that without `--off` the spend below would reload.
+    app.cli(&[
+        "payments",
+        "auto-reload",
+        "--email",
+        email,
+        "--below",
+        "500",
+        "--pack",
+        "5000",
+    ])
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(balance(&app, email).await, 10_400, "above the threshold");
     app.cli(&["payments", "auto-reload", "--email", email, "--off"])
         .await
         .unwrap();
