@@ -12,7 +12,6 @@
 use std::time::{Duration, Instant};
 
 use control_plane::config::Secret;
-use control_plane::payments::PaymentProvider;
 use control_plane::payments::sandbox::{SandboxPayment, SandboxProvider};
 use control_plane::store::{AccountStore, BudgetStore, PaymentStore, SqlStore};
 use serde_json::{Value, json};
