@@ -308,6 +308,7 @@ pub async fn build(
         Arc::clone(&store) as Arc<dyn crate::store::RevocationStore>,
         all_sinks,
     );
+    crate::delivery::signed::spawn_expiry_refunds(Arc::clone(&urls));
     let catalog = vis_catalog::Catalog::embedded();
     let examples = crate::embeds::examples::Examples::resolve(catalog, &config.embeds, rc.revision)
         .map_err(StartError::Config)?;

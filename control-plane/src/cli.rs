@@ -15,6 +15,7 @@ use crate::http::app::App;
 use crate::limits::DEFAULT_RATE_LIMIT_PER_MINUTE;
 use crate::renders::{BUDGET_SETTING, utc_day};
 use crate::store::{Account, EntryKind, NewEntry, NewKey, SqlStore, StoreError};
+mod payments;
 mod prewarm;
 
 use crate::store::{
@@ -71,6 +72,10 @@ pub enum Command {
     /// Remote render nodes (docs/render-nodes.md).
     #[command(subcommand)]
     Nodes(NodesCmd),
+    /// Money after the sale: sandbox refunds and disputes, auto-reload, an
+    /// account's standing (docs/billing.md).
+    #[command(subcommand)]
+    Payments(payments::PaymentsCmd),
     /// The render farm at a glance: capacity, queue, today's renders
     /// against the budget, render times per node, failures by cause.
     Status,
@@ -387,7 +392,12 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
                 &config.billing,
             )
             .await?;
-            let result = operate(&store, &ledger, other, cli.json, &config.render).await;
+            let result = match other {
+                Command::Payments(cmd) => {
+                    payments::run(&store, &ledger, &config, cmd, cli.json).await
+                }
+                other => operate(&store, &ledger, other, cli.json, &config.render).await,
+            };
             store.close().await;
             result
         }
@@ -865,7 +875,7 @@ async fn operate(
                 text.trim_end(),
             ));
         }
-        Command::Serve | Command::Migrate | Command::Prewarm(_) => {
+        Command::Serve | Command::Migrate | Command::Prewarm(_) | Command::Payments(_) => {
             unreachable!("handled by run")
         }
     }

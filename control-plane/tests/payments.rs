@@ -188,6 +188,11 @@ async fn checkout_for_a_new_customer_sends_the_documented_form() {
         ("metadata[account_id]", "acc_01J9Z6PZK1M2N3P4Q5R6S7T8V9"),
         ("metadata[credits]", "5000"),
         (
+            "payment_intent_data[metadata][purchase_id]",
+            "pur_01J9Z6Q4W5X8Y2B3C4D5E6F7G8",
+        ),
+        ("payment_intent_data[setup_future_usage]", "off_session"),
+        (
             "success_url",
             "https://vis.example/account/billing?checkout=success",
         ),
@@ -436,6 +441,7 @@ fn a_valid_completed_event_is_checkout_paid() {
             customer: Some("cus_RUlt3TqzZ8wN5v".into()),
             amount_total: 500,
             currency: "usd".into(),
+            payment_intent: Some("pi_3QbZ6qDq8sVx3kLw0x9Yz8Wv".into()),
         }
     );
 }
@@ -700,10 +706,15 @@ fn sandbox_completed_events_verify_like_stripes() {
         customer: paid_by,
         amount_total,
         currency,
+        payment_intent,
     } = event
     else {
         panic!("{event:?}")
     };
+    assert_eq!(
+        payment_intent.as_deref(),
+        Some(SandboxProvider::payment_intent_for("pur_1").as_str())
+    );
     assert!(event_id.starts_with("evt_sandbox_"), "{event_id}");
     assert_eq!(session_id, payment.session_id);
     assert_eq!(purchase_id.as_deref(), Some("pur_1"));
@@ -741,4 +752,222 @@ fn sandbox_completed_events_verify_like_stripes() {
         NOW + DEFAULT_TOLERANCE_SECS + 1,
     ));
     assert!(!format!("{provider:?}").contains(WEBHOOK_SECRET));
+}
+
+// ---- After the sale: refunds, disputes, auto-reload -------------------------
+
+const EVENT_REFUNDED_PARTIAL: &str =
+    include_str!("fixtures/stripe/event_charge_refunded_partial.json");
+const EVENT_REFUNDED_REST: &str = include_str!("fixtures/stripe/event_charge_refunded_rest.json");
+const EVENT_DISPUTE_CREATED: &str =
+    include_str!("fixtures/stripe/event_charge_dispute_created.json");
+const EVENT_DISPUTE_LOST: &str =
+    include_str!("fixtures/stripe/event_charge_dispute_closed_lost.json");
+const EVENT_DISPUTE_WON: &str =
+    include_str!("fixtures/stripe/event_charge_dispute_closed_won.json");
+const EVENT_INTENT_SUCCEEDED: &str =
+    include_str!("fixtures/stripe/event_payment_intent_succeeded.json");
+const PAYMENT_INTENT: &str = include_str!("fixtures/stripe/payment_intent.json");
+const PAYMENT_METHODS: &str = include_str!("fixtures/stripe/customer_payment_methods.json");
+
+fn verified(fixture: &str) -> WebhookEvent {
+    let body = fixture.as_bytes();
+    webhook_provider()
+        .verify_webhook(Some(&sign(body, NOW)), body, NOW)
+        .unwrap()
+}
+
+#[test]
+fn refund_events_carry_the_cumulative_amount_and_the_purchase() {
+    assert_eq!(
+        verified(EVENT_REFUNDED_PARTIAL),
+        WebhookEvent::Refunded {
+            event_id: "evt_3QbZ9aDq8sVx3kLw1Rf4Nd2P".into(),
+            payment_intent: Some("pi_3QbZ6qDq8sVx3kLw0x9Yz8Wv".into()),
+            purchase_id: Some("pur_01J9Z6Q4W5X8Y2B3C4D5E6F7G8".into()),
+            amount: 500,
+            amount_refunded: 200,
+        }
+    );
+    assert!(matches!(
+        verified(EVENT_REFUNDED_REST),
+        WebhookEvent::Refunded {
+            amount: 500,
+            amount_refunded: 500,
+            ..
+        }
+    ));
+    // A forged refund (tampered amount) is refused like any other event.
+    let body = EVENT_REFUNDED_PARTIAL.as_bytes();
+    let header = sign(body, NOW);
+    let tampered =
+        EVENT_REFUNDED_PARTIAL.replace("\"amount_refunded\": 200", "\"amount_refunded\": 5");
+    assert_ne!(tampered, EVENT_REFUNDED_PARTIAL);
+    expect_bad_signature(webhook_provider().verify_webhook(
+        Some(&header),
+        tampered.as_bytes(),
+        NOW,
+    ));
+    // Replayed outside the tolerance: refused.
+    expect_bad_signature(webhook_provider().verify_webhook(
+        Some(&header),
+        body,
+        NOW + DEFAULT_TOLERANCE_SECS + 1,
+    ));
+}
+
+#[test]
+fn dispute_events_open_and_close_won_or_lost() {
+    assert_eq!(
+        verified(EVENT_DISPUTE_CREATED),
+        WebhookEvent::DisputeOpened {
+            event_id: "evt_1QbZCcDq8sVx3kLw3Th6Pf4R".into(),
+            dispute_id: "du_1QbZCbDq8sVx3kLwUu7Qg5Ss".into(),
+            payment_intent: Some("pi_3QbZ6qDq8sVx3kLw0x9Yz8Wv".into()),
+        }
+    );
+    assert!(matches!(
+        verified(EVENT_DISPUTE_LOST),
+        WebhookEvent::DisputeClosed { won: false, ref dispute_id, .. } if dispute_id == "du_1QbZCbDq8sVx3kLwUu7Qg5Ss"
+    ));
+    assert!(matches!(
+        verified(EVENT_DISPUTE_WON),
+        WebhookEvent::DisputeClosed { won: true, .. }
+    ));
+}
+
+#[test]
+fn an_auto_reload_payment_is_paid_and_other_intents_are_ignored() {
+    assert_eq!(
+        verified(EVENT_INTENT_SUCCEEDED),
+        WebhookEvent::IntentPaid {
+            event_id: "evt_3QbZFgDq8sVx3kLw6Wk9Si7U".into(),
+            payment_intent: "pi_3QbZFfDq8sVx3kLw1a2B3c4D".into(),
+            purchase_id: "pur_01J9ZA0B1C2D3E4F5G6H7J8K9M".into(),
+            customer: Some("cus_RUlt3TqzZ8wN5v".into()),
+            amount: 1000,
+            currency: "usd".into(),
+        }
+    );
+    // A Checkout's own PaymentIntent succeeds too; its session event is
+    // what credits it, so an intent that is not an auto-reload is ignored.
+    let checkout_intent = EVENT_INTENT_SUCCEEDED.replace("\"kind\": \"auto_reload\",", "");
+    assert_ne!(checkout_intent, EVENT_INTENT_SUCCEEDED);
+    assert!(matches!(
+        verified(&checkout_intent),
+        WebhookEvent::Ignored { ref kind, .. } if kind == "payment_intent.succeeded"
+    ));
+}
+
+#[tokio::test]
+async fn an_auto_reload_posts_an_off_session_payment_intent() {
+    let stub = StubStripe::start(vec![
+        (200, PAYMENT_METHODS),
+        (500, ERROR_API),
+        (200, PAYMENT_INTENT),
+    ])
+    .await;
+    let req = control_plane::payments::OffSessionRequest {
+        purchase_id: "pur_01J9ZA0B1C2D3E4F5G6H7J8K9M",
+        account_id: "acc_01J9Z6PZK1M2N3P4Q5R6S7T8V9",
+        customer: "cus_RUlt3TqzZ8wN5v",
+        credits: 10_000,
+        amount_cents: 1_000,
+    };
+    let intent = stub.provider().charge_saved_method(&req).await.unwrap();
+    assert_eq!(intent, fixture_field(PAYMENT_INTENT, "id"));
+    let seen = stub.seen();
+    assert_eq!(seen.len(), 3, "the saved methods, then a 500 retried");
+    // The saved method is looked up first: a PaymentIntent does not pick
+    // the customer's method by itself.
+    assert_eq!(seen[0].method, Method::GET);
+    assert_eq!(
+        seen[0].path,
+        "/v1/customers/cus_RUlt3TqzZ8wN5v/payment_methods"
+    );
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(format!("Bearer {API_KEY}").as_str())
+    );
+    assert_eq!(seen[0].header("stripe-version"), Some(STRIPE_VERSION));
+    for s in &seen[1..] {
+        assert_eq!(s.path, "/v1/payment_intents");
+        assert_stripe_headers(s);
+        assert_eq!(
+            s.header("idempotency-key"),
+            Some("auto-reload-pur_01J9ZA0B1C2D3E4F5G6H7J8K9M"),
+            "the retry is the same payment"
+        );
+    }
+    let want: BTreeMap<String, String> = [
+        ("amount", "1000"),
+        ("currency", "usd"),
+        ("customer", "cus_RUlt3TqzZ8wN5v"),
+        ("payment_method", "pm_1QbZ6rDq8sVx3kLwQw2Ek3Lm"),
+        ("confirm", "true"),
+        ("off_session", "true"),
+        ("automatic_payment_methods[enabled]", "true"),
+        ("automatic_payment_methods[allow_redirects]", "never"),
+        ("description", "Auto-reload: 10,000 credits"),
+        ("metadata[purchase_id]", "pur_01J9ZA0B1C2D3E4F5G6H7J8K9M"),
+        ("metadata[account_id]", "acc_01J9Z6PZK1M2N3P4Q5R6S7T8V9"),
+        ("metadata[credits]", "10000"),
+        ("metadata[kind]", "auto_reload"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    assert_eq!(seen[2].form_map(), want);
+}
+
+#[tokio::test]
+async fn an_auto_reload_without_a_saved_method_pays_nothing() {
+    let stub = StubStripe::start(vec![(
+        200,
+        r#"{"object":"list","url":"/v1/customers/cus_RUlt3TqzZ8wN5v/payment_methods","has_more":false,"data":[]}"#,
+    )])
+    .await;
+    let req = control_plane::payments::OffSessionRequest {
+        purchase_id: "pur_01J9ZA0B1C2D3E4F5G6H7J8K9M",
+        account_id: "acc_01J9Z6PZK1M2N3P4Q5R6S7T8V9",
+        customer: "cus_RUlt3TqzZ8wN5v",
+        credits: 10_000,
+        amount_cents: 1_000,
+    };
+    let err = stub.provider().charge_saved_method(&req).await.unwrap_err();
+    assert!(err.to_string().contains("no saved payment method"), "{err}");
+    assert_eq!(stub.seen().len(), 1, "no PaymentIntent is created");
+}
+
+#[test]
+fn sandbox_refunds_and_disputes_read_like_stripes() {
+    let provider = sandbox();
+    let intent = SandboxProvider::payment_intent_for("pur_1");
+    let (body, header) = provider.refund_event("pur_1", 1_000, 400, NOW);
+    // Read by the Stripe adapter with the same secret: the same shape.
+    assert_eq!(
+        webhook_provider()
+            .verify_webhook(Some(&header), &body, NOW)
+            .unwrap(),
+        WebhookEvent::Refunded {
+            event_id: serde_json::from_slice::<serde_json::Value>(&body).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+            payment_intent: Some(intent.clone()),
+            purchase_id: Some("pur_1".into()),
+            amount: 1_000,
+            amount_refunded: 400,
+        }
+    );
+    let (body, header) = provider.dispute_event("pur_1", 1_000, None, NOW);
+    assert!(matches!(
+        provider.verify_webhook(Some(&header), &body, NOW).unwrap(),
+        WebhookEvent::DisputeOpened { payment_intent: Some(ref p), .. } if *p == intent
+    ));
+    let (body, header) = provider.dispute_event("pur_1", 1_000, Some("lost"), NOW);
+    assert!(matches!(
+        provider.verify_webhook(Some(&header), &body, NOW).unwrap(),
+        WebhookEvent::DisputeClosed { won: false, .. }
+    ));
 }

@@ -30,8 +30,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::config::{BillingConfig, Secret};
 use crate::store::{
-    Account, ChargeWriter, CreditStore, IdempotencyClaim, LedgerEntry, NewDelivery, NewDeliveryUrl,
-    NewEntry, PaidCheckout, Payer, PaymentOutcome, StoreError, Verification,
+    Account, ChargeWriter, CreditStore, DisputeNotice, IdempotencyClaim, LedgerEntry, NewDelivery,
+    NewDeliveryUrl, NewEntry, PaidCheckout, Payer, PaymentOutcome, Purchase, RefundNotice,
+    StoreError, Verification,
 };
 
 type Reply = oneshot::Sender<Result<i64, StoreError>>;
@@ -214,6 +215,31 @@ impl Ledger {
         paid: &PaidCheckout<'_>,
     ) -> Result<PaymentOutcome, StoreError> {
         self.credits.record_paid_checkout(paid).await
+    }
+
+    /// Takes back a refunded share of a purchase, once per provider event
+    /// (docs/billing.md, "After the sale").
+    pub async fn reverse_refund(
+        &self,
+        refund: &RefundNotice<'_>,
+    ) -> Result<PaymentOutcome, StoreError> {
+        self.credits.record_refund(refund).await
+    }
+
+    /// Opens or closes a dispute, once per provider event; a lost one takes
+    /// the purchase back like a full refund.
+    pub async fn dispute(&self, dispute: &DisputeNotice<'_>) -> Result<PaymentOutcome, StoreError> {
+        self.credits.record_dispute(dispute).await
+    }
+
+    /// Claims an auto-reload due for `account_id` (once per threshold
+    /// crossing, decided in the database) and opens its purchase.
+    pub async fn claim_auto_reload(
+        &self,
+        account_id: &str,
+        provider: &str,
+    ) -> Result<Option<Purchase>, StoreError> {
+        self.credits.claim_auto_reload(account_id, provider).await
     }
 
     /// The balance as every reader sees it: the committed one.

@@ -17,7 +17,9 @@
 //!    never bills: the URL was paid for at creation.
 //! 4. Only with bytes in hand is a use redeemed, atomically. A render failure
 //!    on the first load consumes the URL and refunds its credit, once; a
-//!    spent budget or a full queue consumes nothing.
+//!    spent budget or a full queue consumes nothing, but is remembered on
+//!    the URL: one that expires having served only such errors is refunded
+//!    once by a sweep over an index of exactly those URLs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -343,7 +345,18 @@ impl SignedUrls {
                     Err(store) => Err(LoadError::Delivery(store.into())),
                 };
             }
-            Err(e) => return Err(LoadError::Delivery(e)),
+            Err(e) => {
+                // Nothing served and nothing consumed (a spent budget, a
+                // full queue, a timeout): remembered on the URL, so that if
+                // it expires having served only errors it is refunded once
+                // (`refund_expired_unserved`). Only before its first use.
+                if opened.record.uses == 0
+                    && let Err(store) = self.store.mark_delivery_url_errored(id).await
+                {
+                    tracing::warn!(error = %store, "could not mark a delivery URL's failed load");
+                }
+                return Err(LoadError::Delivery(e));
+            }
         };
         // Unlimited URLs record only their first redemption: later loads stay
         // read-only, so cached delivery is never serialised on a write.
@@ -374,6 +387,62 @@ impl SignedUrls {
         }
         Ok(output)
     }
+}
+
+/// How often each replica looks for expired URLs that served only errors.
+pub const EXPIRY_REFUND_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+/// URLs refunded per look, at most (the rest wait for the next).
+const EXPIRY_REFUND_BATCH: i64 = 500;
+
+impl SignedUrls {
+    /// Refunds, once each, the URLs that expired by `now` having served only
+    /// errors: a load failed without consuming the URL (503: budget spent,
+    /// queue full, timeout) and no load ever redeemed a use
+    /// (docs/delivery-urls.md, "Refunds"). Found through a partial index of
+    /// exactly those URLs, never a scan of all. The refund is the failed
+    /// first load's: it consumes the URL and refunds its credit in one
+    /// transaction, conditional on no use and no refund yet, so replicas
+    /// sweeping at once, or a load racing the sweep, refund at most once.
+    /// Returns how many this call refunded.
+    pub async fn refund_expired_unserved(&self, now: Millis) -> Result<usize, StoreError> {
+        let ids = self
+            .store
+            .expired_errored_urls(now, EXPIRY_REFUND_BATCH)
+            .await?;
+        let mut refunded = 0;
+        for id in ids {
+            let reason = "refund: signed delivery URL expired having served only errors";
+            if self.ledger.refund_failed_url(&id, reason).await?.is_some() {
+                refunded += 1;
+            }
+        }
+        Ok(refunded)
+    }
+}
+
+/// Runs [`SignedUrls::refund_expired_unserved`] every
+/// [`EXPIRY_REFUND_EVERY`] for the life of the runtime.
+pub fn spawn_expiry_refunds(urls: Arc<SignedUrls>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(EXPIRY_REFUND_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            match urls
+                .refund_expired_unserved(crate::store::now_millis())
+                .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(
+                    refunded = n,
+                    "expired delivery URLs that served only errors refunded"
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the expired-URL refund sweep failed; retrying")
+                }
+            }
+        }
+    });
 }
 
 /// A revoked key's URLs leave this replica's URL cache.

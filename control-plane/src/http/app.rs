@@ -91,6 +91,7 @@ impl App {
             web,
             mcp: super::mcp::service(&base_url),
         });
+        super::billing::spawn_auto_reloads(state.clone());
         Ok(App {
             listener,
             metrics_listener,

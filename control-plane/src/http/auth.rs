@@ -99,6 +99,12 @@ pub async fn authenticate(state: &HttpState, raw: &str) -> Result<Principal, Api
             "The API key has been revoked.".into(),
         ));
     }
+    // A disputed payment freezes the account's keys (docs/billing.md); the
+    // dispute announces them on the revocation feed, so no replica answers
+    // from a key it cached before.
+    if record.account_disputes > 0 {
+        return Err(ApiError::Forbidden(super::error::FROZEN.into()));
+    }
     let scopes = Scopes::parse(&record.scopes).map_err(ApiError::internal)?;
     state.web.key_use.used(state, &record.id);
     Ok(Principal {
@@ -217,11 +223,15 @@ pub fn require_images_read(principal: &Principal) -> Result<(), ApiError> {
 /// key leaves the cache and answers 401.
 pub async fn confirm(state: &HttpState, principal: &Principal, hash: &str) -> Result<(), ApiError> {
     let record = state.store.key_by_id(&principal.key.id).await?;
-    if record.is_none_or(|r| r.revoked_at.is_some()) {
+    if record.as_ref().is_none_or(|r| r.revoked_at.is_some()) {
         state.keys.forget(hash);
         return Err(ApiError::Unauthorized(
             "The API key has been revoked.".into(),
         ));
+    }
+    if record.is_some_and(|r| r.account_disputes > 0) {
+        state.keys.forget(hash);
+        return Err(ApiError::Forbidden(super::error::FROZEN.into()));
     }
     Ok(())
 }

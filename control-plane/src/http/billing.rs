@@ -24,8 +24,8 @@ use crate::http::error::ApiError;
 use crate::http::state::HttpState;
 use crate::limits;
 use crate::payments::sandbox::{SandboxPayment, SandboxProvider};
-use crate::payments::{CheckoutRequest, PaymentError, WebhookEvent};
-use crate::store::{Account, PaidCheckout, PaymentOutcome, Purchase};
+use crate::payments::{CheckoutRequest, OffSessionRequest, PaymentError, WebhookEvent};
+use crate::store::{Account, DisputeNotice, PaidCheckout, PaymentOutcome, Purchase, RefundNotice};
 
 /// The body of POST /api/v1/billing/checkout (additional properties rejected).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -214,7 +214,9 @@ pub async fn portal(
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct WebhookReceipt {
     pub received: bool,
-    /// credited, duplicate, already_paid, unknown_purchase, amount_mismatch or ignored.
+    /// credited, duplicate, already_paid, unknown_purchase, amount_mismatch,
+    /// reversed (a refund), frozen (a dispute opened), dispute_won,
+    /// dispute_lost or ignored.
     pub outcome: String,
 }
 
@@ -234,8 +236,32 @@ pub async fn apply_event(
         PaymentError::BadEvent(why) => ApiError::bad_request("body", format!("is not a payment event: {why}")),
         other => ApiError::internal(other),
     })?;
-    let provider = state.payments.name();
-    let outcome = match &event {
+    let outcome = apply_verified(
+        &state.deliverer.ledger,
+        &*state.store,
+        state.payments.name(),
+        &event,
+    )
+    .await?;
+    if let PaymentOutcome::Frozen { account_id } = &outcome {
+        // Drop what this replica cached now; others follow the feed.
+        state.keys.forget_where(|p| p.key.account_id == *account_id);
+    }
+    state.metrics.payment_event(outcome.as_str());
+    log_outcome(&outcome, state.payments.name());
+    Ok(outcome)
+}
+
+/// Applies a verified provider event: every credit it moves goes through
+/// the ledger, once per event id. Shared by the webhook and the operator's
+/// sandbox commands (`control-plane payments …`).
+pub async fn apply_verified(
+    ledger: &crate::billing::Ledger,
+    store: &dyn crate::store::Store,
+    provider: &str,
+    event: &WebhookEvent,
+) -> Result<PaymentOutcome, crate::store::StoreError> {
+    let outcome = match event {
         WebhookEvent::CheckoutPaid {
             event_id,
             session_id,
@@ -243,38 +269,122 @@ pub async fn apply_event(
             customer,
             amount_total,
             currency,
+            payment_intent,
         } => {
-            // Packs are priced in dollars; any other currency is not the pack's price.
-            let amount_cents = if currency.eq_ignore_ascii_case("usd") {
-                *amount_total
-            } else {
-                -1
-            };
-            state
-                .deliverer
-                .ledger
+            ledger
                 .credit_purchase(&PaidCheckout {
                     event_id,
                     provider,
                     session_id,
                     purchase_id: purchase_id.as_deref(),
                     customer: customer.as_deref(),
-                    amount_cents,
+                    amount_cents: in_usd(*amount_total, currency),
+                    payment_intent: payment_intent.as_deref(),
+                })
+                .await?
+        }
+        // An auto-reload's off-session payment: its purchase's session is
+        // the PaymentIntent, so it lands exactly like a checkout.
+        WebhookEvent::IntentPaid {
+            event_id,
+            payment_intent,
+            purchase_id,
+            customer,
+            amount,
+            currency,
+        } => {
+            ledger
+                .credit_purchase(&PaidCheckout {
+                    event_id,
+                    provider,
+                    session_id: payment_intent,
+                    purchase_id: Some(purchase_id),
+                    customer: customer.as_deref(),
+                    amount_cents: in_usd(*amount, currency),
+                    payment_intent: Some(payment_intent),
+                })
+                .await?
+        }
+        WebhookEvent::Refunded {
+            event_id,
+            payment_intent,
+            purchase_id,
+            amount,
+            amount_refunded,
+        } => {
+            ledger
+                .reverse_refund(&RefundNotice {
+                    event_id,
+                    provider,
+                    payment_intent: payment_intent.as_deref(),
+                    purchase_id: purchase_id.as_deref(),
+                    amount_cents: *amount,
+                    refunded_cents: *amount_refunded,
+                })
+                .await?
+        }
+        WebhookEvent::DisputeOpened {
+            event_id,
+            dispute_id,
+            payment_intent,
+        } => {
+            ledger
+                .dispute(&DisputeNotice {
+                    event_id,
+                    provider,
+                    dispute_id,
+                    payment_intent: payment_intent.as_deref(),
+                    won: None,
+                })
+                .await?
+        }
+        WebhookEvent::DisputeClosed {
+            event_id,
+            dispute_id,
+            payment_intent,
+            won,
+        } => {
+            ledger
+                .dispute(&DisputeNotice {
+                    event_id,
+                    provider,
+                    dispute_id,
+                    payment_intent: payment_intent.as_deref(),
+                    won: Some(*won),
                 })
                 .await?
         }
         WebhookEvent::Ignored { event_id, kind } => {
-            state
-                .store
-                .record_other_event(event_id, provider, kind)
-                .await?
+            store.record_other_event(event_id, provider, kind).await?
         }
     };
-    state.metrics.payment_event(outcome.as_str());
-    match &outcome {
+    Ok(outcome)
+}
+
+fn log_outcome(outcome: &PaymentOutcome, provider: &str) {
+    match outcome {
         PaymentOutcome::Credited { purchase, balance } => tracing::info!(
             purchase.id = %purchase.id, account.id = %purchase.account_id,
             credits = purchase.credits, balance, "credit pack paid"
+        ),
+        PaymentOutcome::Reversed {
+            account_id,
+            taken,
+            owed,
+        } => tracing::warn!(
+            account.id = %account_id, taken, owed, "payment refunded: credits taken back"
+        ),
+        PaymentOutcome::Frozen { account_id } => {
+            tracing::warn!(account.id = %account_id, "payment disputed: keys frozen")
+        }
+        PaymentOutcome::DisputeClosed {
+            account_id,
+            won,
+            taken,
+            owed,
+            still_frozen,
+        } => tracing::warn!(
+            account.id = %account_id, won, taken, owed, still_frozen, "payment dispute closed"
         ),
         PaymentOutcome::Unknown | PaymentOutcome::AmountMismatch => {
             tracing::warn!(
@@ -285,7 +395,15 @@ pub async fn apply_event(
         }
         _ => {}
     }
-    Ok(outcome)
+}
+
+/// Packs are priced in dollars; any other currency is not the pack's price.
+fn in_usd(amount: i64, currency: &str) -> i64 {
+    if currency.eq_ignore_ascii_case("usd") {
+        amount
+    } else {
+        -1
+    }
 }
 
 /// `POST /api/v1/billing/webhook`: the provider's events, signed.
@@ -462,4 +580,77 @@ pub async fn sandbox_portal(
         None,
         ctx,
     )
+}
+
+/// How often each replica looks for accounts whose auto-reload is due.
+pub const AUTO_RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Buys the auto-reload pack of every account that is due (docs/billing.md,
+/// "Auto-reload"): the claim in the database decides, once per threshold
+/// crossing across replicas; the provider is asked for an off-session
+/// payment with the saved payment method; the credits land through the
+/// webhook code like any purchase (the sandbox signs its event and applies
+/// it here; Stripe sends `payment_intent.succeeded`). Returns how many
+/// payments were started.
+pub async fn run_auto_reloads(state: &HttpState) -> Result<usize, ApiError> {
+    let provider = state.payments.name();
+    let mut started = 0;
+    for account_id in state.store.auto_reloads_due(100).await? {
+        let Some(purchase) = state
+            .deliverer
+            .ledger
+            .claim_auto_reload(&account_id, provider)
+            .await?
+        else {
+            continue;
+        };
+        let Some(customer) = state.store.payment_customer(&account_id).await? else {
+            continue;
+        };
+        let request = OffSessionRequest {
+            purchase_id: &purchase.id,
+            account_id: &account_id,
+            customer: &customer,
+            credits: purchase.credits,
+            amount_cents: purchase.amount_cents,
+        };
+        let intent = match state.payments.charge_saved_method(&request).await {
+            Ok(intent) => intent,
+            Err(e) => {
+                // Declined or unreachable: no credits, and no second try
+                // until the balance is back at the threshold (a purchase).
+                tracing::warn!(account.id = %account_id, purchase.id = %purchase.id, error = %e, "auto-reload payment failed");
+                continue;
+            }
+        };
+        // Already paid when its event came first (the purchase was found by
+        // its id then): nothing to attach.
+        match state.store.attach_checkout(&purchase.id, &intent).await {
+            Ok(()) | Err(crate::store::StoreError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        started += 1;
+        tracing::info!(account.id = %account_id, purchase.id = %purchase.id, credits = purchase.credits, "auto-reload started");
+        if let Some(sandbox) = sandbox(state) {
+            let (body, signature) =
+                sandbox.intent_succeeded_event(&request, crate::ratelimit::now_secs() as i64);
+            apply_event(state, Some(&signature), &body).await?;
+        }
+    }
+    Ok(started)
+}
+
+/// Runs [`run_auto_reloads`] every [`AUTO_RELOAD_EVERY`] for the life of
+/// the runtime.
+pub fn spawn_auto_reloads(state: HttpState) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(AUTO_RELOAD_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if let Err(e) = run_auto_reloads(&state).await {
+                tracing::warn!(error = %e, "the auto-reload sweep failed; retrying");
+            }
+        }
+    });
 }

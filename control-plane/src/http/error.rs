@@ -11,6 +11,9 @@ use crate::http::context;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
+/// The 403 of a key whose account has a disputed payment (docs/billing.md).
+pub const FROZEN: &str = "This account's keys are frozen while a payment of the account is disputed with its bank; they work again when the dispute closes in the account's favour. Nothing was charged.";
+
 /// Every failure an endpoint can answer with. Domain errors convert into this
 /// with `From`; handlers return `Result<_, ApiError>`.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +25,9 @@ pub enum ApiError {
     Unauthorized(String),
     #[error("insufficient credits: balance {balance}, required {required}")]
     PaymentRequired { balance: i64, required: i64 },
+    /// 402: the account owes credits after a refunded payment (docs/billing.md).
+    #[error("the account owes {owed} credits")]
+    AccountHeld { owed: i64 },
     #[error("this key lacks the {0} scope")]
     MissingScope(&'static str),
     #[error("{0}")]
@@ -100,7 +106,9 @@ impl ApiError {
         match self {
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::PaymentRequired { .. } => StatusCode::PAYMENT_REQUIRED,
+            ApiError::PaymentRequired { .. } | ApiError::AccountHeld { .. } => {
+                StatusCode::PAYMENT_REQUIRED
+            }
             ApiError::MissingScope(_) | ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -124,6 +132,10 @@ impl ApiError {
             }
             ApiError::PaymentRequired { balance, required } => format!(
                 "This request needs {required} credit(s) and the account has {balance}. Buy credits, then retry."
+            ),
+            ApiError::AccountHeld { owed } => format!(
+                "This account owes {owed} credit(s): a payment was refunded or lost in a dispute after its credits were spent. \
+                 It buys no images or URLs until a purchase settles the debt; the next pack pays it first."
             ),
             ApiError::TooManyRequests {
                 retry_after_secs,
@@ -287,6 +299,18 @@ fn collect(
                 HeaderValue::from_static("</pricing>; rel=payment"),
             ));
         }
+        ApiError::AccountHeld { owed } => {
+            extra.insert("owed_credits".into(), (*owed).into());
+            let ctx = context::current();
+            extra.insert(
+                "links".into(),
+                json!({ "billing": format!("{}/pricing", ctx.base_url), "docs": format!("{}/docs/errors#402", ctx.base_url) }),
+            );
+            headers.push((
+                header::LINK,
+                HeaderValue::from_static("</pricing>; rel=payment"),
+            ));
+        }
         ApiError::MissingScope(scope) => {
             extra.insert("scope".into(), (*scope).into());
         }
@@ -329,6 +353,8 @@ impl From<crate::store::StoreError> for ApiError {
             StoreError::KeyRevoked => {
                 ApiError::Unauthorized("The API key has been revoked.".into())
             }
+            StoreError::AccountHeld { owed } => ApiError::AccountHeld { owed },
+            StoreError::AccountFrozen => ApiError::Forbidden(FROZEN.into()),
             other => ApiError::internal(other),
         }
     }

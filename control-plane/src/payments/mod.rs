@@ -15,6 +15,7 @@ pub mod signature;
 pub mod stripe;
 
 pub use sandbox::{PortalGrant, SandboxProvider};
+
 pub use stripe::StripeProvider;
 
 use serde_json::Value;
@@ -34,6 +35,19 @@ pub struct CheckoutRequest<'a> {
     pub amount_cents: i64,
     pub success_url: &'a str,
     pub cancel_url: &'a str,
+}
+
+/// An off-session payment for an auto-reload: a pack bought with the
+/// customer's saved payment method, no person present.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffSessionRequest<'a> {
+    /// Our purchase id: `metadata[purchase_id]`, and the Idempotency-Key.
+    pub purchase_id: &'a str,
+    pub account_id: &'a str,
+    /// The provider's customer, whose saved payment method pays.
+    pub customer: &'a str,
+    pub credits: i64,
+    pub amount_cents: i64,
 }
 
 /// A hosted payment page the person is sent to.
@@ -58,6 +72,43 @@ pub enum WebhookEvent {
         customer: Option<String>,
         amount_total: i64,
         currency: String,
+        /// The session's PaymentIntent (`pi_…`): refunds and disputes name it.
+        payment_intent: Option<String>,
+    },
+    /// `payment_intent.succeeded` for an off-session payment this service
+    /// started (an auto-reload: `metadata[purchase_id]` names its purchase).
+    /// Credited like a checkout, once per purchase.
+    IntentPaid {
+        event_id: String,
+        payment_intent: String,
+        purchase_id: String,
+        customer: Option<String>,
+        amount: i64,
+        currency: String,
+    },
+    /// `charge.refunded`: the charge of `payment_intent` has now been
+    /// refunded `amount_refunded` of `amount` in total (Stripe sends the
+    /// cumulative figure; partial refunds send one event each).
+    Refunded {
+        event_id: String,
+        payment_intent: Option<String>,
+        purchase_id: Option<String>,
+        amount: i64,
+        amount_refunded: i64,
+    },
+    /// `charge.dispute.created`: the customer's bank disputes the payment.
+    DisputeOpened {
+        event_id: String,
+        dispute_id: String,
+        payment_intent: Option<String>,
+    },
+    /// `charge.dispute.closed`: `won` (the money stays with us) or anything
+    /// else Stripe reports as final (`lost`).
+    DisputeClosed {
+        event_id: String,
+        dispute_id: String,
+        payment_intent: Option<String>,
+        won: bool,
     },
     /// Anything else, acknowledged and ignored (includes completed-but-unpaid
     /// sessions, whose money arrives later as `async_payment_succeeded`).
@@ -91,6 +142,13 @@ pub trait PaymentProvider: Send + Sync + std::fmt::Debug {
         &self,
         req: &CheckoutRequest<'_>,
     ) -> Result<CheckoutSession, PaymentError>;
+    /// Starts an off-session payment (auto-reload) and answers the
+    /// provider's payment id (`pi_…`). The credits land later, through the
+    /// webhook (`payment_intent.succeeded`), like every other purchase.
+    async fn charge_saved_method(
+        &self,
+        req: &OffSessionRequest<'_>,
+    ) -> Result<String, PaymentError>;
     /// A hosted customer-portal URL for `customer`, returning to `return_url`.
     async fn create_portal(&self, customer: &str, return_url: &str)
     -> Result<String, PaymentError>;
@@ -161,7 +219,8 @@ fn parse_event(body: &[u8]) -> Result<WebhookEvent, PaymentError> {
     let kind = str_field(&event, "type")
         .ok_or_else(|| PaymentError::BadEvent("no event type".into()))?
         .to_owned();
-    if !PAID_KINDS.contains(&kind.as_str()) {
+    let known = PAID_KINDS.contains(&kind.as_str()) || AFTER_SALE_KINDS.contains(&kind.as_str());
+    if !known {
         return Ok(WebhookEvent::Ignored { event_id, kind });
     }
     let session = event
@@ -169,6 +228,9 @@ fn parse_event(body: &[u8]) -> Result<WebhookEvent, PaymentError> {
         .and_then(|d| d.get("object"))
         .filter(|o| o.is_object())
         .ok_or_else(|| PaymentError::BadEvent(format!("{kind} without data.object")))?;
+    if AFTER_SALE_KINDS.contains(&kind.as_str()) {
+        return parse_after_sale(event_id, kind, session);
+    }
     // `unpaid` (a delayed method such as a bank debit: money not there yet)
     // and `no_payment_required` credit nothing.
     if str_field(session, "payment_status") != Some("paid") {
@@ -192,11 +254,7 @@ fn parse_event(body: &[u8]) -> Result<WebhookEvent, PaymentError> {
         })
         .map(str::to_owned);
     // A string id, or an expanded Customer object when someone expands it.
-    let customer = match session.get("customer") {
-        Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
-        Some(obj @ Value::Object(_)) => str_field(obj, "id").map(str::to_owned),
-        _ => None,
-    };
+    let customer = id_field(session, "customer");
     Ok(WebhookEvent::CheckoutPaid {
         event_id,
         session_id,
@@ -204,7 +262,102 @@ fn parse_event(body: &[u8]) -> Result<WebhookEvent, PaymentError> {
         customer,
         amount_total,
         currency,
+        payment_intent: id_field(session, "payment_intent"),
     })
+}
+
+/// Event types after the sale: refunds, disputes, and the off-session
+/// payments of auto-reload.
+const AFTER_SALE_KINDS: [&str; 4] = [
+    "charge.refunded",
+    "charge.dispute.created",
+    "charge.dispute.closed",
+    "payment_intent.succeeded",
+];
+
+/// A field that is an id, or an expanded object with an `id`.
+fn id_field(v: &Value, name: &str) -> Option<String> {
+    match v.get(name) {
+        Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
+        Some(obj @ Value::Object(_)) => str_field(obj, "id").map(str::to_owned),
+        _ => None,
+    }
+}
+
+fn int_field(v: &Value, name: &str, what: &str) -> Result<i64, PaymentError> {
+    v.get(name)
+        .and_then(Value::as_i64)
+        .ok_or_else(|| PaymentError::BadEvent(format!("{what} without {name}")))
+}
+
+/// `charge.refunded` (data.object: a Charge), `charge.dispute.*` (a
+/// Dispute) and `payment_intent.succeeded` (a PaymentIntent).
+fn parse_after_sale(
+    event_id: String,
+    kind: String,
+    object: &Value,
+) -> Result<WebhookEvent, PaymentError> {
+    let purchase_id = object
+        .get("metadata")
+        .and_then(|m| str_field(m, "purchase_id"))
+        .map(str::to_owned);
+    match kind.as_str() {
+        "charge.refunded" => Ok(WebhookEvent::Refunded {
+            event_id,
+            payment_intent: id_field(object, "payment_intent"),
+            purchase_id,
+            amount: int_field(object, "amount", "refunded charge")?,
+            amount_refunded: int_field(object, "amount_refunded", "refunded charge")?,
+        }),
+        "charge.dispute.created" | "charge.dispute.closed" => {
+            let dispute_id = str_field(object, "id")
+                .ok_or_else(|| PaymentError::BadEvent("dispute without id".into()))?
+                .to_owned();
+            let payment_intent = id_field(object, "payment_intent");
+            if kind == "charge.dispute.created" {
+                return Ok(WebhookEvent::DisputeOpened {
+                    event_id,
+                    dispute_id,
+                    payment_intent,
+                });
+            }
+            let status = str_field(object, "status")
+                .ok_or_else(|| PaymentError::BadEvent("closed dispute without status".into()))?;
+            // Stripe's final statuses: `won`, `lost`, and `warning_closed`
+            // (an inquiry that closed without becoming a chargeback: the
+            // money stays with us, so it unfreezes like a win).
+            Ok(WebhookEvent::DisputeClosed {
+                event_id,
+                dispute_id,
+                payment_intent,
+                won: status != "lost",
+            })
+        }
+        _ => {
+            // payment_intent.succeeded: only ours (an auto-reload names its
+            // purchase); a Checkout's own intent succeeds too, and its
+            // session event is what credits it.
+            let Some(purchase_id) = purchase_id.filter(|_| {
+                object.get("metadata").and_then(|m| str_field(m, "kind")) == Some("auto_reload")
+            }) else {
+                return Ok(WebhookEvent::Ignored { event_id, kind });
+            };
+            Ok(WebhookEvent::IntentPaid {
+                event_id,
+                payment_intent: str_field(object, "id")
+                    .ok_or_else(|| PaymentError::BadEvent("payment intent without id".into()))?
+                    .to_owned(),
+                purchase_id,
+                customer: id_field(object, "customer"),
+                amount: int_field(object, "amount_received", "payment intent")?,
+                currency: str_field(object, "currency")
+                    .ok_or_else(|| {
+                        PaymentError::BadEvent("payment intent without currency".into())
+                    })?
+                    .to_owned(),
+            })
+        }
+    }
 }
 
 /// A non-empty string field.

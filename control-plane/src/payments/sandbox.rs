@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::{
-    CURRENCY, CheckoutRequest, CheckoutSession, PaymentError, PaymentProvider, WebhookEvent,
-    signature, stripe::STRIPE_VERSION, unix_now, verify_event,
+    CURRENCY, CheckoutRequest, CheckoutSession, OffSessionRequest, PaymentError, PaymentProvider,
+    WebhookEvent, signature, stripe::STRIPE_VERSION, unix_now, verify_event,
 };
 use crate::config::Secret;
 
@@ -145,6 +145,121 @@ impl SandboxProvider {
         mac.finalize().into_bytes().into()
     }
 
+    /// The sandbox's PaymentIntent id of a purchase: deterministic, so the
+    /// checkout event, a refund and a dispute of one purchase agree.
+    pub fn payment_intent_for(purchase_id: &str) -> String {
+        let digest = hex::encode(Sha256::digest(purchase_id.as_bytes()));
+        format!("pi_sandbox_{}", &digest[..24])
+    }
+
+    /// A Stripe-shaped event of `kind` around `object`, and its
+    /// `Stripe-Signature` header at `now`.
+    pub fn signed_event(
+        &self,
+        kind: &str,
+        object: serde_json::Value,
+        now: i64,
+    ) -> (Vec<u8>, String) {
+        let event = json!({
+            "id": format!("evt_sandbox_{}", crate::auth::random_base62(24)),
+            "object": "event",
+            "api_version": STRIPE_VERSION,
+            "created": now,
+            "livemode": false,
+            "pending_webhooks": 1,
+            "request": { "id": null, "idempotency_key": null },
+            "type": kind,
+            "data": { "object": object }
+        });
+        let body = serde_json::to_vec(&event).expect("a JSON value serialises");
+        let header = signature::sign(self.webhook_secret.expose().as_bytes(), &body, now);
+        (body, header)
+    }
+
+    /// `charge.refunded` for the sandbox purchase `purchase_id` of
+    /// `amount_cents`, refunded `refunded_cents` in total so far (as Stripe
+    /// reports it: cumulative), as the operator's `payments refund` sends it.
+    pub fn refund_event(
+        &self,
+        purchase_id: &str,
+        amount_cents: i64,
+        refunded_cents: i64,
+        now: i64,
+    ) -> (Vec<u8>, String) {
+        let intent = Self::payment_intent_for(purchase_id);
+        let charge = json!({
+            "id": format!("ch_sandbox_{}", &intent["pi_sandbox_".len()..]),
+            "object": "charge",
+            "amount": amount_cents,
+            "amount_captured": amount_cents,
+            "amount_refunded": refunded_cents,
+            "captured": true,
+            "currency": CURRENCY,
+            "livemode": false,
+            "metadata": { "purchase_id": purchase_id },
+            "paid": true,
+            "payment_intent": intent,
+            "refunded": refunded_cents >= amount_cents,
+            "status": "succeeded",
+        });
+        self.signed_event("charge.refunded", charge, now)
+    }
+
+    /// `charge.dispute.created` (`status: None`) or `charge.dispute.closed`
+    /// (`Some("won")`, `Some("lost")`) for a sandbox purchase.
+    pub fn dispute_event(
+        &self,
+        purchase_id: &str,
+        amount_cents: i64,
+        status: Option<&str>,
+        now: i64,
+    ) -> (Vec<u8>, String) {
+        let intent = Self::payment_intent_for(purchase_id);
+        let dispute = json!({
+            "id": format!("du_sandbox_{}", &intent["pi_sandbox_".len()..]),
+            "object": "dispute",
+            "amount": amount_cents,
+            "charge": format!("ch_sandbox_{}", &intent["pi_sandbox_".len()..]),
+            "currency": CURRENCY,
+            "livemode": false,
+            "payment_intent": intent,
+            "reason": "fraudulent",
+            "status": status.unwrap_or("needs_response"),
+        });
+        let kind = if status.is_some() {
+            "charge.dispute.closed"
+        } else {
+            "charge.dispute.created"
+        };
+        self.signed_event(kind, dispute, now)
+    }
+
+    /// `payment_intent.succeeded` for an auto-reload's off-session payment.
+    pub fn intent_succeeded_event(
+        &self,
+        req: &OffSessionRequest<'_>,
+        now: i64,
+    ) -> (Vec<u8>, String) {
+        let intent = json!({
+            "id": Self::payment_intent_for(req.purchase_id),
+            "object": "payment_intent",
+            "amount": req.amount_cents,
+            "amount_received": req.amount_cents,
+            "currency": CURRENCY,
+            "customer": req.customer,
+            "livemode": false,
+            "metadata": {
+                "purchase_id": req.purchase_id,
+                "account_id": req.account_id,
+                "credits": req.credits.to_string(),
+                "kind": "auto_reload",
+            },
+            "off_session": true,
+            "status": "succeeded",
+        });
+        self.signed_event("payment_intent.succeeded", intent, now)
+    }
+
     /// The `checkout.session.completed` event Stripe would send for a paid
     /// session (same JSON shape), and its `Stripe-Signature` header at `now`,
     /// for the sandbox page to POST to the service's own webhook endpoint.
@@ -176,6 +291,7 @@ impl SandboxProvider {
                         "credits": payment.credits.to_string(),
                     },
                     "mode": "payment",
+                    "payment_intent": Self::payment_intent_for(payment.purchase_id),
                     "payment_status": "paid",
                     "status": "complete",
                     "url": null,
@@ -204,6 +320,16 @@ impl PaymentProvider for SandboxProvider {
         );
         let url = format!("{}/billing/sandbox/checkout/{session_id}", self.base_url);
         Ok(CheckoutSession { session_id, url })
+    }
+
+    /// The sandbox's saved card always pays: the caller completes the
+    /// payment with [`SandboxProvider::intent_succeeded_event`] through the
+    /// webhook code, as Stripe's event would.
+    async fn charge_saved_method(
+        &self,
+        req: &OffSessionRequest<'_>,
+    ) -> Result<String, PaymentError> {
+        Ok(Self::payment_intent_for(req.purchase_id))
     }
 
     async fn create_portal(

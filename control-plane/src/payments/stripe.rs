@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    CURRENCY, CheckoutRequest, CheckoutSession, PaymentError, PaymentProvider, WebhookEvent,
-    pack_name, signature, verify_event,
+    CURRENCY, CheckoutRequest, CheckoutSession, OffSessionRequest, PaymentError, PaymentProvider,
+    WebhookEvent, pack_name, signature, verify_event,
 };
 use crate::config::Secret;
 
@@ -93,6 +93,22 @@ impl StripeProvider {
         form: &[(&str, String)],
         idempotency_key: Option<&str>,
     ) -> Result<Value, PaymentError> {
+        self.send(reqwest::Method::POST, path, form, idempotency_key)
+            .await
+    }
+
+    /// GETs `path` (with its query string), retried like [`Self::post_form`].
+    async fn get_json(&self, path: &str) -> Result<Value, PaymentError> {
+        self.send(reqwest::Method::GET, path, &[], None).await
+    }
+
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        params: &[(&str, String)],
+        idempotency_key: Option<&str>,
+    ) -> Result<Value, PaymentError> {
         let url = format!("{}{path}", self.api_base);
         let mut last_failure = String::new();
         for attempt in 0..=MAX_RETRIES {
@@ -101,10 +117,12 @@ impl StripeProvider {
             }
             let mut request = self
                 .http
-                .post(&url)
+                .request(method.clone(), &url)
                 .bearer_auth(self.api_key.expose())
-                .header("Stripe-Version", STRIPE_VERSION)
-                .form(form);
+                .header("Stripe-Version", STRIPE_VERSION);
+            if method != reqwest::Method::GET {
+                request = request.form(params);
+            }
             if let Some(key) = idempotency_key {
                 request = request.header("Idempotency-Key", key);
             }
@@ -197,6 +215,17 @@ fn checkout_form(req: &CheckoutRequest<'_>) -> Vec<(&'static str, String)> {
         ("metadata[purchase_id]", req.purchase_id.to_owned()),
         ("metadata[account_id]", req.account_id.to_owned()),
         ("metadata[credits]", req.credits.to_string()),
+        // The Charge and PaymentIntent carry the purchase too, so refunds and
+        // disputes (whose events hold a Charge or a Dispute) find it; the
+        // card is saved for auto-reload (off-session payments).
+        (
+            "payment_intent_data[metadata][purchase_id]",
+            req.purchase_id.to_owned(),
+        ),
+        (
+            "payment_intent_data[setup_future_usage]",
+            "off_session".to_owned(),
+        ),
         ("success_url", req.success_url.to_owned()),
         ("cancel_url", req.cancel_url.to_owned()),
     ];
@@ -210,6 +239,38 @@ fn checkout_form(req: &CheckoutRequest<'_>) -> Vec<(&'static str, String)> {
         }
     }
     form
+}
+
+/// The off-session PaymentIntent of an auto-reload: confirmed at once with
+/// the customer's saved card, no person present (`off_session=true`; a card
+/// that needs authentication fails instead of waiting).
+fn off_session_form(
+    req: &OffSessionRequest<'_>,
+    payment_method: &str,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("amount", req.amount_cents.to_string()),
+        ("currency", CURRENCY.to_owned()),
+        ("customer", req.customer.to_owned()),
+        // The method the Checkout saved (`setup_future_usage=off_session`):
+        // a PaymentIntent does not pick a customer's method by itself.
+        ("payment_method", payment_method.to_owned()),
+        ("confirm", "true".to_owned()),
+        ("off_session", "true".to_owned()),
+        ("automatic_payment_methods[enabled]", "true".to_owned()),
+        (
+            "automatic_payment_methods[allow_redirects]",
+            "never".to_owned(),
+        ),
+        (
+            "description",
+            format!("Auto-reload: {}", pack_name(req.credits)),
+        ),
+        ("metadata[purchase_id]", req.purchase_id.to_owned()),
+        ("metadata[account_id]", req.account_id.to_owned()),
+        ("metadata[credits]", req.credits.to_string()),
+        ("metadata[kind]", "auto_reload".to_owned()),
+    ]
 }
 
 /// The fields of Stripe's error body `{"error":{"type","code","message","param"}}`.
@@ -287,6 +348,38 @@ impl PaymentProvider for StripeProvider {
             session_id: required(&session, "id", "Checkout Session")?,
             url: required(&session, "url", "Checkout Session")?,
         })
+    }
+
+    async fn charge_saved_method(
+        &self,
+        req: &OffSessionRequest<'_>,
+    ) -> Result<String, PaymentError> {
+        // The customer's saved methods, newest first; the newest pays.
+        let mut path = String::from("/v1/customers/");
+        path.extend(form_urlencoded::byte_serialize(req.customer.as_bytes()));
+        path.push_str("/payment_methods?limit=1");
+        let methods = self.get_json(&path).await?;
+        let Some(payment_method) = methods
+            .get("data")
+            .and_then(Value::as_array)
+            .and_then(|d| d.first())
+            .and_then(|m| m.get("id"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Err(PaymentError::Rejected(
+                "the customer has no saved payment method".into(),
+            ));
+        };
+        let idempotency_key = format!("auto-reload-{}", req.purchase_id);
+        let intent = self
+            .post_form(
+                "/v1/payment_intents",
+                &off_session_form(req, &payment_method),
+                Some(&idempotency_key),
+            )
+            .await?;
+        required(&intent, "id", "PaymentIntent")
     }
 
     async fn create_portal(

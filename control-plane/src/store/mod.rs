@@ -46,6 +46,13 @@ pub enum StoreError {
     /// The key a charge was made with has been revoked: nothing is charged.
     #[error("the API key has been revoked")]
     KeyRevoked,
+    /// The account owes credits after a refunded payment: it buys nothing
+    /// until a purchase settles it (docs/billing.md, "After the sale").
+    #[error("the account owes {owed} credits")]
+    AccountHeld { owed: i64 },
+    /// A payment of the account is disputed: its keys are frozen.
+    #[error("the account's payment is disputed")]
+    AccountFrozen,
     #[error("database error: {0}")]
     Database(String),
     #[error("migration failed: {0}")]
@@ -67,6 +74,8 @@ impl StoreError {
                 }
             }
             StoreError::KeyRevoked => StoreError::KeyRevoked,
+            StoreError::AccountHeld { owed } => StoreError::AccountHeld { owed: *owed },
+            StoreError::AccountFrozen => StoreError::AccountFrozen,
             StoreError::Database(m) => StoreError::Database(m.clone()),
             StoreError::Migration(m) => StoreError::Migration(m.clone()),
         }
@@ -102,6 +111,11 @@ pub struct KeyRecord {
     /// When a request last authenticated with the key, to about a minute;
     /// `None`: never.
     pub last_used_at: Option<Millis>,
+    /// Open payment disputes of the key's account, read with the key by
+    /// the lookups that authenticate (`key_by_hash`, `key_by_id`): while
+    /// above 0 the key is frozen (403). 0 where a query does not read it.
+    #[sqlx(default)]
+    pub account_disputes: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,6 +323,27 @@ pub trait CreditStore: Send + Sync + std::fmt::Debug {
         token_hash: &str,
         credits: i64,
     ) -> Result<Verification, StoreError>;
+    /// In one transaction, once per event id: takes back the credits of the
+    /// refunded share of a purchase not taken back before (proportional,
+    /// rounded down), from the balance as far as it goes, and records the
+    /// rest as owed.
+    async fn record_refund(&self, refund: &RefundNotice<'_>) -> Result<PaymentOutcome, StoreError>;
+    /// In one transaction, once per event id and per dispute: opens (the
+    /// account's keys freeze) or closes a dispute (won: unfrozen; lost: the
+    /// purchase is taken back as a full refund, then unfrozen).
+    async fn record_dispute(
+        &self,
+        dispute: &DisputeNotice<'_>,
+    ) -> Result<PaymentOutcome, StoreError>;
+    /// Claims an auto-reload of an account whose balance is below its
+    /// threshold and whose auto-reload is armed (a conditional write: once
+    /// per threshold crossing, across replicas), opening its purchase.
+    /// None when it is not due.
+    async fn claim_auto_reload(
+        &self,
+        account_id: &str,
+        provider: &str,
+    ) -> Result<Option<Purchase>, StoreError>;
 }
 
 #[async_trait]
@@ -738,6 +773,17 @@ pub trait DeliveryUrlStore: Send + Sync {
     /// The setting `name`, inserting `value` first when it is absent; every
     /// replica sharing the database reads the same value.
     async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError>;
+    /// Records that a load of the URL could not be served (a 503) while no
+    /// use was redeemed; the first such load only.
+    async fn mark_delivery_url_errored(&self, id: &str) -> Result<(), StoreError>;
+    /// URLs expired by `now` that served only errors (a load errored, no
+    /// use was redeemed, not yet refunded), oldest expiry first, from their
+    /// partial index.
+    async fn expired_errored_urls(
+        &self,
+        now: Millis,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError>;
 }
 
 /// How long an idempotency key is remembered (Stripe's 24 hours).
@@ -1138,6 +1184,40 @@ pub struct PaidCheckout<'a> {
     pub purchase_id: Option<&'a str>,
     pub customer: Option<&'a str>,
     pub amount_cents: i64,
+    /// The provider's payment (`pi_…`), kept so refunds and disputes find
+    /// the purchase.
+    pub payment_intent: Option<&'a str>,
+}
+
+/// A provider's word that a purchase's payment was refunded, in total so
+/// far (`charge.refunded`: Stripe reports the cumulative amount).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundNotice<'a> {
+    pub event_id: &'a str,
+    pub provider: &'a str,
+    pub payment_intent: Option<&'a str>,
+    pub purchase_id: Option<&'a str>,
+    /// The payment's amount and how much of it is refunded so far, cents.
+    pub amount_cents: i64,
+    pub refunded_cents: i64,
+}
+
+/// A provider's word on a dispute of a purchase's payment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisputeNotice<'a> {
+    pub event_id: &'a str,
+    pub provider: &'a str,
+    pub dispute_id: &'a str,
+    pub payment_intent: Option<&'a str>,
+    /// None: opened. Some(true): closed won. Some(false): closed lost.
+    pub won: Option<bool>,
+}
+
+/// An account's standing after the sale: credits owed and open disputes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Standing {
+    pub owed: i64,
+    pub disputes: i64,
 }
 
 /// What recording a payment event did.
@@ -1155,6 +1235,24 @@ pub enum PaymentOutcome {
     AmountMismatch,
     /// An event that moves no money, recorded so a replay is a duplicate.
     Ignored,
+    /// A refund (or a lost dispute) took back `taken` credits and recorded
+    /// `owed` more as owed (the balance never goes negative).
+    Reversed {
+        account_id: String,
+        taken: i64,
+        owed: i64,
+    },
+    /// A dispute opened: the account's keys are frozen.
+    Frozen { account_id: String },
+    /// A dispute closed (won, or lost and reversed): `frozen` says whether
+    /// another dispute still holds the account.
+    DisputeClosed {
+        account_id: String,
+        won: bool,
+        taken: i64,
+        owed: i64,
+        still_frozen: bool,
+    },
 }
 
 impl PaymentOutcome {
@@ -1166,6 +1264,10 @@ impl PaymentOutcome {
             PaymentOutcome::Unknown => "unknown_purchase",
             PaymentOutcome::AmountMismatch => "amount_mismatch",
             PaymentOutcome::Ignored => "ignored",
+            PaymentOutcome::Reversed { .. } => "reversed",
+            PaymentOutcome::Frozen { .. } => "frozen",
+            PaymentOutcome::DisputeClosed { won: true, .. } => "dispute_won",
+            PaymentOutcome::DisputeClosed { won: false, .. } => "dispute_lost",
         }
     }
 }
@@ -1204,6 +1306,19 @@ pub trait PaymentStore: Send + Sync {
     async fn payment_customer(&self, account_id: &str) -> Result<Option<String>, StoreError>;
     /// The account a provider customer belongs to.
     async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError>;
+    async fn purchase_by_id(&self, id: &str) -> Result<Option<Purchase>, StoreError>;
+    /// Credits owed and open disputes of an account.
+    async fn standing(&self, account_id: &str) -> Result<Standing, StoreError>;
+    /// Sets (Some((threshold, pack credits))) or clears the account's
+    /// auto-reload; `auto_reload` on the account follows, and it is armed.
+    async fn set_auto_reload(
+        &self,
+        account_id: &str,
+        setting: Option<(i64, i64)>,
+    ) -> Result<(), StoreError>;
+    /// Accounts whose auto-reload is armed and whose balance is below its
+    /// threshold (from a partial index of armed accounts).
+    async fn auto_reloads_due(&self, limit: i64) -> Result<Vec<String>, StoreError>;
 }
 
 /// One UTC day of an account's usage (the dashboard's chart).

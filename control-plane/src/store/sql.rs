@@ -193,6 +193,12 @@ macro_rules! account_cols {
         "id, email, auto_reload, has_payment_method, created_at"
     };
 }
+/// The open disputes of a key's account, read with the key (frozen keys).
+macro_rules! key_disputes {
+    () => {
+        "(SELECT disputes FROM accounts WHERE accounts.id = api_keys.account_id) AS account_disputes"
+    };
+}
 macro_rules! key_cols {
     () => {
         "id, account_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at, last_used_at"
@@ -261,6 +267,109 @@ async fn move_balance(
         },
         None => StoreError::NotFound("account"),
     })
+}
+
+/// Locks an account's row in `tx` (on PostgreSQL: waits for any writer
+/// that holds it, then reads what it committed) and reads its balance,
+/// credits owed and open disputes.
+async fn lock_standing(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+) -> Result<(i64, Standing), StoreError> {
+    let row: Option<(i64, i64, i64)> = sqlx::query_as(
+        "UPDATE accounts SET owed = owed WHERE id = $1 RETURNING balance, owed, disputes",
+    )
+    .bind(account_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    let (balance, owed, disputes) = row.ok_or(StoreError::NotFound("account"))?;
+    Ok((balance, Standing { owed, disputes }))
+}
+
+/// Changes an account's credits owed and open disputes by the deltas, and
+/// `held` with them (1 while either is above 0: the one column the keyed
+/// conditional debit reads). Every write of `owed` or `disputes` is this
+/// statement, on a row the transaction holds.
+async fn move_standing(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    owed: i64,
+    disputes: i64,
+) -> Result<Standing, StoreError> {
+    let row: Option<(i64, i64)> = sqlx::query_as(
+        "UPDATE accounts SET owed = owed + $1, disputes = disputes + $2, \
+         held = CASE WHEN owed + $1 > 0 OR disputes + $2 > 0 THEN 1 ELSE 0 END \
+         WHERE id = $3 RETURNING owed, disputes",
+    )
+    .bind(owed)
+    .bind(disputes)
+    .bind(account_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    let (owed, disputes) = row.ok_or(StoreError::NotFound("account"))?;
+    Ok(Standing { owed, disputes })
+}
+
+/// Takes `credits` back from an account after a refunded or lost payment
+/// (docs/billing.md, "After the sale"): as much as the balance holds,
+/// through the one conditional debit (no key: a held account's balance can
+/// still be taken back), the rest recorded as owed; one `adjustment` entry
+/// for what was taken. Returns (taken, added to owed).
+async fn take_back(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    credits: i64,
+    reason: &str,
+    reference: &str,
+) -> Result<(i64, i64), StoreError> {
+    if credits <= 0 {
+        return Ok((0, 0));
+    }
+    // The row is locked here, so the balance read is the one debited.
+    let (balance, _) = lock_standing(tx, account_id).await?;
+    let taken = balance.clamp(0, credits);
+    let owed = credits - taken;
+    if taken > 0 {
+        let after = move_balance(tx, account_id, -taken).await?;
+        let entry = NewEntry {
+            kind: EntryKind::Adjustment,
+            delta: -taken,
+            reason,
+            reference: Some(reference),
+        };
+        insert_ledger(tx, account_id, &entry, after).await?;
+    }
+    if owed > 0 {
+        move_standing(tx, account_id, owed, 0).await?;
+    }
+    Ok((taken, owed))
+}
+
+/// Pays what an account owes from its balance, as far as it goes (a
+/// purchase lands first, then this): one `adjustment` entry, through the
+/// one conditional debit. Returns the balance after.
+async fn settle_owed(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    account_id: &str,
+    reference: &str,
+) -> Result<i64, StoreError> {
+    let (balance, standing) = lock_standing(tx, account_id).await?;
+    let paid = standing.owed.min(balance);
+    if paid <= 0 {
+        return Ok(balance);
+    }
+    let after = move_balance(tx, account_id, -paid).await?;
+    move_standing(tx, account_id, -paid, 0).await?;
+    let entry = NewEntry {
+        kind: EntryKind::Adjustment,
+        delta: -paid,
+        reason: "owed credits settled by a purchase",
+        reference: Some(reference),
+    };
+    insert_ledger(tx, account_id, &entry, after).await?;
+    Ok(after)
 }
 
 async fn insert_ledger(
@@ -436,7 +545,9 @@ impl KeyStore for SqlStore {
         let row = sqlx::query(concat!(
             "SELECT ",
             key_cols!(),
-            ", key_hash FROM api_keys WHERE key_hash = $1"
+            ", key_hash, ",
+            key_disputes!(),
+            " FROM api_keys WHERE key_hash = $1"
         ))
         .bind(key_hash)
         .fetch_optional(&self.pool)
@@ -456,6 +567,8 @@ impl KeyStore for SqlStore {
         let row = sqlx::query(concat!(
             "SELECT ",
             key_cols!(),
+            ", ",
+            key_disputes!(),
             " FROM api_keys WHERE id = $1"
         ))
         .bind(id)
@@ -1378,6 +1491,7 @@ mod device;
 mod events;
 mod feedback;
 pub use events::utc_day_of;
+mod after_sale;
 mod limits;
 mod nodes;
 mod people;

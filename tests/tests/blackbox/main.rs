@@ -1,6 +1,7 @@
 //! Black-box tests: one binary, one module per area (links once).
 
 mod auth;
+mod billing_after_sale;
 mod cli;
 mod delivery_urls;
 mod device;

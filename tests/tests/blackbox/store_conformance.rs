@@ -1807,6 +1807,7 @@ async fn people_and_payments(store: &SqlStore) {
         session_id: "cs_1",
         purchase_id: None,
         customer: Some("cus_1"),
+        payment_intent: None,
         amount_cents: amount,
     };
     assert_eq!(store.payment_customer(&p.id).await.unwrap(), None);
@@ -1900,6 +1901,7 @@ async fn people_and_payments(store: &SqlStore) {
                         session_id: "cs_2",
                         purchase_id: None,
                         customer: None,
+                        payment_intent: None,
                         amount_cents: 1000,
                     })
                     .await
@@ -1934,6 +1936,7 @@ async fn people_and_payments(store: &SqlStore) {
                         session_id: "cs_3",
                         purchase_id: None,
                         customer: None,
+                        payment_intent: None,
                         amount_cents: 10,
                     })
                     .await

@@ -19,14 +19,53 @@ use super::*;
 /// `$1` credits, `$2` account, `$3` key id. Every write of a balance uses
 /// it: image charges, URL mints, and (with a negative `$1` and no key)
 /// grants, purchases, adjustments and refunds, where `balance >= $1` keeps
-/// a debit from going below zero. The PostgreSQL batch statement
-/// (`pg_ledger.rs`) is the same condition over many groups at once.
+/// a debit from going below zero, and (with a positive `$1` and no key) the
+/// credits a refund takes back and the owed credits a purchase settles. A
+/// debit paid with a key (an image charge, a URL mint: buying renders) is
+/// also refused while the account is `held` (migration 23: it owes credits
+/// after a refund, or a payment of it is disputed; docs/billing.md, "After
+/// the sale"): one column of the row the statement already finds by its
+/// primary key and updates. The PostgreSQL batch statement (`pg_ledger.rs`)
+/// is the same condition over many groups at once.
 pub(super) const DEBIT_GROUP: &str = "UPDATE accounts SET balance = balance - $1 \
      WHERE id = $2 AND balance >= $1 \
-     AND ($3 IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL)) \
+     AND ($3 IS NULL OR (held = 0 AND EXISTS (SELECT 1 FROM api_keys WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL))) \
      RETURNING balance";
 pub(super) const KEY_REVOKED_AT: &str = "SELECT revoked_at FROM api_keys WHERE id = $1";
-pub(super) const BALANCE: &str = "SELECT balance FROM accounts WHERE id = $1";
+/// Read only when a group's debit was refused: the balance (to guess the
+/// longest prefix that fits) and the account's standing (to say why).
+pub(super) const BALANCE: &str = "SELECT balance, owed, disputes FROM accounts WHERE id = $1";
+
+/// What [`BALANCE`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Funds {
+    pub balance: i64,
+    pub owed: i64,
+    pub disputes: i64,
+}
+
+impl Funds {
+    /// What a keyed debit could take: nothing while the account is held.
+    fn spendable(&self) -> i64 {
+        if self.owed > 0 || self.disputes > 0 {
+            0
+        } else {
+            self.balance
+        }
+    }
+}
+
+/// The refusal of a keyed debit: the account's freeze or hold when it has
+/// one, else insufficient credits.
+pub(super) fn refusal(owed: i64, disputes: i64, balance: i64, required: i64) -> StoreError {
+    if disputes > 0 {
+        StoreError::AccountFrozen
+    } else if owed > 0 {
+        StoreError::AccountHeld { owed }
+    } else {
+        StoreError::InsufficientCredits { balance, required }
+    }
+}
 /// A batch's charge rows, in one statement with one bound value: a JSON
 /// object of the rows by their position (`{"0": {...}, "1": {...}}`), which
 /// both databases expand with `jsonb_each(jsonb($1))` (SQLite's binary JSON
@@ -76,7 +115,8 @@ pub(super) trait ChargeTx {
     ) -> Result<Option<i64>, StoreError>;
     /// Whether the key exists and is not revoked.
     async fn key_live(&mut self, key_id: &str) -> Result<bool, StoreError>;
-    async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError>;
+    /// [`BALANCE`].
+    async fn read_balance(&mut self, account_id: &str) -> Result<Option<Funds>, StoreError>;
     /// [`INSERT_CHARGES`] with its one bound value.
     async fn insert_rows(&mut self, rows: String) -> Result<(), StoreError>;
 }
@@ -110,7 +150,7 @@ pub(super) async fn charge_batch<T: ChargeTx>(
             continue;
         }
         // The longest prefix the balance covers.
-        let mut balance = None;
+        let mut funds = None;
         for _ in 0..PREFIX_ATTEMPTS {
             if charged.is_some() {
                 break;
@@ -118,9 +158,9 @@ pub(super) async fn charge_batch<T: ChargeTx>(
             let Some(current) = tx.read_balance(account_id).await? else {
                 break;
             };
-            balance = Some(current);
+            funds = Some(current);
             let fits = (0..=idxs.len())
-                .take_while(|&n| credits(n) <= current)
+                .take_while(|&n| credits(n) <= current.spendable())
                 .last()
                 .unwrap_or(0);
             if fits == 0 {
@@ -131,7 +171,7 @@ pub(super) async fn charge_batch<T: ChargeTx>(
                 .await?
                 .map(|after| (fits, after));
         }
-        let Some(balance) = balance.or(charged.map(|(_, after)| after)) else {
+        let Some(balance) = funds.map(|f| f.balance).or(charged.map(|(_, after)| after)) else {
             for &i in idxs {
                 outcomes[i] = Some(Err(StoreError::NotFound("account")));
             }
@@ -143,11 +183,20 @@ pub(super) async fn charge_batch<T: ChargeTx>(
             running -= batch[i].credits;
             outcomes[i] = Some(Ok(running));
         }
+        // A refused group read its standing with its balance: no statement
+        // more. (A key-less group is never held: owed and disputes count
+        // only for keyed debits.)
+        let (owed, disputes) = match (funds, key_id) {
+            (Some(f), Some(_)) => (f.owed, f.disputes),
+            _ => (0, 0),
+        };
         for &i in &idxs[granted..] {
-            outcomes[i] = Some(Err(StoreError::InsufficientCredits {
-                balance: balance_after,
-                required: batch[i].credits,
-            }));
+            outcomes[i] = Some(Err(refusal(
+                owed,
+                disputes,
+                balance_after,
+                batch[i].credits,
+            )));
         }
     }
     let now = now_millis();
@@ -193,12 +242,17 @@ impl ChargeTx for sqlx::Transaction<'_, sqlx::Any> {
         Ok(matches!(revoked, Some(None)))
     }
 
-    async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
-        sqlx::query_scalar(BALANCE)
+    async fn read_balance(&mut self, account_id: &str) -> Result<Option<Funds>, StoreError> {
+        let row: Option<(i64, i64, i64)> = sqlx::query_as(BALANCE)
             .bind(account_id)
             .fetch_optional(&mut **self)
             .await
-            .map_err(map_err)
+            .map_err(map_err)?;
+        Ok(row.map(|(balance, owed, disputes)| Funds {
+            balance,
+            owed,
+            disputes,
+        }))
     }
 
     async fn insert_rows(&mut self, rows: String) -> Result<(), StoreError> {

@@ -1,7 +1,7 @@
 //! `CreditStore` on both databases: the one adapter behind
 //! `billing::Ledger`. Each method is the transaction written beside the
 //! rows it touches (accounts and grants in sql.rs, URL mints in urls.rs,
-//! purchases in people.rs); this impl is the only way to reach them.
+//! purchases in people.rs, refunds and disputes in after_sale.rs); this impl is the only way to reach them.
 
 use super::*;
 
@@ -86,5 +86,24 @@ impl CreditStore for SqlStore {
         credits: i64,
     ) -> Result<Verification, StoreError> {
         self.sql_verify_email(token_hash, credits).await
+    }
+
+    async fn record_refund(&self, refund: &RefundNotice<'_>) -> Result<PaymentOutcome, StoreError> {
+        self.sql_record_refund(refund).await
+    }
+
+    async fn record_dispute(
+        &self,
+        dispute: &DisputeNotice<'_>,
+    ) -> Result<PaymentOutcome, StoreError> {
+        self.sql_record_dispute(dispute).await
+    }
+
+    async fn claim_auto_reload(
+        &self,
+        account_id: &str,
+        provider: &str,
+    ) -> Result<Option<Purchase>, StoreError> {
+        self.sql_claim_auto_reload(account_id, provider).await
     }
 }

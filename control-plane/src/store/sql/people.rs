@@ -488,6 +488,26 @@ impl PaymentStore for SqlStore {
         Ok(customer.flatten())
     }
 
+    async fn purchase_by_id(&self, id: &str) -> Result<Option<Purchase>, StoreError> {
+        self.sql_purchase_by_id(id).await
+    }
+
+    async fn standing(&self, account_id: &str) -> Result<Standing, StoreError> {
+        self.sql_standing(account_id).await
+    }
+
+    async fn set_auto_reload(
+        &self,
+        account_id: &str,
+        setting: Option<(i64, i64)>,
+    ) -> Result<(), StoreError> {
+        self.sql_set_auto_reload(account_id, setting).await
+    }
+
+    async fn auto_reloads_due(&self, limit: i64) -> Result<Vec<String>, StoreError> {
+        self.sql_auto_reloads_due(limit).await
+    }
+
     async fn account_of_customer(&self, customer: &str) -> Result<Option<Account>, StoreError> {
         let row = sqlx::query(concat!(
             "SELECT ",
@@ -635,10 +655,17 @@ impl SqlStore {
         let row = sqlx::query(concat!(
             "SELECT ",
             purchase_cols!(),
-            " FROM purchases WHERE provider_session = $1 AND provider = $2"
+            " FROM purchases WHERE provider = $2 \
+             AND (provider_session = $1 OR (provider_session IS NULL AND id = $3)) \
+             ORDER BY CASE WHEN provider_session = $1 THEN 0 ELSE 1 END LIMIT 1"
         ))
         .bind(paid.session_id)
         .bind(paid.provider)
+        // An auto-reload's payment can be reported before its PaymentIntent
+        // id is attached to the purchase (Stripe confirms it synchronously
+        // and may send the event first): its purchase is found by the id
+        // the event names, while no session is attached.
+        .bind(paid.purchase_id)
         .fetch_optional(&mut *tx)
         .await
         .map_err(map_err)?;
@@ -710,9 +737,23 @@ impl SqlStore {
             reference: Some(&purchase.id),
         };
         insert_ledger(&mut tx, &purchase.account_id, &entry, balance).await?;
+        // What a refund could not take back is paid first (migration 23).
+        let balance = settle_owed(&mut tx, &purchase.account_id, &purchase.id).await?;
+        sqlx::query(
+            "UPDATE purchases SET payment_intent = COALESCE($1, payment_intent) WHERE id = $2",
+        )
+        .bind(paid.payment_intent)
+        .bind(&purchase.id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        // Back at or above the threshold: the next crossing may reload again.
         sqlx::query(
             "UPDATE accounts SET has_payment_method = 1, \
-             payment_customer = COALESCE($1, payment_customer) WHERE id = $2",
+             payment_customer = COALESCE($1, payment_customer), \
+             auto_reload_armed = CASE WHEN auto_reload_threshold IS NOT NULL \
+               AND balance >= auto_reload_threshold THEN 1 ELSE auto_reload_armed END \
+             WHERE id = $2",
         )
         .bind(paid.customer)
         .bind(&purchase.account_id)

@@ -42,7 +42,7 @@ const CHARGE_GROUPS: &str = "WITH g AS ( \
        FROM g LEFT JOIN api_keys k ON k.id = g.key \
        WHERE a.id = ANY($1::text[]) AND a.id = g.account AND a.balance >= g.total \
        AND EXISTS (SELECT 1 FROM locked) \
-       AND (g.key IS NULL OR (k.id IS NOT NULL AND k.account_id = g.account AND k.revoked_at IS NULL)) \
+       AND (g.key IS NULL OR (a.held = 0 AND k.id IS NOT NULL AND k.account_id = g.account AND k.revoked_at IS NULL)) \
        RETURNING g.gn, a.id, g.key, a.balance), \
      charged AS ( \
        INSERT INTO ledger (account_id, kind, delta, balance_after, reason, reference, created_at, \

@@ -16,7 +16,7 @@ use std::task::{Context, Poll, Waker};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, named_params};
 
 use super::charges::{
-    BALANCE, ChargeTx, DEBIT_GROUP, INSERT_CHARGES, KEY_REVOKED_AT, charge_batch,
+    BALANCE, ChargeTx, DEBIT_GROUP, Funds, INSERT_CHARGES, KEY_REVOKED_AT, charge_batch,
 };
 use super::*;
 
@@ -109,11 +109,17 @@ impl ChargeTx for Rusqlite<'_> {
         Ok(matches!(revoked, Some(None)))
     }
 
-    async fn read_balance(&mut self, account_id: &str) -> Result<Option<i64>, StoreError> {
+    async fn read_balance(&mut self, account_id: &str) -> Result<Option<Funds>, StoreError> {
         let mut stmt = self.0.prepare_cached(BALANCE).map_err(sqlite_err)?;
-        stmt.query_row(named_params! {"$1": account_id}, |r| r.get(0))
-            .optional()
-            .map_err(sqlite_err)
+        stmt.query_row(named_params! {"$1": account_id}, |r| {
+            Ok(Funds {
+                balance: r.get(0)?,
+                owed: r.get(1)?,
+                disputes: r.get(2)?,
+            })
+        })
+        .optional()
+        .map_err(sqlite_err)
     }
 
     async fn insert_rows(&mut self, rows: String) -> Result<(), StoreError> {

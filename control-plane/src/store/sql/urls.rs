@@ -80,6 +80,38 @@ impl DeliveryUrlStore for SqlStore {
         .map_err(map_err)
     }
 
+    async fn mark_delivery_url_errored(&self, id: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE delivery_urls SET errored_at = $1 \
+             WHERE id = $2 AND errored_at IS NULL AND uses = 0 AND failed_at IS NULL",
+        )
+        .bind(now_millis())
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn expired_errored_urls(
+        &self,
+        now: Millis,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        // The predicate is the partial index's (migration 23), so only URLs
+        // that errored and were never served are read.
+        sqlx::query_scalar(
+            "SELECT id FROM delivery_urls \
+             WHERE errored_at IS NOT NULL AND failed_at IS NULL AND uses = 0 AND expires_at <= $1 \
+             ORDER BY expires_at LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)
+    }
+
     async fn setting_or_insert(&self, name: &str, value: &str) -> Result<String, StoreError> {
         sqlx::query(
             "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
@@ -183,17 +215,16 @@ impl SqlStore {
             if !matches!(revoked, Some(None)) {
                 return Err(StoreError::KeyRevoked);
             }
-            let current: Option<i64> =
-                sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
+            let current: Option<(i64, i64, i64)> =
+                sqlx::query_as("SELECT balance, owed, disputes FROM accounts WHERE id = $1")
                     .bind(payer.account_id)
                     .fetch_optional(&mut *tx)
                     .await
                     .map_err(map_err)?;
             return Err(match current {
-                Some(balance) => StoreError::InsufficientCredits {
-                    balance,
-                    required: n,
-                },
+                Some((balance, owed, disputes)) => {
+                    super::charges::refusal(owed, disputes, balance, n)
+                }
                 None => StoreError::NotFound("account"),
             });
         };
