@@ -2,6 +2,7 @@
 
 mod auth;
 mod cli;
+mod colors;
 mod delivery_urls;
 mod device;
 mod docs;
