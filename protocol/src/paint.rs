@@ -192,7 +192,10 @@ impl fmt::Display for Paint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Paint::Named(c) => f.write_str(c.id()),
-            Paint::Custom { rgb: [r, g, b], finish } => {
+            Paint::Custom {
+                rgb: [r, g, b],
+                finish,
+            } => {
                 write!(f, "{r:02x}{g:02x}{b:02x}")?;
                 match finish {
                     Finish::Solid => Ok(()),
@@ -430,7 +433,14 @@ mod tests {
             assert_eq!(key.parse::<Paint>().unwrap(), p);
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{key}\""));
         }
-        for bad in ["FF0080", "#ff0080", "ff0080-matte", "ff008", "ff0080-", "navy"] {
+        for bad in [
+            "FF0080",
+            "#ff0080",
+            "ff0080-matte",
+            "ff008",
+            "ff0080-",
+            "navy",
+        ] {
             assert!(bad.parse::<Paint>().is_err(), "{bad}");
         }
     }

@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use crate::paint::{Finish, Paint, delta_e_rgb, hex_of};
 use crate::Color;
+use crate::paint::{Finish, Paint, delta_e_rgb, hex_of};
 
 /// One row of `models/paints.csv`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -308,7 +308,10 @@ mod tests {
             (p.name.as_str(), p.finish),
             ("Barcelona Red Metallic", Finish::Metallic)
         );
-        assert_eq!(find_paint("bmw", "475").unwrap().name, "Black Sapphire Metallic");
+        assert_eq!(
+            find_paint("bmw", "475").unwrap().name,
+            "Black Sapphire Metallic"
+        );
         assert_eq!(find_paint("honda", "nh731p").unwrap().code, "NH-731P");
         match find_paint("toyota", "3R4").unwrap_err() {
             PaintLookupError::UnknownCode { near, .. } => {
@@ -332,7 +335,10 @@ mod tests {
         assert_eq!(red.header(), "exact; name=\"red\"");
         let p = find_paint("toyota", "3R3").unwrap();
         let m = describe("toyota", p.paint(), None);
-        assert_eq!((m.kind, m.paint.map(|p| p.code.as_str())), (MatchKind::Exact, Some("3R3")));
+        assert_eq!(
+            (m.kind, m.paint.map(|p| p.code.as_str())),
+            (MatchKind::Exact, Some("3R3"))
+        );
         assert_eq!(
             m.header(),
             "exact; name=\"Barcelona Red Metallic\"; paint=\"3R3\""
@@ -342,9 +348,17 @@ mod tests {
         assert_eq!(m.kind, MatchKind::Nearest);
         assert_eq!(m.delta_e, 0.0);
         // A custom colour near the preset red, on a make without paints.
-        let m = describe("lada", Paint::custom([0xb0, 0x14, 0x1c], Finish::Solid), None);
+        let m = describe(
+            "lada",
+            Paint::custom([0xb0, 0x14, 0x1c], Finish::Solid),
+            None,
+        );
         assert_eq!((m.kind, m.name.as_str()), (MatchKind::Nearest, "red"));
         assert!(m.delta_e > 0.0 && m.delta_e < 3.0, "{m:?}");
-        assert!(m.header().starts_with("nearest; delta-e="), "{}", m.header());
+        assert!(
+            m.header().starts_with("nearest; delta-e="),
+            "{}",
+            m.header()
+        );
     }
 }

@@ -165,7 +165,11 @@ pub enum ResolveError {
 }
 
 /// Looks the vehicle up (and its paint code) and computes the output's size.
-pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Resolved, ResolveError> {
+pub fn resolve(
+    catalog: &Catalog,
+    p: &ImageParams,
+    revision: u32,
+) -> Result<Resolved, ResolveError> {
     let vehicle = catalog.lookup(&p.make, &p.model, p.year)?;
     let (color, paint_code) = match &p.paint {
         Some(req) => {

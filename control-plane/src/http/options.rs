@@ -233,14 +233,17 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
 fn paints() -> BTreeMap<String, Vec<PaintOption>> {
     let mut by_make: BTreeMap<String, Vec<PaintOption>> = BTreeMap::new();
     for p in vis_protocol::paints::paint_codes() {
-        by_make.entry(p.make.clone()).or_default().push(PaintOption {
-            code: p.code.clone(),
-            name: p.name.clone(),
-            hex: p.hex(),
-            finish: p.finish,
-            years: [p.years.0, p.years.1],
-            source: p.source.clone(),
-        });
+        by_make
+            .entry(p.make.clone())
+            .or_default()
+            .push(PaintOption {
+                code: p.code.clone(),
+                name: p.name.clone(),
+                hex: p.hex(),
+                finish: p.finish,
+                years: [p.years.0, p.years.1],
+                source: p.source.clone(),
+            });
     }
     by_make
 }

@@ -32,9 +32,7 @@ async fn a_paint_code_and_its_hex_share_one_render_and_say_what_matched() {
     let (_, key) = app
         .account_with_key("paint@example.com", "images:read,account:read")
         .await;
-    let by_code = app
-        .get_with_key(&format!("{CAMRY}&paint=3r3"), &key)
-        .await;
+    let by_code = app.get_with_key(&format!("{CAMRY}&paint=3r3"), &key).await;
     assert_eq!(by_code.status(), 200);
     assert_eq!(header(&by_code, "x-image-source"), "generated");
     assert_eq!(
@@ -64,7 +62,9 @@ async fn a_paint_code_and_its_hex_share_one_render_and_say_what_matched() {
     assert_eq!(backend.renders(), 1);
     // Bare RRGGBB is the same colour; solid is another paint: a new
     // render, named after the nearest (the same colour, another finish).
-    let solid = app.get_with_key(&format!("{CAMRY}&color=8c1a20"), &key).await;
+    let solid = app
+        .get_with_key(&format!("{CAMRY}&color=8c1a20"), &key)
+        .await;
     assert_eq!(solid.status(), 200);
     assert_ne!(header(&solid, "etag"), etag);
     assert_eq!(
@@ -73,7 +73,9 @@ async fn a_paint_code_and_its_hex_share_one_render_and_say_what_matched() {
     );
     assert_eq!(backend.renders(), 2);
     // A colour near no paint of the make is named after the nearest preset.
-    let near_red = app.get_with_key(&format!("{CAMRY}&color=%23a01018"), &key).await;
+    let near_red = app
+        .get_with_key(&format!("{CAMRY}&color=%23a01018"), &key)
+        .await;
     assert_eq!(near_red.status(), 200);
     let m = header(&near_red, "x-color-match");
     assert!(m.starts_with("nearest; delta-e="), "{m}");
@@ -212,7 +214,10 @@ async fn colour_parameters_that_do_not_fit_are_refused_naming_them() {
         .await
         .unwrap();
     let p = problem(r, 400).await;
-    assert_eq!((p["param"].as_str(), p["index"].as_u64()), (Some("images[1].paint"), Some(1)));
+    assert_eq!(
+        (p["param"].as_str(), p["index"].as_u64()),
+        (Some("images[1].paint"), Some(1))
+    );
 }
 
 #[tokio::test]
@@ -306,13 +311,19 @@ async fn the_legacy_endpoint_respells_paint_codes_and_hex_to_one_canonical_url()
             "&paint=3R3",
             "&view=front-3-4&color=%238c1a20&finish=metallic&format=png",
         ),
-        ("&color=8C1A20", "&view=front-3-4&color=%238c1a20&format=png"),
+        (
+            "&color=8C1A20",
+            "&view=front-3-4&color=%238c1a20&format=png",
+        ),
         ("&color=%23b3121c", "&view=front-3-4&color=red&format=png"),
     ] {
         let r = app.get(&format!("{base}{query}")).await;
         assert_eq!(r.status(), 308, "{query}");
         let location = header(&r, "location");
-        assert!(location.ends_with(&format!("year=2019{want}")), "{query}: {location}");
+        assert!(
+            location.ends_with(&format!("year=2019{want}")),
+            "{query}: {location}"
+        );
     }
     // The canonical spelling is not redirected (no grant here: 401).
     let r = app
@@ -364,7 +375,10 @@ async fn every_json_answer_that_describes_an_image_carries_alt_text() {
         "Barcelona Red Metallic 2019 Toyota Camry saloon, left side view"
     );
     // A custom colour is called after the nearest preset or paint.
-    assert_eq!(v["data"][1]["alt"], "Red 2019 Toyota Camry saloon, rear view");
+    assert_eq!(
+        v["data"][1]["alt"],
+        "Red 2019 Toyota Camry saloon, rear view"
+    );
     let r = app
         .client
         .post(app.url("/api/v1/images/resolve"))
@@ -376,8 +390,7 @@ async fn every_json_answer_that_describes_an_image_carries_alt_text() {
     assert_eq!(r.status(), 200);
     let v: serde_json::Value = r.json().await.unwrap();
     assert_eq!(
-        v["data"]["alt"],
-        "Blue 2019 Toyota Camry saloon, left side view",
+        v["data"]["alt"], "Blue 2019 Toyota Camry saloon, left side view",
         "{v}"
     );
     let r = app

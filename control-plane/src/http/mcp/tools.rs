@@ -830,7 +830,14 @@ fn alt_of_location(state: &HttpState, url: &str) -> String {
         return String::new();
     };
     let colour = vis_protocol::paints::describe(get("make"), paint.with_finish(finish), None).name;
-    crate::delivery::alt::alt_of(state.catalog, get("make"), get("model"), year, &colour, view)
+    crate::delivery::alt::alt_of(
+        state.catalog,
+        get("make"),
+        get("model"),
+        year,
+        &colour,
+        view,
+    )
 }
 
 /// The vehicle of a canonical image URL (`…?make=…&model=…&year=…&view=…&color=…`).
