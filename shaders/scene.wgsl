@@ -5,7 +5,7 @@
 struct Scene {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
-    // Paint in linear RGB; w = 1 for metallic paint.
+    // Paint in linear RGB; w = 0 solid, 1 metallic, 2 pearl.
     paint: vec4<f32>,
     // Ground rectangle of the shadow map: x0, z0, 1/width, 1/depth.
     shadow_rect: vec4<f32>,
@@ -148,7 +148,19 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
     switch i.material {
         case 0u: {
             let base = scene.paint.rgb;
-            if (scene.paint.w > 0.5) {
+            if (scene.paint.w > 1.5) {
+                // Pearl (mica, tri-coat): a brighter diffuse base than
+                // metallic, a soft sheen whose tint slides from the paint
+                // toward a pale cool white at grazing angles, and fine,
+                // faint sparkle.
+                let f = fresnel(nv, 0.05);
+                let tint = mix(base, vec3<f32>(0.82, 0.86, 0.92), 0.45 * (1.0 - nv));
+                let sheen = soft_env(r) * tint * 0.3;
+                let cell = floor(i.world * 1400.0);
+                let flake = step(0.985, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
+                c = base * irr * 0.8 * (1.0 - f) + sheen * (1.0 - f) + (base + vec3<f32>(0.3)) * flake * 0.15;
+                k1 = vec3<f32>(f);
+            } else if (scene.paint.w > 0.5) {
                 // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
                 let sheen = soft_env(r) * base * 0.55;
                 let cell = floor(i.world * 900.0);

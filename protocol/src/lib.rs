@@ -7,11 +7,16 @@
 pub mod nodes;
 #[cfg(feature = "openapi")]
 mod openapi;
+mod paint;
+pub mod paints;
 mod params;
 mod shape;
 mod slug;
 mod variant;
 
+pub use paint::{
+    ColorParseError, Finish, Paint, delta_e_rgb, delta_e2000, hex_of, lab, lab_of_linear,
+};
 pub use params::{Color, Format, ParseError, SizePreset, View};
 pub use shape::BodyShape;
 pub use slug::{Slug, slugify};

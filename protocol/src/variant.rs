@@ -4,17 +4,19 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BodyShape, Color, Slug, View};
+use crate::{BodyShape, Paint, Slug, View};
 
 /// One cached render: make, model, year, colour, view (spec §1, "Images are
 /// cached per make, model, year, color and view"). Size and format are derived
-/// from the variant's source render and are not part of the key.
+/// from the variant's source render and are not part of the key. The colour
+/// is a [`Paint`]: a preset keeps its name in the key (`red`), any other
+/// colour is its hex and finish (`8c1a20-metallic`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct VariantKey {
     pub make: Slug,
     pub model: Slug,
     pub year: u16,
-    pub color: Color,
+    pub color: Paint,
     pub view: View,
 }
 
@@ -44,7 +46,7 @@ impl std::str::FromStr for VariantKey {
             model: Slug::parse(model).ok_or_else(|| format!("bad model slug {model:?}"))?,
             year: year.parse().map_err(|_| format!("bad year {year:?}"))?,
             color: color
-                .parse()
+                .parse::<Paint>()
                 .map_err(|e: crate::ParseError| e.to_string())?,
             view: view.parse().map_err(|e: crate::ParseError| e.to_string())?,
         })
@@ -70,6 +72,7 @@ pub struct RenderJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Color, Finish};
 
     #[test]
     fn variant_key_text_form() {
@@ -77,7 +80,7 @@ mod tests {
             make: Slug::parse("toyota").unwrap(),
             model: Slug::parse("camry").unwrap(),
             year: 2019,
-            color: Color::Red,
+            color: Color::Red.into(),
             view: View::Side,
         };
         assert_eq!(key.to_string(), "toyota/camry/2019/red/side");
@@ -85,12 +88,20 @@ mod tests {
             "toyota/camry/2019/red/side".parse::<VariantKey>().unwrap(),
             key
         );
+        let custom = VariantKey {
+            color: Paint::custom([0x8c, 0x1a, 0x20], Finish::Metallic),
+            ..key.clone()
+        };
+        assert_eq!(custom.to_string(), "toyota/camry/2019/8c1a20-metallic/side");
+        assert_eq!(custom.to_string().parse::<VariantKey>().unwrap(), custom);
         for bad in [
             "",
             "toyota/camry/2019/red",
             "toyota/camry/x/red/side",
             "Toyota/camry/2019/red/side",
             "a/b/2019/navy/side",
+            "a/b/2019/FF0000/side",
+            "a/b/2019/ff0000-matte/side",
         ] {
             assert!(bad.parse::<VariantKey>().is_err(), "{bad}");
         }

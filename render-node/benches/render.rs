@@ -33,7 +33,7 @@ fn benches(c: &mut Criterion) {
                         model: &model,
                         year: 2020,
                         shape,
-                        color: Color::Red,
+                        color: Color::Red.into(),
                         view: View::Front34,
                         variation: 0,
                     })
@@ -59,7 +59,7 @@ fn benches(c: &mut Criterion) {
                         model,
                         year,
                         shape: BodyShape::Sedan,
-                        color: Color::Red,
+                        color: Color::Red.into(),
                         view: View::Front34,
                         variation: 0,
                     })
@@ -101,7 +101,7 @@ fn benches(c: &mut Criterion) {
             model: "source",
             year: 2020,
             shape: BodyShape::Suv,
-            color: Color::Blue,
+            color: Color::Blue.into(),
             view: View::Front34,
             variation: 0,
         })

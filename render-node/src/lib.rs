@@ -10,7 +10,7 @@
 //!         make: Slug::parse("toyota").unwrap(),
 //!         model: Slug::parse("camry").unwrap(),
 //!         year: 2019,
-//!         color: Color::Red,
+//!         color: Color::Red.into(),
 //!         view: View::Front34,
 //!     },
 //!     shape: BodyShape::Sedan,
@@ -27,6 +27,7 @@ pub mod image;
 pub mod node;
 #[cfg(feature = "onnx")]
 pub mod onnx;
+pub mod paint;
 pub mod passes;
 pub mod sheet;
 mod sheet_font;
@@ -34,7 +35,7 @@ pub mod vehicle;
 
 use std::path::PathBuf;
 
-use vis_protocol::{BodyShape, Color, RenderJob, SOURCE_PX, View};
+use vis_protocol::{BodyShape, Paint, RenderJob, SOURCE_PX, View};
 
 pub use image::{Encoded, Rgba, Source, derive};
 
@@ -86,7 +87,9 @@ pub struct Subject<'a> {
     pub model: &'a str,
     pub year: u16,
     pub shape: BodyShape,
-    pub color: Color,
+    /// A preset colour (`Color::Red.into()`) or any sRGB colour and finish:
+    /// painted with exactly these sRGB bytes as its base colour.
+    pub color: Paint,
     pub view: View,
     /// 0 for a variant's first render; n for its n-th re-render (a slightly
     /// turned pose: new bytes, the same vehicle).
@@ -145,15 +148,6 @@ const FOLDED: u32 = 0x8000_0000;
 /// a refining renderer may draw.
 pub fn is_folded(revision: u32) -> bool {
     revision >= FOLDED
-}
-
-fn srgb_to_linear(c: u8) -> f32 {
-    let c = f32::from(c) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
 }
 
 impl Renderer {
@@ -344,7 +338,6 @@ impl Renderer {
     ) -> Result<Vec<Rgba>, RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
-        let [r, g, b] = s.color.rgb();
         let n = self.passes.size();
         views
             .iter()
@@ -353,8 +346,8 @@ impl Renderer {
                 let frame = passes::FrameParams {
                     view_proj,
                     eye,
-                    paint: [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b)],
-                    metallic: s.color.is_metallic(),
+                    paint: paint::base_linear(s.color),
+                    finish: s.color.finish(),
                     flat_lit: false,
                     ground: false,
                 };
@@ -380,12 +373,11 @@ impl Renderer {
             let sign = if s.variation % 2 == 1 { 1.0 } else { -1.0 };
             view_proj *= glam::Mat4::from_rotation_y((sign * step).to_radians());
         }
-        let [r, g, b] = s.color.rgb();
         let frame = passes::FrameParams {
             view_proj,
             eye,
-            paint: [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b)],
-            metallic: s.color.is_metallic(),
+            paint: paint::base_linear(s.color),
+            finish: s.color.finish(),
             flat_lit,
             ground: true,
         };

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use vis_protocol::{BodyShape, Color, View};
+use vis_protocol::{BodyShape, Finish, Paint, View};
 use vis_render::{Renderer, RendererConfig, Subject};
 
 #[derive(Parser)]
@@ -71,8 +71,13 @@ enum Cmd {
         year: u16,
         #[arg(long, default_value = "front-3-4")]
         view: View,
-        #[arg(long, default_value = "silver")]
-        color: Color,
+        /// A preset colour name, or `#RRGGBB` (painted solid unless
+        /// `--finish` says otherwise).
+        #[arg(long, default_value = "silver", value_parser = parse_color)]
+        color: Paint,
+        /// The finish of a `#RRGGBB` colour: solid, metallic or pearl.
+        #[arg(long)]
+        finish: Option<Finish>,
         #[arg(long, default_value = "sedan")]
         shape: BodyShape,
         /// Draw an orthographic elevation (no perspective, no camera
@@ -252,10 +257,18 @@ fn main() -> anyhow::Result<()> {
             year,
             view,
             color,
+            finish,
             shape,
             elevation,
             output,
         } => {
+            let color = match (color, finish) {
+                (Paint::Custom { rgb, .. }, Some(f)) => Paint::custom(rgb, f),
+                (Paint::Named(_), Some(_)) => {
+                    anyhow::bail!("--finish applies to #RRGGBB colours; a preset has its own")
+                }
+                (c, None) => c,
+            };
             let format = output_format(&output)?;
             let make = vis_protocol::slugify(&make).context("make")?;
             let model = vis_protocol::slugify(&model).context("model")?;
@@ -344,4 +357,9 @@ fn write_image(
 ) -> anyhow::Result<()> {
     let bytes = vis_render::image::encode(img, format)?;
     std::fs::write(output, bytes).with_context(|| output.display().to_string())
+}
+
+/// `--color`: a preset name or `#RRGGBB`.
+fn parse_color(raw: &str) -> Result<Paint, String> {
+    Paint::parse_color(raw, None).map_err(|e| e.to_string())
 }

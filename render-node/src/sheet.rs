@@ -46,7 +46,7 @@ pub fn contact_sheet(
                 model: &model,
                 year: 2015 + (r_all as u16 % 10),
                 shape: *shape,
-                color,
+                color: color.into(),
                 view,
                 variation: 0,
             })?;
@@ -175,7 +175,7 @@ pub fn vehicle_sheet(
                 model: &v.model,
                 year: v.year,
                 shape,
-                color,
+                color: color.into(),
                 view: *view,
                 variation: 0,
             })?;

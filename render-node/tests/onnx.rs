@@ -136,7 +136,7 @@ fn camry(color: Color, view: View) -> Subject<'static> {
         model: "camry",
         year: 2019,
         shape: BodyShape::Sedan,
-        color,
+        color: color.into(),
         view,
         variation: 0,
     }
@@ -334,7 +334,7 @@ fn a_refining_renderer_takes_jobs_only_under_a_folded_revision() {
             make: Slug::parse("toyota").unwrap(),
             model: Slug::parse("camry").unwrap(),
             year: 2019,
-            color: Color::Red,
+            color: Color::Red.into(),
             view: View::Side,
         },
         shape: BodyShape::Sedan,

@@ -151,7 +151,7 @@ fn measure(g: &Generation, lib: &ModelLibrary) -> Measured {
         model: &g.model,
         year,
         shape: g.body,
-        color: Color::Silver,
+        color: Color::Silver.into(),
         view,
         variation: 0,
     };

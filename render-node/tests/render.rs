@@ -52,7 +52,7 @@ fn all_views() -> &'static BTreeMap<(BodyShape, View), Rgba> {
                         model: shape.id(),
                         year: 2018,
                         shape,
-                        color: shape_color(shape),
+                        color: shape_color(shape).into(),
                         view,
                         variation: 0,
                     })
@@ -237,7 +237,7 @@ fn every_preset_colour_paints_the_body() {
                 model: "colours",
                 year: 2020,
                 shape: BodyShape::Hatchback,
-                color,
+                color: color.into(),
                 view: View::Side,
                 variation: 0,
             })
@@ -331,7 +331,7 @@ fn one_model_is_the_same_vehicle_and_two_models_differ() {
             model,
             year: 2012,
             shape: BodyShape::Sedan,
-            color,
+            color: color.into(),
             view: View::Side,
             variation: 0,
         })
@@ -404,7 +404,7 @@ fn identity_cues_shape_the_body() {
                     model,
                     year,
                     shape,
-                    color: Color::Yellow,
+                    color: Color::Yellow.into(),
                     view: View::Side,
                     variation: 0,
                 })
@@ -487,7 +487,7 @@ fn a_tail_keeps_its_paint_colour() {
                 model: "camry",
                 year: 2019,
                 shape: BodyShape::Sedan,
-                color: Color::Red,
+                color: Color::Red.into(),
                 view,
                 variation: 0,
             })
@@ -713,7 +713,7 @@ fn a_procedural_renderer_refuses_a_refined_revision() {
             make: Slug::parse("toyota").unwrap(),
             model: Slug::parse("camry").unwrap(),
             year: 2019,
-            color: Color::Red,
+            color: Color::Red.into(),
             view: View::Side,
         },
         shape: BodyShape::Sedan,
@@ -744,12 +744,12 @@ fn no_adapter_is_a_clear_error_at_start_up() {
 
 #[test]
 fn concurrent_renders_share_the_device_and_match() {
-    let subject = |color| Subject {
+    let subject = |color: Color| Subject {
         make: "acme",
         model: "threads",
         year: 2021,
         shape: BodyShape::Crossover,
-        color,
+        color: color.into(),
         view: View::Rear34,
         variation: 0,
     };

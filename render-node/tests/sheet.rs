@@ -92,7 +92,7 @@ fn side_mask(make: &str, model: &str, year: u16, view: View) -> Vec<bool> {
             year,
             // The catalog's coarse shape; curated vehicles use their own.
             shape: BodyShape::Sedan,
-            color: Color::Red,
+            color: Color::Red.into(),
             view,
             variation: 0,
         })

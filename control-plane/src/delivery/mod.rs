@@ -14,6 +14,7 @@
 //!    budget, a full queue or a client that leaves first refunds the
 //!    reserved charge, once.
 
+pub mod alt;
 pub mod idempotent;
 pub mod signed;
 pub mod tokens;
@@ -23,7 +24,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use vis_catalog::{Catalog, LookupError};
-use vis_protocol::{BodyShape, Color, Format, RenderJob, SOURCE_PX, Slug, VariantKey, View};
+use vis_protocol::paints::{ColorMatch, PaintLookupError};
+use vis_protocol::{BodyShape, Format, Paint, RenderJob, SOURCE_PX, Slug, VariantKey, View};
 
 use crate::billing::CREDITS_PER_IMAGE;
 use crate::metrics::Metrics;
@@ -40,10 +42,22 @@ pub struct ImageParams {
     pub model: String,
     pub year: u16,
     pub view: View,
-    pub color: Color,
+    /// A preset or `#RRGGBB` (with its finish); the default silver when
+    /// `paint` names the colour instead.
+    pub color: Paint,
+    /// A manufacturer's paint code of the make (`paint=3R3`), looked up
+    /// once the make is known.
+    pub paint: Option<PaintRequest>,
     pub width: Option<u32>,
     pub height: Option<u32>,
     pub format: Format,
+}
+
+/// `paint=CODE`, and the `finish` to paint it in when not its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaintRequest {
+    pub code: String,
+    pub finish: Option<vis_protocol::Finish>,
 }
 
 /// A catalog vehicle resolved from [`ImageParams`], with the output's size.
@@ -58,6 +72,9 @@ pub struct Resolved {
     /// Requested box, kept for the canonical URL.
     pub box_w: Option<u32>,
     pub box_h: Option<u32>,
+    /// The paint code the client named, if any: only what the colour is
+    /// called (`color_match`), never the variant.
+    pub paint_code: Option<String>,
 }
 
 impl Resolved {
@@ -87,13 +104,30 @@ impl Resolved {
         format!("/api/v1/images/car?{}", self.canonical_query())
     }
 
+    /// What the variant's paint is called on this make, and how exactly
+    /// (`X-Color-Match`, `color_match`).
+    pub fn color_match(&self) -> ColorMatch {
+        vis_protocol::paints::describe(
+            self.variant.make.as_str(),
+            self.variant.color,
+            self.paint_code.as_deref(),
+        )
+    }
+
     /// The canonical query of this image: slugs, every parameter spelt out,
-    /// in a fixed order (`make, model, year, view, color, w, h, format`).
+    /// in a fixed order (`make, model, year, view, color, finish, w, h,
+    /// format`). A custom colour is `color=%23rrggbb` (with `finish` when
+    /// not solid), whether it was asked for by hex or by paint code: one
+    /// variant, one canonical URL.
     pub fn canonical_query(&self) -> String {
         let v = &self.variant;
         let mut query = format!(
-            "make={}&model={}&year={}&view={}&color={}",
-            v.make, v.model, v.year, v.view, v.color
+            "make={}&model={}&year={}&view={}&{}",
+            v.make,
+            v.model,
+            v.year,
+            v.view,
+            color_query(v.color)
         );
         if let Some(w) = self.box_w {
             query.push_str(&format!("&w={w}"));
@@ -106,9 +140,47 @@ impl Resolved {
     }
 }
 
-/// Looks the vehicle up and computes the output's size.
-pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Resolved, LookupError> {
+/// `color=…` (and `&finish=…`) of a paint, as the canonical query spells it.
+pub fn color_query(paint: Paint) -> String {
+    match paint {
+        Paint::Named(c) => format!("color={c}"),
+        Paint::Custom { rgb, finish } => {
+            let hex = &vis_protocol::hex_of(rgb)[1..];
+            match finish {
+                vis_protocol::Finish::Solid => format!("color=%23{hex}"),
+                f => format!("color=%23{hex}&finish={f}"),
+            }
+        }
+    }
+}
+
+/// Why parameters name no image: the catalog has no such vehicle, or the
+/// make has no such paint code.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ResolveError {
+    #[error(transparent)]
+    Catalog(#[from] LookupError),
+    #[error(transparent)]
+    Paint(#[from] PaintLookupError),
+}
+
+/// Looks the vehicle up (and its paint code) and computes the output's size.
+pub fn resolve(
+    catalog: &Catalog,
+    p: &ImageParams,
+    revision: u32,
+) -> Result<Resolved, ResolveError> {
     let vehicle = catalog.lookup(&p.make, &p.model, p.year)?;
+    let (color, paint_code) = match &p.paint {
+        Some(req) => {
+            let found = vis_protocol::paints::find_paint(&vehicle.make.slug, &req.code)?;
+            (
+                found.paint().with_finish(req.finish),
+                Some(found.code.clone()),
+            )
+        }
+        None => (p.color, None),
+    };
     let slug = |s: &str| Slug::parse(s).expect("catalog slugs are valid");
     let (width, height) = vis_render::image::fit(SOURCE_PX, SOURCE_PX, p.width, p.height);
     Ok(Resolved {
@@ -116,7 +188,7 @@ pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Reso
             make: slug(&vehicle.make.slug),
             model: slug(&vehicle.model.slug),
             year: vehicle.year,
-            color: p.color,
+            color,
             view: p.view,
         },
         shape: vehicle.shape,
@@ -126,6 +198,7 @@ pub fn resolve(catalog: &Catalog, p: &ImageParams, revision: u32) -> Result<Reso
         format: p.format,
         box_w: p.width,
         box_h: p.height,
+        paint_code,
     })
 }
 
@@ -165,7 +238,7 @@ pub struct Deliverer {
 
 impl Deliverer {
     /// Looks the vehicle up, at its current render revision.
-    pub fn resolve(&self, catalog: &Catalog, p: &ImageParams) -> Result<Resolved, LookupError> {
+    pub fn resolve(&self, catalog: &Catalog, p: &ImageParams) -> Result<Resolved, ResolveError> {
         let mut r = resolve(catalog, p, self.revisions.base())?;
         r.revision = self.revisions.of(&r.variant);
         Ok(r)

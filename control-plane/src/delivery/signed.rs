@@ -496,6 +496,7 @@ fn resolved_of(r: &DeliveryUrlRecord, revision: u32) -> Option<Resolved> {
         format: r.format.parse::<Format>().ok()?,
         box_w: box_dim(r.box_width)?,
         box_h: box_dim(r.box_height)?,
+        paint_code: None,
     })
 }
 

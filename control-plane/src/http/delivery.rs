@@ -109,6 +109,10 @@ fn representation_headers(r: &mut Response, opened: &Opened, etag: &str, now: Mi
     h.insert(header::CACHE_CONTROL, cache_control(opened, now));
     h.insert("x-image-width", HeaderValue::from(opened.resolved.width));
     h.insert("x-image-height", HeaderValue::from(opened.resolved.height));
+    h.insert(
+        "x-color-match",
+        value(&opened.resolved.color_match().header()),
+    );
 }
 
 /// Unlimited URLs are publicly cacheable within their remaining lifetime;

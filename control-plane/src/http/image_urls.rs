@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use vis_protocol::{Color, Format, View};
+use vis_protocol::{Finish, Format, Paint, View};
 
 use super::auth::{Auth, ImagesRead, Principal};
 use super::extract::{parse_json, read_body};
@@ -35,7 +35,7 @@ pub struct BatchBody {
 
 /// The batch form's fields, then an image's (errors look a nested field up
 /// by its last name).
-const BATCH_RULES: [(&str, &str); 13] = {
+const BATCH_RULES: [(&str, &str); 15] = {
     let item = super::images::IMAGE_RULES;
     [
         (
@@ -57,6 +57,8 @@ const BATCH_RULES: [(&str, &str); 13] = {
         item[7],
         item[8],
         item[9],
+        item[10],
+        item[11],
     ]
 };
 
@@ -194,7 +196,14 @@ pub struct VehicleParams {
     pub model: String,
     pub year: u16,
     pub view: View,
-    pub color: Color,
+    /// A preset's name, or `#rrggbb` for any other colour (asked for by
+    /// hex or by paint code).
+    #[schema(example = "red", pattern = "^([a-z]+|#[0-9a-f]{6})$")]
+    pub color: String,
+    /// The finish of a `#rrggbb` colour: solid, metallic or pearl.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, pattern = "^(solid|metallic|pearl)$")]
+    pub finish: Option<Finish>,
     pub format: Format,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub width: Option<u32>,
@@ -210,10 +219,53 @@ impl VehicleParams {
             model: v.model.to_string(),
             year: v.year,
             view: v.view,
-            color: v.color,
+            color: match v.color {
+                Paint::Named(c) => c.id().to_owned(),
+                custom => custom.hex(),
+            },
+            finish: v.color.named().is_none().then(|| v.color.finish()),
             format: r.format,
             width: r.box_w,
             height: r.box_h,
+        }
+    }
+}
+
+/// What the image's paint is called and how exactly (the JSON twin of the
+/// `X-Color-Match` header; docs/rendering.md, "Colours and paint codes").
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ColorMatchBody {
+    /// `exact`: a preset, or one of the make's paint codes, painted as
+    /// listed. `nearest`: a custom colour, named after the nearest preset
+    /// or paint of the make.
+    #[serde(rename = "match")]
+    #[schema(value_type = String, pattern = "^(exact|nearest)$")]
+    pub kind: &'static str,
+    /// A preset's name (`red`) or a paint's (`Barcelona Red Metallic`).
+    pub name: String,
+    /// The paint code, when `name` is one of the make's paints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paint: Option<String>,
+    /// The sRGB colour painted, `#rrggbb`.
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub hex: String,
+    #[schema(value_type = String, pattern = "^(solid|metallic|pearl)$")]
+    pub finish: Finish,
+    /// CIEDE2000 from the painted colour to the named one, one decimal
+    /// (0 when exact).
+    pub delta_e: f64,
+}
+
+impl ColorMatchBody {
+    pub fn of(r: &Resolved) -> ColorMatchBody {
+        let m = r.color_match();
+        ColorMatchBody {
+            kind: m.kind.id(),
+            name: m.name,
+            paint: m.paint.map(|p| p.code.clone()),
+            hex: r.variant.color.hex(),
+            finish: r.variant.color.finish(),
+            delta_e: m.delta_e,
         }
     }
 }
@@ -231,6 +283,12 @@ pub struct DeliveryUrl {
     /// 0 = unlimited loads until expiry.
     pub max_uses: u32,
     pub vehicle: VehicleParams,
+    pub color_match: ColorMatchBody,
+    /// Alt text for the `<img>` tag: colour, year, make, model, body
+    /// style and view ("Red 2019 Toyota Camry saloon, front three-quarter
+    /// view").
+    #[schema(example = "Red 2019 Toyota Camry saloon, front three-quarter view")]
+    pub alt: String,
 }
 
 /// The 201 of POST /api/v1/image-urls (spec §2 ImageUrlsResponse).
@@ -500,6 +558,8 @@ fn created(state: &AppState, minted: &Minted, request_id: String) -> Response {
             expires_at: rfc3339(u.expires_at),
             max_uses: u.max_uses,
             vehicle: VehicleParams::of(&u.resolved),
+            color_match: ColorMatchBody::of(&u.resolved),
+            alt: crate::delivery::alt::alt_text(state.catalog, &u.resolved),
         })
         .collect();
     let n = minted.urls.len();
@@ -548,7 +608,7 @@ mod tests {
         let p = &r.images[0];
         assert_eq!(
             (p.view, p.color, p.format, p.width),
-            (View::Front34, Color::Silver, Format::Png, None)
+            (View::Front34, Color::Silver.into(), Format::Png, None)
         );
         let r = parse_body(
             format!(r#"{{"images":[{ITEM},{{"brand":"bmw","model":"m3","year":2020,"view":"hero","format":"jpeg","size":"small"}}],"ttl_seconds":60,"max_uses":1000}}"#)

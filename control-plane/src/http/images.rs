@@ -8,20 +8,22 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use vis_catalog::LookupError;
-use vis_protocol::{Color, Format, SizePreset, View};
+use vis_protocol::paints::PaintLookupError;
+use vis_protocol::{Finish, Format, Paint, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
 use crate::delivery::idempotent::{Claim, Rules};
-use crate::delivery::{self, DeliveryError, ImageParams};
+use crate::delivery::{self, DeliveryError, ImageParams, PaintRequest, ResolveError};
 use crate::http::error::ApiError;
 use crate::http::state::HttpState;
 use crate::renders::DispatchError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it, because
 /// silently ignoring a misspelt parameter bills the wrong image.
-const KNOWN: [&str; 11] = [
-    "make", "brand", "model", "year", "view", "color", "w", "h", "size", "format", "response",
+const KNOWN: [&str; 13] = [
+    "make", "brand", "model", "year", "view", "color", "paint", "finish", "w", "h", "size",
+    "format", "response",
 ];
 
 pub const YEAR_MIN: u16 = 1990;
@@ -63,6 +65,8 @@ pub struct ImageItem {
     pub year: Option<i64>,
     pub view: Option<String>,
     pub color: Option<String>,
+    pub paint: Option<String>,
+    pub finish: Option<String>,
     #[serde(default, deserialize_with = "super::extract::de_int")]
     pub width: Option<i64>,
     #[serde(default, deserialize_with = "super::extract::de_int")]
@@ -72,7 +76,7 @@ pub struct ImageItem {
 }
 
 /// The rules of an image's fields in the API's words (spec §2 ImageRequest).
-pub const IMAGE_RULES: [(&str, &str); 10] = [
+pub const IMAGE_RULES: [(&str, &str); 12] = [
     (
         "make",
         "a make's name or slug, 1 to 100 characters (brand is an alias; send one)",
@@ -89,7 +93,15 @@ pub const IMAGE_RULES: [(&str, &str); 10] = [
     ),
     (
         "color",
-        "one of white, black, gray, silver, blue, red, green, brown, beige, tan, orange, yellow, gold, burgundy, purple",
+        "one of white, black, gray, silver, blue, red, green, brown, beige, tan, orange, yellow, gold, burgundy, purple, or #RRGGBB (RRGGBB; %23 for # in a URL)",
+    ),
+    (
+        "paint",
+        "a paint code of the make, such as 3R3 for Toyota or 475 for BMW (GET /api/v1/images/options lists them); not with color",
+    ),
+    (
+        "finish",
+        "one of solid, metallic, pearl: the colour's finish (a #RRGGBB color is solid unless told; presets and paint codes have their own)",
     ),
     ("width", "an integer from 1 to 1024"),
     ("height", "an integer from 1 to 1024"),
@@ -98,7 +110,7 @@ pub const IMAGE_RULES: [(&str, &str); 10] = [
 ];
 
 impl super::extract::Described for ImageItem {
-    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view, color, width, height, size, format";
+    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view, color (or paint), finish, width, height, size, format";
     const RULES: &'static [(&'static str, &'static str)] = &IMAGE_RULES;
 }
 
@@ -153,7 +165,7 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
             )
         })?;
     let view: View = parse_enum(item.view.as_deref(), &name("view"))?.unwrap_or_default();
-    let color: Color = parse_enum(item.color.as_deref(), &name("color"))?.unwrap_or_default();
+    let (color, paint) = color_params(item.color, item.paint, item.finish, &name)?;
     let format: Format = parse_enum(item.format.as_deref(), &name("format"))?.unwrap_or_default();
     let size: Option<SizePreset> = parse_enum(item.size.as_deref(), &name("size"))?;
     let dim = |field: &str, v: Option<i64>| -> Result<Option<u32>, ApiError> {
@@ -179,10 +191,50 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
         year,
         view,
         color,
+        paint,
         width,
         height,
         format,
     })
+}
+
+/// `color`, `paint` and `finish`: a preset name or `#RRGGBB`, or a paint
+/// code (looked up with the make later); `finish` gives whichever colour
+/// that finish (a preset or a paint in another finish is a custom paint).
+/// `color` and `paint` together are a 400 naming `paint`.
+fn color_params(
+    color: Option<String>,
+    paint: Option<String>,
+    finish: Option<String>,
+    name: &dyn Fn(&str) -> String,
+) -> Result<(Paint, Option<PaintRequest>), ApiError> {
+    let finish: Option<Finish> = parse_enum(finish.as_deref(), &name("finish"))?;
+    if let Some(code) = paint {
+        if color.is_some() {
+            return Err(ApiError::bad_request(
+                name("paint"),
+                "send color or paint, not both",
+            ));
+        }
+        let code = code.trim();
+        if code.is_empty() || code.len() > 20 || !code.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ApiError::bad_request(
+                name("paint"),
+                "must be a paint code of 1 to 20 visible ASCII characters, such as 3R3",
+            ));
+        }
+        let request = PaintRequest {
+            code: code.to_owned(),
+            finish,
+        };
+        return Ok((Paint::default(), Some(request)));
+    }
+    let paint = match color {
+        Some(raw) => Paint::parse_color(&raw, None)
+            .map_err(|e| ApiError::bad_request(name("color"), e.to_string()))?,
+        None => Paint::default(),
+    };
+    Ok((paint.with_finish(finish), None))
 }
 
 /// One image's fields from a query string (`w` and `h` for the box).
@@ -202,6 +254,8 @@ pub fn item_of(query: &super::extract::QueryParams) -> ImageItem {
         year: int("year"),
         view: get("view"),
         color: get("color"),
+        paint: get("paint"),
+        finish: get("finish"),
         width: int("w"),
         height: int("h"),
         size: get("size"),
@@ -233,7 +287,11 @@ where
     .transpose()
 }
 
-pub(super) fn lookup_error(e: LookupError) -> ApiError {
+pub(super) fn lookup_error(e: ResolveError) -> ApiError {
+    let e = match e {
+        ResolveError::Catalog(e) => e,
+        ResolveError::Paint(e) => return paint_error(e),
+    };
     let param = match &e {
         LookupError::UnknownMake(_) => "make",
         LookupError::UnknownModel { .. } | LookupError::AmbiguousModel { .. } => "model",
@@ -250,6 +308,24 @@ pub(super) fn lookup_error(e: LookupError) -> ApiError {
         err = err.with_field("available_years", available.clone());
     }
     err
+}
+
+/// A paint code the make does not have: 400 naming `paint`, with the
+/// make's nearest codes (`near_codes`); a make without paint codes: 400
+/// naming `paint`, with the makes that have them (`paint_makes`). Both are
+/// a value `paint` does not allow for that make, never a missing vehicle.
+fn paint_error(e: PaintLookupError) -> ApiError {
+    match &e {
+        PaintLookupError::NoCodesForMake { known, .. } => {
+            ApiError::bad_request("paint", format!("{e}; or send color=%23RRGGBB"))
+                .with_field("paint_makes", known.clone())
+        }
+        PaintLookupError::UnknownCode { near, .. } => ApiError::bad_request(
+            "paint",
+            format!("{e}. GET /api/v1/images/options lists every make's paint codes."),
+        )
+        .with_field("near_codes", near.clone()),
+    }
 }
 
 pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> ApiError {
@@ -505,6 +581,10 @@ pub(super) fn image_headers(
     h.insert("x-image-source", HeaderValue::from_static(source.as_str()));
     h.insert("x-image-width", HeaderValue::from(resolved.width));
     h.insert("x-image-height", HeaderValue::from(resolved.height));
+    h.insert(
+        "x-color-match",
+        header_value(&resolved.color_match().header()),
+    );
 }
 
 async fn serve(
@@ -600,6 +680,11 @@ pub struct ImageUrlData {
     /// Always 0 here (unlimited loads until expiry).
     pub max_uses: u32,
     pub vehicle: image_urls::VehicleParams,
+    pub color_match: image_urls::ColorMatchBody,
+    /// Alt text for the `<img>` tag: colour, year, make, model, body
+    /// style and view.
+    #[schema(example = "Red 2019 Toyota Camry saloon, front three-quarter view")]
+    pub alt: String,
     /// The image's width in pixels.
     pub width: u32,
     /// The image's height in pixels.
@@ -668,6 +753,8 @@ async fn url_form(
             expires_at: image_urls::rfc3339(u.expires_at),
             max_uses: u.max_uses,
             vehicle: image_urls::VehicleParams::of(&resolved),
+            color_match: image_urls::ColorMatchBody::of(&resolved),
+            alt: delivery::alt::alt_text(state.catalog, &resolved),
             width: resolved.width,
             height: resolved.height,
             format: resolved.format,
@@ -757,6 +844,7 @@ pub(super) fn header_value(s: &str) -> HeaderValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vis_protocol::Color;
 
     fn param_of(q: &str) -> String {
         match parse_query(Some(q)).unwrap_err() {
@@ -774,7 +862,7 @@ mod tests {
         );
         assert_eq!(
             (p.view, p.color, p.format, p.width, p.height),
-            (View::Front34, Color::Silver, Format::Png, None, None)
+            (View::Front34, Color::Silver.into(), Format::Png, None, None)
         );
         assert_eq!(form, ResponseForm::Image);
         let (p, form) = parse_query(Some(

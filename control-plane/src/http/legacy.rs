@@ -42,9 +42,9 @@ use crate::renders::{Admission, SourceKind};
 
 /// Parameters this endpoint knows (spec §4, plus `partner`, which narrows
 /// a signature check to one partner and is covered by the signature).
-const KNOWN: [&str; 15] = [
-    "make", "brand", "model", "year", "view", "color", "w", "h", "size", "format", "mode", "exp",
-    "sig", "key", "partner",
+const KNOWN: [&str; 17] = [
+    "make", "brand", "model", "year", "view", "color", "paint", "finish", "w", "h", "size",
+    "format", "mode", "exp", "sig", "key", "partner",
 ];
 
 /// Free example images and `mode=cached` (spec §8 Shared cache).
@@ -74,6 +74,8 @@ struct Raw {
     model: String,
     view: Option<String>,
     color: Option<String>,
+    paint: Option<String>,
+    finish: Option<String>,
     size: Option<String>,
     format: Option<String>,
     w: Option<String>,
@@ -100,6 +102,8 @@ fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
             model: q.get("model").unwrap_or_default().trim().to_owned(),
             view: get("view"),
             color: get("color"),
+            paint: get("paint"),
+            finish: get("finish"),
             size: get("size"),
             format: get("format"),
             w: get("w"),
@@ -128,7 +132,9 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         && p.raw.make == v.make.as_str()
         && p.raw.model == v.model.as_str()
         && !differs(&p.raw.view, v.view.id())
-        && !differs(&p.raw.color, v.color.id())
+        && p.raw.paint.is_none()
+        && !differs(&p.raw.color, &canonical_color(v.color))
+        && !differs(&p.raw.finish, &canonical_finish(v.color))
         && !differs(&p.raw.format, r.format.id())
         && size.is_none_or(|s| p.raw.size.as_deref() == Some(s.id()))
         && !differs(
@@ -151,6 +157,24 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         query.extend(form_urlencoded::byte_serialize(key.as_bytes()));
     }
     Some(query)
+}
+
+/// `color` as the canonical query spells it (decoded): a preset's name, or
+/// `#rrggbb`.
+fn canonical_color(paint: vis_protocol::Paint) -> String {
+    match paint.named() {
+        Some(c) => c.id().to_owned(),
+        None => paint.hex(),
+    }
+}
+
+/// `finish` as the canonical query spells it: only for a custom colour
+/// that is not solid.
+fn canonical_finish(paint: vis_protocol::Paint) -> String {
+    match (paint.named(), paint.finish()) {
+        (None, f) if f != vis_protocol::Finish::Solid => f.id().to_owned(),
+        _ => String::new(),
+    }
 }
 
 /// The grant a request was served under.
@@ -448,6 +472,7 @@ fn free_headers(
     h.insert("x-image-source", HeaderValue::from_static(source.as_str()));
     h.insert("x-image-width", HeaderValue::from(r.width));
     h.insert("x-image-height", HeaderValue::from(r.height));
+    h.insert("x-color-match", header_value(&r.color_match().header()));
 }
 
 async fn serve_free(
@@ -571,6 +596,8 @@ mod tests {
             "make=toyota&model=camry&year=2019",
             "model=camry&year=2019&make=toyota&view=side&color=red&format=webp&size=small",
             "make=toyota&model=camry&year=2019&w=300&mode=cached",
+            "make=toyota&model=camry&year=2019&color=%238c1a20&finish=metallic&format=png",
+            "make=toyota&model=camry&year=2019&color=%23123456",
         ] {
             let (p, r) = resolved(ok);
             assert_eq!(respelt(&p, &r, None), None, "{ok}");
@@ -595,6 +622,23 @@ mod tests {
             (
                 "make=toyota&model=camry&year=2019&color=RED&size=small",
                 "make=toyota&model=camry&year=2019&view=front-3-4&color=red&w=512&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&color=8C1A20&finish=metallic",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=%238c1a20&finish=metallic&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&paint=3r3",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=%238c1a20&finish=metallic&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&color=%23123456&finish=solid",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=%23123456&format=png",
+            ),
+            (
+                // A hex that is a preset's colour and finish is the preset.
+                "make=toyota&model=camry&year=2019&color=%23b3121c",
+                "make=toyota&model=camry&year=2019&view=front-3-4&color=red&format=png",
             ),
         ] {
             let (p, r) = resolved(odd);

@@ -194,7 +194,7 @@ fn routes() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
 }
 
 /// Headers a browser script may read from our responses.
-const EXPOSED_HEADERS: [&str; 13] = [
+const EXPOSED_HEADERS: [&str; 14] = [
     "etag",
     "x-request-id",
     "x-credits-charged",
@@ -202,6 +202,7 @@ const EXPOSED_HEADERS: [&str; 13] = [
     "x-image-source",
     "x-image-width",
     "x-image-height",
+    "x-color-match",
     "ratelimit-limit",
     "ratelimit-remaining",
     "ratelimit-reset",

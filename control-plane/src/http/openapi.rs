@@ -282,6 +282,13 @@ fn accepted(schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) -> 
 /// (which generators read as an optional enum, where `null` among the
 /// values would make them invent types).
 fn nullable(mut schema: Value) -> Value {
+    if let Some(any) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
+        any.push(json!({ "type": "null" }));
+        if let Some(t) = schema.get("type").and_then(Value::as_str) {
+            schema["type"] = json!([t, "null"]);
+        }
+        return schema;
+    }
     if schema.get("enum").is_some() {
         let description = schema.as_object_mut().and_then(|s| s.remove("description"));
         let mut wrapped = json!({ "anyOf": [schema, { "type": "null" }] });
@@ -340,8 +347,22 @@ fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
     f.insert(
         "color".into(),
         maybe_null(with_description(
-            accepted(vis_protocol::Color::accepted_schema()),
-            "Default silver.",
+            color_schema(),
+            "A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.",
+        )),
+    );
+    f.insert(
+        "paint".into(),
+        maybe_null(with_description(
+            json!({ "type": "string", "minLength": 1, "maxLength": 20, "pattern": "^[!-~]+$" }),
+            "A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes).",
+        )),
+    );
+    f.insert(
+        "finish".into(),
+        maybe_null(with_description(
+            json!({ "type": "string", "enum": ["solid", "metallic", "pearl"] }),
+            "The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.",
         )),
     );
     f.insert(
@@ -375,6 +396,15 @@ fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
     f
 }
 
+/// `color`: a preset's spellings, or six hex digits with an optional `#`.
+fn color_schema() -> Value {
+    let presets = accepted(vis_protocol::Color::accepted_schema());
+    json!({ "type": "string", "anyOf": [
+        { "enum": presets["enum"] },
+        { "pattern": "^#?[0-9A-Fa-f]{6}$" },
+    ] })
+}
+
 fn with_description(mut schema: Value, description: &str) -> Value {
     schema["description"] = json!(description);
     schema
@@ -391,7 +421,7 @@ fn make_or_brand() -> Value {
 /// spec §2 ImageRequest (additional properties rejected).
 fn image_request() -> Value {
     json!({
-        "description": "One image. Send make or brand (not both), model and year.",
+        "description": "One image. Send make or brand (not both), model and year; color or paint (not both).",
         "allOf": [
             {
                 "type": "object",
@@ -400,6 +430,10 @@ fn image_request() -> Value {
                 "properties": Value::Object(image_fields(true)),
             },
             { "oneOf": make_or_brand() },
+            { "not": {
+                "required": ["color", "paint"],
+                "properties": { "color": { "type": "string" }, "paint": { "type": "string" } },
+            } },
         ],
     })
 }
@@ -467,7 +501,7 @@ fn feedback_request() -> Value {
             "model": nullable(with_description(text(100), "Model name or slug.")),
             "year": nullable(int(YEAR_MIN.into(), YEAR_MAX.into())),
             "view": nullable(accepted(vis_protocol::View::accepted_schema())),
-            "color": nullable(accepted(vis_protocol::Color::accepted_schema())),
+            "color": nullable(color_schema()),
             "rating": nullable(with_description(int(1, 5), "1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise.")),
             "verdict": nullable(json!({ "type": "string", "enum": ["good", "bad"] })),
             "reason": nullable(json!({ "type": "string", "maxLength": super::feedback::REASON_MAX, "pattern": TEXT_OR_BLANK_PATTERN })),
@@ -591,18 +625,22 @@ fn image_params() -> Vec<Value> {
         "year" => json!(2019),
         "view" => json!("side"),
         "color" => json!("red"),
+        "finish" => json!("metallic"),
         "w" | "h" => json!(512),
         "size" => json!("small"),
         _ => json!("webp"),
     };
     [
-        "make", "model", "year", "view", "color", "w", "h", "size", "format",
+        "make", "model", "year", "view", "color", "paint", "finish", "w", "h", "size", "format",
     ]
     .iter()
     .map(|name| {
         let schema = fields.remove(*name).expect("an image field");
         let required = matches!(*name, "make" | "model" | "year");
-        query_param(name, required, schema, Some(example(name)))
+        // `paint` carries no example: with the example color it would be
+        // the one combination refused (color or paint, not both).
+        let example = (*name != "paint").then(|| example(name));
+        query_param(name, required, schema, example)
     })
     .collect()
 }
@@ -762,6 +800,10 @@ fn image_headers() -> serde_json::Map<String, Value> {
         ),
         ("X-Image-Width", int_header("Width in pixels.")),
         ("X-Image-Height", int_header("Height in pixels.")),
+        (
+            "X-Color-Match",
+            json!({ "schema": { "type": "string" }, "description": "What the paint is called and how exactly: `exact` (a preset, or one of the make's paint codes) or `nearest; delta-e=1.8` (a #RRGGBB colour and its CIEDE2000 to the nearest preset or paint of the make), then `name=\"…\"` and, for a paint of the make, `paint=\"CODE\"`." }),
+        ),
         ("X-Request-Id", request_id_header()),
     ] {
         h.insert(name.into(), value);
@@ -1311,6 +1353,9 @@ mod tests {
                 );
                 let grant =
                     path == "/images/car.png" && ["exp", "sig", "partner", "key"].contains(&name);
+                // With the example color, an example paint would be the one
+                // refused combination.
+                let grant = grant || name == "paint";
                 if p["in"] == "query" && !grant {
                     assert!(
                         p.get("example").is_some(),
@@ -1330,7 +1375,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "make", "model", "year", "view", "color", "w", "h", "size", "format", "response"
+                "make", "model", "year", "view", "color", "paint", "finish", "w", "h", "size",
+                "format", "response"
             ]
         );
         let year = image

@@ -53,6 +53,10 @@ pub struct OptionsResponse {
 pub struct OptionsDocument {
     pub views: Vec<ViewOption>,
     pub colors: Vec<ColorOption>,
+    /// Any other colour: `color=#RRGGBB` with a finish.
+    pub custom_colors: CustomColors,
+    /// Manufacturers' paint codes (`paint=CODE`), by make slug.
+    pub paints: BTreeMap<String, Vec<PaintOption>>,
     pub sizes: Sizes,
     pub formats: Vec<FormatOption>,
     pub pricing: OptionsPricing,
@@ -77,6 +81,34 @@ pub struct ColorOption {
     /// The swatch, `#rrggbb`.
     #[schema(pattern = "^#[0-9a-f]{6}$")]
     pub hex: String,
+}
+
+/// How `color` takes any colour.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CustomColors {
+    /// What `color` accepts besides a preset: `#RRGGBB` or `RRGGBB`, any
+    /// case (send `#` as `%23` in a URL).
+    pub pattern: String,
+    /// The finishes a `#RRGGBB` colour may have (`finish`); default solid.
+    pub finishes: Vec<String>,
+    pub default_finish: String,
+}
+
+/// One paint code of a make (models/paints.csv).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PaintOption {
+    /// The code as `paint` takes it (case, spaces and dashes ignored).
+    pub code: String,
+    pub name: String,
+    /// The sRGB painted, `#rrggbb`: an approximation (see `source`).
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub hex: String,
+    #[schema(value_type = String, pattern = "^(solid|metallic|pearl)$")]
+    pub finish: vis_protocol::Finish,
+    /// Model years the paint was offered in, first and last.
+    pub years: [u16; 2],
+    /// Where the sRGB value comes from.
+    pub source: String,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -139,6 +171,15 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
                 hex: c.hex(),
             })
             .collect(),
+        custom_colors: CustomColors {
+            pattern: "^#?[0-9A-Fa-f]{6}$".into(),
+            finishes: vis_protocol::Finish::ALL
+                .iter()
+                .map(|f| f.id().to_owned())
+                .collect(),
+            default_finish: vis_protocol::Finish::default().id().to_owned(),
+        },
+        paints: paints(),
         sizes: Sizes {
             presets: SizePreset::ALL
                 .iter()
@@ -186,6 +227,25 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
         .map(|(name, path)| (name.to_owned(), link(path)))
         .collect(),
     }
+}
+
+/// Every make's paint codes, in the table's order.
+fn paints() -> BTreeMap<String, Vec<PaintOption>> {
+    let mut by_make: BTreeMap<String, Vec<PaintOption>> = BTreeMap::new();
+    for p in vis_protocol::paints::paint_codes() {
+        by_make
+            .entry(p.make.clone())
+            .or_default()
+            .push(PaintOption {
+                code: p.code.clone(),
+                name: p.name.clone(),
+                hex: p.hex(),
+                finish: p.finish,
+                years: [p.years.0, p.years.1],
+                source: p.source.clone(),
+            });
+    }
+    by_make
 }
 
 pub async fn get(State(state): State<HttpState>) -> Response {

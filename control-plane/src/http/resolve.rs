@@ -49,8 +49,20 @@ impl super::extract::Described for ResolveBody {
 /// POST /api/v1/images/resolve (spec §2 ResolveResponse).
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct ResolveResponse {
-    pub data: vis_catalog::Resolution,
+    pub data: ResolveData,
     pub request_id: String,
+}
+
+/// The resolution, and alt text for the image its parameters name.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = ResolveResult)]
+pub struct ResolveData {
+    #[serde(flatten)]
+    pub resolution: vis_catalog::Resolution,
+    /// Alt text for the `<img>` tag of `image_path`: colour, year, make,
+    /// model, body style and view.
+    #[schema(example = "Red 2019 Toyota Camry saloon, front three-quarter view")]
+    pub alt: String,
 }
 
 /// Validated input: blank `make`/`model` count as absent.
@@ -128,8 +140,17 @@ pub async fn post(
             },
         )
         .map_err(not_found)?;
+        let p = &resolution.params;
+        let alt = crate::delivery::alt::alt_of(
+            state.catalog,
+            &p.make,
+            &p.model,
+            p.year,
+            p.color.id(),
+            p.view,
+        );
         Ok(axum::Json(ResolveResponse {
-            data: resolution,
+            data: ResolveData { resolution, alt },
             request_id: context::current().request_id,
         })
         .into_response())

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use vis_catalog::Catalog;
-use vis_protocol::{BodyShape, Color, Format, Slug, VariantKey, View};
+use vis_protocol::{BodyShape, Color, Format, Paint, Slug, VariantKey, View};
 
 use super::Output;
 use crate::store::{Store, now_millis};
@@ -171,7 +171,7 @@ pub async fn plan(
     let color_ids: Vec<&str> = colors.iter().map(|c| c.id()).collect();
     let slug = |s: &str| Slug::parse(s).expect("catalog slugs are valid");
     let mut variants = Vec::new();
-    let mut push = |make: &str, model: &str, year: u16, color: Color, view: View, shape| {
+    let mut push = |make: &str, model: &str, year: u16, color: Paint, view: View, shape| {
         variants.push((
             VariantKey {
                 make: slug(make),
@@ -210,7 +210,7 @@ pub async fn plan(
                         &vehicle.make.slug,
                         &vehicle.model.slug,
                         row.year,
-                        color,
+                        color.into(),
                         view,
                         vehicle.shape,
                     );
@@ -273,7 +273,7 @@ pub async fn plan(
                 }
                 for &view in &views {
                     for &color in &colors {
-                        push(&mk.slug, &model.slug, year, color, view, shape);
+                        push(&mk.slug, &model.slug, year, color.into(), view, shape);
                     }
                 }
             }

@@ -99,7 +99,7 @@ mod tests {
                 make: Slug::parse("bmw").unwrap(),
                 model: Slug::parse("m3").unwrap(),
                 year: 2020,
-                color: Color::Blue,
+                color: Color::Blue.into(),
                 view: View::Side,
             },
             revision: 1,

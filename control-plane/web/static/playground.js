@@ -29,8 +29,12 @@
   var openLink = byId("pg-open");
   var curlEl = byId("pg-curl");
   var colorName = byId("pg-color-name");
+  var hexInput = byId("pg-hex");
+  var finishSelect = byId("pg-finish");
+  var customChip = byId("pg-custom-chip");
 
-  var PARAMS = ["make", "model", "year", "view", "color", "size", "format"];
+  // finish goes in the URL only for a custom colour that is not solid.
+  var PARAMS = ["make", "model", "year", "view", "color", "finish", "size", "format"];
   var initial = cfg.initial || {};
   var state = {
     make_slug: initial.make_slug,
@@ -58,20 +62,43 @@
     var el = form.querySelector('input[name="' + name + '"]:checked');
     return el ? el.value : "";
   }
+  function customHex() {
+    var hex = hexInput ? String(hexInput.value || "").toLowerCase() : "";
+    return /^#[0-9a-f]{6}$/.test(hex) ? hex : "#1f6feb";
+  }
   function params() {
+    var color = checked("color");
+    var custom = color === "custom";
+    var finish = custom && finishSelect ? finishSelect.value : "";
     return {
       make: String(state.make_slug || "").toLowerCase(),
       model: String(state.model_slug || "").toLowerCase(),
       year: yearSelect.value,
       view: checked("view"),
-      color: checked("color"),
+      color: custom ? customHex() : color,
+      finish: finish === "solid" ? "" : finish,
       size: checked("size"),
       format: checked("format")
     };
   }
   function queryString(p) {
-    return PARAMS.map(function (k) { return k + "=" + encodeURIComponent(p[k]); }).join("&");
+    return PARAMS.filter(function (k) { return p[k] !== ""; })
+      .map(function (k) { return k + "=" + encodeURIComponent(p[k]); }).join("&");
   }
+  function colorLabel(p) {
+    var c = labelOf(cfg.colors, p.color);
+    if (c) return c.label;
+    return p.color + (p.finish ? " " + p.finish : "");
+  }
+  function chooseCustom() {
+    var radio = form.querySelector('input[name="color"][value="custom"]');
+    if (radio) radio.checked = true;
+    if (customChip) customChip.style.background = customHex();
+    if (colorName) colorName.textContent = customHex() + (finishSelect && finishSelect.value !== "solid" ? " " + finishSelect.value : "");
+    renderSoon();
+  }
+  if (hexInput) hexInput.addEventListener("input", chooseCustom);
+  if (finishSelect) finishSelect.addEventListener("change", function (e) { e.stopPropagation(); chooseCustom(); });
   function imageUrl(p) { return "/images/car.png?" + queryString(p); }
   function curlFor(p) {
     return 'curl -H "Authorization: Bearer $VIS_KEY" -o car.' + p.format + " \\\n" +
@@ -80,7 +107,7 @@
   function describe(p) {
     var parts = [p.year + " " + state.make_name + " " + state.model_name];
     var v = labelOf(cfg.views, p.view); if (v) parts.push(v.label);
-    var c = labelOf(cfg.colors, p.color); if (c) parts.push(c.label);
+    parts.push(colorLabel(p));
     var s = labelOf(cfg.sizes, p.size); if (s) parts.push(s.px + " px");
     var f = labelOf(cfg.formats, p.format); if (f) parts.push(f.label);
     return parts.join(" \u00b7 ");
@@ -227,7 +254,7 @@
     curlEl.textContent = curlFor(p);
     img.alt = p.year + " " + state.make_name + " " + state.model_name + ", " +
       ((labelOf(cfg.views, p.view) || {}).label || p.view) + ", " +
-      ((labelOf(cfg.colors, p.color) || {}).label || p.color);
+      colorLabel(p);
   }
 
   function render(force) {
@@ -254,6 +281,10 @@
 
   form.addEventListener("change", function (e) {
     var name = e.target && e.target.name;
+    if (name === "color" && e.target.value === "custom") {
+      chooseCustom();
+      return;
+    }
     if (name === "color" && colorName) {
       colorName.textContent = e.target.getAttribute("data-label") || e.target.value;
     }

@@ -1041,7 +1041,10 @@ fn shape_words(s: BodyShape) -> &'static str {
 /// Fills a prompt template for a subject.
 pub fn prompt(template: &str, s: &Subject<'_>) -> String {
     template
-        .replace("{color}", s.color.id())
+        .replace(
+            "{color}",
+            &vis_protocol::paints::describe(s.make, s.color, None).name,
+        )
         .replace("{year}", &s.year.to_string())
         .replace("{make}", &title(s.make))
         .replace("{model}", &title(s.model))
@@ -1061,7 +1064,7 @@ mod tests {
             model: "camry",
             year: 2019,
             shape: BodyShape::Sedan,
-            color: Color::Red,
+            color: Color::Red.into(),
             view: View::Side,
             variation: 0,
         };

@@ -45,7 +45,9 @@ pub struct FrameParams {
     pub eye: Vec3,
     /// Linear RGB paint.
     pub paint: [f32; 3],
-    pub metallic: bool,
+    /// Solid, metallic (flakes, tinted sheen) or pearl (a sheen that
+    /// shifts toward a pale cool white at grazing angles, fine sparkle).
+    pub finish: vis_protocol::Finish,
     /// Colour checks: paint in a uniform white studio of intensity 1, so the
     /// output is the paint through tone mapping.
     pub flat_lit: bool,
@@ -542,7 +544,11 @@ impl Passes {
                 frame.paint[0],
                 frame.paint[1],
                 frame.paint[2],
-                if frame.metallic { 1.0 } else { 0.0 },
+                match frame.finish {
+                    vis_protocol::Finish::Solid => 0.0,
+                    vis_protocol::Finish::Metallic => 1.0,
+                    vis_protocol::Finish::Pearl => 2.0,
+                },
             ],
             shadow_rect: [x0, z0, 1.0 / (x1 - x0), 1.0 / (z1 - z0)],
             misc: [

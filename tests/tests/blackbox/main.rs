@@ -3,6 +3,7 @@
 mod auth;
 mod billing_after_sale;
 mod cli;
+mod colors;
 mod delivery_urls;
 mod device;
 mod docs;

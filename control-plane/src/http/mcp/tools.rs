@@ -60,6 +60,13 @@ const COLORS: [&str; 15] = [
     "yellow", "gold", "burgundy", "purple",
 ];
 
+const FINISHES: [&str; 3] = ["solid", "metallic", "pearl"];
+
+/// `color`: a preset, or six hex digits with an optional `#`.
+fn color_schema(description: &str) -> Value {
+    json!({ "type": "string", "anyOf": [{ "enum": COLORS }, { "pattern": "^#?[0-9A-Fa-f]{6}$" }], "description": description })
+}
+
 fn text(description: &str) -> Value {
     json!({ "type": "string", "description": description })
 }
@@ -102,10 +109,22 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
             "color",
             Kind::Str,
             false,
-            json!({ "type": "string", "enum": COLORS, "description": "Paint colour (default silver)." }),
+            color_schema("Paint colour: a preset, or any colour as #RRGGBB (default silver)."),
         ),
     ];
     if image {
+        args.push(arg(
+            "paint",
+            Kind::Str,
+            false,
+            json!({ "type": "string", "minLength": 1, "maxLength": 20, "description": "A manufacturer's paint code of the make instead of color, e.g. 3R3 for Toyota (GET /api/v1/images/options lists them)." }),
+        ));
+        args.push(arg(
+            "finish",
+            Kind::Str,
+            false,
+            json!({ "type": "string", "enum": FINISHES, "description": "The finish of a #RRGGBB colour (default solid); presets and paint codes have their own." }),
+        ));
         args.push(arg(
             "width",
             Kind::Int,
@@ -155,7 +174,10 @@ fn specs() -> Vec<Spec> {
         "properties": {
             "make": { "type": "string" }, "model": { "type": "string" },
             "year": { "type": "integer", "minimum": 1990, "maximum": 2027 },
-            "view": { "type": "string", "enum": VIEWS }, "color": { "type": "string", "enum": COLORS },
+            "view": { "type": "string", "enum": VIEWS },
+            "color": color_schema("A preset, or any colour as #RRGGBB (default silver)."),
+            "paint": { "type": "string", "minLength": 1, "maxLength": 20, "description": "A paint code of the make instead of color." },
+            "finish": { "type": "string", "enum": FINISHES },
             "width": { "type": "integer", "minimum": 1, "maximum": 1024 },
             "height": { "type": "integer", "minimum": 1, "maximum": 1024 },
             "size": { "type": "string", "enum": SIZES },
@@ -201,6 +223,7 @@ fn specs() -> Vec<Spec> {
                     "vehicle": { "type": "object", "properties": {
                         "make": { "type": "string" }, "model": { "type": "string" }, "year": { "type": "integer" },
                         "view": { "type": "string" }, "color": { "type": "string" } } },
+                    "alt": { "type": "string", "description": "Alt text for an <img> tag: colour, year, make, model, body style and view." },
                     "width": { "type": "integer" }, "height": { "type": "integer" },
                     "format": { "type": "string" }, "etag": { "type": "string" },
                     "source": { "type": "string", "enum": ["cache", "generated"] },
@@ -221,7 +244,7 @@ fn specs() -> Vec<Spec> {
                     "images",
                     Kind::Array,
                     true,
-                    json!({ "type": "array", "minItems": 1, "maxItems": 50, "items": image_item, "description": "The images, each {make, model, year, view?, color?, width?, height?, size?, format?}." }),
+                    json!({ "type": "array", "minItems": 1, "maxItems": 50, "items": image_item, "description": "The images, each {make, model, year, view?, color? (or paint?), finish?, width?, height?, size?, format?}." }),
                 ),
                 arg(
                     "ttl_seconds",
@@ -650,6 +673,8 @@ async fn get_image(
             ("year", "year"),
             ("view", "view"),
             ("color", "color"),
+            ("paint", "paint"),
+            ("finish", "finish"),
             ("width", "w"),
             ("height", "h"),
             ("size", "size"),
@@ -754,8 +779,10 @@ async fn get_image(
         "image/jpeg" => "jpg",
         _ => "png",
     };
+    let alt = alt_of_location(state, &location);
     let structured = json!({
         "vehicle": vehicle,
+        "alt": alt,
         "width": width,
         "height": height,
         "format": format,
@@ -783,6 +810,34 @@ async fn get_image(
     let mut r = CallToolResult::success(vec![Content::image(data, mime), Content::text(summary)]);
     r.structured_content = Some(structured);
     Ok(r)
+}
+
+/// Alt text for the image at a canonical image URL (its vehicle and
+/// colour, named as `X-Color-Match` names it); empty when the URL is not
+/// one.
+fn alt_of_location(state: &HttpState, url: &str) -> String {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let mut f: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+        f.insert(k.into_owned(), v.into_owned());
+    }
+    let get = |k: &str| f.get(k).map(String::as_str).unwrap_or_default();
+    let (Ok(year), Ok(view)) = (get("year").parse::<u16>(), get("view").parse()) else {
+        return String::new();
+    };
+    let finish = get("finish").parse().ok();
+    let Ok(paint) = vis_protocol::Paint::parse_color(get("color"), None) else {
+        return String::new();
+    };
+    let colour = vis_protocol::paints::describe(get("make"), paint.with_finish(finish), None).name;
+    crate::delivery::alt::alt_of(
+        state.catalog,
+        get("make"),
+        get("model"),
+        year,
+        &colour,
+        view,
+    )
 }
 
 /// The vehicle of a canonical image URL (`…?make=…&model=…&year=…&view=…&color=…`).

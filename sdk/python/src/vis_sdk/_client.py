@@ -26,7 +26,7 @@ from .generated.models import (
     CatalogSearchHit,
     FeedbackRequest,
     FeedbackResponse,
-    GetImageColor,
+    GetImageFinish,
     GetImageFormat,
     GetImageSize,
     GetImageView,
@@ -172,6 +172,8 @@ class Vis:
         *,
         view: str | None = None,
         color: str | None = None,
+        paint: str | None = None,
+        finish: str | None = None,
         w: int | None = None,
         h: int | None = None,
         size: str | None = None,
@@ -188,12 +190,18 @@ class Vis:
         params: dict[str, Any] = {"make": make, "model": model, "year": year}
         for name, value, kind in (
             ("view", view, GetImageView),
-            ("color", color, GetImageColor),
+            ("finish", finish, GetImageFinish),
             ("size", size, GetImageSize),
             ("format", format, GetImageFormat),
         ):
             if value is not None:
                 params[name] = kind(value).value
+        # color is a preset or #RRGGBB, paint a paint code of the make: the
+        # server checks both (a 400 naming the parameter).
+        if color is not None:
+            params["color"] = color
+        if paint is not None:
+            params["paint"] = paint
         if w is not None:
             params["w"] = w
         if h is not None:

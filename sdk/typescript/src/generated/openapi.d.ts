@@ -440,6 +440,31 @@ export interface components {
          * @enum {string}
          */
         Color: "white" | "black" | "gray" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple";
+        /**
+         * @description What the image's paint is called and how exactly (the JSON twin of the
+         *     `X-Color-Match` header; docs/rendering.md, "Colours and paint codes").
+         */
+        ColorMatchBody: {
+            /**
+             * Format: double
+             * @description CIEDE2000 from the painted colour to the named one, one decimal
+             *     (0 when exact).
+             */
+            delta_e: number;
+            finish: string;
+            /** @description The sRGB colour painted, `#rrggbb`. */
+            hex: string;
+            /**
+             * @description `exact`: a preset, or one of the make's paint codes, painted as
+             *     listed. `nearest`: a custom colour, named after the nearest preset
+             *     or paint of the make.
+             */
+            match: string;
+            /** @description A preset's name (`red`) or a paint's (`Barcelona Red Metallic`). */
+            name: string;
+            /** @description The paint code, when `name` is one of the make's paints. */
+            paint?: string | null;
+        };
         ColorOption: {
             /** @description The swatch, `#rrggbb`. */
             hex: string;
@@ -447,6 +472,17 @@ export interface components {
         };
         /** @enum {string} */
         Confidence: "high" | "medium" | "low";
+        /** @description How `color` takes any colour. */
+        CustomColors: {
+            default_finish: string;
+            /** @description The finishes a `#RRGGBB` colour may have (`finish`); default solid. */
+            finishes: string[];
+            /**
+             * @description What `color` accepts besides a preset: `#RRGGBB` or `RRGGBB`, any
+             *     case (send `#` as `%23` in a URL).
+             */
+            pattern: string;
+        };
         /** @description Delivery-URL lifetimes of this deployment, seconds. */
         DeliveryTtl: {
             /** Format: int64 */
@@ -458,6 +494,14 @@ export interface components {
         };
         /** @description One signed delivery URL (spec §2 DeliveryUrl). */
         DeliveryUrl: {
+            /**
+             * @description Alt text for the `<img>` tag: colour, year, make, model, body
+             *     style and view ("Red 2019 Toyota Camry saloon, front three-quarter
+             *     view").
+             * @example Red 2019 Toyota Camry saloon, front three-quarter view
+             */
+            alt: string;
+            color_match: components["schemas"]["ColorMatchBody"];
             /** Format: date-time */
             expires_at: string;
             /** Format: uuid */
@@ -571,8 +615,7 @@ export interface components {
             recorded: boolean;
         };
         FeedbackRequest: {
-            /** @description A preset paint colour. Default silver. */
-            color?: ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | null;
+            color?: ((string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null) | null) | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null;
             /** @description Make name or slug (with model and year, instead of request_id). */
             make?: string | null;
             /** @description Model name or slug. */
@@ -619,12 +662,14 @@ export interface components {
          * @enum {string}
          */
         HitKind: "make" | "model";
-        /** @description One image. Send make or brand (not both), model and year. */
+        /** @description One image. Send make or brand (not both), model and year; color or paint (not both). */
         ImageRequest: {
             /** @description Alias of make; send one of them. */
             brand?: string;
-            /** @description Default silver. */
-            color?: ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | null;
+            /** @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint. */
+            color?: ((string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null) | null) | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null;
+            /** @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint. */
+            finish?: ("solid" | "metallic" | "pearl") | null;
             /** @description Default png; jpeg is an alias of jpg. */
             format?: ("png" | "webp" | "jpg" | "jpeg") | null;
             /** @description Fit inside this height; never enlarged. */
@@ -633,6 +678,8 @@ export interface components {
             make?: string;
             /** @description Model name, slug or unique prefix. */
             model: string;
+            /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+            paint?: string | null;
             /** @description Shorthand for the width; ignored when a width or height is given. */
             size?: ("thumb" | "small" | "medium" | "large") | null;
             /** @description Default front-3-4; aliases accepted. */
@@ -645,8 +692,15 @@ export interface components {
             make: string;
         } | {
             brand: string;
-        });
+        }) & unknown;
         ImageUrlData: {
+            /**
+             * @description Alt text for the `<img>` tag: colour, year, make, model, body
+             *     style and view.
+             * @example Red 2019 Toyota Camry saloon, front three-quarter view
+             */
+            alt: string;
+            color_match: components["schemas"]["ColorMatchBody"];
             /** Format: date-time */
             expires_at: string;
             format: components["schemas"]["Format"];
@@ -702,11 +756,17 @@ export interface components {
         OptionsDocument: {
             catalog: components["schemas"]["CatalogSummary"];
             colors: components["schemas"]["ColorOption"][];
+            /** @description Any other colour: `color=#RRGGBB` with a finish. */
+            custom_colors: components["schemas"]["CustomColors"];
             formats: components["schemas"]["FormatOption"][];
             limits: components["schemas"]["OptionsLimits"];
             /** @description Where to go next: docs, errors, openapi, pricing, the endpoints. */
             links: {
                 [key: string]: string;
+            };
+            /** @description Manufacturers' paint codes (`paint=CODE`), by make slug. */
+            paints: {
+                [key: string]: components["schemas"]["PaintOption"][];
             };
             pricing: components["schemas"]["OptionsPricing"];
             sizes: components["schemas"]["Sizes"];
@@ -739,6 +799,19 @@ export interface components {
             /** Format: int64 */
             credits: number;
             label: string;
+        };
+        /** @description One paint code of a make (models/paints.csv). */
+        PaintOption: {
+            /** @description The code as `paint` takes it (case, spaces and dashes ignored). */
+            code: string;
+            finish: string;
+            /** @description The sRGB painted, `#rrggbb`: an approximation (see `source`). */
+            hex: string;
+            name: string;
+            /** @description Where the sRGB value comes from. */
+            source: string;
+            /** @description Model years the paint was offered in, first and last. */
+            years: number[];
         };
         PortalData: {
             /** Format: uri */
@@ -813,8 +886,17 @@ export interface components {
         };
         /** @description POST /api/v1/images/resolve (spec §2 ResolveResponse). */
         ResolveResponse: {
-            data: components["schemas"]["ResolveData"];
+            data: components["schemas"]["ResolveResult"];
             request_id: string;
+        };
+        /** @description The resolution, and alt text for the image its parameters name. */
+        ResolveResult: components["schemas"]["ResolveData"] & {
+            /**
+             * @description Alt text for the `<img>` tag of `image_path`: colour, year, make,
+             *     model, body style and view.
+             * @example Red 2019 Toyota Camry saloon, front three-quarter view
+             */
+            alt: string;
         };
         /** @description Exact request parameters (spec `params`). */
         ResolvedParams: {
@@ -886,7 +968,14 @@ export interface components {
          *     requested box, when one was given.
          */
         VehicleParams: {
-            color: components["schemas"]["Color"];
+            /**
+             * @description A preset's name, or `#rrggbb` for any other colour (asked for by
+             *     hex or by paint code).
+             * @example red
+             */
+            color: string;
+            /** @description The finish of a `#rrggbb` colour: solid, metallic or pearl. */
+            finish?: string | null;
             format: components["schemas"]["Format"];
             /** Format: int32 */
             height?: number | null;
@@ -1501,10 +1590,17 @@ export interface operations {
                  */
                 view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
                 /**
-                 * @description Default silver.
+                 * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
                  */
-                color?: "white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple";
+                color?: string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown;
+                /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+                paint?: string;
+                /**
+                 * @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.
+                 * @example metallic
+                 */
+                finish?: "solid" | "metallic" | "pearl";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -1567,6 +1663,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description What the paint is called and how exactly: `exact` (a preset, or one of the make's paint codes) or `nearest; delta-e=1.8` (a #RRGGBB colour and its CIEDE2000 to the nearest preset or paint of the make), then `name="…"` and, for a paint of the make, `paint="CODE"`. */
+                    "X-Color-Match"?: string;
                     /** @description 1 for a delivered image (0 on HEAD). */
                     "X-Credits-Charged"?: number;
                     /** @description Balance after the request. */
@@ -1666,10 +1764,17 @@ export interface operations {
                  */
                 view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
                 /**
-                 * @description Default silver.
+                 * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
                  */
-                color?: "white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple";
+                color?: string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown;
+                /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+                paint?: string;
+                /**
+                 * @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.
+                 * @example metallic
+                 */
+                finish?: "solid" | "metallic" | "pearl";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -1730,6 +1835,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description What the paint is called and how exactly: `exact` (a preset, or one of the make's paint codes) or `nearest; delta-e=1.8` (a #RRGGBB colour and its CIEDE2000 to the nearest preset or paint of the make), then `name="…"` and, for a paint of the make, `paint="CODE"`. */
+                    "X-Color-Match"?: string;
                     /** @description 1 for a delivered image (0 on HEAD). */
                     "X-Credits-Charged"?: number;
                     /** @description Balance after the request. */
@@ -1958,10 +2065,17 @@ export interface operations {
                  */
                 view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
                 /**
-                 * @description Default silver.
+                 * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
                  */
-                color?: "white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple";
+                color?: string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown;
+                /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+                paint?: string;
+                /**
+                 * @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.
+                 * @example metallic
+                 */
+                finish?: "solid" | "metallic" | "pearl";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -2081,10 +2195,17 @@ export interface operations {
                  */
                 view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
                 /**
-                 * @description Default silver.
+                 * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
                  */
-                color?: "white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple";
+                color?: string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown;
+                /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+                paint?: string;
+                /**
+                 * @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.
+                 * @example metallic
+                 */
+                finish?: "solid" | "metallic" | "pearl";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512

@@ -16,8 +16,10 @@ from .checkout_request import CheckoutRequest
 from .checkout_request_credits import CheckoutRequestCredits
 from .checkout_response import CheckoutResponse
 from .color import Color
+from .color_match_body import ColorMatchBody
 from .color_option import ColorOption
 from .confidence import Confidence
+from .custom_colors import CustomColors
 from .delivery_ttl import DeliveryTtl
 from .delivery_url import DeliveryUrl
 from .device_code_data_body import DeviceCodeDataBody
@@ -35,27 +37,33 @@ from .extracted import Extracted
 from .feedback_data import FeedbackData
 from .feedback_request import FeedbackRequest
 from .feedback_request_color_type_0 import FeedbackRequestColorType0
+from .feedback_request_color_type_3_type_0 import FeedbackRequestColorType3Type0
+from .feedback_request_color_type_4_type_0 import FeedbackRequestColorType4Type0
 from .feedback_request_verdict_type_0 import FeedbackRequestVerdictType0
 from .feedback_request_view_type_0 import FeedbackRequestViewType0
 from .feedback_response import FeedbackResponse
 from .format_ import Format
 from .format_option import FormatOption
-from .get_image_color import GetImageColor
+from .get_image_color_type_0 import GetImageColorType0
+from .get_image_finish import GetImageFinish
 from .get_image_format import GetImageFormat
 from .get_image_response import GetImageResponse
 from .get_image_size import GetImageSize
 from .get_image_view import GetImageView
-from .get_legacy_image_color import GetLegacyImageColor
+from .get_legacy_image_color_type_0 import GetLegacyImageColorType0
+from .get_legacy_image_finish import GetLegacyImageFinish
 from .get_legacy_image_format import GetLegacyImageFormat
 from .get_legacy_image_mode import GetLegacyImageMode
 from .get_legacy_image_size import GetLegacyImageSize
 from .get_legacy_image_view import GetLegacyImageView
-from .head_image_color import HeadImageColor
+from .head_image_color_type_0 import HeadImageColorType0
+from .head_image_finish import HeadImageFinish
 from .head_image_format import HeadImageFormat
 from .head_image_response import HeadImageResponse
 from .head_image_size import HeadImageSize
 from .head_image_view import HeadImageView
-from .head_legacy_image_color import HeadLegacyImageColor
+from .head_legacy_image_color_type_0 import HeadLegacyImageColorType0
+from .head_legacy_image_finish import HeadLegacyImageFinish
 from .head_legacy_image_format import HeadLegacyImageFormat
 from .head_legacy_image_mode import HeadLegacyImageMode
 from .head_legacy_image_size import HeadLegacyImageSize
@@ -63,6 +71,9 @@ from .head_legacy_image_view import HeadLegacyImageView
 from .hit_kind import HitKind
 from .image_request import ImageRequest
 from .image_request_color_type_0 import ImageRequestColorType0
+from .image_request_color_type_3_type_0 import ImageRequestColorType3Type0
+from .image_request_color_type_4_type_0 import ImageRequestColorType4Type0
+from .image_request_finish_type_0 import ImageRequestFinishType0
 from .image_request_format_type_0 import ImageRequestFormatType0
 from .image_request_size_type_0 import ImageRequestSizeType0
 from .image_request_view_type_0 import ImageRequestViewType0
@@ -79,10 +90,12 @@ from .models_for_make import ModelsForMake
 from .models_for_make_id import ModelsForMakeId
 from .options_document import OptionsDocument
 from .options_document_links import OptionsDocumentLinks
+from .options_document_paints import OptionsDocumentPaints
 from .options_limits import OptionsLimits
 from .options_pricing import OptionsPricing
 from .options_response import OptionsResponse
 from .pack import Pack
+from .paint_option import PaintOption
 from .portal_data import PortalData
 from .portal_response import PortalResponse
 from .problem import Problem
@@ -90,6 +103,7 @@ from .problem_links_type_0 import ProblemLinksType0
 from .resolve_data import ResolveData
 from .resolve_request import ResolveRequest
 from .resolve_response import ResolveResponse
+from .resolve_result import ResolveResult
 from .resolved_params import ResolvedParams
 from .scope_name import ScopeName
 from .search_results import SearchResults
@@ -124,8 +138,10 @@ __all__ = (
     "CheckoutRequestCredits",
     "CheckoutResponse",
     "Color",
+    "ColorMatchBody",
     "ColorOption",
     "Confidence",
+    "CustomColors",
     "DeliveryTtl",
     "DeliveryUrl",
     "DeviceCodeDataBody",
@@ -143,27 +159,33 @@ __all__ = (
     "FeedbackData",
     "FeedbackRequest",
     "FeedbackRequestColorType0",
+    "FeedbackRequestColorType3Type0",
+    "FeedbackRequestColorType4Type0",
     "FeedbackRequestVerdictType0",
     "FeedbackRequestViewType0",
     "FeedbackResponse",
     "Format",
     "FormatOption",
-    "GetImageColor",
+    "GetImageColorType0",
+    "GetImageFinish",
     "GetImageFormat",
     "GetImageResponse",
     "GetImageSize",
     "GetImageView",
-    "GetLegacyImageColor",
+    "GetLegacyImageColorType0",
+    "GetLegacyImageFinish",
     "GetLegacyImageFormat",
     "GetLegacyImageMode",
     "GetLegacyImageSize",
     "GetLegacyImageView",
-    "HeadImageColor",
+    "HeadImageColorType0",
+    "HeadImageFinish",
     "HeadImageFormat",
     "HeadImageResponse",
     "HeadImageSize",
     "HeadImageView",
-    "HeadLegacyImageColor",
+    "HeadLegacyImageColorType0",
+    "HeadLegacyImageFinish",
     "HeadLegacyImageFormat",
     "HeadLegacyImageMode",
     "HeadLegacyImageSize",
@@ -171,6 +193,9 @@ __all__ = (
     "HitKind",
     "ImageRequest",
     "ImageRequestColorType0",
+    "ImageRequestColorType3Type0",
+    "ImageRequestColorType4Type0",
+    "ImageRequestFinishType0",
     "ImageRequestFormatType0",
     "ImageRequestSizeType0",
     "ImageRequestViewType0",
@@ -187,10 +212,12 @@ __all__ = (
     "ModelsForMakeId",
     "OptionsDocument",
     "OptionsDocumentLinks",
+    "OptionsDocumentPaints",
     "OptionsLimits",
     "OptionsPricing",
     "OptionsResponse",
     "Pack",
+    "PaintOption",
     "PortalData",
     "PortalResponse",
     "Problem",
@@ -198,6 +225,7 @@ __all__ = (
     "ResolveData",
     "ResolveRequest",
     "ResolveResponse",
+    "ResolveResult",
     "ResolvedParams",
     "ScopeName",
     "SearchResults",

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.color_match_body import ColorMatchBody
     from ..models.vehicle_params import VehicleParams
 
 
@@ -20,6 +21,11 @@ class DeliveryUrl:
     """One signed delivery URL (spec §2 DeliveryUrl).
 
     Attributes:
+        alt (str): Alt text for the `<img>` tag: colour, year, make, model, body
+            style and view ("Red 2019 Toyota Camry saloon, front three-quarter
+            view"). Example: Red 2019 Toyota Camry saloon, front three-quarter view.
+        color_match (ColorMatchBody): What the image's paint is called and how exactly (the JSON twin of the
+            `X-Color-Match` header; docs/rendering.md, "Colours and paint codes").
         expires_at (datetime.datetime):
         id (UUID):
         max_uses (int): 0 = unlimited loads until expiry.
@@ -28,6 +34,8 @@ class DeliveryUrl:
             requested box, when one was given.
     """
 
+    alt: str
+    color_match: ColorMatchBody
     expires_at: datetime.datetime
     id: UUID
     max_uses: int
@@ -36,6 +44,10 @@ class DeliveryUrl:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        alt = self.alt
+
+        color_match = self.color_match.to_dict()
+
         expires_at = self.expires_at.isoformat()
 
         id = str(self.id)
@@ -50,6 +62,8 @@ class DeliveryUrl:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "alt": alt,
+                "color_match": color_match,
                 "expires_at": expires_at,
                 "id": id,
                 "max_uses": max_uses,
@@ -62,9 +76,14 @@ class DeliveryUrl:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.color_match_body import ColorMatchBody
         from ..models.vehicle_params import VehicleParams
 
         d = dict(src_dict)
+        alt = d.pop("alt")
+
+        color_match = ColorMatchBody.from_dict(d.pop("color_match"))
+
         expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
 
         id = UUID(d.pop("id"))
@@ -76,6 +95,8 @@ class DeliveryUrl:
         vehicle = VehicleParams.from_dict(d.pop("vehicle"))
 
         delivery_url = cls(
+            alt=alt,
+            color_match=color_match,
             expires_at=expires_at,
             id=id,
             max_uses=max_uses,

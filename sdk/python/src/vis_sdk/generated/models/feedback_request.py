@@ -6,6 +6,8 @@ from typing import Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.feedback_request_color_type_0 import FeedbackRequestColorType0
+from ..models.feedback_request_color_type_3_type_0 import FeedbackRequestColorType3Type0
+from ..models.feedback_request_color_type_4_type_0 import FeedbackRequestColorType4Type0
 from ..models.feedback_request_verdict_type_0 import FeedbackRequestVerdictType0
 from ..models.feedback_request_view_type_0 import FeedbackRequestViewType0
 from ..types import UNSET, Unset
@@ -17,7 +19,8 @@ T = TypeVar("T", bound="FeedbackRequest")
 class FeedbackRequest:
     """
     Attributes:
-        color (FeedbackRequestColorType0 | None | Unset): A preset paint colour. Default silver.
+        color (Any | FeedbackRequestColorType0 | FeedbackRequestColorType3Type0 | FeedbackRequestColorType4Type0 | None
+            | Unset):
         make (None | str | Unset): Make name or slug (with model and year, instead of request_id).
         model (None | str | Unset): Model name or slug.
         rating (int | None | Unset): 1 (bad) to 5 (good); 1 and 2 count as negative unless a verdict says otherwise.
@@ -29,7 +32,14 @@ class FeedbackRequest:
         year (int | None | Unset):
     """
 
-    color: FeedbackRequestColorType0 | None | Unset = UNSET
+    color: (
+        Any
+        | FeedbackRequestColorType0
+        | FeedbackRequestColorType3Type0
+        | FeedbackRequestColorType4Type0
+        | None
+        | Unset
+    ) = UNSET
     make: None | str | Unset = UNSET
     model: None | str | Unset = UNSET
     rating: int | None | Unset = UNSET
@@ -40,10 +50,14 @@ class FeedbackRequest:
     year: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        color: None | str | Unset
+        color: Any | None | str | Unset
         if isinstance(self.color, Unset):
             color = UNSET
-        elif isinstance(self.color, FeedbackRequestColorType0):
+        elif (
+            isinstance(self.color, FeedbackRequestColorType0)
+            or isinstance(self.color, FeedbackRequestColorType3Type0)
+            or isinstance(self.color, FeedbackRequestColorType4Type0)
+        ):
             color = self.color.value
         else:
             color = self.color
@@ -128,7 +142,16 @@ class FeedbackRequest:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
 
-        def _parse_color(data: object) -> FeedbackRequestColorType0 | None | Unset:
+        def _parse_color(
+            data: object,
+        ) -> (
+            Any
+            | FeedbackRequestColorType0
+            | FeedbackRequestColorType3Type0
+            | FeedbackRequestColorType4Type0
+            | None
+            | Unset
+        ):
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -141,7 +164,31 @@ class FeedbackRequest:
                 return color_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(FeedbackRequestColorType0 | None | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                color_type_3_type_0 = FeedbackRequestColorType3Type0(data)
+
+                return color_type_3_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                color_type_4_type_0 = FeedbackRequestColorType4Type0(data)
+
+                return color_type_4_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                Any
+                | FeedbackRequestColorType0
+                | FeedbackRequestColorType3Type0
+                | FeedbackRequestColorType4Type0
+                | None
+                | Unset,
+                data,
+            )
 
         color = _parse_color(d.pop("color", UNSET))
 

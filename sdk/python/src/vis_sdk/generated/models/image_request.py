@@ -7,6 +7,9 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.image_request_color_type_0 import ImageRequestColorType0
+from ..models.image_request_color_type_3_type_0 import ImageRequestColorType3Type0
+from ..models.image_request_color_type_4_type_0 import ImageRequestColorType4Type0
+from ..models.image_request_finish_type_0 import ImageRequestFinishType0
 from ..models.image_request_format_type_0 import ImageRequestFormatType0
 from ..models.image_request_size_type_0 import ImageRequestSizeType0
 from ..models.image_request_view_type_0 import ImageRequestViewType0
@@ -17,16 +20,22 @@ T = TypeVar("T", bound="ImageRequest")
 
 @_attrs_define
 class ImageRequest:
-    """One image. Send make or brand (not both), model and year.
+    """One image. Send make or brand (not both), model and year; color or paint (not both).
 
     Attributes:
         model (str): Model name, slug or unique prefix.
         year (int): Model year (next year's models are accepted).
         brand (str | Unset): Alias of make; send one of them.
-        color (ImageRequestColorType0 | None | Unset): Default silver.
+        color (Any | ImageRequestColorType0 | ImageRequestColorType3Type0 | ImageRequestColorType4Type0 | None | Unset):
+            A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
+        finish (ImageRequestFinishType0 | None | Unset): The colour's finish: a #RRGGBB color is solid unless told;
+            presets and paint codes have their own, and another finish makes them a custom paint.
         format_ (ImageRequestFormatType0 | None | Unset): Default png; jpeg is an alias of jpg.
         height (int | None | Unset): Fit inside this height; never enlarged.
         make (str | Unset): Make name or slug (or send brand, not both).
+        paint (None | str | Unset): A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists
+            them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400
+            naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes).
         size (ImageRequestSizeType0 | None | Unset): Shorthand for the width; ignored when a width or height is given.
         view (ImageRequestViewType0 | None | Unset): Default front-3-4; aliases accepted.
         width (int | None | Unset): Fit inside this width; never enlarged.
@@ -35,10 +44,19 @@ class ImageRequest:
     model: str
     year: int
     brand: str | Unset = UNSET
-    color: ImageRequestColorType0 | None | Unset = UNSET
+    color: (
+        Any
+        | ImageRequestColorType0
+        | ImageRequestColorType3Type0
+        | ImageRequestColorType4Type0
+        | None
+        | Unset
+    ) = UNSET
+    finish: ImageRequestFinishType0 | None | Unset = UNSET
     format_: ImageRequestFormatType0 | None | Unset = UNSET
     height: int | None | Unset = UNSET
     make: str | Unset = UNSET
+    paint: None | str | Unset = UNSET
     size: ImageRequestSizeType0 | None | Unset = UNSET
     view: ImageRequestViewType0 | None | Unset = UNSET
     width: int | None | Unset = UNSET
@@ -51,13 +69,25 @@ class ImageRequest:
 
         brand = self.brand
 
-        color: None | str | Unset
+        color: Any | None | str | Unset
         if isinstance(self.color, Unset):
             color = UNSET
-        elif isinstance(self.color, ImageRequestColorType0):
+        elif (
+            isinstance(self.color, ImageRequestColorType0)
+            or isinstance(self.color, ImageRequestColorType3Type0)
+            or isinstance(self.color, ImageRequestColorType4Type0)
+        ):
             color = self.color.value
         else:
             color = self.color
+
+        finish: None | str | Unset
+        if isinstance(self.finish, Unset):
+            finish = UNSET
+        elif isinstance(self.finish, ImageRequestFinishType0):
+            finish = self.finish.value
+        else:
+            finish = self.finish
 
         format_: None | str | Unset
         if isinstance(self.format_, Unset):
@@ -74,6 +104,12 @@ class ImageRequest:
             height = self.height
 
         make = self.make
+
+        paint: None | str | Unset
+        if isinstance(self.paint, Unset):
+            paint = UNSET
+        else:
+            paint = self.paint
 
         size: None | str | Unset
         if isinstance(self.size, Unset):
@@ -109,12 +145,16 @@ class ImageRequest:
             field_dict["brand"] = brand
         if color is not UNSET:
             field_dict["color"] = color
+        if finish is not UNSET:
+            field_dict["finish"] = finish
         if format_ is not UNSET:
             field_dict["format"] = format_
         if height is not UNSET:
             field_dict["height"] = height
         if make is not UNSET:
             field_dict["make"] = make
+        if paint is not UNSET:
+            field_dict["paint"] = paint
         if size is not UNSET:
             field_dict["size"] = size
         if view is not UNSET:
@@ -133,7 +173,16 @@ class ImageRequest:
 
         brand = d.pop("brand", UNSET)
 
-        def _parse_color(data: object) -> ImageRequestColorType0 | None | Unset:
+        def _parse_color(
+            data: object,
+        ) -> (
+            Any
+            | ImageRequestColorType0
+            | ImageRequestColorType3Type0
+            | ImageRequestColorType4Type0
+            | None
+            | Unset
+        ):
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -146,9 +195,50 @@ class ImageRequest:
                 return color_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(ImageRequestColorType0 | None | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                color_type_3_type_0 = ImageRequestColorType3Type0(data)
+
+                return color_type_3_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                color_type_4_type_0 = ImageRequestColorType4Type0(data)
+
+                return color_type_4_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                Any
+                | ImageRequestColorType0
+                | ImageRequestColorType3Type0
+                | ImageRequestColorType4Type0
+                | None
+                | Unset,
+                data,
+            )
 
         color = _parse_color(d.pop("color", UNSET))
+
+        def _parse_finish(data: object) -> ImageRequestFinishType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                finish_type_0 = ImageRequestFinishType0(data)
+
+                return finish_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ImageRequestFinishType0 | None | Unset, data)
+
+        finish = _parse_finish(d.pop("finish", UNSET))
 
         def _parse_format_(data: object) -> ImageRequestFormatType0 | None | Unset:
             if data is None:
@@ -177,6 +267,15 @@ class ImageRequest:
         height = _parse_height(d.pop("height", UNSET))
 
         make = d.pop("make", UNSET)
+
+        def _parse_paint(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        paint = _parse_paint(d.pop("paint", UNSET))
 
         def _parse_size(data: object) -> ImageRequestSizeType0 | None | Unset:
             if data is None:
@@ -226,9 +325,11 @@ class ImageRequest:
             year=year,
             brand=brand,
             color=color,
+            finish=finish,
             format_=format_,
             height=height,
             make=make,
+            paint=paint,
             size=size,
             view=view,
             width=width,

@@ -10,6 +10,7 @@ from attrs import field as _attrs_field
 from ..models.format_ import Format
 
 if TYPE_CHECKING:
+    from ..models.color_match_body import ColorMatchBody
     from ..models.vehicle_params import VehicleParams
 
 
@@ -20,6 +21,10 @@ T = TypeVar("T", bound="ImageUrlData")
 class ImageUrlData:
     """
     Attributes:
+        alt (str): Alt text for the `<img>` tag: colour, year, make, model, body
+            style and view. Example: Red 2019 Toyota Camry saloon, front three-quarter view.
+        color_match (ColorMatchBody): What the image's paint is called and how exactly (the JSON twin of the
+            `X-Color-Match` header; docs/rendering.md, "Colours and paint codes").
         expires_at (datetime.datetime):
         format_ (Format): An output format: png and webp keep the transparent background; jpg is flattened on white.
         height (int): The image's height in pixels.
@@ -30,6 +35,8 @@ class ImageUrlData:
         width (int): The image's width in pixels.
     """
 
+    alt: str
+    color_match: ColorMatchBody
     expires_at: datetime.datetime
     format_: Format
     height: int
@@ -40,6 +47,10 @@ class ImageUrlData:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        alt = self.alt
+
+        color_match = self.color_match.to_dict()
+
         expires_at = self.expires_at.isoformat()
 
         format_ = self.format_.value
@@ -58,6 +69,8 @@ class ImageUrlData:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "alt": alt,
+                "color_match": color_match,
                 "expires_at": expires_at,
                 "format": format_,
                 "height": height,
@@ -72,9 +85,14 @@ class ImageUrlData:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.color_match_body import ColorMatchBody
         from ..models.vehicle_params import VehicleParams
 
         d = dict(src_dict)
+        alt = d.pop("alt")
+
+        color_match = ColorMatchBody.from_dict(d.pop("color_match"))
+
         expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
 
         format_ = Format(d.pop("format"))
@@ -90,6 +108,8 @@ class ImageUrlData:
         width = d.pop("width")
 
         image_url_data = cls(
+            alt=alt,
+            color_match=color_match,
             expires_at=expires_at,
             format_=format_,
             height=height,

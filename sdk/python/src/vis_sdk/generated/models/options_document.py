@@ -9,8 +9,10 @@ from attrs import field as _attrs_field
 if TYPE_CHECKING:
     from ..models.catalog_summary import CatalogSummary
     from ..models.color_option import ColorOption
+    from ..models.custom_colors import CustomColors
     from ..models.format_option import FormatOption
     from ..models.options_document_links import OptionsDocumentLinks
+    from ..models.options_document_paints import OptionsDocumentPaints
     from ..models.options_limits import OptionsLimits
     from ..models.options_pricing import OptionsPricing
     from ..models.sizes import Sizes
@@ -27,9 +29,11 @@ class OptionsDocument:
     Attributes:
         catalog (CatalogSummary): What the options document says about the loaded catalog.
         colors (list[ColorOption]):
+        custom_colors (CustomColors): How `color` takes any colour.
         formats (list[FormatOption]):
         limits (OptionsLimits):
         links (OptionsDocumentLinks): Where to go next: docs, errors, openapi, pricing, the endpoints.
+        paints (OptionsDocumentPaints): Manufacturers' paint codes (`paint=CODE`), by make slug.
         pricing (OptionsPricing):
         sizes (Sizes):
         views (list[ViewOption]):
@@ -37,9 +41,11 @@ class OptionsDocument:
 
     catalog: CatalogSummary
     colors: list[ColorOption]
+    custom_colors: CustomColors
     formats: list[FormatOption]
     limits: OptionsLimits
     links: OptionsDocumentLinks
+    paints: OptionsDocumentPaints
     pricing: OptionsPricing
     sizes: Sizes
     views: list[ViewOption]
@@ -53,6 +59,8 @@ class OptionsDocument:
             colors_item = colors_item_data.to_dict()
             colors.append(colors_item)
 
+        custom_colors = self.custom_colors.to_dict()
+
         formats = []
         for formats_item_data in self.formats:
             formats_item = formats_item_data.to_dict()
@@ -61,6 +69,8 @@ class OptionsDocument:
         limits = self.limits.to_dict()
 
         links = self.links.to_dict()
+
+        paints = self.paints.to_dict()
 
         pricing = self.pricing.to_dict()
 
@@ -77,9 +87,11 @@ class OptionsDocument:
             {
                 "catalog": catalog,
                 "colors": colors,
+                "custom_colors": custom_colors,
                 "formats": formats,
                 "limits": limits,
                 "links": links,
+                "paints": paints,
                 "pricing": pricing,
                 "sizes": sizes,
                 "views": views,
@@ -92,8 +104,10 @@ class OptionsDocument:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.catalog_summary import CatalogSummary
         from ..models.color_option import ColorOption
+        from ..models.custom_colors import CustomColors
         from ..models.format_option import FormatOption
         from ..models.options_document_links import OptionsDocumentLinks
+        from ..models.options_document_paints import OptionsDocumentPaints
         from ..models.options_limits import OptionsLimits
         from ..models.options_pricing import OptionsPricing
         from ..models.sizes import Sizes
@@ -109,6 +123,8 @@ class OptionsDocument:
 
             colors.append(colors_item)
 
+        custom_colors = CustomColors.from_dict(d.pop("custom_colors"))
+
         formats = []
         _formats = d.pop("formats")
         for formats_item_data in _formats:
@@ -119,6 +135,8 @@ class OptionsDocument:
         limits = OptionsLimits.from_dict(d.pop("limits"))
 
         links = OptionsDocumentLinks.from_dict(d.pop("links"))
+
+        paints = OptionsDocumentPaints.from_dict(d.pop("paints"))
 
         pricing = OptionsPricing.from_dict(d.pop("pricing"))
 
@@ -134,9 +152,11 @@ class OptionsDocument:
         options_document = cls(
             catalog=catalog,
             colors=colors,
+            custom_colors=custom_colors,
             formats=formats,
             limits=limits,
             links=links,
+            paints=paints,
             pricing=pricing,
             sizes=sizes,
             views=views,

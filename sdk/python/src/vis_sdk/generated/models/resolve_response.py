@@ -7,7 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
-    from ..models.resolve_data import ResolveData
+    from ..models.resolve_result import ResolveResult
 
 
 T = TypeVar("T", bound="ResolveResponse")
@@ -18,11 +18,11 @@ class ResolveResponse:
     """POST /api/v1/images/resolve (spec §2 ResolveResponse).
 
     Attributes:
-        data (ResolveData): The response `data` (without `request_id`).
+        data (ResolveResult): The resolution, and alt text for the image its parameters name.
         request_id (str):
     """
 
-    data: ResolveData
+    data: ResolveResult
     request_id: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -44,10 +44,10 @@ class ResolveResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.resolve_data import ResolveData
+        from ..models.resolve_result import ResolveResult
 
         d = dict(src_dict)
-        data = ResolveData.from_dict(d.pop("data"))
+        data = ResolveResult.from_dict(d.pop("data"))
 
         request_id = d.pop("request_id")
 

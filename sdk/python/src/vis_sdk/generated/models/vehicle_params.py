@@ -6,7 +6,6 @@ from typing import Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.color import Color
 from ..models.format_ import Format
 from ..models.view import View
 from ..types import UNSET, Unset
@@ -20,28 +19,31 @@ class VehicleParams:
     requested box, when one was given.
 
         Attributes:
-            color (Color): A preset paint colour. Default silver.
+            color (str): A preset's name, or `#rrggbb` for any other colour (asked for by
+                hex or by paint code). Example: red.
             format_ (Format): An output format: png and webp keep the transparent background; jpg is flattened on white.
             make (str): Make slug.
             model (str): Model slug.
             view (View): A camera view (spec §2). Default front-3-4.
             year (int):
+            finish (None | str | Unset): The finish of a `#rrggbb` colour: solid, metallic or pearl.
             height (int | None | Unset):
             width (int | None | Unset):
     """
 
-    color: Color
+    color: str
     format_: Format
     make: str
     model: str
     view: View
     year: int
+    finish: None | str | Unset = UNSET
     height: int | None | Unset = UNSET
     width: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        color = self.color.value
+        color = self.color
 
         format_ = self.format_.value
 
@@ -52,6 +54,12 @@ class VehicleParams:
         view = self.view.value
 
         year = self.year
+
+        finish: None | str | Unset
+        if isinstance(self.finish, Unset):
+            finish = UNSET
+        else:
+            finish = self.finish
 
         height: int | None | Unset
         if isinstance(self.height, Unset):
@@ -77,6 +85,8 @@ class VehicleParams:
                 "year": year,
             }
         )
+        if finish is not UNSET:
+            field_dict["finish"] = finish
         if height is not UNSET:
             field_dict["height"] = height
         if width is not UNSET:
@@ -87,7 +97,7 @@ class VehicleParams:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        color = Color(d.pop("color"))
+        color = d.pop("color")
 
         format_ = Format(d.pop("format"))
 
@@ -98,6 +108,15 @@ class VehicleParams:
         view = View(d.pop("view"))
 
         year = d.pop("year")
+
+        def _parse_finish(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        finish = _parse_finish(d.pop("finish", UNSET))
 
         def _parse_height(data: object) -> int | None | Unset:
             if data is None:
@@ -124,6 +143,7 @@ class VehicleParams:
             model=model,
             view=view,
             year=year,
+            finish=finish,
             height=height,
             width=width,
         )

@@ -5,7 +5,8 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.get_image_color import GetImageColor
+from ...models.get_image_color_type_0 import GetImageColorType0
+from ...models.get_image_finish import GetImageFinish
 from ...models.get_image_format import GetImageFormat
 from ...models.get_image_response import GetImageResponse
 from ...models.get_image_size import GetImageSize
@@ -21,7 +22,9 @@ def _get_kwargs(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
-    color: GetImageColor | Unset = UNSET,
+    color: Any | GetImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
@@ -55,11 +58,22 @@ def _get_kwargs(
 
     params["view"] = json_view
 
-    json_color: str | Unset = UNSET
-    if not isinstance(color, Unset):
+    json_color: Any | str | Unset
+    if isinstance(color, Unset):
+        json_color = UNSET
+    elif isinstance(color, GetImageColorType0):
         json_color = color.value
-
+    else:
+        json_color = color
     params["color"] = json_color
+
+    params["paint"] = paint
+
+    json_finish: str | Unset = UNSET
+    if not isinstance(finish, Unset):
+        json_finish = finish.value
+
+    params["finish"] = json_finish
 
     params["w"] = w
 
@@ -176,7 +190,9 @@ def sync_detailed(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
-    color: GetImageColor | Unset = UNSET,
+    color: Any | GetImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
@@ -197,7 +213,9 @@ def sync_detailed(
         model (str):
         year (int):
         view (GetImageView | Unset):
-        color (GetImageColor | Unset):
+        color (Any | GetImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
@@ -221,6 +239,8 @@ def sync_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -245,7 +265,9 @@ def sync(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
-    color: GetImageColor | Unset = UNSET,
+    color: Any | GetImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
@@ -266,7 +288,9 @@ def sync(
         model (str):
         year (int):
         view (GetImageView | Unset):
-        color (GetImageColor | Unset):
+        color (Any | GetImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
@@ -291,6 +315,8 @@ def sync(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -309,7 +335,9 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
-    color: GetImageColor | Unset = UNSET,
+    color: Any | GetImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
@@ -330,7 +358,9 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (GetImageView | Unset):
-        color (GetImageColor | Unset):
+        color (Any | GetImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
@@ -354,6 +384,8 @@ async def asyncio_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -376,7 +408,9 @@ async def asyncio(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
-    color: GetImageColor | Unset = UNSET,
+    color: Any | GetImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
@@ -397,7 +431,9 @@ async def asyncio(
         model (str):
         year (int):
         view (GetImageView | Unset):
-        color (GetImageColor | Unset):
+        color (Any | GetImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
@@ -423,6 +459,8 @@ async def asyncio(
             year=year,
             view=view,
             color=color,
+            paint=paint,
+            finish=finish,
             w=w,
             h=h,
             size=size,

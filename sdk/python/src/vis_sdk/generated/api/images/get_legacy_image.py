@@ -6,7 +6,8 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.get_legacy_image_color import GetLegacyImageColor
+from ...models.get_legacy_image_color_type_0 import GetLegacyImageColorType0
+from ...models.get_legacy_image_finish import GetLegacyImageFinish
 from ...models.get_legacy_image_format import GetLegacyImageFormat
 from ...models.get_legacy_image_mode import GetLegacyImageMode
 from ...models.get_legacy_image_size import GetLegacyImageSize
@@ -21,7 +22,9 @@ def _get_kwargs(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
-    color: GetLegacyImageColor | Unset = UNSET,
+    color: Any | GetLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
@@ -51,11 +54,22 @@ def _get_kwargs(
 
     params["view"] = json_view
 
-    json_color: str | Unset = UNSET
-    if not isinstance(color, Unset):
+    json_color: Any | str | Unset
+    if isinstance(color, Unset):
+        json_color = UNSET
+    elif isinstance(color, GetLegacyImageColorType0):
         json_color = color.value
-
+    else:
+        json_color = color
     params["color"] = json_color
+
+    params["paint"] = paint
+
+    json_finish: str | Unset = UNSET
+    if not isinstance(finish, Unset):
+        json_finish = finish.value
+
+    params["finish"] = json_finish
 
     params["w"] = w
 
@@ -179,7 +193,9 @@ def sync_detailed(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
-    color: GetLegacyImageColor | Unset = UNSET,
+    color: Any | GetLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
@@ -205,7 +221,9 @@ def sync_detailed(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
-        color (GetLegacyImageColor | Unset):
+        color (Any | GetLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
@@ -231,6 +249,8 @@ def sync_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -257,7 +277,9 @@ def sync(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
-    color: GetLegacyImageColor | Unset = UNSET,
+    color: Any | GetLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
@@ -283,7 +305,9 @@ def sync(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
-        color (GetLegacyImageColor | Unset):
+        color (Any | GetLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
@@ -310,6 +334,8 @@ def sync(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -330,7 +356,9 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
-    color: GetLegacyImageColor | Unset = UNSET,
+    color: Any | GetLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
@@ -356,7 +384,9 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
-        color (GetLegacyImageColor | Unset):
+        color (Any | GetLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
@@ -382,6 +412,8 @@ async def asyncio_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -406,7 +438,9 @@ async def asyncio(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
-    color: GetLegacyImageColor | Unset = UNSET,
+    color: Any | GetLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: GetLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
@@ -432,7 +466,9 @@ async def asyncio(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
-        color (GetLegacyImageColor | Unset):
+        color (Any | GetLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (GetLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
@@ -460,6 +496,8 @@ async def asyncio(
             year=year,
             view=view,
             color=color,
+            paint=paint,
+            finish=finish,
             w=w,
             h=h,
             size=size,

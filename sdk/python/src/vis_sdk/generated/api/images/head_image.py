@@ -5,7 +5,8 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.head_image_color import HeadImageColor
+from ...models.head_image_color_type_0 import HeadImageColorType0
+from ...models.head_image_finish import HeadImageFinish
 from ...models.head_image_format import HeadImageFormat
 from ...models.head_image_response import HeadImageResponse
 from ...models.head_image_size import HeadImageSize
@@ -21,7 +22,9 @@ def _get_kwargs(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
-    color: HeadImageColor | Unset = UNSET,
+    color: Any | HeadImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
@@ -55,11 +58,22 @@ def _get_kwargs(
 
     params["view"] = json_view
 
-    json_color: str | Unset = UNSET
-    if not isinstance(color, Unset):
+    json_color: Any | str | Unset
+    if isinstance(color, Unset):
+        json_color = UNSET
+    elif isinstance(color, HeadImageColorType0):
         json_color = color.value
-
+    else:
+        json_color = color
     params["color"] = json_color
+
+    params["paint"] = paint
+
+    json_finish: str | Unset = UNSET
+    if not isinstance(finish, Unset):
+        json_finish = finish.value
+
+    params["finish"] = json_finish
 
     params["w"] = w
 
@@ -171,7 +185,9 @@ def sync_detailed(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
-    color: HeadImageColor | Unset = UNSET,
+    color: Any | HeadImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
@@ -191,7 +207,9 @@ def sync_detailed(
         model (str):
         year (int):
         view (HeadImageView | Unset):
-        color (HeadImageColor | Unset):
+        color (Any | HeadImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
@@ -215,6 +233,8 @@ def sync_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -239,7 +259,9 @@ def sync(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
-    color: HeadImageColor | Unset = UNSET,
+    color: Any | HeadImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
@@ -259,7 +281,9 @@ def sync(
         model (str):
         year (int):
         view (HeadImageView | Unset):
-        color (HeadImageColor | Unset):
+        color (Any | HeadImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
@@ -284,6 +308,8 @@ def sync(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -302,7 +328,9 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
-    color: HeadImageColor | Unset = UNSET,
+    color: Any | HeadImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
@@ -322,7 +350,9 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (HeadImageView | Unset):
-        color (HeadImageColor | Unset):
+        color (Any | HeadImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
@@ -346,6 +376,8 @@ async def asyncio_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -368,7 +400,9 @@ async def asyncio(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
-    color: HeadImageColor | Unset = UNSET,
+    color: Any | HeadImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
@@ -388,7 +422,9 @@ async def asyncio(
         model (str):
         year (int):
         view (HeadImageView | Unset):
-        color (HeadImageColor | Unset):
+        color (Any | HeadImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
@@ -414,6 +450,8 @@ async def asyncio(
             year=year,
             view=view,
             color=color,
+            paint=paint,
+            finish=finish,
             w=w,
             h=h,
             size=size,

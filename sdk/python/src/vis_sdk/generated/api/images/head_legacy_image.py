@@ -6,7 +6,8 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.head_legacy_image_color import HeadLegacyImageColor
+from ...models.head_legacy_image_color_type_0 import HeadLegacyImageColorType0
+from ...models.head_legacy_image_finish import HeadLegacyImageFinish
 from ...models.head_legacy_image_format import HeadLegacyImageFormat
 from ...models.head_legacy_image_mode import HeadLegacyImageMode
 from ...models.head_legacy_image_size import HeadLegacyImageSize
@@ -21,7 +22,9 @@ def _get_kwargs(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
-    color: HeadLegacyImageColor | Unset = UNSET,
+    color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
@@ -51,11 +54,22 @@ def _get_kwargs(
 
     params["view"] = json_view
 
-    json_color: str | Unset = UNSET
-    if not isinstance(color, Unset):
+    json_color: Any | str | Unset
+    if isinstance(color, Unset):
+        json_color = UNSET
+    elif isinstance(color, HeadLegacyImageColorType0):
         json_color = color.value
-
+    else:
+        json_color = color
     params["color"] = json_color
+
+    params["paint"] = paint
+
+    json_finish: str | Unset = UNSET
+    if not isinstance(finish, Unset):
+        json_finish = finish.value
+
+    params["finish"] = json_finish
 
     params["w"] = w
 
@@ -179,7 +193,9 @@ def sync_detailed(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
-    color: HeadLegacyImageColor | Unset = UNSET,
+    color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
@@ -200,7 +216,9 @@ def sync_detailed(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
-        color (HeadLegacyImageColor | Unset):
+        color (Any | HeadLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
@@ -226,6 +244,8 @@ def sync_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -252,7 +272,9 @@ def sync(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
-    color: HeadLegacyImageColor | Unset = UNSET,
+    color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
@@ -273,7 +295,9 @@ def sync(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
-        color (HeadLegacyImageColor | Unset):
+        color (Any | HeadLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
@@ -300,6 +324,8 @@ def sync(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -320,7 +346,9 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
-    color: HeadLegacyImageColor | Unset = UNSET,
+    color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
@@ -341,7 +369,9 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
-        color (HeadLegacyImageColor | Unset):
+        color (Any | HeadLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
@@ -367,6 +397,8 @@ async def asyncio_detailed(
         year=year,
         view=view,
         color=color,
+        paint=paint,
+        finish=finish,
         w=w,
         h=h,
         size=size,
@@ -391,7 +423,9 @@ async def asyncio(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
-    color: HeadLegacyImageColor | Unset = UNSET,
+    color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
+    paint: str | Unset = UNSET,
+    finish: HeadLegacyImageFinish | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
@@ -412,7 +446,9 @@ async def asyncio(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
-        color (HeadLegacyImageColor | Unset):
+        color (Any | HeadLegacyImageColorType0 | Unset):
+        paint (str | Unset):
+        finish (HeadLegacyImageFinish | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
@@ -440,6 +476,8 @@ async def asyncio(
             year=year,
             view=view,
             color=color,
+            paint=paint,
+            finish=finish,
             w=w,
             h=h,
             size=size,

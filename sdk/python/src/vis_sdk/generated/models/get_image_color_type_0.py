@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class HeadImageColor(StrEnum):
+class GetImageColorType0(StrEnum):
     BEIGE = "beige"
     BLACK = "black"
     BLUE = "blue"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class HeadLegacyImageColor(StrEnum):
+class ImageRequestColorType3Type0(StrEnum):
     BEIGE = "beige"
     BLACK = "black"
     BLUE = "blue"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class GetLegacyImageColor(StrEnum):
+class GetLegacyImageColorType0(StrEnum):
     BEIGE = "beige"
     BLACK = "black"
     BLUE = "blue"

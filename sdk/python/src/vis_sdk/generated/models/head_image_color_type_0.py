@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class GetImageColor(StrEnum):
+class HeadImageColorType0(StrEnum):
     BEIGE = "beige"
     BLACK = "black"
     BLUE = "blue"
