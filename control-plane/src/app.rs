@@ -238,17 +238,21 @@ pub async fn build(
         &config.billing,
     )
     .await?;
+    // Services take only the ports they use; the rest of the app gets
+    // the union.
+    let render_store: Arc<dyn crate::renders::RenderStore> = store.clone();
+    let delivery_store: Arc<dyn crate::delivery::DeliveryPorts> = store.clone();
     let store: Arc<dyn Store> = store;
     let urls = Arc::new(SignedUrls::new(
         TokenKey::new(secret.as_bytes()),
-        Arc::clone(&store),
+        store.clone(),
         ledger.clone(),
         ttl,
     ));
     let metrics = Arc::new(Metrics::default());
     let rc = &config.render;
     let dispatcher = Arc::new(Dispatcher::new(
-        Arc::clone(&store),
+        render_store,
         Arc::clone(&objects),
         DispatchConfig {
             revision: rc.revision,
@@ -269,7 +273,7 @@ pub async fn build(
         WorkerPool::start(
             rc.workers.max(1),
             &dispatcher,
-            Arc::clone(&store),
+            store.clone(),
             Arc::clone(&objects),
             backend,
             Arc::clone(&metrics),
@@ -280,7 +284,7 @@ pub async fn build(
         store.variant_bumps().await?,
     ));
     let deliverer = Deliverer {
-        store: Arc::clone(&store),
+        store: delivery_store,
         ledger,
         objects: Arc::clone(&objects),
         dispatcher,
@@ -289,7 +293,7 @@ pub async fn build(
         revisions: Arc::clone(&revisions),
     };
     let events = Arc::new(crate::events::EventSink::start(
-        Arc::clone(&store),
+        store.clone(),
         config.events.queue_batches,
     ));
     let limiter = Arc::new(RateLimiter::new(Arc::clone(&store) as Arc<dyn RateStore>));

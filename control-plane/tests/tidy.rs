@@ -115,6 +115,64 @@ fn the_ledger_is_the_only_door_for_credits() {
     );
 }
 
+/// Whether `code` names the trait `Store` (the union of every port):
+/// `dyn Store`, `impl Store`, a `store::Store` path, or `Store` in a
+/// `use crate::store::{...}` list. `StoreError` and an enum variant
+/// called `Store` are other names.
+fn names_the_store_union(code: &str) -> bool {
+    let whole = |text: &str, word: &str| {
+        let bytes = text.as_bytes();
+        text.match_indices(word).any(|(at, _)| {
+            let end = at + word.len();
+            end == text.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_')
+        })
+    };
+    if ["dyn Store", "impl Store", "store::Store"]
+        .iter()
+        .any(|w| whole(code, w))
+    {
+        return true;
+    }
+    code.match_indices("use crate::store::{").any(|(at, open)| {
+        let list = &code[at + open.len()..];
+        let list = &list[..list.find("};").unwrap_or(list.len())];
+        list.split([',', '{', '}'])
+            .any(|item| item.trim() == "Store")
+    })
+}
+
+#[test]
+fn services_take_narrow_ports_not_the_whole_store() {
+    // Each service names the store traits it uses (`renders::RenderStore`,
+    // `prewarm::PrewarmPorts`, `DeliveryUrlStore`, ...); the union `Store`
+    // belongs to the composition root and the adapters that expose the
+    // whole state (HTTP, CLI).
+    let allowed = ["store", "app", "http", "cli"];
+    let offenders: Vec<String> = sources()
+        .into_iter()
+        .filter(|(path, code)| names_the_store_union(code) && !under(path, &allowed))
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "take the store traits the service uses, not `Store`: {offenders:?}"
+    );
+    // The rule itself: it sees each way of naming the union, and not the
+    // names beside it.
+    assert!(names_the_store_union("fn f(s: &dyn Store) {}"));
+    assert!(names_the_store_union(
+        "use crate::store::{JobStore, Store, StoreError};"
+    ));
+    assert!(names_the_store_union("fn f(s: &crate::store::Store) {}"));
+    assert!(!names_the_store_union(
+        "use crate::store::{JobStore, StoreError};"
+    ));
+    assert!(!names_the_store_union(
+        "enum E { Store(#[from] StoreError) }"
+    ));
+    assert!(!names_the_store_union("fn f(s: &dyn JobStore) {}"));
+}
+
 #[test]
 fn sqlx_stays_in_the_store() {
     for (path, code) in sources() {

@@ -7,7 +7,7 @@ pub use ledger::Ledger;
 
 use serde::Serialize;
 
-use crate::store::{EntryKind, Millis, Store, StoreError};
+use crate::store::{DeliveryStore, EntryKind, LedgerStore, Millis, StoreError};
 
 pub const CREDITS_PER_DOLLAR: i64 = 1000;
 pub const CREDITS_PER_IMAGE: i64 = 1;
@@ -73,7 +73,7 @@ pub const THIRTY_DAYS_MS: Millis = 30 * 24 * 60 * 60 * 1000;
 /// before the first; a URL's loads are served to browsers and CDNs, not
 /// attributed), and credits spent as charges net of refunds.
 pub async fn usage_since(
-    store: &dyn Store,
+    store: &(impl DeliveryStore + LedgerStore + ?Sized),
     account_id: &str,
     since: Millis,
 ) -> Result<Usage, StoreError> {

@@ -15,8 +15,9 @@ use crate::config::Config;
 use crate::prewarm::selection::{self, SelectionArgs};
 use crate::prewarm::{self as pw, Driver, Ended, Output, Progress, Settings};
 use crate::renders::revisions::Revisions;
-use crate::store::Store;
+use crate::store::prewarm::PrewarmStore;
 use crate::store::prewarm::{NewPrewarmItem, PrewarmRun};
+use crate::store::{FeedbackStore, SqlStore, Store};
 
 /// Exit code: the job paused at the budget reserve (resumable).
 pub const EXIT_PAUSED: u8 = 3;
@@ -76,7 +77,8 @@ pub enum PrewarmCmd {
 }
 
 pub async fn prewarm(config: &Config, cli: PrewarmCli, as_json: bool) -> Result<String, CliError> {
-    let store: Arc<dyn Store> = Arc::new(app::open_store(config).await?);
+    // Concrete: the driver takes its narrow port from it.
+    let store = Arc::new(app::open_store(config).await?);
     match cli.cmd {
         Some(PrewarmCmd::Status { id }) => status(&*store, &id, as_json).await,
         Some(PrewarmCmd::List { limit }) => list(&*store, limit, as_json).await,
@@ -107,7 +109,7 @@ pub async fn prewarm(config: &Config, cli: PrewarmCli, as_json: bool) -> Result<
 
 async fn start(
     config: &Config,
-    store: Arc<dyn Store>,
+    store: Arc<SqlStore>,
     args: &SelectionArgs,
     run: &RunArgs,
     as_json: bool,
@@ -150,7 +152,7 @@ async fn start(
 
 async fn drive(
     config: &Config,
-    store: Arc<dyn Store>,
+    store: Arc<SqlStore>,
     run: PrewarmRun,
     args: &RunArgs,
     as_json: bool,
@@ -169,7 +171,7 @@ async fn drive(
     }
     let objects = app::open_objects(config).await?;
     let driver = Driver::new(
-        Arc::clone(&store),
+        store.clone(),
         objects,
         Settings {
             window: args.window,

@@ -33,7 +33,7 @@ use crate::objects::ObjectStore;
 use crate::renders::cache::{Derived, DerivedCache, DerivedKey};
 use crate::renders::{Admission, DispatchError, Dispatcher, SourceKind};
 pub use crate::store::Payer;
-use crate::store::{NewDelivery, Store, StoreError};
+use crate::store::{CallClaimStore, DeliveryStore, NewDelivery, StoreError};
 
 /// Parameters of one image, validated (spec §4, GET /api/v1/images/car).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,10 +223,17 @@ pub struct Delivered {
     pub balance_after: i64,
 }
 
+/// The part of the store delivery uses beside the ledger: its charges,
+/// read back to refund them, and the idempotency claims of retried calls.
+/// `app.rs` hands the concrete store in as this port.
+pub trait DeliveryPorts: DeliveryStore + CallClaimStore {}
+
+impl<T: DeliveryStore + CallClaimStore + ?Sized> DeliveryPorts for T {}
+
 /// Everything delivery needs, shared.
 #[derive(Debug, Clone)]
 pub struct Deliverer {
-    pub store: Arc<dyn Store>,
+    pub store: Arc<dyn DeliveryPorts>,
     pub ledger: crate::billing::Ledger,
     pub objects: Arc<dyn ObjectStore>,
     pub dispatcher: Arc<Dispatcher>,
@@ -413,7 +420,7 @@ impl Deliverer {
 /// client left, the request was cancelled), it refunds the charge.
 struct Reserved {
     ledger: crate::billing::Ledger,
-    store: Arc<dyn Store>,
+    store: Arc<dyn DeliveryPorts>,
     /// `Some` while armed.
     request_id: Option<String>,
 }
@@ -441,7 +448,7 @@ impl Drop for Reserved {
 /// Refunds the image charge made under `request_id`, once.
 async fn refund_reserved(
     ledger: &crate::billing::Ledger,
-    store: &dyn Store,
+    store: &(impl DeliveryStore + ?Sized),
     request_id: &str,
     reason: &str,
 ) {

@@ -32,7 +32,8 @@ use crate::billing::Ledger;
 use crate::renders::cache::Derived;
 use crate::renders::{DispatchError, SourceKind};
 use crate::store::{
-    DeliveryUrlRecord, IdempotencyClaim, Millis, NewDeliveryUrl, Payer, Store, StoreError,
+    DeliveryUrlRecord, DeliveryUrlStore, IdempotencyClaim, Millis, NewDeliveryUrl, Payer,
+    StoreError,
 };
 
 /// The settings row that holds the generated delivery secret.
@@ -142,7 +143,7 @@ pub struct Replayed {
 #[derive(Debug, Clone)]
 pub struct SignedUrls {
     key: TokenKey,
-    store: Arc<dyn Store>,
+    store: Arc<dyn DeliveryUrlStore>,
     ledger: Ledger,
     pub ttl: TtlBounds,
     /// Rows of unlimited URLs whose first load succeeded, by id.
@@ -156,7 +157,12 @@ pub struct SignedUrls {
 const URL_CACHE_ROWS: usize = 100_000;
 
 impl SignedUrls {
-    pub fn new(key: TokenKey, store: Arc<dyn Store>, ledger: Ledger, ttl: TtlBounds) -> SignedUrls {
+    pub fn new(
+        key: TokenKey,
+        store: Arc<dyn DeliveryUrlStore>,
+        ledger: Ledger,
+        ttl: TtlBounds,
+    ) -> SignedUrls {
         SignedUrls {
             key,
             store,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::{Mutex, Notify, mpsc};
 use tokio::task::JoinHandle;
 
-use crate::store::{NewEvent, Store};
+use crate::store::{EventStore, NewEvent};
 
 /// Most events written in one transaction.
 const WRITE_BATCH: usize = 500;
@@ -29,7 +29,7 @@ pub struct EventSink {
 
 impl EventSink {
     /// Starts the writer; at most `capacity` batches wait for it.
-    pub fn start(store: Arc<dyn Store>, capacity: usize) -> EventSink {
+    pub fn start(store: Arc<dyn EventStore>, capacity: usize) -> EventSink {
         let (sender, rx) = mpsc::channel(capacity.max(1));
         let stop = Arc::new(Notify::new());
         let writer = tokio::spawn(write_loop(store, rx, Arc::clone(&stop)));
@@ -71,7 +71,7 @@ impl EventSink {
 }
 
 async fn write_loop(
-    store: Arc<dyn Store>,
+    store: Arc<dyn EventStore>,
     mut rx: mpsc::Receiver<Vec<NewEvent>>,
     stop: Arc<Notify>,
 ) {

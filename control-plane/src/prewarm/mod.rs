@@ -34,8 +34,16 @@ use vis_protocol::{Format, SOURCE_PX, VariantKey};
 use crate::objects::ObjectStore;
 use crate::renders::cache::DerivedKey;
 use crate::renders::{source_key, utc_day};
+use crate::store::prewarm::PrewarmStore;
 use crate::store::prewarm::{ItemStatus, PrewarmCounts, PrewarmItem, PrewarmRun, PrewarmState};
-use crate::store::{Claim, JobPriority, JobStatus, Store, StoreError};
+use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, JobStore, StoreError};
+
+/// The part of the store a prewarm run uses: its runs and items, the job
+/// queue and the daily budget. `app.rs` and the CLI hand the concrete store
+/// in as this port.
+pub trait PrewarmPorts: PrewarmStore + JobStore + BudgetStore {}
+
+impl<T: PrewarmStore + JobStore + BudgetStore + ?Sized> PrewarmPorts for T {}
 
 /// A driver that has not beaten for this long is gone; another may take over.
 pub const DRIVER_STALE: Duration = Duration::from_secs(5);
@@ -174,7 +182,7 @@ pub enum PrewarmError {
 
 /// Drives prewarm jobs for one process.
 pub struct Driver {
-    store: Arc<dyn Store>,
+    store: Arc<dyn PrewarmPorts>,
     objects: Arc<dyn ObjectStore>,
     settings: Settings,
     /// This process's name in `prewarm_runs.driver`.
@@ -188,7 +196,11 @@ impl std::fmt::Debug for Driver {
 }
 
 impl Driver {
-    pub fn new(store: Arc<dyn Store>, objects: Arc<dyn ObjectStore>, settings: Settings) -> Driver {
+    pub fn new(
+        store: Arc<dyn PrewarmPorts>,
+        objects: Arc<dyn ObjectStore>,
+        settings: Settings,
+    ) -> Driver {
         Driver {
             store,
             objects,
@@ -507,7 +519,10 @@ impl Driver {
 /// Cancels an open prewarm job: its still-queued render jobs are withdrawn
 /// (their budget returned), its unfinished items marked cancelled. Render
 /// jobs already running finish. Returns the items cancelled.
-pub async fn cancel(store: &dyn Store, id: &str) -> Result<Option<i64>, StoreError> {
+pub async fn cancel(
+    store: &(impl PrewarmPorts + ?Sized),
+    id: &str,
+) -> Result<Option<i64>, StoreError> {
     if !store
         .end_prewarm(
             id,

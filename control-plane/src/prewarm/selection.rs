@@ -13,7 +13,8 @@ use vis_catalog::Catalog;
 use vis_protocol::{BodyShape, Color, Format, Paint, Slug, VariantKey, View};
 
 use super::Output;
-use crate::store::{Store, now_millis};
+use crate::store::now_millis;
+use crate::store::prewarm::PrewarmStore;
 
 /// The most variants one prewarm job may hold.
 pub const MAX_VARIANTS: usize = 1_000_000;
@@ -149,7 +150,7 @@ fn read_rows(path: &Path, text: &str) -> Result<Vec<Row>, String> {
 pub async fn plan(
     args: &SelectionArgs,
     catalog: &Catalog,
-    store: &dyn Store,
+    store: &dyn PrewarmStore,
 ) -> Result<Plan, String> {
     let views: Vec<View> = list("--views", &args.views, &View::ALL)?;
     let colors: Vec<Color> = list("--colors", &args.colors, &Color::ALL)?;

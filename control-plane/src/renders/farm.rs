@@ -11,7 +11,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::daily_budget;
-use crate::store::{Millis, NodeRecord, Store, StoreError, now_millis, utc_day_of};
+use crate::store::{Millis, NodeRecord, StoreError, now_millis, utc_day_of};
+
+use super::RenderStore;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -97,7 +99,7 @@ pub struct FarmNode {
 /// operator set none; a node is up while its last heartbeat is within
 /// `node_lease`.
 pub async fn gather(
-    store: &dyn Store,
+    store: &(impl RenderStore + ?Sized),
     default_daily_budget: i64,
     node_lease: Duration,
 ) -> Result<FarmStatus, StoreError> {

@@ -26,7 +26,7 @@ use vis_protocol::{RenderJob, VariantKey};
 
 use crate::metrics::Metrics;
 use crate::objects::{ObjectKey, ObjectStore};
-use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, Store, StoreError};
+use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, JobStore, NodeStore, StoreError};
 
 /// Draws source renders. The in-process node uses the wgpu renderer; tests
 /// and remote-node adapters implement it too.
@@ -145,11 +145,17 @@ pub fn source_key(variant: &VariantKey, revision: u32) -> ObjectKey {
         .expect("slugs and ids make valid keys")
 }
 
+/// The part of the store renders use: the job queue, the daily budget and
+/// the render nodes. `app.rs` hands the concrete store in as this port.
+pub trait RenderStore: JobStore + BudgetStore + NodeStore {}
+
+impl<T: JobStore + BudgetStore + NodeStore + ?Sized> RenderStore for T {}
+
 type Shared = Arc<OnceCell<Result<Bytes, DispatchError>>>;
 
 #[derive(Debug)]
 pub struct Dispatcher {
-    store: Arc<dyn Store>,
+    store: Arc<dyn RenderStore>,
     objects: Arc<dyn ObjectStore>,
     config: DispatchConfig,
     inflight: Mutex<HashMap<String, Shared>>,
@@ -167,7 +173,7 @@ const SLOTS_TTL: Duration = Duration::from_secs(5);
 
 impl Dispatcher {
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Arc<dyn RenderStore>,
         objects: Arc<dyn ObjectStore>,
         config: DispatchConfig,
         metrics: Arc<Metrics>,
@@ -449,7 +455,10 @@ impl Dispatcher {
 
 /// Today's budget limit: the operator setting (`control-plane budget set`),
 /// else `default`.
-pub async fn daily_budget(store: &dyn BudgetStore, default: i64) -> Result<i64, StoreError> {
+pub async fn daily_budget(
+    store: &(impl BudgetStore + ?Sized),
+    default: i64,
+) -> Result<i64, StoreError> {
     Ok(store
         .setting(BUDGET_SETTING)
         .await?

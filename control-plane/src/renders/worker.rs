@@ -14,7 +14,7 @@ use vis_protocol::{BodyShape, RenderJob, VariantKey};
 use super::{Dispatcher, RenderBackend, source_key};
 use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
-use crate::store::{JobRecord, Store};
+use crate::store::{JobRecord, JobStore};
 
 /// The wgpu studio renderer, in this process. Rendering and PNG encoding run
 /// on the blocking pool; the renderer bounds its own in-flight renders.
@@ -55,7 +55,7 @@ impl WorkerPool {
     pub fn start(
         count: usize,
         dispatcher: &Dispatcher,
-        store: Arc<dyn Store>,
+        store: Arc<dyn JobStore>,
         objects: Arc<dyn ObjectStore>,
         backend: Arc<dyn RenderBackend>,
         metrics: Arc<Metrics>,
@@ -105,7 +105,7 @@ struct Stop {
 
 struct Worker {
     owner: String,
-    store: Arc<dyn Store>,
+    store: Arc<dyn JobStore>,
     objects: Arc<dyn ObjectStore>,
     backend: Arc<dyn RenderBackend>,
     metrics: Arc<Metrics>,

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{Millis, StoreError};
+use super::{Millis, StoreError, UnknownValue};
 
 /// A prewarm job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -161,7 +161,7 @@ impl PrewarmCounts {
 }
 
 #[async_trait]
-pub trait PrewarmStore: Send + Sync {
+pub trait PrewarmStore: Send + Sync + std::fmt::Debug {
     /// Creates a prewarm job with its items, in one transaction.
     async fn create_prewarm(
         &self,
@@ -222,18 +222,18 @@ pub trait PrewarmStore: Send + Sync {
 
 /// A row's `state` column (`sqlx::FromRow`).
 impl TryFrom<String> for PrewarmState {
-    type Error = super::UnknownValue;
+    type Error = UnknownValue;
 
-    fn try_from(raw: String) -> Result<PrewarmState, super::UnknownValue> {
-        PrewarmState::parse(&raw).ok_or(super::UnknownValue("prewarm state", raw))
+    fn try_from(raw: String) -> Result<PrewarmState, UnknownValue> {
+        PrewarmState::parse(&raw).ok_or(UnknownValue("prewarm state", raw))
     }
 }
 
 /// A row's `status` column (`sqlx::FromRow`).
 impl TryFrom<String> for ItemStatus {
-    type Error = super::UnknownValue;
+    type Error = UnknownValue;
 
-    fn try_from(raw: String) -> Result<ItemStatus, super::UnknownValue> {
-        ItemStatus::parse(&raw).ok_or(super::UnknownValue("item status", raw))
+    fn try_from(raw: String) -> Result<ItemStatus, UnknownValue> {
+        ItemStatus::parse(&raw).ok_or(UnknownValue("item status", raw))
     }
 }

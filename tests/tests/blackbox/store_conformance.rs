@@ -2456,4 +2456,22 @@ async fn history_aggregates(store: &SqlStore) {
         store.top_variants(since, 2).await.unwrap(),
         top[..2].to_vec()
     );
+    // Another span of days moves the window of closed days; back again,
+    // and with rows backdated into the window's days meanwhile.
+    for (span, backdated) in [(2, None), (5, Some(3)), (5, None), (11, Some(10))] {
+        if let Some(days_ago) = backdated {
+            execute_raw(
+                store,
+                &charge("hist/c/2020/red/front", now - days_ago * 86_400_000, 7),
+            )
+            .await
+            .unwrap();
+        }
+        let since = now - span * 86_400_000;
+        assert_eq!(
+            store.top_variants(since, 50).await.unwrap(),
+            store.recount_top_variants(since, 50).await.unwrap(),
+            "over {span} days"
+        );
+    }
 }

@@ -37,7 +37,7 @@ impl CallClaimStore for SqlStore {
             if inserted.rows_affected() == 1 {
                 return Ok(None);
             }
-            let held = sqlx::query(
+            let held = sqlx::query_as::<_, CallClaim>(
                 "SELECT fingerprint, request_id, created_at FROM call_claims \
                  WHERE account_id = $1 AND idem_key = $2",
             )
@@ -46,15 +46,8 @@ impl CallClaimStore for SqlStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(map_err)?;
-            if let Some(row) = held {
-                let read = || -> Result<CallClaim, sqlx::Error> {
-                    Ok(CallClaim {
-                        fingerprint: row.try_get("fingerprint")?,
-                        request_id: row.try_get("request_id")?,
-                        created_at: row.try_get("created_at")?,
-                    })
-                };
-                return read().map(Some).map_err(map_err);
+            if held.is_some() {
+                return Ok(held);
             }
         }
         Err(StoreError::Conflict("idempotency key"))

@@ -40,24 +40,14 @@ impl EventStore for SqlStore {
     }
 
     async fn event_counts(&self, since_day: &str) -> Result<Vec<EventCount>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT day, name, CAST(COUNT(*) AS BIGINT) AS n FROM events \
+        sqlx::query_as::<_, EventCount>(
+            "SELECT day, name, CAST(COUNT(*) AS BIGINT) AS count FROM events \
              WHERE day >= $1 GROUP BY day, name ORDER BY day, name",
         )
         .bind(since_day)
         .fetch_all(&self.pool)
         .await
-        .map_err(map_err)?;
-        rows.iter()
-            .map(|r| {
-                Ok(EventCount {
-                    day: r.try_get("day")?,
-                    name: r.try_get("name")?,
-                    count: r.try_get("n")?,
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()
-            .map_err(map_err)
+        .map_err(map_err)
     }
 }
 

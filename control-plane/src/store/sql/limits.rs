@@ -28,7 +28,7 @@ impl RevocationStore for SqlStore {
         since: Millis,
         limit: i64,
     ) -> Result<Vec<Revocation>, StoreError> {
-        let rows = sqlx::query(
+        sqlx::query_as::<_, Revocation>(
             "SELECT seq, kind, subject_id, revoked_at FROM revocations \
              WHERE seq > $1 OR revoked_at >= $2 ORDER BY seq LIMIT $3",
         )
@@ -37,21 +37,7 @@ impl RevocationStore for SqlStore {
         .bind(limit)
         .fetch_all(&self.pool)
         .await
-        .map_err(map_err)?;
-        rows.iter()
-            .map(|row| -> Result<Revocation, sqlx::Error> {
-                let kind: String = row.try_get("kind")?;
-                Ok(Revocation {
-                    seq: row.try_get("seq")?,
-                    kind: RevokedKind::parse(&kind).ok_or_else(|| {
-                        sqlx::Error::Decode(format!("unknown revocation kind {kind}").into())
-                    })?,
-                    subject_id: row.try_get("subject_id")?,
-                    revoked_at: row.try_get("revoked_at")?,
-                })
-            })
-            .collect::<Result<_, _>>()
-            .map_err(map_err)
+        .map_err(map_err)
     }
 
     async fn revocation_head(&self) -> Result<i64, StoreError> {

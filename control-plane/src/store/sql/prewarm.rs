@@ -239,29 +239,36 @@ impl PrewarmStore for SqlStore {
         since: Millis,
         limit: i64,
     ) -> Result<Vec<(String, i64)>, StoreError> {
-        let rolled = self.roll_up_variant_days().await?;
-        // Whole UTC days from the day `since` falls in, from the rollup,
-        // plus the ledger's rows after it (at most ROLLUP_MARGIN_MS of
-        // them, read by primary key).
-        let rows = sqlx::query(
+        // Whole UTC days from the day `since` falls in: the closed ones
+        // (before today) from `variant_window`, today's from `variant_days`,
+        // and the ledger's rows after the rollup's mark (at most
+        // ROLLUP_MARGIN_MS of them, read by primary key). One transaction,
+        // so a replica rolling up meanwhile cannot count a row twice.
+        let first_day = since.div_euclid(DAY_MS);
+        let last_closed = now_millis().div_euclid(DAY_MS) - 1;
+        let mut tx = self.begin_write().await?;
+        let rolled = roll_up_variant_days(&mut tx).await?;
+        hold_window(&mut tx, first_day, last_closed).await?;
+        let top = sqlx::query_as::<_, (String, i64)>(
             "SELECT variant, CAST(SUM(n) AS BIGINT) AS n FROM ( \
-               SELECT variant, n FROM variant_days WHERE day >= $1 \
+               SELECT variant, n FROM variant_window \
+               UNION ALL \
+               SELECT variant, n FROM variant_days WHERE day >= $1 AND day > $2 \
                UNION ALL \
                SELECT variant, 1 AS n FROM ledger \
-               WHERE id > $2 AND kind = 'charge' AND variant IS NOT NULL AND created_at >= $3 \
-             ) t GROUP BY variant ORDER BY n DESC, variant LIMIT $4",
+               WHERE id > $3 AND kind = 'charge' AND variant IS NOT NULL AND created_at >= $4 \
+             ) t GROUP BY variant ORDER BY n DESC, variant LIMIT $5",
         )
-        .bind(since.div_euclid(DAY_MS))
+        .bind(first_day)
+        .bind(last_closed)
         .bind(rolled)
-        .bind(since.div_euclid(DAY_MS) * DAY_MS)
+        .bind(first_day * DAY_MS)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *tx)
         .await
         .map_err(map_err)?;
-        rows.iter()
-            .map(|r| Ok((r.try_get("variant")?, r.try_get("n")?)))
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(map_err)
+        tx.commit().await.map_err(map_err)?;
+        Ok(top)
     }
 }
 
@@ -274,56 +281,123 @@ const DAY_MS: i64 = 86_400_000;
 /// Those rows are read live instead.
 const ROLLUP_MARGIN_MS: i64 = 60_000;
 
-impl SqlStore {
-    /// Adds the ledger's charges after the `variant_days` mark, up to the
-    /// newest row older than [`ROLLUP_MARGIN_MS`], to `variant_days` and
-    /// moves the mark; returns the mark. The work is the rows since the last
-    /// rollup, read by primary key, never the history; the charge path is
-    /// untouched. The mark's row is locked by the first statement, so
-    /// replicas roll up one at a time.
-    async fn roll_up_variant_days(&self) -> Result<i64, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let mark: Option<i64> = sqlx::query_scalar(
-            "UPDATE rollup_marks SET through_id = through_id WHERE name = 'variant_days' RETURNING through_id",
-        )
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(map_err)?;
-        let Some(mark) = mark else {
-            return Err(StoreError::Database(
-                "rollup_marks has no variant_days row".into(),
-            ));
-        };
-        let upto: Option<i64> =
-            sqlx::query_scalar("SELECT MAX(id) FROM ledger WHERE id > $1 AND created_at < $2")
-                .bind(mark)
-                .bind(now_millis() - ROLLUP_MARGIN_MS)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(map_err)?;
-        let Some(upto) = upto else {
-            return Ok(mark);
-        };
-        // `WHERE` before `ON CONFLICT` (SQLite's rule for an upsert fed by a
-        // SELECT); `excluded` is the proposed row in both databases.
+/// Adds the ledger's charges after the `variant_days` mark, up to the
+/// newest row older than [`ROLLUP_MARGIN_MS`], to `variant_days` (and to
+/// `variant_window` where they fall in its span) and moves the mark;
+/// returns the mark. The work is the rows since the last rollup, read by
+/// primary key, never the history; the charge path is untouched. The mark's
+/// row is locked by the first statement, so replicas roll up one at a time.
+async fn roll_up_variant_days(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+) -> Result<i64, StoreError> {
+    let mark: Option<i64> = sqlx::query_scalar(
+        "UPDATE rollup_marks SET through_id = through_id WHERE name = 'variant_days' RETURNING through_id",
+    )
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    let Some(mark) = mark else {
+        return Err(StoreError::Database(
+            "rollup_marks has no variant_days row".into(),
+        ));
+    };
+    let upto: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(id) FROM ledger WHERE id > $1 AND created_at < $2")
+            .bind(mark)
+            .bind(now_millis() - ROLLUP_MARGIN_MS)
+            .fetch_one(&mut **tx)
+            .await
+            .map_err(map_err)?;
+    let Some(upto) = upto else {
+        return Ok(mark);
+    };
+    // `WHERE` before `ON CONFLICT` (SQLite's rule for an upsert fed by a
+    // SELECT); `excluded` is the proposed row in both databases.
+    sqlx::query(
+        "INSERT INTO variant_days (day, variant, n) \
+         SELECT created_at / 86400000, variant, COUNT(*) FROM ledger \
+         WHERE id > $1 AND id <= $2 AND kind = 'charge' AND variant IS NOT NULL \
+         GROUP BY created_at / 86400000, variant \
+         ON CONFLICT (day, variant) DO UPDATE SET n = variant_days.n + excluded.n",
+    )
+    .bind(mark)
+    .bind(upto)
+    .execute(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    let (from, to) = window_span(tx).await?;
+    if from <= to {
         sqlx::query(
-            "INSERT INTO variant_days (day, variant, n) \
-             SELECT created_at / 86400000, variant, COUNT(*) FROM ledger \
+            "INSERT INTO variant_window (variant, n) \
+             SELECT variant, COUNT(*) FROM ledger \
              WHERE id > $1 AND id <= $2 AND kind = 'charge' AND variant IS NOT NULL \
-             GROUP BY created_at / 86400000, variant \
-             ON CONFLICT (day, variant) DO UPDATE SET n = variant_days.n + excluded.n",
+             AND created_at >= $3 AND created_at < $4 \
+             GROUP BY variant \
+             ON CONFLICT (variant) DO UPDATE SET n = variant_window.n + excluded.n",
         )
         .bind(mark)
         .bind(upto)
-        .execute(&mut *tx)
+        .bind(from * DAY_MS)
+        .bind((to + 1) * DAY_MS)
+        .execute(&mut **tx)
         .await
         .map_err(map_err)?;
-        sqlx::query("UPDATE rollup_marks SET through_id = $1 WHERE name = 'variant_days'")
-            .bind(upto)
-            .execute(&mut *tx)
-            .await
-            .map_err(map_err)?;
-        tx.commit().await.map_err(map_err)?;
-        Ok(upto)
     }
+    sqlx::query("UPDATE rollup_marks SET through_id = $1 WHERE name = 'variant_days'")
+        .bind(upto)
+        .execute(&mut **tx)
+        .await
+        .map_err(map_err)?;
+    Ok(upto)
+}
+
+/// The span of closed days `variant_window` holds (`from > to`: none).
+async fn window_span(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+) -> Result<(i64, i64), StoreError> {
+    sqlx::query_as::<_, (i64, i64)>(
+        "SELECT from_day, to_day FROM rollup_windows WHERE name = 'variant_window'",
+    )
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?
+    .ok_or_else(|| StoreError::Database("rollup_windows has no variant_window row".into()))
+}
+
+/// Makes `variant_window` hold the days `from..=to` (none when `from > to`),
+/// summed from `variant_days` when its span differs: once a day for a given
+/// `--top-days`, a read of the span's days x variants; every other call
+/// reads one row.
+async fn hold_window(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    from: i64,
+    to: i64,
+) -> Result<(), StoreError> {
+    let held = window_span(tx).await?;
+    if held == (from, to) || (held.0 > held.1 && from > to) {
+        return Ok(());
+    }
+    sqlx::query("DELETE FROM variant_window")
+        .execute(&mut **tx)
+        .await
+        .map_err(map_err)?;
+    sqlx::query(
+        "INSERT INTO variant_window (variant, n) \
+         SELECT variant, CAST(SUM(n) AS BIGINT) FROM variant_days \
+         WHERE day >= $1 AND day <= $2 GROUP BY variant",
+    )
+    .bind(from)
+    .bind(to)
+    .execute(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    sqlx::query(
+        "UPDATE rollup_windows SET from_day = $1, to_day = $2 WHERE name = 'variant_window'",
+    )
+    .bind(from)
+    .bind(to)
+    .execute(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    Ok(())
 }

@@ -1,0 +1,356 @@
+//! The render queue and the daily budget: `JobStore` and `BudgetStore`.
+//! Jobs are leased (one dialect branch: PostgreSQL's `FOR UPDATE SKIP
+//! LOCKED`) and finished by their lease owner; the budget is a per-day
+//! counter taken and returned conditionally.
+
+use super::*;
+
+/// Interactive jobs first (priority 0), then prewarm ones; oldest first
+/// within a priority. SQLite has one writer at a time, so a plain sub-select
+/// is race-free there; PostgreSQL skips rows another transaction is leasing.
+const LEASE_SQLITE: &str = concat!(
+    "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
+     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3 AND attempts < $4) \
+     ORDER BY priority, created_at LIMIT 1) RETURNING ",
+    job_cols!()
+);
+const LEASE_POSTGRES: &str = concat!(
+    "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
+     WHERE id = (SELECT id FROM render_jobs WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3 AND attempts < $4) \
+     ORDER BY priority, created_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ",
+    job_cols!()
+);
+
+#[async_trait]
+impl JobStore for SqlStore {
+    async fn claim_job(
+        &self,
+        variant: &str,
+        revision: i64,
+        shape: &str,
+        priority: JobPriority,
+    ) -> Result<(JobRecord, Claim), StoreError> {
+        let now = now_millis();
+        let created = sqlx::query(concat!(
+            "INSERT INTO render_jobs (id, variant, revision, shape, status, priority, attempts, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, 'queued', $6, 0, $5, $5) ON CONFLICT (variant, revision) DO NOTHING RETURNING ",
+            job_cols!()
+        ))
+        .bind(new_id())
+        .bind(variant)
+        .bind(revision)
+        .bind(shape)
+        .bind(now)
+        .bind(priority.rank())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        if let Some(row) = created {
+            return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Created));
+        }
+        let requeued = sqlx::query(concat!(
+            "UPDATE render_jobs SET status = 'queued', error = NULL, lease_owner = NULL, lease_expires_at = NULL, \
+             priority = $4, created_at = $1, updated_at = $1 WHERE variant = $2 AND revision = $3 AND status = 'failed' RETURNING ",
+            job_cols!()
+        ))
+        .bind(now)
+        .bind(variant)
+        .bind(revision)
+        .bind(priority.rank())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        if let Some(row) = requeued {
+            return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Requeued));
+        }
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            job_cols!(),
+            " FROM render_jobs WHERE variant = $1 AND revision = $2"
+        ))
+        .bind(variant)
+        .bind(revision)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let mut joined = JobRecord::from_row(&row).map_err(map_err)?;
+        if priority < joined.priority
+            && matches!(joined.status, JobStatus::Queued | JobStatus::Running)
+            && self.promote_job(&joined.id).await?
+        {
+            joined.priority = priority;
+        }
+        Ok((joined, Claim::Joined))
+    }
+
+    async fn promote_job(&self, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE render_jobs SET priority = 0 WHERE id = $1 AND status IN ('queued', 'running')",
+        )
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn withdraw_job(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(
+            "DELETE FROM render_jobs WHERE id = $1 AND status = 'queued' AND priority > 0 RETURNING created_at",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.map(|r| r.try_get::<i64, _>("created_at").map(utc_day_of))
+            .transpose()
+            .map_err(map_err)
+    }
+
+    async fn live_job(
+        &self,
+        variant: &str,
+        revision: i64,
+    ) -> Result<Option<JobRecord>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            job_cols!(),
+            " FROM render_jobs WHERE variant = $1 AND revision = $2 AND status IN ('queued', 'running')"
+        ))
+        .bind(variant)
+        .bind(revision)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref()
+            .map(JobRecord::from_row)
+            .transpose()
+            .map_err(map_err)
+    }
+
+    async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError> {
+        let now = now_millis();
+        let sql = match self.dialect {
+            Dialect::Sqlite => LEASE_SQLITE,
+            Dialect::Postgres => LEASE_POSTGRES,
+        };
+        // A job whose lease ran out MAX_JOB_ATTEMPTS times fails: each time
+        // its node died (or lost the database) mid-render.
+        sqlx::query(
+            "UPDATE render_jobs SET status = 'failed', error = 'render node lost', finished_by = lease_owner, \
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
+             WHERE status = 'running' AND lease_expires_at < $1 AND attempts >= $2",
+        )
+        .bind(now)
+        .bind(MAX_JOB_ATTEMPTS)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let row = sqlx::query(sql)
+            .bind(owner)
+            .bind(now + lease_ms)
+            .bind(now)
+            .bind(MAX_JOB_ATTEMPTS)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        row.as_ref()
+            .map(JobRecord::from_row)
+            .transpose()
+            .map_err(map_err)
+    }
+
+    async fn finish_job(
+        &self,
+        id: &str,
+        owner: &str,
+        outcome: Result<i64, &str>,
+    ) -> Result<bool, StoreError> {
+        let (status, error, duration) = match outcome {
+            Ok(ms) => ("done", None, Some(ms)),
+            Err(e) => ("failed", Some(e), None),
+        };
+        let done = sqlx::query(
+            "UPDATE render_jobs SET status = $1, error = $2, duration_ms = $3, lease_owner = NULL, lease_expires_at = NULL, \
+             updated_at = $4, finished_by = $6 \
+             WHERE id = $5 AND lease_owner = $6 AND status = 'running'",
+        )
+        .bind(status)
+        .bind(error)
+        .bind(duration)
+        .bind(now_millis())
+        .bind(id)
+        .bind(owner)
+        .execute(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn job_by_id(&self, id: &str) -> Result<Option<JobRecord>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            job_cols!(),
+            " FROM render_jobs WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(map_err)?;
+        row.as_ref()
+            .map(JobRecord::from_row)
+            .transpose()
+            .map_err(map_err)
+    }
+
+    async fn running_jobs_by_owner(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT lease_owner, COUNT(*) AS n FROM render_jobs \
+             WHERE status = 'running' AND lease_owner IS NOT NULL GROUP BY lease_owner",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("lease_owner")?, r.try_get("n")?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(map_err)
+    }
+
+    async fn renew_leases(
+        &self,
+        owner: &str,
+        ids: &[String],
+        until: Millis,
+    ) -> Result<u64, StoreError> {
+        let mut held = 0;
+        for id in ids {
+            let renewed = sqlx::query(
+                "UPDATE render_jobs SET lease_expires_at = $1 \
+                 WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
+            )
+            .bind(until)
+            .bind(id)
+            .bind(owner)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+            held += renewed.rows_affected();
+        }
+        Ok(held)
+    }
+
+    async fn finishes_on(&self, day: i64) -> Result<DayFinishes, StoreError> {
+        // '' is how the aggregates key "no owner" (a key column is never
+        // NULL); NULLIF reads it back as None.
+        let renders = sqlx::query_as::<_, RenderBucket>(
+            "SELECT NULLIF(owner, '') AS owner, bucket, n AS renders, lo AS min_ms, hi AS max_ms \
+             FROM render_finish_days WHERE day = $1 ORDER BY owner, bucket",
+        )
+        .bind(day)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let failures = sqlx::query_as::<_, FailureCount>(
+            "SELECT NULLIF(owner, '') AS owner, cause, n AS failures \
+             FROM render_failure_days WHERE day = $1 ORDER BY owner, cause",
+        )
+        .bind(day)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(DayFinishes { renders, failures })
+    }
+
+    async fn job_counts(&self) -> Result<JobCounts, StoreError> {
+        let rows = sqlx::query("SELECT status, priority, n FROM render_job_counts")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(map_err)?;
+        let mut counts = JobCounts::default();
+        for row in rows {
+            let status: String = row.try_get("status").map_err(map_err)?;
+            let prewarm = JobPriority::from_rank(row.try_get("priority").map_err(map_err)?)
+                == JobPriority::Prewarm;
+            let n: i64 = row.try_get("n").map_err(map_err)?;
+            match JobStatus::parse(&status) {
+                Some(JobStatus::Queued) => {
+                    counts.queued += n;
+                    if prewarm {
+                        counts.queued_prewarm += n;
+                    }
+                }
+                Some(JobStatus::Running) => {
+                    counts.running += n;
+                    if prewarm {
+                        counts.running_prewarm += n;
+                    }
+                }
+                Some(JobStatus::Done) => counts.done += n,
+                Some(JobStatus::Failed) => counts.failed += n,
+                None => {}
+            }
+        }
+        Ok(counts)
+    }
+}
+
+#[async_trait]
+impl BudgetStore for SqlStore {
+    async fn take_budget(&self, day: &str, limit: i64) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO render_budget (day, used) VALUES ($1, 0) ON CONFLICT (day) DO NOTHING",
+        )
+        .bind(day)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        let used: Option<i64> = sqlx::query_scalar(
+            "UPDATE render_budget SET used = used + 1 WHERE day = $1 AND used < $2 RETURNING used",
+        )
+        .bind(day)
+        .bind(limit)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(used.is_some())
+    }
+
+    async fn return_budget(&self, day: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE render_budget SET used = used - 1 WHERE day = $1 AND used > 0")
+            .bind(day)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn budget_used(&self, day: &str) -> Result<i64, StoreError> {
+        let used: Option<i64> = sqlx::query_scalar("SELECT used FROM render_budget WHERE day = $1")
+            .bind(day)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(used.unwrap_or(0))
+    }
+
+    async fn setting(&self, name: &str) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(map_err)
+    }
+
+    async fn set_setting(&self, name: &str, value: &str) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+            .bind(name)
+            .bind(value)
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+}
