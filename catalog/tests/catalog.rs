@@ -1371,6 +1371,10 @@ fn resolve_view_and_colour_vocabulary() {
         ("back view", "rear"),
         ("rear34", "rear-3-4"),
         ("hero", "front-3-4"),
+        ("top view", "top"),
+        ("bird's-eye view", "top"),
+        ("from above", "top"),
+        ("overhead", "top"),
     ];
     for (phrase, view) in views {
         let q = format!("2019 toyota camry {phrase}");

@@ -22,8 +22,17 @@ pub struct ImageSpec {
     pub year: u16,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// A manufacturer's paint code of the make, instead of `color`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paint: Option<String>,
+    /// solid, metallic or pearl.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<String>,
+    /// A turntable angle (0 to 345 in steps of 15), instead of `view`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angle: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -44,7 +53,10 @@ impl ImageSpec {
         ];
         let optional = [
             ("color", self.color.clone()),
+            ("paint", self.paint.clone()),
+            ("finish", self.finish.clone()),
             ("view", self.view.clone()),
+            ("angle", self.angle.map(|a| a.to_string())),
             ("size", self.size.clone()),
             ("w", self.width.map(|w| w.to_string())),
             ("h", self.height.map(|h| h.to_string())),
@@ -76,9 +88,20 @@ impl ImageSpec {
             slug(&self.make),
             slug(&self.model),
             self.year.to_string(),
-            slug(self.color.as_deref().unwrap_or("silver")),
-            slug(self.view.as_deref().unwrap_or("front-3-4")),
+            slug(
+                self.color
+                    .as_deref()
+                    .or(self.paint.as_deref())
+                    .unwrap_or("silver"),
+            ),
         ];
+        if let Some(finish) = &self.finish {
+            parts.push(slug(finish));
+        }
+        parts.push(match self.angle {
+            Some(a) => format!("angle-{a}"),
+            None => slug(self.view.as_deref().unwrap_or("front-3-4")),
+        });
         match (self.width, self.height, &self.size) {
             (None, None, Some(size)) => parts.push(slug(size)),
             (None, None, None) => {}
@@ -96,7 +119,10 @@ impl ImageSpec {
         let mut v = json!({ "make": self.make, "model": self.model, "year": self.year });
         let optional = [
             ("color", self.color.clone().map(Value::from)),
+            ("paint", self.paint.clone().map(Value::from)),
+            ("finish", self.finish.clone().map(Value::from)),
             ("view", self.view.clone().map(Value::from)),
+            ("angle", self.angle.map(Value::from)),
             ("size", self.size.clone().map(Value::from)),
             ("width", self.width.map(Value::from)),
             ("height", self.height.map(Value::from)),
@@ -304,12 +330,26 @@ impl Client {
         spec: &ImageSpec,
         if_none_match: Option<&str>,
     ) -> Result<ImageAnswer, Failed> {
-        let url = self
-            .url_with_query("/api/v1/images/car", &spec.query())
-            .map_err(|error| Failed {
-                error,
-                rate: RateLimit::default(),
-            })?;
+        self.image_at("/api/v1/images/car", &spec.query(), if_none_match)
+            .await
+    }
+
+    /// `GET /api/v1/images/spin`: a spin's frames in one image.
+    pub async fn spin(&self, query: &[(&str, String)]) -> Result<ImageAnswer, Failed> {
+        self.image_at("/api/v1/images/spin", query, None).await
+    }
+
+    /// An image answer from `path` with `query`.
+    async fn image_at(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        if_none_match: Option<&str>,
+    ) -> Result<ImageAnswer, Failed> {
+        let url = self.url_with_query(path, query).map_err(|error| Failed {
+            error,
+            rate: RateLimit::default(),
+        })?;
         let mut rb = self.keyed(self.http.get(url));
         if let Some(etag) = if_none_match.and_then(|e| HeaderValue::from_str(e).ok()) {
             rb = rb.header(reqwest::header::IF_NONE_MATCH, etag);

@@ -39,7 +39,13 @@ struct Row {
     #[serde(default)]
     color: Option<String>,
     #[serde(default)]
+    paint: Option<String>,
+    #[serde(default)]
+    finish: Option<String>,
+    #[serde(default)]
     view: Option<String>,
+    #[serde(default)]
+    angle: Option<u16>,
     #[serde(default)]
     size: Option<String>,
     #[serde(default)]
@@ -54,7 +60,10 @@ struct Row {
 #[derive(Debug, Clone, Default)]
 pub struct Defaults {
     pub color: Option<String>,
+    pub paint: Option<String>,
+    pub finish: Option<String>,
     pub view: Option<String>,
+    pub angle: Option<u16>,
     pub size: Option<String>,
     pub width: Option<u32>,
     pub height: Option<u32>,
@@ -78,7 +87,10 @@ impl Row {
             model: self.model.trim().to_owned(),
             year: self.year,
             color: nonempty(self.color).or_else(|| d.color.clone()),
+            paint: nonempty(self.paint).or_else(|| d.paint.clone()),
+            finish: nonempty(self.finish).or_else(|| d.finish.clone()),
             view: nonempty(self.view).or_else(|| d.view.clone()),
+            angle: self.angle.or(d.angle),
             size: nonempty(self.size).or_else(|| d.size.clone()),
             width,
             height,
@@ -541,6 +553,28 @@ mod tests {
             "toyota_camry_2019_red_front-3-4_small.webp"
         );
         assert_eq!(a[1].file_name(), "honda_civic_2020_silver_side.webp");
+    }
+
+    #[test]
+    fn angle_paint_and_finish_columns_reach_the_query_and_the_name() {
+        let csv = "make,model,year,paint,finish,angle\ntoyota,camry,2019,3R3,,30\nbmw,m3,2020,,,\n";
+        let rows = parse(Path::new("a.csv"), csv, &Defaults::default()).unwrap();
+        assert_eq!(rows[0].angle, Some(30));
+        assert_eq!(rows[0].paint.as_deref(), Some("3R3"));
+        assert_eq!(rows[1].angle, None);
+        let q = rows[0].query();
+        assert!(q.contains(&("angle", "30".into())), "{q:?}");
+        assert!(q.contains(&("paint", "3R3".into())), "{q:?}");
+        assert!(!q.iter().any(|(k, _)| *k == "view"), "{q:?}");
+        assert_eq!(rows[0].file_name(), "toyota_camry_2019_3r3_angle-30.png");
+        assert_eq!(rows[0].to_request_body()["angle"], 30);
+        let top = parse(
+            Path::new("b.jsonl"),
+            r##"{"make":"bmw","model":"m3","year":2020,"color":"#112233","finish":"pearl","view":"top"}"##,
+            &Defaults::default(),
+        )
+        .unwrap();
+        assert_eq!(top[0].file_name(), "bmw_m3_2020_112233_pearl_top.png");
     }
 
     #[test]

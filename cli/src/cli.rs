@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::{Value, json};
 
-use crate::api::{Client, ImageSpec};
+use crate::api::{self, Client, ImageSpec};
 use crate::batch::{self, Defaults, Report, Stop};
 use crate::cache::{EtagCache, Meta};
 use crate::config::{self, Credentials, KeySource, Target};
@@ -51,6 +51,8 @@ pub enum Command {
     Whoami,
     /// Download one image (1 credit; a repeat is a free 304 from the local cache).
     Image(ImageArgs),
+    /// A 360° spin: 24 angles as an animated WebP or a sprite sheet (24 credits).
+    Spin(SpinArgs),
     /// Free text to exact image parameters ("navy 2019 camry from behind").
     Resolve(ResolveArgs),
     /// Search the catalog for makes and models.
@@ -82,12 +84,21 @@ pub struct Vehicle {
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct Look {
-    /// One of the 15 colours (default silver).
-    #[arg(long)]
+    /// One of the 15 colours, or any colour as #RRGGBB (default silver).
+    #[arg(long, conflicts_with = "paint")]
     pub color: Option<String>,
-    /// front, front-3-4, side, side-right, rear, rear-3-4 (default front-3-4).
+    /// A paint code of the make instead of --color (3R3 for Toyota).
     #[arg(long)]
+    pub paint: Option<String>,
+    /// solid, metallic or pearl: the colour's finish.
+    #[arg(long)]
+    pub finish: Option<String>,
+    /// front, front-3-4, side, side-right, rear, rear-3-4, top (default front-3-4).
+    #[arg(long, conflicts_with = "angle")]
     pub view: Option<String>,
+    /// A turntable angle instead of --view: 0 to 345 in steps of 15 (90 the left side).
+    #[arg(long)]
+    pub angle: Option<u16>,
     /// thumb (256), small (512), medium (768) or large (1024).
     #[arg(long, conflicts_with_all = ["width", "height"])]
     pub size: Option<String>,
@@ -109,7 +120,10 @@ impl Look {
             model: v.model.clone(),
             year: v.year,
             color: self.color.clone(),
+            paint: self.paint.clone(),
+            finish: self.finish.clone(),
             view: self.view.clone(),
+            angle: self.angle,
             size: self.size.clone(),
             width: self.width,
             height: self.height,
@@ -120,7 +134,10 @@ impl Look {
     fn defaults(&self) -> Defaults {
         Defaults {
             color: self.color.clone(),
+            paint: self.paint.clone(),
+            finish: self.finish.clone(),
             view: self.view.clone(),
+            angle: self.angle,
             size: self.size.clone(),
             width: self.width,
             height: self.height,
@@ -141,6 +158,85 @@ pub struct ImageArgs {
     /// Neither read nor fill the local ETag cache.
     #[arg(long)]
     pub no_cache: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SpinArgs {
+    #[command(flatten)]
+    pub vehicle: Vehicle,
+    /// One of the 15 colours, or any colour as #RRGGBB (default silver).
+    #[arg(long, conflicts_with = "paint")]
+    pub color: Option<String>,
+    /// A paint code of the make instead of --color (3R3 for Toyota).
+    #[arg(long)]
+    pub paint: Option<String>,
+    /// solid, metallic or pearl: the colour's finish.
+    #[arg(long)]
+    pub finish: Option<String>,
+    /// Each frame's width, 1 to 512 (default 512).
+    #[arg(long, alias = "w")]
+    pub width: Option<u32>,
+    /// animation (an animated WebP, the default) or sprite (6 x 4 frames in one image).
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// webp (default); a sprite may also be png or jpg.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Where to write the spin [default: a name saying what it is].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl SpinArgs {
+    fn query(&self) -> Vec<(&'static str, String)> {
+        let v = &self.vehicle;
+        let mut q = vec![
+            ("make", v.make.clone()),
+            ("model", v.model.clone()),
+            ("year", v.year.to_string()),
+        ];
+        let optional = [
+            ("color", self.color.clone()),
+            ("paint", self.paint.clone()),
+            ("finish", self.finish.clone()),
+            ("w", self.width.map(|w| w.to_string())),
+            ("format", self.format.clone()),
+            ("layout", self.layout.clone()),
+        ];
+        q.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+        q
+    }
+
+    /// `toyota_camry_2019_red_spin.webp`, `…_sprite.png`.
+    fn file_name(&self) -> String {
+        let v = &self.vehicle;
+        let colour = self
+            .color
+            .as_deref()
+            .or(self.paint.as_deref())
+            .unwrap_or("silver");
+        let layout = match self.layout.as_deref() {
+            Some("sprite") => "sprite",
+            _ => "spin",
+        };
+        let ext = match self
+            .format
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("png") => "png",
+            Some("jpg" | "jpeg") => "jpg",
+            _ => "webp",
+        };
+        format!(
+            "{}_{}_{}_{}_{layout}.{ext}",
+            api::slug(&v.make),
+            api::slug(&v.model),
+            v.year,
+            api::slug(colour)
+        )
+    }
 }
 
 #[derive(Debug, Args)]
@@ -271,6 +367,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Logout | Command::Completions { .. } => unreachable!("handled above"),
         Command::Whoami => cmd_whoami(&target, json).await,
         Command::Image(args) => cmd_image(&target, json, args).await,
+        Command::Spin(args) => cmd_spin(&target, json, args).await,
         Command::Resolve(args) => cmd_resolve(&target, json, args).await,
         Command::Search(args) => cmd_search(&target, json, args).await,
         Command::Account => cmd_account(&target, json).await,
@@ -488,6 +585,46 @@ async fn cmd_image(target: &Target, json: bool, args: ImageArgs) -> Result<()> {
     } else {
         emit(json, &summary, || human);
     }
+    Ok(())
+}
+
+async fn cmd_spin(target: &Target, json: bool, args: SpinArgs) -> Result<()> {
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(args.file_name()));
+    let client = keyed(target)?;
+    let answer = client
+        .spin(&args.query())
+        .await
+        .map_err(|failed| failed.error)?;
+    config::write_atomic(&output, &answer.bytes, 0o644)?;
+    let summary = json!({
+        "file": output,
+        "bytes": answer.bytes.len(),
+        "content_type": answer.content_type,
+        "width": answer.width,
+        "height": answer.height,
+        "etag": answer.etag,
+        "image_source": answer.image_source,
+        "credits_charged": answer.credits_charged,
+        "credits_remaining": answer.credits_remaining,
+        "request_id": answer.request_id,
+    });
+    let human = format!(
+        "Wrote {}: 24 frames, {}x{} {}, {} credits{} (request {})\n",
+        output.display(),
+        answer.width.map_or("?".into(), |w| w.to_string()),
+        answer.height.map_or("?".into(), |h| h.to_string()),
+        answer.content_type.as_deref().unwrap_or("?"),
+        answer.credits_charged.unwrap_or(24),
+        answer
+            .credits_remaining
+            .map(|r| format!(", {r} left"))
+            .unwrap_or_default(),
+        answer.request_id.as_deref().unwrap_or("?"),
+    );
+    emit(json, &summary, || human);
     Ok(())
 }
 
@@ -826,5 +963,44 @@ mod tests {
             ])
             .is_err()
         );
+        assert!(parse(&["image", "toyota", "camry", "2019", "--angle", "30"]).is_ok());
+        assert!(
+            parse(&[
+                "image", "toyota", "camry", "2019", "--angle", "30", "--view", "side"
+            ])
+            .is_err()
+        );
+        assert!(
+            parse(&[
+                "image", "toyota", "camry", "2019", "--paint", "3R3", "--color", "red"
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_spin_asks_for_its_layout_and_names_its_file() {
+        let cli = Cli::try_parse_from([
+            "vis", "spin", "Toyota", "Camry", "2019", "--paint", "3R3", "--width", "256",
+            "--layout", "sprite", "--format", "png",
+        ])
+        .unwrap();
+        let Command::Spin(args) = cli.command else {
+            panic!("not a spin");
+        };
+        let q = args.query();
+        assert_eq!(
+            q,
+            [
+                ("make", "Toyota".to_owned()),
+                ("model", "Camry".into()),
+                ("year", "2019".into()),
+                ("paint", "3R3".into()),
+                ("w", "256".into()),
+                ("format", "png".into()),
+                ("layout", "sprite".into()),
+            ]
+        );
+        assert_eq!(args.file_name(), "toyota_camry_2019_3r3_sprite.png");
     }
 }

@@ -44,7 +44,34 @@ macro_rules! enum_schema {
     };
 }
 
-enum_schema!(View, "View", "A camera view (spec §2). Default front-3-4.");
+const VIEW: &str = "A camera view: the six studio views of spec §2, top (from directly above), \
+     or a turntable angle angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). \
+     Default front-3-4.";
+
+impl PartialSchema for View {
+    fn schema() -> RefOr<Schema> {
+        string_enum(View::every().map(View::id).collect(), VIEW)
+    }
+}
+
+impl ToSchema for View {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("View")
+    }
+}
+
+impl View {
+    /// The schema of the `view` parameter: every view's id and the named
+    /// views' aliases.
+    pub fn accepted_schema() -> RefOr<Schema> {
+        let mut values: Vec<&'static str> = Vec::new();
+        for v in View::every() {
+            values.push(v.id());
+            values.extend_from_slice(v.aliases());
+        }
+        string_enum(values, VIEW)
+    }
+}
 enum_schema!(Color, "Color", "A preset paint colour. Default silver.");
 enum_schema!(
     Format,

@@ -54,7 +54,14 @@ macro_rules! enum_serde {
     };
 }
 
-/// One of the six camera views (spec §2, View). Default `front-3-4`.
+/// A camera view (spec §2, View, and beyond it): one of the six named
+/// studio views, the view from directly above, or a turntable angle on the
+/// 15° grid. Default `front-3-4`.
+///
+/// The named views are framed as a set (one scale for the six, tuned for
+/// fill); the 24 angles share one scale for the whole turn, so a spin does
+/// not breathe. `angle-90` and `side` are therefore two variants of the
+/// same direction, a few percent apart in size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum View {
     Front,
@@ -64,9 +71,75 @@ pub enum View {
     SideRight,
     Rear,
     Rear34,
+    /// From directly above, nose pointing left (as in `side`).
+    Top,
+    /// A turntable angle: degrees around the vehicle from the nose, 90 the
+    /// driver's (left) side, as the named views' yaws.
+    Angle(Angle),
 }
 
+/// A turntable angle: 0 to 345 degrees in steps of 15 (0 = the nose, 90 =
+/// the left side, 180 = the tail). Only valid angles can be constructed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Angle(u16);
+
+impl Angle {
+    /// Degrees between two angles of the grid.
+    pub const STEP: u16 = 15;
+    /// Angles in a full turn (a spin's frames).
+    pub const COUNT: usize = 24;
+    /// The largest angle.
+    pub const MAX: u16 = 345;
+
+    /// `Some` for 0 to 345 in steps of 15.
+    pub fn new(degrees: u16) -> Option<Angle> {
+        (degrees <= Self::MAX && degrees % Self::STEP == 0).then_some(Angle(degrees))
+    }
+
+    pub fn degrees(self) -> u16 {
+        self.0
+    }
+
+    /// Every angle of a turn, from 0.
+    pub fn turn() -> impl Iterator<Item = Angle> {
+        (0..Self::COUNT as u16).map(|i| Angle(i * Self::STEP))
+    }
+
+    /// The view's text form: `angle-30`.
+    pub fn id(self) -> &'static str {
+        ANGLE_IDS[usize::from(self.0 / Self::STEP)]
+    }
+}
+
+const ANGLE_IDS: [&str; Angle::COUNT] = [
+    "angle-0",
+    "angle-15",
+    "angle-30",
+    "angle-45",
+    "angle-60",
+    "angle-75",
+    "angle-90",
+    "angle-105",
+    "angle-120",
+    "angle-135",
+    "angle-150",
+    "angle-165",
+    "angle-180",
+    "angle-195",
+    "angle-210",
+    "angle-225",
+    "angle-240",
+    "angle-255",
+    "angle-270",
+    "angle-285",
+    "angle-300",
+    "angle-315",
+    "angle-330",
+    "angle-345",
+];
+
 impl View {
+    /// The six studio views of spec §2.
     pub const ALL: [View; 6] = [
         View::Front,
         View::Front34,
@@ -75,7 +148,24 @@ impl View {
         View::Rear,
         View::Rear34,
     ];
+    /// Every view with a name: the six and `top`.
+    pub const NAMED: [View; 7] = [
+        View::Front,
+        View::Front34,
+        View::Side,
+        View::SideRight,
+        View::Rear,
+        View::Rear34,
+        View::Top,
+    ];
     const KIND: &'static str = "view";
+
+    /// Every view: the named ones, then the turn's angles.
+    pub fn every() -> impl Iterator<Item = View> {
+        View::NAMED
+            .into_iter()
+            .chain(Angle::turn().map(View::Angle))
+    }
 
     pub fn id(self) -> &'static str {
         match self {
@@ -85,30 +175,43 @@ impl View {
             View::SideRight => "side-right",
             View::Rear => "rear",
             View::Rear34 => "rear-3-4",
+            View::Top => "top",
+            View::Angle(a) => a.id(),
         }
     }
 
     /// Camera yaw around the vehicle, degrees; 0 looks at the nose, 90 sees the
-    /// driver's (left) side with the nose pointing left.
+    /// driver's (left) side with the nose pointing left. `top` looks down
+    /// with the nose pointing left, as `side` would if the camera rose.
     pub fn yaw_degrees(self) -> u16 {
         match self {
             View::Front => 0,
             View::Front34 => 35,
-            View::Side => 90,
+            View::Side | View::Top => 90,
             View::SideRight => 270,
             View::Rear => 180,
             View::Rear34 => 145,
+            View::Angle(a) => a.degrees(),
+        }
+    }
+
+    /// The turntable angle, for an angle view.
+    pub fn angle(self) -> Option<Angle> {
+        match self {
+            View::Angle(a) => Some(a),
+            _ => None,
         }
     }
 
     pub fn aliases(self) -> &'static [&'static str] {
         match self {
-            View::Front => &[],
             View::Front34 => &["front34", "hero"],
             View::Side => &["side-left", "profile"],
             View::SideRight => &["side-r"],
             View::Rear => &["back"],
             View::Rear34 => &["rear34"],
+            View::Top => &["overhead"],
+            View::Front | View::Angle(_) => &[],
         }
     }
 
@@ -120,9 +223,12 @@ impl View {
             View::SideRight => "Side (right)",
             View::Rear => "Rear",
             View::Rear34 => "Rear three-quarter",
+            View::Top => "Top",
+            View::Angle(_) => "Angle",
         }
     }
 
+    /// What the view shows, in words (an angle by the quarter it falls in).
     pub fn description(self) -> &'static str {
         match self {
             View::Front => "straight-on front",
@@ -131,10 +237,72 @@ impl View {
             View::SideRight => "side profile, nose pointing right",
             View::Rear => "straight-on rear",
             View::Rear34 => "rear and driver's side",
+            View::Top => "from directly above, nose pointing left",
+            View::Angle(a) => match a.degrees() {
+                0 => "straight-on front",
+                90 => "left side",
+                180 => "straight-on rear",
+                270 => "right side",
+                d if d < 90 => "front and left side",
+                d if d < 180 => "rear and left side",
+                d if d < 270 => "rear and right side",
+                _ => "front and right side",
+            },
         }
     }
 }
-enum_serde!(View);
+
+impl Serialize for View {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for View {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        raw.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl fmt::Display for View {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for View {
+    type Err = ParseError;
+
+    /// A named view or alias (any case), or an angle's text form
+    /// `angle-30` (what responses name an angle's view).
+    fn from_str(raw: &str) -> Result<Self, ParseError> {
+        let wanted = raw.trim().to_ascii_lowercase();
+        if let Some(v) = View::NAMED
+            .into_iter()
+            .find(|v| v.id() == wanted || v.aliases().contains(&wanted.as_str()))
+        {
+            return Ok(v);
+        }
+        wanted
+            .strip_prefix("angle-")
+            .filter(|d| !d.is_empty() && d.len() <= 3 && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse().ok())
+            .and_then(Angle::new)
+            .filter(|a| a.id() == wanted)
+            .map(View::Angle)
+            .ok_or_else(|| ParseError {
+                kind: Self::KIND,
+                value: raw.to_owned(),
+                expected: View::NAMED
+                    .iter()
+                    .map(|v| v.id())
+                    .chain(["angle-0 to angle-345 in steps of 15"])
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
 
 /// One of the fifteen preset paint colours (spec §2, Color). Default `silver`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -348,8 +516,39 @@ mod tests {
         assert_eq!("hero".parse::<View>().unwrap(), View::Front34);
         assert_eq!("Profile".parse::<View>().unwrap(), View::Side);
         assert_eq!("back".parse::<View>().unwrap(), View::Rear);
-        let err = "top".parse::<View>().unwrap_err();
+        assert_eq!("top".parse::<View>().unwrap(), View::Top);
+        let err = "bottom".parse::<View>().unwrap_err();
         assert!(err.to_string().contains("front-3-4"), "{err}");
+        assert!(err.to_string().contains("angle-345"), "{err}");
+    }
+
+    #[test]
+    fn angles_are_the_fifteen_degree_grid_and_round_trip() {
+        let every: Vec<View> = View::every().collect();
+        assert_eq!(every.len(), 7 + 24);
+        for v in &every {
+            assert_eq!(v.id().parse::<View>().unwrap(), *v, "{v}");
+        }
+        let a30 = View::Angle(Angle::new(30).unwrap());
+        assert_eq!(a30.id(), "angle-30");
+        assert_eq!(a30.yaw_degrees(), 30);
+        assert_eq!("Angle-30".parse::<View>().unwrap(), a30);
+        for bad in [
+            "angle-",
+            "angle-7",
+            "angle-360",
+            "angle-030",
+            "angle-+30",
+            "angle--15",
+            "angle-1e1",
+        ] {
+            assert!(bad.parse::<View>().is_err(), "{bad}");
+        }
+        assert_eq!(Angle::new(345).map(Angle::degrees), Some(345));
+        assert!(Angle::new(360).is_none() && Angle::new(20).is_none());
+        let turn: Vec<u16> = Angle::turn().map(Angle::degrees).collect();
+        assert_eq!(turn.len(), Angle::COUNT);
+        assert_eq!((turn[0], turn[23]), (0, 345));
     }
 
     #[test]

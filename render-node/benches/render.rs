@@ -126,6 +126,39 @@ fn benches(c: &mut Criterion) {
         }
     }
     g.finish();
+
+    // A spin: its 24 cold frames in one batch on this device (one mesh,
+    // one framing), and the assembly of 24 frames at 512 px into an
+    // animated WebP or a sprite sheet (docs/embeds.md, "Spins").
+    let subject = || Subject {
+        make: "toyota",
+        model: "camry",
+        year: 2019,
+        shape: BodyShape::Sedan,
+        color: Color::Red.into(),
+        view: View::Front34,
+        variation: 0,
+    };
+    let frames = renderer.render_turn(&subject()).unwrap();
+    let small: Vec<_> = frames
+        .iter()
+        .map(|f| vis_render::image::resize(f, 512, 512).unwrap())
+        .collect();
+    let mut g = c.benchmark_group("spin");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.bench_function("turn_24_cold_frames_1024", |b| {
+        b.iter(|| black_box(renderer.render_turn(&subject()).unwrap()))
+    });
+    g.bench_function("animated_webp_24x512", |b| {
+        b.iter(|| black_box(vis_render::image::encode_animated_webp(&small, 83).unwrap()))
+    });
+    g.bench_function("sprite_webp_24x512", |b| {
+        b.iter(|| {
+            let sheet = vis_render::image::sprite(&small, 6).unwrap();
+            black_box(vis_render::image::encode(&sheet, Format::Webp).unwrap())
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(all, benches);

@@ -357,6 +357,33 @@ impl Renderer {
             .collect()
     }
 
+    /// The 24 turntable angles of the subject (0° to 345°, 15° apart; its
+    /// own view is ignored) from one mesh and one framing, drawn one after
+    /// another on this renderer's device: a spin's cold frames in one
+    /// batch. Each frame is the pixels [`Renderer::render_procedural`]
+    /// draws for that angle (`tests/angles.rs`); never refined.
+    pub fn render_turn(&self, s: &Subject<'_>) -> Result<Vec<Rgba>, RenderError> {
+        let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
+        let mesh = vehicle::build(&params);
+        let framing = vehicle::Framing::new(&mesh, params.spec.fill);
+        let n = self.passes.size();
+        vis_protocol::Angle::turn()
+            .map(|a| {
+                let (view_proj, eye) = framing.camera(&mesh, View::Angle(a));
+                let frame = passes::FrameParams {
+                    view_proj,
+                    eye,
+                    paint: paint::base_linear(s.color),
+                    finish: s.color.finish(),
+                    flat_lit: false,
+                    ground: true,
+                };
+                let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
+                Ok(Rgba::new(n, n, pixels)?)
+            })
+            .collect()
+    }
+
     fn draw(
         &self,
         s: &Subject<'_>,

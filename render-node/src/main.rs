@@ -88,6 +88,25 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Render the 24 turntable angles of one vehicle in one batch (one mesh,
+    /// one device) into an animated WebP, and say how long it took.
+    Spin {
+        #[arg(long)]
+        make: String,
+        #[arg(long)]
+        model: String,
+        #[arg(long)]
+        year: u16,
+        #[arg(long, default_value = "silver", value_parser = parse_color)]
+        color: Paint,
+        #[arg(long, default_value = "sedan")]
+        shape: BodyShape,
+        /// Each frame's edge in pixels (the source renders are 1024).
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Render every shape in every view and a few colours into one PNG, or
     /// with --models a named list of vehicles, one row each in all six views.
     Sheet {
@@ -292,6 +311,45 @@ fn main() -> anyhow::Result<()> {
                 "render-node: wrote {} in {} ms",
                 output.display(),
                 t.elapsed().as_millis()
+            );
+        }
+        Cmd::Spin {
+            make,
+            model,
+            year,
+            color,
+            shape,
+            size,
+            output,
+        } => {
+            let make = vis_protocol::slugify(&make).context("make")?;
+            let model = vis_protocol::slugify(&model).context("model")?;
+            let t = std::time::Instant::now();
+            let frames = renderer.render_turn(&Subject {
+                make: make.as_str(),
+                model: model.as_str(),
+                year,
+                shape,
+                color,
+                view: View::default(),
+                variation: 0,
+            })?;
+            let rendered = t.elapsed();
+            let size = size.clamp(1, vis_protocol::SOURCE_PX);
+            let frames = frames
+                .iter()
+                .map(|f| vis_render::image::resize(f, size, size))
+                .collect::<Result<Vec<_>, _>>()?;
+            let bytes = vis_render::image::encode_animated_webp(&frames, 83)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("writing {}", output.display()))?;
+            eprintln!(
+                "render-node: 24 frames rendered in {} ms ({} ms a frame), {} bytes in {} ms in all: {}",
+                rendered.as_millis(),
+                rendered.as_millis() / 24,
+                bytes.len(),
+                t.elapsed().as_millis(),
+                output.display()
             );
         }
         Cmd::Sheet {

@@ -202,7 +202,8 @@ async fn the_pages_and_the_playground_work_in_chromium() {
     let Some(driver) = start_driver().await else {
         return;
     };
-    let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
+    // A spin in the playground is 24 frames: room for it in the minute.
+    let app = TestApp::spawn_rendering(real_renderer(), |c| c.playground.per_minute = 120).await;
     every_page_renders_with_its_images_on_desktop_and_phone(&driver, &app).await;
     the_playground_finds_a_model_by_typing_and_shows_its_render(&driver, &app).await;
     a_person_signs_up_makes_a_key_approves_a_device_and_buys_a_pack(&driver, &app).await;
@@ -612,5 +613,39 @@ async fn the_playground_finds_a_model_by_typing_and_shows_its_render(
     no_console_errors(&c, "/playground").await;
     c.execute("window.scrollTo(0, 0);", vec![]).await.unwrap();
     shoot(&c, "playground-civic").await;
+
+    // The angle slider picks a turntable angle: the image follows.
+    c.execute(
+        "const a = document.getElementById('pg-angle'); a.value = '60'; \
+         a.dispatchEvent(new Event('input', { bubbles: true }));",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_until(
+        &c,
+        "const i = document.getElementById('pg-image'); \
+         return i.src.includes('angle=60') && !i.src.includes('view=') && i.complete \
+           && i.naturalWidth > 0 && document.getElementById('pg-loading').hidden \
+           && document.getElementById('pg-angle-value').textContent === '60\u00b0';",
+        120,
+        "the Civic at 60 degrees",
+    )
+    .await;
+    shoot(&c, "playground-angle").await;
+    // The spin button loads the 24 angles and turns the vehicle.
+    click(&c, "#pg-spin").await;
+    wait_until(
+        &c,
+        "const i = document.getElementById('pg-image'); \
+         return document.getElementById('pg-caption').textContent.includes('360') \
+           && i.src.includes('angle=') && i.complete && i.naturalWidth > 0 \
+           && document.getElementById('pg-curl').textContent.includes('/api/v1/images/spin?');",
+        300,
+        "the Civic's spin",
+    )
+    .await;
+    no_console_errors(&c, "/playground").await;
+    shoot(&c, "playground-spin").await;
     c.close().await.unwrap();
 }

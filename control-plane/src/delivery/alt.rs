@@ -26,16 +26,32 @@ pub fn body_words(shape: BodyShape) -> &'static str {
     }
 }
 
-/// The view in words.
-pub fn view_words(view: View) -> &'static str {
-    match view {
+/// The view in words; an angle by the side it shows, with its degrees
+/// ("front-left three-quarter view, 30°").
+pub fn view_words(view: View) -> String {
+    let words = match view {
         View::Front => "front view",
         View::Front34 => "front three-quarter view",
         View::Side => "left side view",
         View::SideRight => "right side view",
         View::Rear => "rear view",
         View::Rear34 => "rear three-quarter view",
-    }
+        View::Top => "view from above",
+        View::Angle(a) => {
+            let words = match a.degrees() {
+                0 => "front view",
+                90 => "left side view",
+                180 => "rear view",
+                270 => "right side view",
+                d if d < 90 => "front-left three-quarter view",
+                d if d < 180 => "rear-left three-quarter view",
+                d if d < 270 => "rear-right three-quarter view",
+                _ => "front-right three-quarter view",
+            };
+            return format!("{words}, {}°", a.degrees());
+        }
+    };
+    words.to_owned()
 }
 
 /// `{Colour} {year} {Make} {Model} {body}, {view}`: the colour is what
@@ -117,6 +133,23 @@ mod tests {
         assert_eq!(
             alt(params(near_red, None, View::Rear)),
             "Red 2019 Toyota Camry saloon, rear view"
+        );
+        let angle = |d| View::Angle(vis_protocol::Angle::new(d).unwrap());
+        assert_eq!(
+            alt(params(Color::Red.into(), None, angle(30))),
+            "Red 2019 Toyota Camry saloon, front-left three-quarter view, 30°"
+        );
+        assert_eq!(
+            alt(params(Color::Red.into(), None, angle(270))),
+            "Red 2019 Toyota Camry saloon, right side view, 270°"
+        );
+        assert_eq!(
+            alt(params(Color::Red.into(), None, angle(330))),
+            "Red 2019 Toyota Camry saloon, front-right three-quarter view, 330°"
+        );
+        assert_eq!(
+            alt(params(Color::Red.into(), None, View::Top)),
+            "Red 2019 Toyota Camry saloon, view from above"
         );
     }
 }

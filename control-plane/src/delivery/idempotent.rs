@@ -100,12 +100,27 @@ impl Deliverer {
         mine: &str,
         rules: Rules,
     ) -> Result<Claim, StoreError> {
-        let fingerprint = fingerprint(r);
+        self.claim_as(account, key, &fingerprint(r), Some(r), mine, rules)
+            .await
+    }
+
+    /// [`Deliverer::claim`] for what `fingerprint` names (a spin: its
+    /// frames are not one image). `image` is what must exist before a
+    /// replay when [`Rules::replay_needs_image`] holds.
+    pub async fn claim_as(
+        &self,
+        account: &str,
+        key: &str,
+        fingerprint: &str,
+        image: Option<&Resolved>,
+        mine: &str,
+        rules: Rules,
+    ) -> Result<Claim, StoreError> {
         let give_up_at = tokio::time::Instant::now() + rules.wait;
         loop {
             let Some(held) = self
                 .store
-                .claim_call(account, key, &fingerprint, mine)
+                .claim_call(account, key, fingerprint, mine)
                 .await?
             else {
                 return Ok(Claim::Fresh);
@@ -116,7 +131,13 @@ impl Deliverer {
             let take_over = match self.paid(account, &held).await? {
                 // A charge can exist before its image does (the credit is
                 // reserved before a cold render).
-                Paid::Yes if !rules.replay_needs_image || self.is_cached(r).await => {
+                Paid::Yes
+                    if !rules.replay_needs_image
+                        || match image {
+                            Some(r) => self.is_cached(r).await,
+                            None => true,
+                        } =>
+                {
                     return Ok(Claim::Replay {
                         reference: held.request_id,
                     });

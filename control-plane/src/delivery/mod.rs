@@ -17,6 +17,7 @@
 pub mod alt;
 pub mod idempotent;
 pub mod signed;
+pub mod spin;
 pub mod tokens;
 
 use std::sync::Arc;
@@ -116,17 +117,17 @@ impl Resolved {
 
     /// The canonical query of this image: slugs, every parameter spelt out,
     /// in a fixed order (`make, model, year, view, color, finish, w, h,
-    /// format`). A custom colour is `color=%23rrggbb` (with `finish` when
+    /// format`; an angle view is `angle=N` in view's place). A custom colour is `color=%23rrggbb` (with `finish` when
     /// not solid), whether it was asked for by hex or by paint code: one
     /// variant, one canonical URL.
     pub fn canonical_query(&self) -> String {
         let v = &self.variant;
         let mut query = format!(
-            "make={}&model={}&year={}&view={}&{}",
+            "make={}&model={}&year={}&{}&{}",
             v.make,
             v.model,
             v.year,
-            v.view,
+            view_query(v.view),
             color_query(v.color)
         );
         if let Some(w) = self.box_w {
@@ -137,6 +138,27 @@ impl Resolved {
         }
         query.push_str(&format!("&format={}", self.format));
         query
+    }
+}
+
+/// `view=…` of a named view, `angle=…` of an angle view.
+pub fn view_query(view: View) -> String {
+    match view.angle() {
+        Some(a) => format!("angle={}", a.degrees()),
+        None => format!("view={view}"),
+    }
+}
+
+/// The view of a canonical query's `view` or `angle` (`None` when
+/// neither names one).
+pub fn view_of_query(view: Option<&str>, angle: Option<&str>) -> Option<View> {
+    match angle {
+        Some(a) => a
+            .parse()
+            .ok()
+            .and_then(vis_protocol::Angle::new)
+            .map(View::Angle),
+        None => view.unwrap_or(View::default().id()).parse().ok(),
     }
 }
 
@@ -393,6 +415,12 @@ impl Deliverer {
             source: source.as_str(),
             credits: CREDITS_PER_IMAGE,
         };
+        self.debit(delivery).await
+    }
+
+    /// One conditional debit through the ledger; too few credits is
+    /// [`DeliveryError::InsufficientCredits`].
+    async fn debit(&self, delivery: NewDelivery) -> Result<i64, DeliveryError> {
         match self.ledger.charge(delivery).await {
             Ok(b) => Ok(b),
             Err(StoreError::InsufficientCredits { balance, required }) => {

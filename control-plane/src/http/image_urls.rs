@@ -684,7 +684,7 @@ mod tests {
                 "height",
             ),
             (
-                r#"{"make":"a","model":"b","year":2019,"view":"top"}"#,
+                r#"{"make":"a","model":"b","year":2019,"view":"bottom"}"#,
                 "view",
             ),
             (

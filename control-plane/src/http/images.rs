@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use vis_catalog::LookupError;
 use vis_protocol::paints::PaintLookupError;
-use vis_protocol::{Finish, Format, Paint, SizePreset, View};
+use vis_protocol::{Angle, Finish, Format, Paint, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
@@ -21,9 +21,9 @@ use crate::renders::DispatchError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it, because
 /// silently ignoring a misspelt parameter bills the wrong image.
-const KNOWN: [&str; 13] = [
-    "make", "brand", "model", "year", "view", "color", "paint", "finish", "w", "h", "size",
-    "format", "response",
+const KNOWN: [&str; 14] = [
+    "make", "brand", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h",
+    "size", "format", "response",
 ];
 
 pub const YEAR_MIN: u16 = 1990;
@@ -64,6 +64,8 @@ pub struct ImageItem {
     #[serde(default, deserialize_with = "super::extract::de_int")]
     pub year: Option<i64>,
     pub view: Option<String>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
+    pub angle: Option<i64>,
     pub color: Option<String>,
     pub paint: Option<String>,
     pub finish: Option<String>,
@@ -76,7 +78,7 @@ pub struct ImageItem {
 }
 
 /// The rules of an image's fields in the API's words (spec §2 ImageRequest).
-pub const IMAGE_RULES: [(&str, &str); 12] = [
+pub const IMAGE_RULES: [(&str, &str); 13] = [
     (
         "make",
         "a make's name or slug, 1 to 100 characters (brand is an alias; send one)",
@@ -89,7 +91,11 @@ pub const IMAGE_RULES: [(&str, &str); 12] = [
     ("year", "an integer from 1990 to 2027"),
     (
         "view",
-        "one of front, front-3-4, side, side-right, rear, rear-3-4 (or an alias such as hero, profile, back)",
+        "one of front, front-3-4, side, side-right, rear, rear-3-4, top (or an alias such as hero, profile, back, overhead), or an angle's angle-N; not with angle",
+    ),
+    (
+        "angle",
+        "degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 is the left side); not with view",
     ),
     (
         "color",
@@ -110,7 +116,7 @@ pub const IMAGE_RULES: [(&str, &str); 12] = [
 ];
 
 impl super::extract::Described for ImageItem {
-    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view, color (or paint), finish, width, height, size, format";
+    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view (or angle), color (or paint), finish, width, height, size, format";
     const RULES: &'static [(&'static str, &'static str)] = &IMAGE_RULES;
 }
 
@@ -164,7 +170,7 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
                 &format!("must be an integer from {YEAR_MIN} to {YEAR_MAX}"),
             )
         })?;
-    let view: View = parse_enum(item.view.as_deref(), &name("view"))?.unwrap_or_default();
+    let view = view_param(item.view.as_deref(), item.angle, &name)?;
     let (color, paint) = color_params(item.color, item.paint, item.finish, &name)?;
     let format: Format = parse_enum(item.format.as_deref(), &name("format"))?.unwrap_or_default();
     let size: Option<SizePreset> = parse_enum(item.size.as_deref(), &name("size"))?;
@@ -196,6 +202,34 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
         height,
         format,
     })
+}
+
+/// `view` or `angle` (a turntable angle, 0 to 345 in steps of 15); both
+/// together are a 400 naming `angle`.
+fn view_param(
+    view: Option<&str>,
+    angle: Option<i64>,
+    name: &dyn Fn(&str) -> String,
+) -> Result<View, ApiError> {
+    let Some(degrees) = angle else {
+        return Ok(parse_enum(view, &name("view"))?.unwrap_or_default());
+    };
+    if view.is_some() {
+        return Err(ApiError::bad_request(
+            name("angle"),
+            "send view or angle, not both",
+        ));
+    }
+    u16::try_from(degrees)
+        .ok()
+        .and_then(Angle::new)
+        .map(View::Angle)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                name("angle"),
+                "must be an integer from 0 to 345 in steps of 15 (0 the nose, 90 the left side)",
+            )
+        })
 }
 
 /// `color`, `paint` and `finish`: a preset name or `#RRGGBB`, or a paint
@@ -253,6 +287,7 @@ pub fn item_of(query: &super::extract::QueryParams) -> ImageItem {
         model: get("model"),
         year: int("year"),
         view: get("view"),
+        angle: int("angle"),
         color: get("color"),
         paint: get("paint"),
         finish: get("finish"),
@@ -377,7 +412,7 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
 /// `application/json, text/plain, */*` still gets the image; a media range
 /// with `q=0` is one the client refuses. Media ranges are parsed by the
 /// `mime` crate; the rule itself is the spec's, not content negotiation.
-fn wants_json(headers: &HeaderMap) -> bool {
+pub(super) fn wants_json(headers: &HeaderMap) -> bool {
     let accept = headers
         .get_all(header::ACCEPT)
         .iter()
@@ -781,26 +816,29 @@ async fn url_form(
 /// Either one, repeated within 24 hours, is never charged twice
 /// (docs/ledger.md, "Retries are not paid twice").
 #[derive(Debug, Clone)]
-struct RetryKey {
+pub(super) struct RetryKey {
     /// Namespaced, so that the two headers never meet.
-    key: String,
+    pub(super) key: String,
     /// The header, for errors.
-    param: &'static str,
+    pub(super) param: &'static str,
 }
 
 /// How long a retry waits for the request holding its key to charge: the
 /// charge is the delivery's first write, so it is there within
 /// milliseconds unless the holder died (a minute with no charge).
-const RETRY_RULES: Rules = Rules {
+pub(super) const RETRY_RULES: Rules = Rules {
     wait: std::time::Duration::from_secs(10),
     abandoned_ms: 60_000,
     replay_needs_image: false,
 };
 
 /// Marks an answer given again for a retried key, charged nothing.
-const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+pub(super) const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
 
-fn retry_key(headers: &HeaderMap, request_id: &str) -> Result<Option<RetryKey>, ApiError> {
+pub(super) fn retry_key(
+    headers: &HeaderMap,
+    request_id: &str,
+) -> Result<Option<RetryKey>, ApiError> {
     if let Some(key) = image_urls::idempotency_key(headers)? {
         return Ok(Some(RetryKey {
             key: format!("idempotency-key:{key}"),
@@ -873,6 +911,12 @@ mod tests {
             (p.view, p.format, p.width, form),
             (View::Front34, Format::Jpg, Some(512), ResponseForm::Url)
         );
+        let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&angle=30")).unwrap();
+        assert_eq!(p.view, View::Angle(Angle::new(30).unwrap()));
+        let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&angle=0")).unwrap();
+        assert_eq!(p.view.id(), "angle-0");
+        let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&view=overhead")).unwrap();
+        assert_eq!(p.view, View::Top);
         // size is ignored when w or h is given
         let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&size=small&h=300")).unwrap();
         assert_eq!((p.width, p.height), (None, Some(300)));
@@ -909,7 +953,12 @@ mod tests {
         for (extra, param) in [
             ("&year=2020", "year"),
             ("&colour=red", "colour"),
-            ("&view=top", "view"),
+            ("&view=bottom", "view"),
+            ("&angle=20", "angle"),
+            ("&angle=360", "angle"),
+            ("&angle=-15", "angle"),
+            ("&angle=15.0", "angle"),
+            ("&angle=30&view=side", "angle"),
             ("&color=navy", "color"),
             ("&format=gif", "format"),
             ("&size=huge", "size"),

@@ -42,9 +42,9 @@ use crate::renders::{Admission, SourceKind};
 
 /// Parameters this endpoint knows (spec §4, plus `partner`, which narrows
 /// a signature check to one partner and is covered by the signature).
-const KNOWN: [&str; 17] = [
-    "make", "brand", "model", "year", "view", "color", "paint", "finish", "w", "h", "size",
-    "format", "mode", "exp", "sig", "key", "partner",
+const KNOWN: [&str; 18] = [
+    "make", "brand", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h",
+    "size", "format", "mode", "exp", "sig", "key", "partner",
 ];
 
 /// Free example images and `mode=cached` (spec §8 Shared cache).
@@ -73,6 +73,7 @@ struct Raw {
     make: String,
     model: String,
     view: Option<String>,
+    angle: Option<String>,
     color: Option<String>,
     paint: Option<String>,
     finish: Option<String>,
@@ -101,6 +102,7 @@ fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
             make: make.trim().to_owned(),
             model: q.get("model").unwrap_or_default().trim().to_owned(),
             view: get("view"),
+            angle: get("angle"),
             color: get("color"),
             paint: get("paint"),
             finish: get("finish"),
@@ -131,7 +133,8 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
     let canonical = !p.brand
         && p.raw.make == v.make.as_str()
         && p.raw.model == v.model.as_str()
-        && !differs(&p.raw.view, v.view.id())
+        && !differs(&p.raw.view, &canonical_view(v.view))
+        && !differs(&p.raw.angle, &canonical_angle(v.view))
         && p.raw.paint.is_none()
         && !differs(&p.raw.color, &canonical_color(v.color))
         && !differs(&p.raw.finish, &canonical_finish(v.color))
@@ -157,6 +160,22 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         query.extend(form_urlencoded::byte_serialize(key.as_bytes()));
     }
     Some(query)
+}
+
+/// `view` as the canonical query spells it: a named view's id; nothing
+/// for an angle, which is `angle`.
+fn canonical_view(view: vis_protocol::View) -> String {
+    match view.angle() {
+        Some(_) => String::new(),
+        None => view.id().to_owned(),
+    }
+}
+
+/// `angle` as the canonical query spells it: an angle view's degrees.
+fn canonical_angle(view: vis_protocol::View) -> String {
+    view.angle()
+        .map(|a| a.degrees().to_string())
+        .unwrap_or_default()
 }
 
 /// `color` as the canonical query spells it (decoded): a preset's name, or
@@ -598,6 +617,8 @@ mod tests {
             "make=toyota&model=camry&year=2019&w=300&mode=cached",
             "make=toyota&model=camry&year=2019&color=%238c1a20&finish=metallic&format=png",
             "make=toyota&model=camry&year=2019&color=%23123456",
+            "make=toyota&model=camry&year=2019&angle=30&color=red&format=png",
+            "make=toyota&model=camry&year=2019&view=top",
         ] {
             let (p, r) = resolved(ok);
             assert_eq!(respelt(&p, &r, None), None, "{ok}");
@@ -634,6 +655,14 @@ mod tests {
             (
                 "make=toyota&model=camry&year=2019&color=%23123456&finish=solid",
                 "make=toyota&model=camry&year=2019&view=front-3-4&color=%23123456&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&view=angle-30",
+                "make=toyota&model=camry&year=2019&angle=30&color=silver&format=png",
+            ),
+            (
+                "make=toyota&model=camry&year=2019&view=overhead",
+                "make=toyota&model=camry&year=2019&view=top&color=silver&format=png",
             ),
             (
                 // A hex that is a preset's colour and finish is the preset.

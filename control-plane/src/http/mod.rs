@@ -33,6 +33,7 @@ pub mod people;
 pub mod rate;
 pub mod resolve;
 pub mod server;
+pub mod spin;
 pub mod state;
 pub mod vehicles;
 pub mod web;
@@ -154,6 +155,11 @@ fn routes() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
             Access::Keyed,
             get(images::get_car).head(images::head_car),
         ),
+        (
+            "/api/v1/images/spin",
+            Access::Keyed,
+            get(spin::get).head(spin::head),
+        ),
         ("/api/v1/image-urls", Access::Keyed, post(image_urls::post)),
         (
             "/api/v1/delivery/{token}",
@@ -194,7 +200,7 @@ fn routes() -> Vec<(&'static str, Access, MethodRouter<HttpState>)> {
 }
 
 /// Headers a browser script may read from our responses.
-const EXPOSED_HEADERS: [&str; 14] = [
+const EXPOSED_HEADERS: [&str; 17] = [
     "etag",
     "x-request-id",
     "x-credits-charged",
@@ -203,6 +209,9 @@ const EXPOSED_HEADERS: [&str; 14] = [
     "x-image-width",
     "x-image-height",
     "x-color-match",
+    "x-spin-frames",
+    "x-spin-frame-size",
+    "x-spin-grid",
     "ratelimit-limit",
     "ratelimit-remaining",
     "ratelimit-reset",

@@ -50,6 +50,7 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         super::resolve::ResolveResponse,
         super::account::AccountResponse,
         super::images::ImageUrlResponse,
+        super::spin::SpinManifestResponse,
         super::image_urls::ImageUrlsResponse,
         super::events::EventsAccepted,
         super::feedback::FeedbackResponse,
@@ -341,7 +342,18 @@ fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
         "view".into(),
         maybe_null(with_description(
             accepted(vis_protocol::View::accepted_schema()),
-            "Default front-3-4; aliases accepted.",
+            "Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle.",
+        )),
+    );
+    f.insert(
+        "angle".into(),
+        maybe_null(with_description(
+            {
+                let mut a = int(0, 345);
+                a["multipleOf"] = json!(15);
+                a
+            },
+            "Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle.",
         )),
     );
     f.insert(
@@ -624,6 +636,7 @@ fn image_params() -> Vec<Value> {
         "model" => json!("camry"),
         "year" => json!(2019),
         "view" => json!("side"),
+        "angle" => json!(30),
         "color" => json!("red"),
         "finish" => json!("metallic"),
         "w" | "h" => json!(512),
@@ -631,15 +644,17 @@ fn image_params() -> Vec<Value> {
         _ => json!("webp"),
     };
     [
-        "make", "model", "year", "view", "color", "paint", "finish", "w", "h", "size", "format",
+        "make", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h", "size",
+        "format",
     ]
     .iter()
     .map(|name| {
         let schema = fields.remove(*name).expect("an image field");
         let required = matches!(*name, "make" | "model" | "year");
-        // `paint` carries no example: with the example color it would be
-        // the one combination refused (color or paint, not both).
-        let example = (*name != "paint").then(|| example(name));
+        // `paint` and `angle` carry no example: with the example color and
+        // view they would be the combinations refused (color or paint,
+        // view or angle, not both).
+        let example = (!matches!(*name, "paint" | "angle")).then(|| example(name));
         query_param(name, required, schema, example)
     })
     .collect()
@@ -653,6 +668,54 @@ fn image_query() -> Vec<Value> {
         "response",
         false,
         json!({ "type": "string", "enum": ["image", "url"], "default": "image", "description": "image (default): the image's bytes. url: a signed delivery URL as JSON (ImageUrlResponse), charged now; the image renders on the URL's first load." }),
+        Some(json!("image")),
+    ));
+    params
+}
+
+/// The query of GET /api/v1/images/spin: the image's parameters without
+/// `view` and `angle`, frames of at most 512 pixels, `layout` and
+/// `response`.
+fn spin_query() -> Vec<Value> {
+    let frame_max = crate::delivery::spin::FRAME_MAX;
+    let mut params: Vec<Value> = image_params()
+        .into_iter()
+        .filter(|p| !matches!(p["name"].as_str(), Some("view" | "angle")))
+        .collect();
+    for p in &mut params {
+        match p["name"].as_str() {
+            Some("w" | "h") => {
+                p["schema"]["maximum"] = json!(frame_max);
+                p["description"] = json!(format!(
+                    "Fit each frame inside this box, 1 to {frame_max} pixels; never enlarged. Default: frames of {frame_max}."
+                ));
+            }
+            Some("size") => {
+                p["schema"] = json!({ "type": "string", "enum": ["thumb", "small"] });
+                p["description"] = json!(
+                    "Shorthand for the frame width: thumb 256, small 512; ignored when w or h is given."
+                );
+            }
+            Some("format") => {
+                p["schema"] = json!({ "type": "string", "enum": ["webp", "png", "jpg", "jpeg"], "default": "webp" });
+                p["description"] = json!(
+                    "Default webp. An animation is always webp; a sprite may be png, webp or jpg."
+                );
+                p["example"] = json!("webp");
+            }
+            _ => {}
+        }
+    }
+    params.push(query_param(
+        "layout",
+        false,
+        json!({ "type": "string", "enum": ["animation", "sprite"], "default": "animation", "description": "animation (default): one animated WebP of the 24 frames, 83 ms each, looping. sprite: one image of the frames in a grid of 6 columns and 4 rows, angle 0 at the top left, row by row (response=manifest says where each frame is)." }),
+        Some(json!("animation")),
+    ));
+    params.push(query_param(
+        "response",
+        false,
+        json!({ "type": "string", "enum": ["image", "manifest"], "default": "image", "description": "image (default): the spin's bytes, 24 credits. manifest: where each frame is, each frame's own URL, the price and the ETag, as JSON (SpinManifestResponse), free; also the answer to Accept: application/json with no image type." }),
         Some(json!("image")),
     ));
     params
@@ -1036,6 +1099,50 @@ fn paths() -> Value {
             })),
         })
     };
+    let spin = |method: &str| {
+        let head = method == "head";
+        let mut headers = image_headers();
+        headers.insert(
+            "X-Credits-Charged".into(),
+            int_header(
+                "24 for a delivered spin, one per frame (0 on HEAD, a replay and the manifest).",
+            ),
+        );
+        headers.insert("ETag".into(), json!({ "schema": { "type": "string" }, "description": "Strong validator of this exact spin (every frame's variant and render revision, the frame size, layout and format)." }));
+        headers.insert(
+            "X-Image-Width".into(),
+            int_header("The output's width: a frame's for an animation, the sheet's for a sprite."),
+        );
+        headers.insert("X-Image-Height".into(), int_header("The output's height."));
+        headers.insert(
+            "X-Spin-Frames".into(),
+            int_header("Frames in the spin: 24."),
+        );
+        headers.insert("X-Spin-Frame-Size".into(), json!({ "schema": { "type": "string", "pattern": "^[0-9]+x[0-9]+$" }, "description": "One frame's width x height." }));
+        headers.insert("X-Spin-Grid".into(), json!({ "schema": { "type": "string", "pattern": "^[0-9]+x[0-9]+$" }, "description": "Columns x rows: 6x4 for a sprite, 1x1 for an animation." }));
+        let mut content = binary_images();
+        content["application/json"] =
+            json!({ "schema": { "$ref": "#/components/schemas/SpinManifestResponse" } });
+        json!({
+            "summary": if head { "Validate a spin request without paying for it" } else { "A 360° spin: 24 angles as an animated WebP or a sprite sheet" },
+            "operationId": if head { "headSpin" } else { "getSpin" },
+            "tags": ["images"],
+            "description": if head {
+                "Scope images:read. Free: validated exactly like the GET and answered with its headers, without charging or rendering."
+            } else {
+                "Scope images:read. 24 credits for a 200 (one per frame; each frame is the cached variant angle-0 to angle-345 of GET /api/v1/images/car, so frames rendered before cost no render); 0 for a 304 and for response=manifest. Cold frames render at once on the render nodes; a spin of 24 cold frames can take minutes on CPU nodes."
+            },
+            "security": keyed(),
+            "parameters": params(spin_query(), [
+                if_none_match("Compared weakly; a match is a free 304."),
+                json!({ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" }, "description": "The same key for the same spin within 24 hours is answered again (Idempotent-Replayed: true) and charged once; for another request it is a 409 naming Idempotency-Key." }),
+            ]),
+            "responses": with(problems(&if head { vec![400, 401, 402, 403, 404, 429, 502, 503] } else { vec![400, 401, 402, 403, 404, 409, 429, 502, 503] }), json!({
+                "200": { "description": "The spin, or (response=manifest) its SpinManifestResponse.", "headers": headers, "content": content },
+                "304": { "description": "Not modified. No body; nothing charged.", "headers": with(rate_headers(), json!({ "ETag": { "schema": { "type": "string" } } })) },
+            })),
+        })
+    };
     let delivery = |method: &str| {
         let head = method == "head";
         let ok_headers = json!({
@@ -1210,6 +1317,7 @@ fn paths() -> Value {
             })),
         } },
         "/api/v1/images/car": { "get": image_car("get"), "head": image_car("head") },
+        "/api/v1/images/spin": { "get": spin("get"), "head": spin("head") },
         "/api/v1/image-urls": { "post": {
             "summary": "Mint signed delivery URLs (1 to 50), billed once at creation", "operationId": "createImageUrls", "tags": ["delivery"],
             "description": "Scope images:read. 1 credit per URL, one debit for the batch. Every image is validated and found in the catalog before anything is charged; a failing item's 400 or 404 carries its index. Body at most 64 KiB.",
@@ -1353,9 +1461,9 @@ mod tests {
                 );
                 let grant =
                     path == "/images/car.png" && ["exp", "sig", "partner", "key"].contains(&name);
-                // With the example color, an example paint would be the one
-                // refused combination.
-                let grant = grant || name == "paint";
+                // With the example color and view, an example paint or
+                // angle would be a refused combination.
+                let grant = grant || name == "paint" || name == "angle";
                 if p["in"] == "query" && !grant {
                     assert!(
                         p.get("example").is_some(),
@@ -1375,8 +1483,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "make", "model", "year", "view", "color", "paint", "finish", "w", "h", "size",
-                "format", "response"
+                "make", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h",
+                "size", "format", "response"
             ]
         );
         let year = image
@@ -1436,6 +1544,7 @@ mod tests {
     fn every_public_operation_has_code_samples() {
         let with_cli = [
             "getImage",
+            "getSpin",
             "resolve",
             "createImageUrls",
             "vehicles",

@@ -77,6 +77,34 @@ pub fn code_samples(operation_id: &str) -> Option<Value> {
                 py_client()
             ),
         ),
+        "getSpin" => set(
+            keyed_curl(&format!(
+                "-D - -o camry-spin.webp \\\n  \"{BASE}/api/v1/images/spin?make=toyota&model=camry&year=2019&color=red&w=256\""
+            )),
+            Some("vis spin toyota camry 2019 --color red --width 256 -o camry-spin.webp"),
+            format!(
+                "{}\nconst {{ data, response }} = await vis.GET(\"/api/v1/images/spin\", {{\n  params: {{ query: {{ make: \"toyota\", model: \"camry\", year: 2019, color: \"red\", w: 256 }} }},\n  parseAs: \"arrayBuffer\",\n}});  // 24 credits: an animated WebP of 24 frames\nconsole.log(response.headers.get(\"x-spin-frames\"), data?.byteLength);\n",
+                ts_client()
+            ),
+            format!(
+                "{}\n# 24 credits: an animated WebP of the 24 angles (cold frames render first).\nr = vis.client.get_httpx_client().get(\"/api/v1/images/spin\", params={{\"make\": \"toyota\", \"model\": \"camry\", \"year\": 2019, \"color\": \"red\", \"w\": 256}}, timeout=600)\nprint(r.status_code, r.headers.get(\"x-spin-frames\"), len(r.content))\n",
+                py_client()
+            ),
+        ),
+        "headSpin" => set(
+            keyed_curl(&format!(
+                "-I \\\n  \"{BASE}/api/v1/images/spin?make=toyota&model=camry&year=2019&color=red&layout=sprite\""
+            )),
+            None,
+            format!(
+                "{}\nconst {{ response }} = await vis.HEAD(\"/api/v1/images/spin\", {{\n  params: {{ query: {{ make: \"toyota\", model: \"camry\", year: 2019, layout: \"sprite\" }} }},\n}});\nconsole.log(response.status, response.headers.get(\"x-spin-grid\"));  // free\n",
+                ts_client()
+            ),
+            format!(
+                "{}\nr = vis.client.get_httpx_client().head(\"/api/v1/images/spin\", params={{\"make\": \"toyota\", \"model\": \"camry\", \"year\": 2019, \"layout\": \"sprite\"}})\nprint(r.status_code, r.headers.get(\"x-spin-grid\"))  # free\n",
+                py_client()
+            ),
+        ),
         "getLegacyImage" | "headLegacyImage" => set(
             format!(
                 "curl -sS {}-o camry.png \"{BASE}/images/car.png?make=toyota&model=camry&year=2019&mode=cached\"\n# or in a page: <img src=\"{BASE}/images/car.png?make=toyota&model=camry&year=2019&mode=cached\">",

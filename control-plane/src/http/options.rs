@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use utoipa::ToSchema;
-use vis_protocol::{Color, Format, SOURCE_PX, SizePreset, View};
+use vis_protocol::{Angle, Color, Format, SOURCE_PX, SizePreset, View};
 
 use super::context;
 use crate::billing::{CREDITS_PER_DOLLAR, CREDITS_PER_IMAGE, FREE_CREDITS, PACKS, Pack};
@@ -51,7 +51,10 @@ pub struct OptionsResponse {
 /// The options document: every enumeration, size, price and limit.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct OptionsDocument {
+    /// The named views (`view`): the six studio views and `top`.
     pub views: Vec<ViewOption>,
+    /// Turntable angles (`angle`), in place of a named view.
+    pub angles: AngleOptions,
     pub colors: Vec<ColorOption>,
     /// Any other colour: `color=#RRGGBB` with a finish.
     pub custom_colors: CustomColors,
@@ -73,6 +76,19 @@ pub struct ViewOption {
     pub yaw_degrees: u16,
     pub description: String,
     pub aliases: Vec<String>,
+}
+
+/// `angle=N`: degrees around the vehicle from the nose (90 the left side),
+/// on a grid; responses name an angle's view `angle-N`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AngleOptions {
+    pub min: u16,
+    pub max: u16,
+    pub step: u16,
+    /// The 24 angles share one scale, so a vehicle keeps its size through
+    /// a turn; the named views share another, so `angle=90` and
+    /// `view=side` are separate images a few per cent apart in size.
+    pub framing: String,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -129,6 +145,8 @@ pub struct FormatOption {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct OptionsPricing {
     pub credits_per_image: i64,
+    /// `GET /api/v1/images/spin`: one credit per frame, 24 frames.
+    pub credits_per_spin: i64,
     pub credits_per_dollar: i64,
     pub free_credits: i64,
     pub packs: Vec<Pack>,
@@ -154,7 +172,7 @@ pub struct DeliveryTtl {
 pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> OptionsDocument {
     let link = |path: &str| format!("{base_url}{path}");
     OptionsDocument {
-        views: View::ALL
+        views: View::NAMED
             .iter()
             .map(|v| ViewOption {
                 id: *v,
@@ -164,6 +182,14 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
                 aliases: v.aliases().iter().map(|a| (*a).to_owned()).collect(),
             })
             .collect(),
+        angles: AngleOptions {
+            min: 0,
+            max: Angle::MAX,
+            step: Angle::STEP,
+            framing: "The 24 angles share one scale through the turn, so a vehicle keeps its size \
+                      from frame to frame; the named views share another, tuned for fill."
+                .into(),
+        },
         colors: Color::ALL
             .iter()
             .map(|c| ColorOption {
@@ -198,6 +224,7 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
             .collect(),
         pricing: OptionsPricing {
             credits_per_image: CREDITS_PER_IMAGE,
+            credits_per_spin: crate::delivery::spin::CREDITS_PER_SPIN,
             credits_per_dollar: CREDITS_PER_DOLLAR,
             free_credits: FREE_CREDITS,
             packs: PACKS.to_vec(),
@@ -217,6 +244,7 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
             ("errors", "/docs/errors"),
             ("openapi", "/api/v1/openapi.json"),
             ("image", "/api/v1/images/car"),
+            ("spin", "/api/v1/images/spin"),
             ("vehicles", "/api/v1/vehicles"),
             ("resolve", "/api/v1/images/resolve"),
             ("image_urls", "/api/v1/image-urls"),

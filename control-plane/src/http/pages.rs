@@ -216,7 +216,7 @@ fn label(slug: &str) -> String {
 /// `/playground`: try renders for free; the page issues the cookie that
 /// grants them (grant 5 of `/images/car.png`).
 pub async fn playground(State(state): State<HttpState>) -> Response {
-    let views: Vec<Choice> = View::ALL
+    let views: Vec<Choice> = View::NAMED
         .iter()
         .map(|v| Choice {
             slug: v.id(),
@@ -293,7 +293,7 @@ struct ChargeRow {
 }
 
 /// Spec §1's table of charges, in the pricing page's words.
-const CHARGES: [ChargeRow; 8] = [
+const CHARGES: [ChargeRow; 9] = [
     ChargeRow {
         operation: "GET /api/v1/images/car returning image bytes",
         credits: "1",
@@ -308,6 +308,11 @@ const CHARGES: [ChargeRow; 8] = [
         operation: "GET /api/v1/images/car answered 304 Not Modified",
         credits: "0",
         note: "send If-None-Match with the ETag you have",
+    },
+    ChargeRow {
+        operation: "GET /api/v1/images/spin (a 360° spin)",
+        credits: "24",
+        note: "one per frame, 24 angles; its manifest and a 304 are free",
     },
     ChargeRow {
         operation: "POST /api/v1/image-urls",

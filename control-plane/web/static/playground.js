@@ -32,9 +32,12 @@
   var hexInput = byId("pg-hex");
   var finishSelect = byId("pg-finish");
   var customChip = byId("pg-custom-chip");
+  var angleInput = byId("pg-angle");
+  var angleValue = byId("pg-angle-value");
 
   // finish goes in the URL only for a custom colour that is not solid.
-  var PARAMS = ["make", "model", "year", "view", "color", "finish", "size", "format"];
+  // angle replaces view when the "Angle" view is chosen.
+  var PARAMS = ["make", "model", "year", "view", "angle", "color", "finish", "size", "format"];
   var initial = cfg.initial || {};
   var state = {
     make_slug: initial.make_slug,
@@ -70,11 +73,14 @@
     var color = checked("color");
     var custom = color === "custom";
     var finish = custom && finishSelect ? finishSelect.value : "";
+    var view = checked("view");
+    var angle = view === "angle" && angleInput ? String(angleInput.value) : "";
     return {
       make: String(state.make_slug || "").toLowerCase(),
       model: String(state.model_slug || "").toLowerCase(),
       year: yearSelect.value,
-      view: checked("view"),
+      view: angle ? "" : view,
+      angle: angle,
       color: custom ? customHex() : color,
       finish: finish === "solid" ? "" : finish,
       size: checked("size"),
@@ -98,6 +104,13 @@
     renderSoon();
   }
   if (hexInput) hexInput.addEventListener("input", chooseCustom);
+  function chooseAngle() {
+    var radio = form.querySelector('input[name="view"][value="angle"]');
+    if (radio) radio.checked = true;
+    if (angleValue) angleValue.textContent = angleInput.value + "\u00b0";
+    renderSoon();
+  }
+  if (angleInput) angleInput.addEventListener("input", chooseAngle);
   if (finishSelect) finishSelect.addEventListener("change", function (e) { e.stopPropagation(); chooseCustom(); });
   function imageUrl(p) { return "/images/car.png?" + queryString(p); }
   function curlFor(p) {
@@ -107,6 +120,7 @@
   function describe(p) {
     var parts = [p.year + " " + state.make_name + " " + state.model_name];
     var v = labelOf(cfg.views, p.view); if (v) parts.push(v.label);
+    if (p.angle !== "") parts.push(p.angle + "\u00b0");
     parts.push(colorLabel(p));
     var s = labelOf(cfg.sizes, p.size); if (s) parts.push(s.px + " px");
     var f = labelOf(cfg.formats, p.format); if (f) parts.push(f.label);
@@ -253,12 +267,86 @@
     openLink.href = url;
     curlEl.textContent = curlFor(p);
     img.alt = p.year + " " + state.make_name + " " + state.model_name + ", " +
-      ((labelOf(cfg.views, p.view) || {}).label || p.view) + ", " +
+      (p.angle !== "" ? "at " + p.angle + "\u00b0" : ((labelOf(cfg.views, p.view) || {}).label || p.view)) + ", " +
       colorLabel(p);
   }
 
+  // ---------- a 360° spin: the 24 angles GET /api/v1/images/spin assembles ----------
+  var spinBtn = byId("pg-spin");
+  var spinTimer = null;
+  function stopSpin() {
+    if (spinTimer) { window.clearInterval(spinTimer); spinTimer = null; }
+    if (spinBtn) spinBtn.disabled = false;
+  }
+  function spinCurl(p) {
+    var q = {};
+    for (var k in p) q[k] = p[k];
+    q.view = ""; q.angle = "";
+    q.size = q.size === "medium" || q.size === "large" ? "small" : q.size;
+    q.format = "webp";
+    return 'curl -H "Authorization: Bearer $VIS_KEY" -o spin.webp \\\n' +
+      '  "' + cfg.base_url + "/api/v1/images/spin?" + queryString(q) + '"';
+  }
+  function playSpin() {
+    if (!state.make_slug || !state.model_slug) return;
+    stopSpin();
+    var p = params();
+    var urls = [];
+    for (var a = 0; a < 360; a += 15) {
+      var q = {};
+      for (var k in p) q[k] = p[k];
+      q.view = ""; q.angle = String(a);
+      urls.push(imageUrl(q));
+    }
+    renderSeq += 1;
+    var seq = renderSeq;
+    clearError();
+    setLoading(true);
+    spinBtn.disabled = true;
+    var loaded = 0, next = 0, failed = false;
+    function loadNext() {
+      if (failed || seq !== renderSeq || next >= urls.length) return;
+      var i = next++;
+      var frame = new Image();
+      frame.onload = function () {
+        if (seq !== renderSeq) return;
+        loaded += 1;
+        elapsedEl.textContent = " " + loaded + " of " + urls.length;
+        if (loaded === urls.length) play(); else loadNext();
+      };
+      frame.onerror = function () {
+        if (failed || seq !== renderSeq) return;
+        failed = true;
+        stopSpin();
+        diagnose(urls[i], seq);
+      };
+      frame.src = urls[i];
+    }
+    // Four at a time: the frames of a spin go to the renderer together.
+    for (var n = 0; n < 4; n++) loadNext();
+    function play() {
+      setLoading(false);
+      spinBtn.disabled = false;
+      caption.textContent = describe(p) + " \u00b7 360\u00b0 spin";
+      curlEl.textContent = spinCurl(p);
+      var reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      var f = 0, shown = 0;
+      spinTimer = window.setInterval(function () {
+        if (seq !== renderSeq) { stopSpin(); return; }
+        currentUrl = urls[f];
+        img.setAttribute("src", urls[f]);
+        if (angleInput) { angleInput.value = String(f * 15); angleValue.textContent = f * 15 + "\u00b0"; }
+        f = (f + 1) % urls.length;
+        shown += 1;
+        if (shown > urls.length * (reduce ? 1 : 2)) stopSpin();
+      }, reduce ? 250 : 83);
+    }
+  }
+  if (spinBtn) spinBtn.addEventListener("click", playSpin);
+
   function render(force) {
     if (!state.make_slug || !state.model_slug) return;
+    stopSpin();
     var p = params();
     var url = imageUrl(p);
     updateMeta(p, url);

@@ -201,6 +201,59 @@ pub fn encode_jpg(img: &Rgba) -> Result<Vec<u8>, ImageError> {
     Ok(out)
 }
 
+/// Lays `frames` (all of one size) out in a grid of `columns`, row by row
+/// from the top left: a sprite sheet. The last row may be short; its empty
+/// cells are transparent.
+pub fn sprite(frames: &[Rgba], columns: u32) -> Result<Rgba, ImageError> {
+    let first = frames
+        .first()
+        .ok_or_else(|| ImageError::Size("a sprite needs at least one frame".into()))?;
+    let (fw, fh) = (first.width, first.height);
+    if columns == 0 || frames.iter().any(|f| (f.width, f.height) != (fw, fh)) {
+        return Err(ImageError::Size("sprite frames differ in size".into()));
+    }
+    let n = frames.len() as u32;
+    let cols = columns.min(n);
+    let rows = n.div_ceil(cols);
+    let (w, h) = (fw * cols, fh * rows);
+    let mut pixels = vec![0u8; w as usize * h as usize * 4];
+    let row_bytes = fw as usize * 4;
+    for (i, frame) in frames.iter().enumerate() {
+        let (cx, cy) = (i as u32 % cols, i as u32 / cols);
+        for y in 0..fh as usize {
+            let dst = ((cy * fh) as usize + y) * w as usize * 4 + (cx * fw) as usize * 4;
+            let src = y * row_bytes;
+            pixels[dst..dst + row_bytes].copy_from_slice(&frame.pixels[src..src + row_bytes]);
+        }
+    }
+    Rgba::new(w, h, pixels)
+}
+
+/// An animated WebP of `frames` (all of one size), each shown `frame_ms`,
+/// looping forever; lossy with an alpha plane at the stills' settings.
+pub fn encode_animated_webp(frames: &[Rgba], frame_ms: u32) -> Result<Vec<u8>, ImageError> {
+    let err = |detail: String| ImageError::Encode {
+        format: Format::Webp,
+        detail,
+    };
+    let first = frames
+        .first()
+        .ok_or_else(|| err("an animation needs at least one frame".into()))?;
+    let pixels: Vec<&[u8]> = frames.iter().map(|f| f.pixels.as_slice()).collect();
+    webp::encode_animation(
+        &pixels,
+        first.width,
+        first.height,
+        frame_ms,
+        webp::Settings {
+            quality: 85.0,
+            method: 2,
+            alpha_quality: 90,
+        },
+    )
+    .map_err(err)
+}
+
 /// Straight-alpha RGBA over opaque white, as RGB.
 pub fn flatten_on_white(img: &Rgba) -> Vec<u8> {
     let mut rgb = Vec::with_capacity(img.pixels.len() / 4 * 3);
@@ -261,6 +314,25 @@ mod tests {
             }
         }
         Rgba::new(w, h, px).unwrap()
+    }
+
+    #[test]
+    fn a_sprite_lays_frames_out_row_by_row() {
+        let frames: Vec<Rgba> = (0..5u8)
+            .map(|i| Rgba::new(2, 3, [i * 10, 0, 0, 255].repeat(6)).unwrap())
+            .collect();
+        let sheet = sprite(&frames, 3).unwrap();
+        assert_eq!((sheet.width, sheet.height), (6, 6));
+        // Frame i's cell: column i % 3, row i / 3.
+        for i in 0..5u32 {
+            let (x, y) = ((i % 3) * 2 + 1, (i / 3) * 3 + 2);
+            assert_eq!(sheet.pixel(x, y), [i as u8 * 10, 0, 0, 255], "frame {i}");
+        }
+        // The short last row's empty cell is transparent.
+        assert_eq!(sheet.pixel(5, 5)[3], 0);
+        let odd = Rgba::new(3, 3, vec![0; 36]).unwrap();
+        assert!(sprite(&[frames[0].clone(), odd], 3).is_err());
+        assert!(sprite(&[], 3).is_err());
     }
 
     #[test]

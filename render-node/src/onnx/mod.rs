@@ -1026,6 +1026,14 @@ fn view_words(v: View) -> &'static str {
         View::Side | View::SideRight => "side view",
         View::Rear => "rear view",
         View::Rear34 => "rear three-quarter view",
+        View::Top => "top-down view from directly above",
+        View::Angle(a) => match a.degrees() {
+            0 => "front view",
+            90 | 270 => "side view",
+            180 => "rear view",
+            d if d < 90 || d > 270 => "front three-quarter view",
+            _ => "rear three-quarter view",
+        },
     }
 }
 

@@ -113,32 +113,79 @@ pub mod framing {
     pub const FOV_DEG: f32 = 22.0;
 }
 
-/// Camera position direction for a view (unit, horizontal).
+/// Camera position direction for a view (unit, horizontal); `top` is
+/// framed as `side` seen from above, so its horizontal direction is
+/// `side`'s.
 pub fn view_dir(view: View) -> Vec3 {
     let yaw = f32::from(view.yaw_degrees()).to_radians();
     // yaw 0 looks at the nose (+x); 90 sees the left side (-z).
     Vec3::new(yaw.cos(), 0.0, -yaw.sin())
 }
 
-fn base_view_proj(view: View, extent: f32, target_y: f32) -> (Mat4, Vec3) {
-    let el = framing::ELEVATION_DEG.to_radians();
-    let dist = extent * 0.5 / (framing::FOV_DEG.to_radians() * 0.5).tan() * 1.25;
+/// Where the camera is, seen from the target (unit), and its up vector.
+/// Every view but `top` looks from [`framing::ELEVATION_DEG`] above the
+/// horizon with the world's up; `top` looks straight down with the nose
+/// pointing left and the driver's (left) side at the bottom of the frame,
+/// as `side` would show them if the camera rose over the roof.
+fn eye_dir_up(view: View, elevation_deg: f32) -> (Vec3, Vec3) {
+    if view == View::Top {
+        return (Vec3::Y, Vec3::Z);
+    }
+    let el = elevation_deg.to_radians();
     let d = view_dir(view);
-    let eye =
-        Vec3::new(d.x * el.cos(), el.sin(), d.z * el.cos()) * dist + Vec3::new(0.0, target_y, 0.0);
-    let v = Mat4::look_at_rh(eye, Vec3::new(0.0, target_y, 0.0), Vec3::Y);
+    (Vec3::new(d.x * el.cos(), el.sin(), d.z * el.cos()), Vec3::Y)
+}
+
+fn base_view_proj(view: View, extent: f32, target_y: f32) -> (Mat4, Vec3) {
+    let dist = extent * 0.5 / (framing::FOV_DEG.to_radians() * 0.5).tan() * 1.25;
+    let (dir, up) = eye_dir_up(view, framing::ELEVATION_DEG);
+    let target = Vec3::new(0.0, target_y, 0.0);
+    let eye = dir * dist + target;
+    let v = Mat4::look_at_rh(eye, target, up);
     let p = Mat4::perspective_rh(framing::FOV_DEG.to_radians(), 1.0, dist * 0.3, dist * 3.0);
     (p * v, eye)
 }
 
-/// Per-view cameras for one vehicle: one scale shared by all six views, so
-/// a vehicle keeps its size across views; each view centred on the
-/// vehicle's projected bounding box, horizontally and vertically.
+/// The views that share one scale with a given view: the six named studio
+/// views (tuned for fill), the 24 turntable angles (so a spin keeps the
+/// vehicle's size through the turn), or `top` alone.
+fn family(view: View) -> Family {
+    match view {
+        View::Top => Family::Top,
+        View::Angle(_) => Family::Turn,
+        _ => Family::Studio,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Studio,
+    Turn,
+    Top,
+}
+
+impl Family {
+    fn views(self) -> Vec<View> {
+        match self {
+            Family::Studio => View::ALL.to_vec(),
+            Family::Turn => vis_protocol::Angle::turn().map(View::Angle).collect(),
+            Family::Top => vec![View::Top],
+        }
+    }
+}
+
+/// Per-view cameras for one vehicle: one scale shared by the views of a
+/// family (the six studio views; the 24 angles of a turn; top), so a
+/// vehicle keeps its size across them; each view centred on the vehicle's
+/// projected bounding box, horizontally and vertically.
 #[derive(Debug, Clone)]
 pub struct Framing {
     pub scale: f32,
     pub extent: f32,
     pub target_y: f32,
+    fill: f32,
+    turn: std::cell::OnceCell<f32>,
+    top: std::cell::OnceCell<f32>,
 }
 
 impl Framing {
@@ -146,21 +193,25 @@ impl Framing {
         let (lo, hi) = mesh.bounds();
         let extent = (hi - lo).max_element();
         let target_y = (hi.y + lo.y) * 0.4;
-        let pts = silhouette_points(mesh);
-        let usable_h = 1.0 - 2.0 * framing::TOP;
-        let usable_w = (1.0 - 2.0 * framing::SIDE) * fill.min(1.0);
-        let mut scale = f32::MAX;
-        for view in View::ALL {
-            let (vp, _) = base_view_proj(view, extent, target_y);
-            let (x0, x1, y0, y1) = ndc_bounds(&vp, &pts);
-            scale = scale
-                .min(2.0 * usable_w / (x1 - x0))
-                .min(2.0 * usable_h / (y1 - y0).max(1e-3));
-        }
+        let scale = family_scale(mesh, Family::Studio, fill, extent, target_y);
         Framing {
             scale,
             extent,
             target_y,
+            fill,
+            turn: std::cell::OnceCell::new(),
+            top: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The zoom of a view's family (computed once per family).
+    pub fn scale_of(&self, mesh: &Mesh, view: View) -> f32 {
+        let f = family(view);
+        let compute = || family_scale(mesh, f, self.fill, self.extent, self.target_y);
+        match f {
+            Family::Studio => self.scale,
+            Family::Turn => *self.turn.get_or_init(compute),
+            Family::Top => *self.top.get_or_init(compute),
         }
     }
 
@@ -168,7 +219,7 @@ impl Framing {
     pub fn camera(&self, mesh: &Mesh, view: View) -> (Mat4, Vec3) {
         let (vp, eye) = base_view_proj(view, self.extent, self.target_y);
         let (x0, x1, y0, y1) = ndc_bounds(&vp, &silhouette_points(mesh));
-        let s = self.scale;
+        let s = self.scale_of(mesh, view);
         let tx = -s * (x0 + x1) / 2.0;
         let ty = -s * (y0 + y1) / 2.0;
         let adjust = Mat4::from_cols(
@@ -179,6 +230,23 @@ impl Framing {
         );
         (adjust * vp, eye)
     }
+}
+
+/// The largest zoom at which every view of the family fits the frame's
+/// margins.
+fn family_scale(mesh: &Mesh, family: Family, fill: f32, extent: f32, target_y: f32) -> f32 {
+    let pts = silhouette_points(mesh);
+    let usable_h = 1.0 - 2.0 * framing::TOP;
+    let usable_w = (1.0 - 2.0 * framing::SIDE) * fill.min(1.0);
+    let mut scale = f32::MAX;
+    for view in family.views() {
+        let (vp, _) = base_view_proj(view, extent, target_y);
+        let (x0, x1, y0, y1) = ndc_bounds(&vp, &pts);
+        scale = scale
+            .min(2.0 * usable_w / (x1 - x0))
+            .min(2.0 * usable_h / (y1 - y0).max(1e-3));
+    }
+    scale
 }
 
 /// The points whose projection bounds the silhouette: every vertex (a
@@ -216,10 +284,10 @@ pub const ELEVATION_MARGIN: f32 = 0.05;
 pub fn elevation_camera(mesh: &Mesh, view: View) -> (Mat4, Vec3) {
     let (lo, hi) = mesh.bounds();
     let centre = (lo + hi) * 0.5;
-    let d = view_dir(view);
+    let (d, up) = eye_dir_up(view, 0.0);
     let dist = (hi - lo).length() * 4.0 + 1.0;
     let eye = centre + d * dist;
-    let v = Mat4::look_at_rh(eye, centre, Vec3::Y);
+    let v = Mat4::look_at_rh(eye, centre, up);
     let (mut a, mut b) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
     for p in &mesh.vertices {
         let q = v.transform_point3(Vec3::from(p.pos));

@@ -1,5 +1,6 @@
 //! Black-box tests: one binary, one module per area (links once).
 
+mod angles;
 mod auth;
 mod billing_after_sale;
 mod cli;
@@ -27,5 +28,6 @@ mod prewarm;
 mod replicas;
 mod resolve;
 mod server_log;
+mod spins;
 mod store_conformance;
 mod vehicles;

@@ -46,14 +46,20 @@ struct Spec {
     idempotent: bool,
 }
 
-const VIEWS: [&str; 6] = [
+const VIEWS: [&str; 7] = [
     "front",
     "front-3-4",
     "side",
     "side-right",
     "rear",
     "rear-3-4",
+    "top",
 ];
+
+/// `angle`: a turntable angle instead of a named view.
+fn angle_schema() -> Value {
+    json!({ "type": "integer", "minimum": 0, "maximum": 345, "multipleOf": 15, "description": "Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail)." })
+}
 const SIZES: [&str; 4] = ["thumb", "small", "medium", "large"];
 const COLORS: [&str; 15] = [
     "white", "black", "gray", "silver", "blue", "red", "green", "brown", "beige", "tan", "orange",
@@ -103,7 +109,7 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
             "view",
             Kind::Str,
             false,
-            json!({ "type": "string", "enum": VIEWS, "description": "Camera view (default front-3-4)." }),
+            json!({ "type": "string", "enum": VIEWS, "description": "Camera view (default front-3-4); top looks down from above. Or send angle." }),
         ),
         arg(
             "color",
@@ -113,6 +119,7 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
         ),
     ];
     if image {
+        args.push(arg("angle", Kind::Int, false, angle_schema()));
         args.push(arg(
             "paint",
             Kind::Str,
@@ -175,6 +182,7 @@ fn specs() -> Vec<Spec> {
             "make": { "type": "string" }, "model": { "type": "string" },
             "year": { "type": "integer", "minimum": 1990, "maximum": 2027 },
             "view": { "type": "string", "enum": VIEWS },
+            "angle": angle_schema(),
             "color": color_schema("A preset, or any colour as #RRGGBB (default silver)."),
             "paint": { "type": "string", "minLength": 1, "maxLength": 20, "description": "A paint code of the make instead of color." },
             "finish": { "type": "string", "enum": FINISHES },
@@ -672,6 +680,7 @@ async fn get_image(
             ("model", "model"),
             ("year", "year"),
             ("view", "view"),
+            ("angle", "angle"),
             ("color", "color"),
             ("paint", "paint"),
             ("finish", "finish"),
@@ -822,7 +831,11 @@ fn alt_of_location(state: &HttpState, url: &str) -> String {
         f.insert(k.into_owned(), v.into_owned());
     }
     let get = |k: &str| f.get(k).map(String::as_str).unwrap_or_default();
-    let (Ok(year), Ok(view)) = (get("year").parse::<u16>(), get("view").parse()) else {
+    let view = crate::delivery::view_of_query(
+        f.get("view").map(String::as_str),
+        f.get("angle").map(String::as_str),
+    );
+    let (Ok(year), Some(view)) = (get("year").parse::<u16>(), view) else {
         return String::new();
     };
     let finish = get("finish").parse().ok();
@@ -847,6 +860,8 @@ fn vehicle_of(url: &str) -> Value {
     for (k, val) in form_urlencoded::parse(query.as_bytes()) {
         match k.as_ref() {
             "make" | "model" | "view" | "color" => v[k.as_ref()] = json!(val),
+            // An angle view, named as responses name it.
+            "angle" => v["view"] = json!(format!("angle-{val}")),
             "year" => v["year"] = json!(val.parse::<i64>().unwrap_or(0)),
             _ => {}
         }
