@@ -627,7 +627,7 @@ async fn the_playground_finds_a_model_by_typing_and_shows_its_render(
         "const i = document.getElementById('pg-image'); \
          return i.src.includes('angle=60') && !i.src.includes('view=') && i.complete \
            && i.naturalWidth > 0 && document.getElementById('pg-loading').hidden \
-           && document.getElementById('pg-angle-value').textContent === '60\u00b0';",
+           && document.getElementById('pg-angle-value').textContent === '60°';",
         120,
         "the Civic at 60 degrees",
     )
