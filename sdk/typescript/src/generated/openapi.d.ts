@@ -272,6 +272,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/images/spin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A 360° spin: 24 angles as an animated WebP or a sprite sheet
+         * @description Scope images:read. 24 credits for a 200 (one per frame; each frame is the cached variant angle-0 to angle-345 of GET /api/v1/images/car, so frames rendered before cost no render); 0 for a 304 and for response=manifest. Cold frames render at once on the render nodes; a spin of 24 cold frames can take minutes on CPU nodes.
+         */
+        get: operations["getSpin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Validate a spin request without paying for it
+         * @description Scope images:read. Free: validated exactly like the GET and answered with its headers, without charging or rendering.
+         */
+        head: operations["headSpin"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vehicles": {
         parameters: {
             query?: never;
@@ -352,6 +376,24 @@ export interface components {
                 [key: string]: string;
             };
             request_id: string;
+        };
+        /**
+         * @description `angle=N`: degrees around the vehicle from the nose (90 the left side),
+         *     on a grid; responses name an angle's view `angle-N`.
+         */
+        AngleOptions: {
+            /**
+             * @description The 24 angles share one scale, so a vehicle keeps its size through
+             *     a turn; the named views share another, so `angle=90` and
+             *     `view=side` are separate images a few per cent apart in size.
+             */
+            framing: string;
+            /** Format: int32 */
+            max: number;
+            /** Format: int32 */
+            min: number;
+            /** Format: int32 */
+            step: number;
         };
         BatchImageUrlRequest: {
             images: components["schemas"]["ImageRequest"][];
@@ -626,8 +668,8 @@ export interface components {
             /** @description The X-Request-Id of the request that delivered the image (get_image's request_id). */
             request_id?: string | null;
             verdict?: ("good" | "bad") | null;
-            /** @description A camera view (spec §2). Default front-3-4. */
-            view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34") | null;
+            /** @description A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). Default front-3-4. */
+            view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345") | null;
             year?: number | null;
         } & (({
             request_id: unknown;
@@ -664,6 +706,8 @@ export interface components {
         HitKind: "make" | "model";
         /** @description One image. Send make or brand (not both), model and year; color or paint (not both). */
         ImageRequest: {
+            /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
+            angle?: number | null;
             /** @description Alias of make; send one of them. */
             brand?: string;
             /** @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint. */
@@ -682,8 +726,8 @@ export interface components {
             paint?: string | null;
             /** @description Shorthand for the width; ignored when a width or height is given. */
             size?: ("thumb" | "small" | "medium" | "large") | null;
-            /** @description Default front-3-4; aliases accepted. */
-            view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34") | null;
+            /** @description Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle. */
+            view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345") | null;
             /** @description Fit inside this width; never enlarged. */
             width?: number | null;
             /** @description Model year (next year's models are accepted). */
@@ -754,6 +798,8 @@ export interface components {
         MatchKind: "exact" | "prefix" | "token" | "contains" | "fuzzy";
         /** @description The options document: every enumeration, size, price and limit. */
         OptionsDocument: {
+            /** @description Turntable angles (`angle`), in place of a named view. */
+            angles: components["schemas"]["AngleOptions"];
             catalog: components["schemas"]["CatalogSummary"];
             colors: components["schemas"]["ColorOption"][];
             /** @description Any other colour: `color=#RRGGBB` with a finish. */
@@ -770,6 +816,7 @@ export interface components {
             };
             pricing: components["schemas"]["OptionsPricing"];
             sizes: components["schemas"]["Sizes"];
+            /** @description The named views (`view`): the six studio views and `top`. */
             views: components["schemas"]["ViewOption"][];
         };
         OptionsLimits: {
@@ -783,6 +830,11 @@ export interface components {
             credits_per_dollar: number;
             /** Format: int64 */
             credits_per_image: number;
+            /**
+             * Format: int64
+             * @description `GET /api/v1/images/spin`: one credit per frame, 24 frames.
+             */
+            credits_per_spin: number;
             /** Format: int64 */
             free_credits: number;
             packs: components["schemas"]["Pack"][];
@@ -931,6 +983,69 @@ export interface components {
             /** Format: int32 */
             source: number;
         };
+        /** @description One frame of a spin. */
+        SpinFrame: {
+            /**
+             * Format: int32
+             * @description Degrees around the vehicle from the nose (90 the left side).
+             */
+            angle: number;
+            /**
+             * @description The frame alone as an image: its canonical
+             *     `GET /api/v1/images/car` URL (1 credit), at the frame size.
+             */
+            image_url: string;
+            index: number;
+            /** @description The frame's view as responses name it (`angle-30`). */
+            view: string;
+            /**
+             * Format: int32
+             * @description The frame's cell in a sprite (0, 0 for an animation).
+             */
+            x: number;
+            /** Format: int32 */
+            y: number;
+        };
+        /** @description Where each frame sits and what it shows (`response=manifest`). */
+        SpinManifest: {
+            /** @description Alt text for the spin's `<img>` (the vehicle, "360° spin"). */
+            alt: string;
+            /**
+             * Format: int32
+             * @description A sprite's grid; 1 x 1 for an animation.
+             */
+            columns: number;
+            /**
+             * Format: int64
+             * @description Credits a GET of the spin costs (one per frame).
+             */
+            credits: number;
+            etag: string;
+            /** @description `webp` for an animation; the sheet's format for a sprite. */
+            format: string;
+            frame_count: number;
+            /** Format: int32 */
+            frame_height: number;
+            /**
+             * Format: int32
+             * @description An animation's time per frame.
+             */
+            frame_ms: number;
+            /** Format: int32 */
+            frame_width: number;
+            frames: components["schemas"]["SpinFrame"][];
+            /** @description `animation` or `sprite`. */
+            layout: string;
+            /** Format: int32 */
+            rows: number;
+            /** @description The spin's canonical URL (what a GET with these parameters serves). */
+            url: string;
+        };
+        /** @description The manifest of a spin (`response=manifest`; free). */
+        SpinManifestResponse: {
+            data: components["schemas"]["SpinManifest"];
+            request_id: string;
+        };
         UrlBilling: {
             credits_charged: number;
             /** Format: int64 */
@@ -1023,10 +1138,10 @@ export interface components {
             request_id: string;
         };
         /**
-         * @description A camera view (spec §2). Default front-3-4.
+         * @description A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). Default front-3-4.
          * @enum {string}
          */
-        View: "front" | "front-3-4" | "side" | "side-right" | "rear" | "rear-3-4";
+        View: "front" | "front-3-4" | "side" | "side-right" | "rear" | "rear-3-4" | "top" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345";
         ViewOption: {
             aliases: string[];
             description: string;
@@ -1585,10 +1700,12 @@ export interface operations {
                  */
                 year: number;
                 /**
-                 * @description Default front-3-4; aliases accepted.
+                 * @description Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle.
                  * @example side
                  */
-                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
+                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345";
+                /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
+                angle?: number;
                 /**
                  * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
@@ -1759,10 +1876,12 @@ export interface operations {
                  */
                 year: number;
                 /**
-                 * @description Default front-3-4; aliases accepted.
+                 * @description Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle.
                  * @example side
                  */
-                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
+                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345";
+                /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
+                angle?: number;
                 /**
                  * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
@@ -1974,6 +2093,287 @@ export interface operations {
             429: components["responses"]["Problem"];
         };
     };
+    getSpin: {
+        parameters: {
+            query: {
+                /**
+                 * @description Make name or slug. `brand` is accepted as an alias (send one of them, not both).
+                 * @example toyota
+                 */
+                make: string;
+                /**
+                 * @description Model name, slug or unique prefix.
+                 * @example camry
+                 */
+                model: string;
+                /**
+                 * @description Model year (next year's models are accepted).
+                 * @example 2019
+                 */
+                year: number;
+                /**
+                 * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
+                 * @example red
+                 */
+                color?: string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown;
+                /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+                paint?: string;
+                /**
+                 * @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.
+                 * @example metallic
+                 */
+                finish?: "solid" | "metallic" | "pearl";
+                /**
+                 * @description Fit each frame inside this box, 1 to 512 pixels; never enlarged. Default: frames of 512.
+                 * @example 512
+                 */
+                w?: number;
+                /**
+                 * @description Fit each frame inside this box, 1 to 512 pixels; never enlarged. Default: frames of 512.
+                 * @example 512
+                 */
+                h?: number;
+                /**
+                 * @description Shorthand for the frame width: thumb 256, small 512; ignored when w or h is given.
+                 * @example small
+                 */
+                size?: "thumb" | "small";
+                /**
+                 * @description Default webp. An animation is always webp; a sprite may be png, webp or jpg.
+                 * @example webp
+                 */
+                format?: "webp" | "png" | "jpg" | "jpeg";
+                /**
+                 * @description animation (default): one animated WebP of the 24 frames, 83 ms each, looping. sprite: one image of the frames in a grid of 6 columns and 4 rows, angle 0 at the top left, row by row (response=manifest says where each frame is).
+                 * @example animation
+                 */
+                layout?: "animation" | "sprite";
+                /**
+                 * @description image (default): the spin's bytes, 24 credits. manifest: where each frame is, each frame's own URL, the price and the ETag, as JSON (SpinManifestResponse), free; also the answer to Accept: application/json with no image type.
+                 * @example image
+                 */
+                response?: "image" | "manifest";
+            };
+            header?: {
+                /** @description Compared weakly; a match is a free 304. */
+                "If-None-Match"?: string;
+                /** @description The same key for the same spin within 24 hours is answered again (Idempotent-Replayed: true) and charged once; for another request it is a 409 naming Idempotency-Key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The spin, or (response=manifest) its SpinManifestResponse. */
+            200: {
+                headers: {
+                    /** @description private, no-store */
+                    "Cache-Control"?: string;
+                    /** @description Canonical URL of the image, in make spelling. */
+                    "Content-Location"?: string;
+                    /** @description Strong validator of this exact spin (every frame's variant and render revision, the frame size, layout and format). */
+                    ETag?: string;
+                    /** @description Requests per 60 s window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description What the paint is called and how exactly: `exact` (a preset, or one of the make's paint codes) or `nearest; delta-e=1.8` (a #RRGGBB colour and its CIEDE2000 to the nearest preset or paint of the make), then `name="…"` and, for a paint of the make, `paint="CODE"`. */
+                    "X-Color-Match"?: string;
+                    /** @description 24 for a delivered spin, one per frame (0 on HEAD, a replay and the manifest). */
+                    "X-Credits-Charged"?: number;
+                    /** @description Balance after the request. */
+                    "X-Credits-Remaining"?: number;
+                    /** @description The output's height. */
+                    "X-Image-Height"?: number;
+                    /** @description cache or generated (cold render); both cost the same. */
+                    "X-Image-Source"?: "cache" | "generated";
+                    /** @description The output's width: a frame's for an animation, the sheet's for a sprite. */
+                    "X-Image-Width"?: number;
+                    /** @description The request's id (the client's X-Request-Id when it sent one); quote it to support, or in feedback. */
+                    "X-Request-Id"?: string;
+                    /** @description One frame's width x height. */
+                    "X-Spin-Frame-Size"?: string;
+                    /** @description Frames in the spin: 24. */
+                    "X-Spin-Frames"?: number;
+                    /** @description Columns x rows: 6x4 for a sprite, 1x1 for an animation. */
+                    "X-Spin-Grid"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpinManifestResponse"];
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified. No body; nothing charged. */
+            304: {
+                headers: {
+                    ETag?: string;
+                    /** @description Requests per 60 s window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            402: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            502: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    headSpin: {
+        parameters: {
+            query: {
+                /**
+                 * @description Make name or slug. `brand` is accepted as an alias (send one of them, not both).
+                 * @example toyota
+                 */
+                make: string;
+                /**
+                 * @description Model name, slug or unique prefix.
+                 * @example camry
+                 */
+                model: string;
+                /**
+                 * @description Model year (next year's models are accepted).
+                 * @example 2019
+                 */
+                year: number;
+                /**
+                 * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
+                 * @example red
+                 */
+                color?: string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown;
+                /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
+                paint?: string;
+                /**
+                 * @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint.
+                 * @example metallic
+                 */
+                finish?: "solid" | "metallic" | "pearl";
+                /**
+                 * @description Fit each frame inside this box, 1 to 512 pixels; never enlarged. Default: frames of 512.
+                 * @example 512
+                 */
+                w?: number;
+                /**
+                 * @description Fit each frame inside this box, 1 to 512 pixels; never enlarged. Default: frames of 512.
+                 * @example 512
+                 */
+                h?: number;
+                /**
+                 * @description Shorthand for the frame width: thumb 256, small 512; ignored when w or h is given.
+                 * @example small
+                 */
+                size?: "thumb" | "small";
+                /**
+                 * @description Default webp. An animation is always webp; a sprite may be png, webp or jpg.
+                 * @example webp
+                 */
+                format?: "webp" | "png" | "jpg" | "jpeg";
+                /**
+                 * @description animation (default): one animated WebP of the 24 frames, 83 ms each, looping. sprite: one image of the frames in a grid of 6 columns and 4 rows, angle 0 at the top left, row by row (response=manifest says where each frame is).
+                 * @example animation
+                 */
+                layout?: "animation" | "sprite";
+                /**
+                 * @description image (default): the spin's bytes, 24 credits. manifest: where each frame is, each frame's own URL, the price and the ETag, as JSON (SpinManifestResponse), free; also the answer to Accept: application/json with no image type.
+                 * @example image
+                 */
+                response?: "image" | "manifest";
+            };
+            header?: {
+                /** @description Compared weakly; a match is a free 304. */
+                "If-None-Match"?: string;
+                /** @description The same key for the same spin within 24 hours is answered again (Idempotent-Replayed: true) and charged once; for another request it is a 409 naming Idempotency-Key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The spin, or (response=manifest) its SpinManifestResponse. */
+            200: {
+                headers: {
+                    /** @description private, no-store */
+                    "Cache-Control"?: string;
+                    /** @description Canonical URL of the image, in make spelling. */
+                    "Content-Location"?: string;
+                    /** @description Strong validator of this exact spin (every frame's variant and render revision, the frame size, layout and format). */
+                    ETag?: string;
+                    /** @description Requests per 60 s window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description What the paint is called and how exactly: `exact` (a preset, or one of the make's paint codes) or `nearest; delta-e=1.8` (a #RRGGBB colour and its CIEDE2000 to the nearest preset or paint of the make), then `name="…"` and, for a paint of the make, `paint="CODE"`. */
+                    "X-Color-Match"?: string;
+                    /** @description 24 for a delivered spin, one per frame (0 on HEAD, a replay and the manifest). */
+                    "X-Credits-Charged"?: number;
+                    /** @description Balance after the request. */
+                    "X-Credits-Remaining"?: number;
+                    /** @description The output's height. */
+                    "X-Image-Height"?: number;
+                    /** @description cache or generated (cold render); both cost the same. */
+                    "X-Image-Source"?: "cache" | "generated";
+                    /** @description The output's width: a frame's for an animation, the sheet's for a sprite. */
+                    "X-Image-Width"?: number;
+                    /** @description The request's id (the client's X-Request-Id when it sent one); quote it to support, or in feedback. */
+                    "X-Request-Id"?: string;
+                    /** @description One frame's width x height. */
+                    "X-Spin-Frame-Size"?: string;
+                    /** @description Frames in the spin: 24. */
+                    "X-Spin-Frames"?: number;
+                    /** @description Columns x rows: 6x4 for a sprite, 1x1 for an animation. */
+                    "X-Spin-Grid"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpinManifestResponse"];
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified. No body; nothing charged. */
+            304: {
+                headers: {
+                    ETag?: string;
+                    /** @description Requests per 60 s window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            402: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            502: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
     vehicles: {
         parameters: {
             query?: {
@@ -2060,10 +2460,12 @@ export interface operations {
                  */
                 year: number;
                 /**
-                 * @description Default front-3-4; aliases accepted.
+                 * @description Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle.
                  * @example side
                  */
-                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
+                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345";
+                /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
+                angle?: number;
                 /**
                  * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red
@@ -2190,10 +2592,12 @@ export interface operations {
                  */
                 year: number;
                 /**
-                 * @description Default front-3-4; aliases accepted.
+                 * @description Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle.
                  * @example side
                  */
-                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34";
+                view?: "front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345";
+                /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
+                angle?: number;
                 /**
                  * @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
                  * @example red

@@ -4,6 +4,7 @@ from .account_data import AccountData
 from .account_pricing import AccountPricing
 from .account_response import AccountResponse
 from .account_response_links import AccountResponseLinks
+from .angle_options import AngleOptions
 from .batch_image_url_request import BatchImageUrlRequest
 from .candidate import Candidate
 from .catalog_make import CatalogMake
@@ -56,6 +57,12 @@ from .get_legacy_image_format import GetLegacyImageFormat
 from .get_legacy_image_mode import GetLegacyImageMode
 from .get_legacy_image_size import GetLegacyImageSize
 from .get_legacy_image_view import GetLegacyImageView
+from .get_spin_color_type_0 import GetSpinColorType0
+from .get_spin_finish import GetSpinFinish
+from .get_spin_format import GetSpinFormat
+from .get_spin_layout import GetSpinLayout
+from .get_spin_response import GetSpinResponse
+from .get_spin_size import GetSpinSize
 from .head_image_color_type_0 import HeadImageColorType0
 from .head_image_finish import HeadImageFinish
 from .head_image_format import HeadImageFormat
@@ -68,6 +75,12 @@ from .head_legacy_image_format import HeadLegacyImageFormat
 from .head_legacy_image_mode import HeadLegacyImageMode
 from .head_legacy_image_size import HeadLegacyImageSize
 from .head_legacy_image_view import HeadLegacyImageView
+from .head_spin_color_type_0 import HeadSpinColorType0
+from .head_spin_finish import HeadSpinFinish
+from .head_spin_format import HeadSpinFormat
+from .head_spin_layout import HeadSpinLayout
+from .head_spin_response import HeadSpinResponse
+from .head_spin_size import HeadSpinSize
 from .hit_kind import HitKind
 from .image_request import ImageRequest
 from .image_request_color_type_0 import ImageRequestColorType0
@@ -110,6 +123,9 @@ from .search_results import SearchResults
 from .size_preset import SizePreset
 from .sizes import Sizes
 from .sizes_presets import SizesPresets
+from .spin_frame import SpinFrame
+from .spin_manifest import SpinManifest
+from .spin_manifest_response import SpinManifestResponse
 from .url_billing import UrlBilling
 from .urls_billing import UrlsBilling
 from .usage import Usage
@@ -126,6 +142,7 @@ __all__ = (
     "AccountPricing",
     "AccountResponse",
     "AccountResponseLinks",
+    "AngleOptions",
     "BatchImageUrlRequest",
     "Candidate",
     "CatalogMake",
@@ -178,6 +195,12 @@ __all__ = (
     "GetLegacyImageMode",
     "GetLegacyImageSize",
     "GetLegacyImageView",
+    "GetSpinColorType0",
+    "GetSpinFinish",
+    "GetSpinFormat",
+    "GetSpinLayout",
+    "GetSpinResponse",
+    "GetSpinSize",
     "HeadImageColorType0",
     "HeadImageFinish",
     "HeadImageFormat",
@@ -190,6 +213,12 @@ __all__ = (
     "HeadLegacyImageMode",
     "HeadLegacyImageSize",
     "HeadLegacyImageView",
+    "HeadSpinColorType0",
+    "HeadSpinFinish",
+    "HeadSpinFormat",
+    "HeadSpinLayout",
+    "HeadSpinResponse",
+    "HeadSpinSize",
     "HitKind",
     "ImageRequest",
     "ImageRequestColorType0",
@@ -232,6 +261,9 @@ __all__ = (
     "SizePreset",
     "Sizes",
     "SizesPresets",
+    "SpinFrame",
+    "SpinManifest",
+    "SpinManifestResponse",
     "UrlBilling",
     "UrlsBilling",
     "Usage",

@@ -28,7 +28,9 @@ class FeedbackRequest:
         request_id (None | str | Unset): The X-Request-Id of the request that delivered the image (get_image's
             request_id).
         verdict (FeedbackRequestVerdictType0 | None | Unset):
-        view (FeedbackRequestViewType0 | None | Unset): A camera view (spec §2). Default front-3-4.
+        view (FeedbackRequestViewType0 | None | Unset): A camera view: the six studio views of spec §2, top (from
+            directly above), or a turntable angle angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side).
+            Default front-3-4.
         year (int | None | Unset):
     """
 

@@ -25,6 +25,9 @@ class ImageRequest:
     Attributes:
         model (str): Model name, slug or unique prefix.
         year (int): Model year (next year's models are accepted).
+        angle (int | None | Unset): Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15
+            (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a
+            400 naming angle.
         brand (str | Unset): Alias of make; send one of them.
         color (Any | ImageRequestColorType0 | ImageRequestColorType3Type0 | ImageRequestColorType4Type0 | None | Unset):
             A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
@@ -37,12 +40,14 @@ class ImageRequest:
             them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400
             naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes).
         size (ImageRequestSizeType0 | None | Unset): Shorthand for the width; ignored when a width or height is given.
-        view (ImageRequestViewType0 | None | Unset): Default front-3-4; aliases accepted.
+        view (ImageRequestViewType0 | None | Unset): Default front-3-4; aliases accepted. top looks down from directly
+            above (nose left); angle-N is an angle's view as responses name it. Not with angle.
         width (int | None | Unset): Fit inside this width; never enlarged.
     """
 
     model: str
     year: int
+    angle: int | None | Unset = UNSET
     brand: str | Unset = UNSET
     color: (
         Any
@@ -66,6 +71,12 @@ class ImageRequest:
         model = self.model
 
         year = self.year
+
+        angle: int | None | Unset
+        if isinstance(self.angle, Unset):
+            angle = UNSET
+        else:
+            angle = self.angle
 
         brand = self.brand
 
@@ -141,6 +152,8 @@ class ImageRequest:
                 "year": year,
             }
         )
+        if angle is not UNSET:
+            field_dict["angle"] = angle
         if brand is not UNSET:
             field_dict["brand"] = brand
         if color is not UNSET:
@@ -170,6 +183,15 @@ class ImageRequest:
         model = d.pop("model")
 
         year = d.pop("year")
+
+        def _parse_angle(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        angle = _parse_angle(d.pop("angle", UNSET))
 
         brand = d.pop("brand", UNSET)
 
@@ -323,6 +345,7 @@ class ImageRequest:
         image_request = cls(
             model=model,
             year=year,
+            angle=angle,
             brand=brand,
             color=color,
             finish=finish,

@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.angle_options import AngleOptions
     from ..models.catalog_summary import CatalogSummary
     from ..models.color_option import ColorOption
     from ..models.custom_colors import CustomColors
@@ -27,6 +28,8 @@ class OptionsDocument:
     """The options document: every enumeration, size, price and limit.
 
     Attributes:
+        angles (AngleOptions): `angle=N`: degrees around the vehicle from the nose (90 the left side),
+            on a grid; responses name an angle's view `angle-N`.
         catalog (CatalogSummary): What the options document says about the loaded catalog.
         colors (list[ColorOption]):
         custom_colors (CustomColors): How `color` takes any colour.
@@ -36,9 +39,10 @@ class OptionsDocument:
         paints (OptionsDocumentPaints): Manufacturers' paint codes (`paint=CODE`), by make slug.
         pricing (OptionsPricing):
         sizes (Sizes):
-        views (list[ViewOption]):
+        views (list[ViewOption]): The named views (`view`): the six studio views and `top`.
     """
 
+    angles: AngleOptions
     catalog: CatalogSummary
     colors: list[ColorOption]
     custom_colors: CustomColors
@@ -52,6 +56,8 @@ class OptionsDocument:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        angles = self.angles.to_dict()
+
         catalog = self.catalog.to_dict()
 
         colors = []
@@ -85,6 +91,7 @@ class OptionsDocument:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "angles": angles,
                 "catalog": catalog,
                 "colors": colors,
                 "custom_colors": custom_colors,
@@ -102,6 +109,7 @@ class OptionsDocument:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.angle_options import AngleOptions
         from ..models.catalog_summary import CatalogSummary
         from ..models.color_option import ColorOption
         from ..models.custom_colors import CustomColors
@@ -114,6 +122,8 @@ class OptionsDocument:
         from ..models.view_option import ViewOption
 
         d = dict(src_dict)
+        angles = AngleOptions.from_dict(d.pop("angles"))
+
         catalog = CatalogSummary.from_dict(d.pop("catalog"))
 
         colors = []
@@ -150,6 +160,7 @@ class OptionsDocument:
             views.append(views_item)
 
         options_document = cls(
+            angles=angles,
             catalog=catalog,
             colors=colors,
             custom_colors=custom_colors,

@@ -19,12 +19,14 @@ class OptionsPricing:
     Attributes:
         credits_per_dollar (int):
         credits_per_image (int):
+        credits_per_spin (int): `GET /api/v1/images/spin`: one credit per frame, 24 frames.
         free_credits (int):
         packs (list[Pack]):
     """
 
     credits_per_dollar: int
     credits_per_image: int
+    credits_per_spin: int
     free_credits: int
     packs: list[Pack]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -33,6 +35,8 @@ class OptionsPricing:
         credits_per_dollar = self.credits_per_dollar
 
         credits_per_image = self.credits_per_image
+
+        credits_per_spin = self.credits_per_spin
 
         free_credits = self.free_credits
 
@@ -47,6 +51,7 @@ class OptionsPricing:
             {
                 "credits_per_dollar": credits_per_dollar,
                 "credits_per_image": credits_per_image,
+                "credits_per_spin": credits_per_spin,
                 "free_credits": free_credits,
                 "packs": packs,
             }
@@ -63,6 +68,8 @@ class OptionsPricing:
 
         credits_per_image = d.pop("credits_per_image")
 
+        credits_per_spin = d.pop("credits_per_spin")
+
         free_credits = d.pop("free_credits")
 
         packs = []
@@ -75,6 +82,7 @@ class OptionsPricing:
         options_pricing = cls(
             credits_per_dollar=credits_per_dollar,
             credits_per_image=credits_per_image,
+            credits_per_spin=credits_per_spin,
             free_credits=free_credits,
             packs=packs,
         )

@@ -23,7 +23,8 @@ class ResolvedParams:
         color (Color): A preset paint colour. Default silver.
         make (str):
         model (str):
-        view (View): A camera view (spec §2). Default front-3-4.
+        view (View): A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle
+            angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). Default front-3-4.
         year (int):
         format_ (Format | None | Unset):
         size (None | SizePreset | Unset):

@@ -24,7 +24,8 @@ class VehicleParams:
             format_ (Format): An output format: png and webp keep the transparent background; jpg is flattened on white.
             make (str): Make slug.
             model (str): Model slug.
-            view (View): A camera view (spec §2). Default front-3-4.
+            view (View): A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle
+                angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). Default front-3-4.
             year (int):
             finish (None | str | Unset): The finish of a `#rrggbb` colour: solid, metallic or pearl.
             height (int | None | Unset):

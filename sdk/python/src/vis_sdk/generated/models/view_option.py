@@ -17,7 +17,8 @@ class ViewOption:
     Attributes:
         aliases (list[str]):
         description (str):
-        id (View): A camera view (spec §2). Default front-3-4.
+        id (View): A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle
+            angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). Default front-3-4.
         label (str):
         yaw_degrees (int):
     """

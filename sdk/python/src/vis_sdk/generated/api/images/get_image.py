@@ -22,6 +22,7 @@ def _get_kwargs(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
@@ -57,6 +58,8 @@ def _get_kwargs(
         json_view = view.value
 
     params["view"] = json_view
+
+    params["angle"] = angle
 
     json_color: Any | str | Unset
     if isinstance(color, Unset):
@@ -190,6 +193,7 @@ def sync_detailed(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
@@ -213,6 +217,7 @@ def sync_detailed(
         model (str):
         year (int):
         view (GetImageView | Unset):
+        angle (int | Unset):
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
@@ -238,6 +243,7 @@ def sync_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -265,6 +271,7 @@ def sync(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
@@ -288,6 +295,7 @@ def sync(
         model (str):
         year (int):
         view (GetImageView | Unset):
+        angle (int | Unset):
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
@@ -314,6 +322,7 @@ def sync(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -335,6 +344,7 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
@@ -358,6 +368,7 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (GetImageView | Unset):
+        angle (int | Unset):
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
@@ -383,6 +394,7 @@ async def asyncio_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -408,6 +420,7 @@ async def asyncio(
     model: str,
     year: int,
     view: GetImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
@@ -431,6 +444,7 @@ async def asyncio(
         model (str):
         year (int):
         view (GetImageView | Unset):
+        angle (int | Unset):
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
@@ -458,6 +472,7 @@ async def asyncio(
             model=model,
             year=year,
             view=view,
+            angle=angle,
             color=color,
             paint=paint,
             finish=finish,

@@ -22,6 +22,7 @@ def _get_kwargs(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
@@ -53,6 +54,8 @@ def _get_kwargs(
         json_view = view.value
 
     params["view"] = json_view
+
+    params["angle"] = angle
 
     json_color: Any | str | Unset
     if isinstance(color, Unset):
@@ -193,6 +196,7 @@ def sync_detailed(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
@@ -221,6 +225,7 @@ def sync_detailed(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
@@ -248,6 +253,7 @@ def sync_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -277,6 +283,7 @@ def sync(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
@@ -305,6 +312,7 @@ def sync(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
@@ -333,6 +341,7 @@ def sync(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -356,6 +365,7 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
@@ -384,6 +394,7 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
@@ -411,6 +422,7 @@ async def asyncio_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -438,6 +450,7 @@ async def asyncio(
     model: str,
     year: int,
     view: GetLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
@@ -466,6 +479,7 @@ async def asyncio(
         model (str):
         year (int):
         view (GetLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
@@ -495,6 +509,7 @@ async def asyncio(
             model=model,
             year=year,
             view=view,
+            angle=angle,
             color=color,
             paint=paint,
             finish=finish,

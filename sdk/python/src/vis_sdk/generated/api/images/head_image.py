@@ -22,6 +22,7 @@ def _get_kwargs(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
@@ -57,6 +58,8 @@ def _get_kwargs(
         json_view = view.value
 
     params["view"] = json_view
+
+    params["angle"] = angle
 
     json_color: Any | str | Unset
     if isinstance(color, Unset):
@@ -185,6 +188,7 @@ def sync_detailed(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
@@ -207,6 +211,7 @@ def sync_detailed(
         model (str):
         year (int):
         view (HeadImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
@@ -232,6 +237,7 @@ def sync_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -259,6 +265,7 @@ def sync(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
@@ -281,6 +288,7 @@ def sync(
         model (str):
         year (int):
         view (HeadImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
@@ -307,6 +315,7 @@ def sync(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -328,6 +337,7 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
@@ -350,6 +360,7 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (HeadImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
@@ -375,6 +386,7 @@ async def asyncio_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -400,6 +412,7 @@ async def asyncio(
     model: str,
     year: int,
     view: HeadImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
@@ -422,6 +435,7 @@ async def asyncio(
         model (str):
         year (int):
         view (HeadImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
@@ -449,6 +463,7 @@ async def asyncio(
             model=model,
             year=year,
             view=view,
+            angle=angle,
             color=color,
             paint=paint,
             finish=finish,

@@ -22,6 +22,7 @@ def _get_kwargs(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
@@ -53,6 +54,8 @@ def _get_kwargs(
         json_view = view.value
 
     params["view"] = json_view
+
+    params["angle"] = angle
 
     json_color: Any | str | Unset
     if isinstance(color, Unset):
@@ -193,6 +196,7 @@ def sync_detailed(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
@@ -216,6 +220,7 @@ def sync_detailed(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
@@ -243,6 +248,7 @@ def sync_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -272,6 +278,7 @@ def sync(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
@@ -295,6 +302,7 @@ def sync(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
@@ -323,6 +331,7 @@ def sync(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -346,6 +355,7 @@ async def asyncio_detailed(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
@@ -369,6 +379,7 @@ async def asyncio_detailed(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
@@ -396,6 +407,7 @@ async def asyncio_detailed(
         model=model,
         year=year,
         view=view,
+        angle=angle,
         color=color,
         paint=paint,
         finish=finish,
@@ -423,6 +435,7 @@ async def asyncio(
     model: str,
     year: int,
     view: HeadLegacyImageView | Unset = UNSET,
+    angle: int | Unset = UNSET,
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
@@ -446,6 +459,7 @@ async def asyncio(
         model (str):
         year (int):
         view (HeadLegacyImageView | Unset):
+        angle (int | Unset):
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
@@ -475,6 +489,7 @@ async def asyncio(
             model=model,
             year=year,
             view=view,
+            angle=angle,
             color=color,
             paint=paint,
             finish=finish,

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class GetSpinLayout(StrEnum):
+    ANIMATION = "animation"
+    SPRITE = "sprite"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class HeadSpinFormat(StrEnum):
+    JPEG = "jpeg"
+    JPG = "jpg"
+    PNG = "png"
+    WEBP = "webp"
+
+    def __str__(self) -> str:
+        return str(self.value)
