@@ -58,14 +58,19 @@ pub fn view_words(view: View) -> String {
 /// `color_match` names it (a preset, the make's paint, or for another
 /// colour the nearest of those), the names are the catalog's.
 pub fn alt_text(catalog: &Catalog, r: &Resolved) -> String {
+    alt_text_as(catalog, r, &view_words(r.variant.view))
+}
+
+/// [`alt_text`] with other words for the view ("360° spin").
+pub fn alt_text_as(catalog: &Catalog, r: &Resolved, view: &str) -> String {
     let v = &r.variant;
-    alt_of(
+    describe(
         catalog,
         v.make.as_str(),
         v.model.as_str(),
         v.year,
         &r.color_match().name,
-        v.view,
+        view,
     )
 }
 
@@ -77,6 +82,17 @@ pub fn alt_of(
     year: u16,
     colour: &str,
     view: View,
+) -> String {
+    describe(catalog, make, model, year, colour, &view_words(view))
+}
+
+fn describe(
+    catalog: &Catalog,
+    make: &str,
+    model: &str,
+    year: u16,
+    colour: &str,
+    view: &str,
 ) -> String {
     let (make, model, body) = match catalog.lookup(make, model, year) {
         Ok(found) => (
@@ -91,7 +107,7 @@ pub fn alt_of(
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default();
-    format!("{colour} {year} {make} {model}{body}, {}", view_words(view))
+    format!("{colour} {year} {make} {model}{body}, {view}")
 }
 
 #[cfg(test)]

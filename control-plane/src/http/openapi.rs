@@ -433,7 +433,7 @@ fn make_or_brand() -> Value {
 /// spec §2 ImageRequest (additional properties rejected).
 fn image_request() -> Value {
     json!({
-        "description": "One image. Send make or brand (not both), model and year; color or paint (not both).",
+        "description": "One image. Send make or brand (not both), model and year; color or paint (not both); view or angle (not both).",
         "allOf": [
             {
                 "type": "object",
@@ -445,6 +445,10 @@ fn image_request() -> Value {
             { "not": {
                 "required": ["color", "paint"],
                 "properties": { "color": { "type": "string" }, "paint": { "type": "string" } },
+            } },
+            { "not": {
+                "required": ["view", "angle"],
+                "properties": { "view": { "type": "string" }, "angle": { "type": "integer" } },
             } },
         ],
     })

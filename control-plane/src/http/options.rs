@@ -51,8 +51,10 @@ pub struct OptionsResponse {
 /// The options document: every enumeration, size, price and limit.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct OptionsDocument {
-    /// The named views (`view`): the six studio views and `top`.
+    /// The six studio views of `view` (the spec's View enumeration).
     pub views: Vec<ViewOption>,
+    /// Views beyond the six that `view` also takes: `top`.
+    pub extra_views: Vec<ViewOption>,
     /// Turntable angles (`angle`), in place of a named view.
     pub angles: AngleOptions,
     pub colors: Vec<ColorOption>,
@@ -172,15 +174,10 @@ pub struct DeliveryTtl {
 pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> OptionsDocument {
     let link = |path: &str| format!("{base_url}{path}");
     OptionsDocument {
-        views: View::NAMED
+        views: View::ALL.iter().map(view_option).collect(),
+        extra_views: View::NAMED[View::ALL.len()..]
             .iter()
-            .map(|v| ViewOption {
-                id: *v,
-                label: v.label().to_owned(),
-                yaw_degrees: v.yaw_degrees(),
-                description: v.description().to_owned(),
-                aliases: v.aliases().iter().map(|a| (*a).to_owned()).collect(),
-            })
+            .map(view_option)
             .collect(),
         angles: AngleOptions {
             min: 0,
@@ -254,6 +251,16 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
         .into_iter()
         .map(|(name, path)| (name.to_owned(), link(path)))
         .collect(),
+    }
+}
+
+fn view_option(v: &View) -> ViewOption {
+    ViewOption {
+        id: *v,
+        label: v.label().to_owned(),
+        yaw_degrees: v.yaw_degrees(),
+        description: v.description().to_owned(),
+        aliases: v.aliases().iter().map(|a| (*a).to_owned()).collect(),
     }
 }
 

@@ -264,11 +264,7 @@ async fn serve(
 
 /// Alt text for a spin: the vehicle's, with "360° spin" for the view.
 fn spin_alt(state: &HttpState, spin: &Spin) -> String {
-    let frame = crate::delivery::alt::alt_text(state.catalog, &spin.frames[0]);
-    match frame.rsplit_once(", ") {
-        Some((vehicle, _)) => format!("{vehicle}, 360° spin"),
-        None => frame,
-    }
+    crate::delivery::alt::alt_text_as(state.catalog, &spin.frames[0], "360° spin")
 }
 
 /// The headers of a spin answer, shared by GET and HEAD.

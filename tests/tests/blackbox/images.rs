@@ -226,7 +226,7 @@ async fn bad_parameters_are_400s_and_unknown_vehicles_404s_and_cost_nothing() {
         ("make=toyota&brand=toyota&model=camry&year=2019", "brand"),
         ("make=toyota&model=camry&year=1989", "year"),
         ("make=toyota&model=camry&year=2019&w=2000", "w"),
-        ("make=toyota&model=camry&year=2019&view=top", "view"),
+        ("make=toyota&model=camry&year=2019&view=bottom", "view"),
         ("make=toyota&model=camry", "year"),
     ] {
         let r = app

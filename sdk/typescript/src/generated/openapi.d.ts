@@ -704,7 +704,7 @@ export interface components {
          * @enum {string}
          */
         HitKind: "make" | "model";
-        /** @description One image. Send make or brand (not both), model and year; color or paint (not both). */
+        /** @description One image. Send make or brand (not both), model and year; color or paint (not both); view or angle (not both). */
         ImageRequest: {
             /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
             angle?: number | null;
@@ -736,7 +736,7 @@ export interface components {
             make: string;
         } | {
             brand: string;
-        }) & unknown;
+        }) & unknown & unknown;
         ImageUrlData: {
             /**
              * @description Alt text for the `<img>` tag: colour, year, make, model, body
@@ -804,6 +804,8 @@ export interface components {
             colors: components["schemas"]["ColorOption"][];
             /** @description Any other colour: `color=#RRGGBB` with a finish. */
             custom_colors: components["schemas"]["CustomColors"];
+            /** @description Views beyond the six that `view` also takes: `top`. */
+            extra_views: components["schemas"]["ViewOption"][];
             formats: components["schemas"]["FormatOption"][];
             limits: components["schemas"]["OptionsLimits"];
             /** @description Where to go next: docs, errors, openapi, pricing, the endpoints. */
@@ -816,7 +818,7 @@ export interface components {
             };
             pricing: components["schemas"]["OptionsPricing"];
             sizes: components["schemas"]["Sizes"];
-            /** @description The named views (`view`): the six studio views and `top`. */
+            /** @description The six studio views of `view` (the spec's View enumeration). */
             views: components["schemas"]["ViewOption"][];
         };
         OptionsLimits: {

@@ -20,7 +20,7 @@ T = TypeVar("T", bound="ImageRequest")
 
 @_attrs_define
 class ImageRequest:
-    """One image. Send make or brand (not both), model and year; color or paint (not both).
+    """One image. Send make or brand (not both), model and year; color or paint (not both); view or angle (not both).
 
     Attributes:
         model (str): Model name, slug or unique prefix.

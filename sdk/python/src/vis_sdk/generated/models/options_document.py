@@ -33,19 +33,21 @@ class OptionsDocument:
         catalog (CatalogSummary): What the options document says about the loaded catalog.
         colors (list[ColorOption]):
         custom_colors (CustomColors): How `color` takes any colour.
+        extra_views (list[ViewOption]): Views beyond the six that `view` also takes: `top`.
         formats (list[FormatOption]):
         limits (OptionsLimits):
         links (OptionsDocumentLinks): Where to go next: docs, errors, openapi, pricing, the endpoints.
         paints (OptionsDocumentPaints): Manufacturers' paint codes (`paint=CODE`), by make slug.
         pricing (OptionsPricing):
         sizes (Sizes):
-        views (list[ViewOption]): The named views (`view`): the six studio views and `top`.
+        views (list[ViewOption]): The six studio views of `view` (the spec's View enumeration).
     """
 
     angles: AngleOptions
     catalog: CatalogSummary
     colors: list[ColorOption]
     custom_colors: CustomColors
+    extra_views: list[ViewOption]
     formats: list[FormatOption]
     limits: OptionsLimits
     links: OptionsDocumentLinks
@@ -66,6 +68,11 @@ class OptionsDocument:
             colors.append(colors_item)
 
         custom_colors = self.custom_colors.to_dict()
+
+        extra_views = []
+        for extra_views_item_data in self.extra_views:
+            extra_views_item = extra_views_item_data.to_dict()
+            extra_views.append(extra_views_item)
 
         formats = []
         for formats_item_data in self.formats:
@@ -95,6 +102,7 @@ class OptionsDocument:
                 "catalog": catalog,
                 "colors": colors,
                 "custom_colors": custom_colors,
+                "extra_views": extra_views,
                 "formats": formats,
                 "limits": limits,
                 "links": links,
@@ -135,6 +143,13 @@ class OptionsDocument:
 
         custom_colors = CustomColors.from_dict(d.pop("custom_colors"))
 
+        extra_views = []
+        _extra_views = d.pop("extra_views")
+        for extra_views_item_data in _extra_views:
+            extra_views_item = ViewOption.from_dict(extra_views_item_data)
+
+            extra_views.append(extra_views_item)
+
         formats = []
         _formats = d.pop("formats")
         for formats_item_data in _formats:
@@ -164,6 +179,7 @@ class OptionsDocument:
             catalog=catalog,
             colors=colors,
             custom_colors=custom_colors,
+            extra_views=extra_views,
             formats=formats,
             limits=limits,
             links=links,
