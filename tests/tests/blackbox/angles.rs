@@ -221,7 +221,14 @@ async fn the_legacy_endpoint_spells_an_angle_canonically_and_options_list_them()
     // listed beside them.
     assert_eq!(
         views,
-        ["front", "front-3-4", "side", "side-right", "rear", "rear-3-4"]
+        [
+            "front",
+            "front-3-4",
+            "side",
+            "side-right",
+            "rear",
+            "rear-3-4"
+        ]
     );
     assert_eq!(d["extra_views"][0]["id"], "top");
     assert_eq!(d["extra_views"][0]["aliases"][0], "overhead");

@@ -312,7 +312,7 @@ async fn invalid_items_unknown_properties_and_big_bodies_are_refused_and_charge_
             "width",
         ),
         (
-            json!({"make": "toyota", "model": "camry", "year": 2019, "view": "top"}),
+            json!({"make": "toyota", "model": "camry", "year": 2019, "view": "bottom"}),
             "view",
         ),
         (
