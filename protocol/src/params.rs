@@ -93,7 +93,7 @@ impl Angle {
 
     /// `Some` for 0 to 345 in steps of 15.
     pub fn new(degrees: u16) -> Option<Angle> {
-        (degrees <= Self::MAX && degrees % Self::STEP == 0).then_some(Angle(degrees))
+        (degrees <= Self::MAX && degrees.is_multiple_of(Self::STEP)).then_some(Angle(degrees))
     }
 
     pub fn degrees(self) -> u16 {

@@ -1031,7 +1031,7 @@ fn view_words(v: View) -> &'static str {
             0 => "front view",
             90 | 270 => "side view",
             180 => "rear view",
-            d if d < 90 || d > 270 => "front three-quarter view",
+            d if !(90..=270).contains(&d) => "front three-quarter view",
             _ => "rear three-quarter view",
         },
     }
