@@ -243,7 +243,10 @@ mod tests {
         let frame = |shade: u8| {
             let mut pixels = vec![0u8; 32 * 16 * 4];
             for (i, px) in pixels.chunks_mut(4).enumerate() {
-                px.copy_from_slice(&[shade, 30, 30, if i % 32 < 16 { 255 } else { 0 }]);
+                // Half opaque, half translucent (as a render's shadow is):
+                // the encoder crops fully transparent borders away, so the
+                // alpha plane must show inside the frame.
+                px.copy_from_slice(&[shade, 30, 30, if i % 32 < 16 { 255 } else { 128 }]);
             }
             pixels
         };
