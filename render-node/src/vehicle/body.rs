@@ -783,7 +783,13 @@ impl<'a> Lower<'a> {
         let (from, to, lift) = if front {
             (self.fa, self.xf + 0.01, 0.008 * scale)
         } else {
-            (self.ra, self.xr - 0.01, -0.008 * scale)
+            // A pickup's rails stand 3.5 cm under the cab's step, which
+            // can reach back over the rear axle: searched from there, a
+            // point above the rails (a tail lamp's top) found no tail and
+            // stayed at the axle, and its quads drew a red strip along the
+            // rail (session 20). Search from inside the bed instead.
+            let from = self.bed.map_or(self.ra, |b| self.ra.min(b.front));
+            (from, self.xr - 0.01, -0.008 * scale)
         };
         let cell = |i: usize, j: usize| {
             let v = (i as f32 + 0.5) / nv as f32;
