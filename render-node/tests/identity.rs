@@ -441,9 +441,18 @@ mod wheels {
             style("toyota", "camry", 2019, BodyShape::Sedan)
         );
         // EVs' aero wheels, trucks' six spokes, vans' steel wheels.
-        let turbine = Design::ALL.iter().position(|d| *d == Design::Turbine).unwrap() as u32;
-        let steel = Design::ALL.iter().position(|d| *d == Design::Steel).unwrap() as u32;
-        assert_eq!(style("tesla", "model-3", 2019, BodyShape::Sedan).0 % 8, turbine);
+        let turbine = Design::ALL
+            .iter()
+            .position(|d| *d == Design::Turbine)
+            .unwrap() as u32;
+        let steel = Design::ALL
+            .iter()
+            .position(|d| *d == Design::Steel)
+            .unwrap() as u32;
+        assert_eq!(
+            style("tesla", "model-3", 2019, BodyShape::Sedan).0 % 8,
+            turbine
+        );
         assert_eq!(style("ford", "f-150", 2019, BodyShape::Pickup).1, 6);
         assert_eq!(style("ford", "transit", 2019, BodyShape::Van).0 % 8, steel);
     }

@@ -462,10 +462,7 @@ impl<'a> Lower<'a> {
                 // Shut lines: a dark groove with a lighter lip each side,
                 // which the paint shader lifts on dark paints (uv.x 7), so
                 // doors can be counted on black (session 19).
-                let shut = gaps
-                    .iter()
-                    .map(|g| (xm - g).abs())
-                    .fold(f32::MAX, f32::min);
+                let shut = gaps.iter().map(|g| (xm - g).abs()).fold(f32::MAX, f32::min);
                 if side && shut < GAP_HALF + LIP && y > p.ride + 0.1 && y < p.belt - 0.03 {
                     if shut < GAP_HALF {
                         return Some((Material::Trim, [0.0, 0.0]));
@@ -577,7 +574,16 @@ impl<'a> Lower<'a> {
                 bxs.len(),
                 2,
                 false,
-                |i, c| floor(rim(bxs[i], if c == 0 { AROUND / 2 - k } else { AROUND / 2 + k })),
+                |i, c| {
+                    floor(rim(
+                        bxs[i],
+                        if c == 0 {
+                            AROUND / 2 - k
+                        } else {
+                            AROUND / 2 + k
+                        },
+                    ))
+                },
                 |_, _| Some((Material::Trim, [0.0, 0.0])),
             );
             // The bed's front wall (the cab's back, seen over the rails)
@@ -2293,13 +2299,23 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         let (gy0, gy1) = (p.ride + 0.2, p.belt - 0.05);
         let gz = hw * 0.78;
         for z in [-gz, gz] {
-            lower.end_patch(mesh, false, (gy0, gy1), (z - 0.008, z + 0.008), (1, 12), |_, _| {
-                Some(Material::Trim)
-            });
+            lower.end_patch(
+                mesh,
+                false,
+                (gy0, gy1),
+                (z - 0.008, z + 0.008),
+                (1, 12),
+                |_, _| Some(Material::Trim),
+            );
         }
-        lower.end_patch(mesh, false, (gy0 - 0.016, gy0), (-gz, gz), (20, 1), |_, _| {
-            Some(Material::Trim)
-        });
+        lower.end_patch(
+            mesh,
+            false,
+            (gy0 - 0.016, gy0),
+            (-gz, gz),
+            (20, 1),
+            |_, _| Some(Material::Trim),
+        );
     }
     let yc = if f.has(Feature::SpareWheel) {
         p.ride + 0.24

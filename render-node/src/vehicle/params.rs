@@ -8,11 +8,11 @@ use serde::Deserialize;
 use vis_protocol::BodyShape;
 
 use super::faces::{Face, FaceTable, Profile, ProfileTable};
-use super::wheels::{Wheel, WheelTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
 };
+use super::wheels::{Wheel, WheelTable};
 use crate::RenderError;
 
 /// How the cabin above the beltline is built.

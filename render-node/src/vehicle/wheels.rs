@@ -58,7 +58,10 @@ impl Wheel {
     /// (`style * 2 + radial fraction`): the design's index, plus 8 for a
     /// dark face, plus 16 for a two-tone one.
     pub fn style(self) -> u32 {
-        let d = Design::ALL.iter().position(|d| *d == self.design).unwrap_or(0) as u32;
+        let d = Design::ALL
+            .iter()
+            .position(|d| *d == self.design)
+            .unwrap_or(0) as u32;
         d + match self.finish {
             Finish::Silver => 0,
             Finish::Dark => 8,
@@ -187,7 +190,10 @@ mod tests {
         assert_eq!((f150.design, f150.spokes), (Design::Five, 6));
         let focus = t.lookup("ford", "focus", 2018).expect("ford row");
         assert_eq!(focus.design, Design::Split);
-        assert_eq!(t.lookup("tesla", "model-3", 2019).map(|w| w.design), Some(Design::Turbine));
+        assert_eq!(
+            t.lookup("tesla", "model-3", 2019).map(|w| w.design),
+            Some(Design::Turbine)
+        );
         assert_eq!(t.lookup("nobody", "x", 2019), None);
     }
 
