@@ -175,6 +175,11 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 k1 = vec3<f32>(f);
             }
             r1 = 0.01;
+            // A shut line's lip (uv.x 7, beside the groove): the panels'
+            // rounded edges catch the light. On dark paint the groove alone
+            // is black on black, so the lips are lifted there (session 19).
+            let lum = dot(base, vec3<f32>(0.2126, 0.7152, 0.0722));
+            c += vec3<f32>(0.09) * step(6.5, i.uv.x) * step(i.uv.x, 7.5) * (1.0 - smoothstep(0.02, 0.15, lum)) * (0.4 + 0.6 * irr);
         }
         case 1u: {
             // Tinted glass over a dark cabin.
@@ -199,28 +204,70 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             r1 = 0.03;
         }
         case 4u: {
-            // Alloy rim: uv.x = style * 2 + radial fraction, uv.y = angle in spokes.
+            // Rim face (models/wheels.csv): uv.x = style * 2 + radial
+            // fraction, uv.y = angle in spoke periods, both interpolated per
+            // fragment. style = design + 8 (dark face) or + 16 (two-tone):
+            // 0 five, 1 wide, 2 split, 3 multi, 4 turbine, 5 steel.
             let style = floor(i.uv.x / 2.0);
             let rad = i.uv.x - style * 2.0;
+            let fin = floor(style / 8.0);
+            let design = style - fin * 8.0;
             let a = fract(i.uv.y);
-            var spoke_w = 0.32;
-            if (style == 1.0) { spoke_w = 0.5; }
-            if (style == 2.0) { spoke_w = 0.2; }
+            let d = abs(a - 0.5) * 2.0;
             let in_window = step(0.3, rad) * step(rad, 0.84);
-            let gap = in_window * step(spoke_w, abs(a - 0.5) * 2.0);
+            // margin: how far inside the metal a point of the window is,
+            // in the pattern's own units (< 0: an opening).
+            var margin = 1.0;
+            if (design == 0.0) {
+                // Straight spokes, a little wider at the hub.
+                margin = 0.36 - 0.1 * rad - d;
+            } else if (design == 1.0) {
+                margin = 0.58 - d;
+            } else if (design == 2.0) {
+                // Pairs of thin spokes that join towards the hub.
+                margin = 0.11 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
+            } else if (design == 3.0) {
+                margin = 0.3 - d;
+            } else if (design == 4.0) {
+                // Turbine: a disc with curved slots near its rim.
+                let b = fract(i.uv.y * 2.0 + (rad - 0.45) * 1.6);
+                let slot = step(0.46, rad) * step(rad, 0.8);
+                margin = mix(1.0, abs(b - 0.16) - 0.16, slot);
+            } else {
+                // Steel wheel under a hubcap: short vents round the cap.
+                let vent = step(0.6, rad) * step(rad, 0.7);
+                margin = mix(1.0, d - 0.3, vent);
+            }
+            let solid = 1.0 - in_window * step(margin, 0.0);
+            let gap = 1.0 - solid;
             let lip = step(0.9, rad);
-            // Style 2 is a dark painted rim.
-            var dark = 1.0;
-            var lift = vec3<f32>(0.0);
-            if (style == 2.0) {
-                dark = 0.35;
-                lift = vec3<f32>(0.02);
+            var base = vec3<f32>(0.12) * irr;
+            var spec = vec3<f32>(0.75, 0.76, 0.78);
+            var rough = 0.25;
+            if (fin == 1.0) {
+                // Painted dark grey.
+                base = vec3<f32>(0.042) * irr + vec3<f32>(0.02);
+                spec = vec3<f32>(0.26);
+            } else if (fin == 2.0) {
+                // A machined face: bright, with the spokes' edges and the
+                // pockets' walls painted dark.
+                let edge = in_window * (1.0 - step(0.07, margin));
+                base = mix(vec3<f32>(0.15) * irr, vec3<f32>(0.03) * irr, edge);
+                spec = mix(vec3<f32>(0.9, 0.91, 0.93), vec3<f32>(0.2), edge);
+                rough = 0.12;
+            }
+            if (design == 5.0) {
+                // The hubcap's grey plastic; the steel rim beyond it dark.
+                let steel = step(0.8, rad);
+                base = mix(vec3<f32>(0.09) * irr, vec3<f32>(0.025) * irr, steel);
+                spec = mix(vec3<f32>(0.35), vec3<f32>(0.1), steel);
+                rough = 0.4;
             }
             let hub = (1.0 - step(0.14, rad)) * 0.6;
-            let keep = (1.0 - gap) * (1.0 - hub);
-            c = ((vec3<f32>(0.12) * irr * dark + lift) * (1.0 - gap) + vec3<f32>(0.012) * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
-            k1 = vec3<f32>(0.75, 0.76, 0.78) * dark * keep;
-            r1 = 0.25;
+            let keep = solid * (1.0 - hub);
+            c = (base * solid + vec3<f32>(0.012) * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
+            k1 = spec * keep;
+            r1 = rough;
             k2 = vec3<f32>(lip * 0.3 * (1.0 - hub));
             r2 = 0.05;
         }

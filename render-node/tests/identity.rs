@@ -366,3 +366,94 @@ mod resolve {
         assert!(same >= 15, "{same} of 20 year steps kept the body");
     }
 }
+
+/// `models/wheels.csv` (session 19): the file on disk is the embedded one,
+/// every row names a make and models of the catalog and is reached by
+/// some vehicle, and the designs reach the bodies.
+mod wheels {
+    use std::path::Path;
+
+    use vis_catalog::Catalog;
+    use vis_protocol::BodyShape;
+    use vis_render::vehicle::wheels::{Design, WheelTable};
+    use vis_render::vehicle::{IdentityLibrary, ModelLibrary, Params};
+
+    #[test]
+    fn the_table_on_disk_is_the_embedded_one() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/wheels.csv"),
+        )
+        .unwrap();
+        let table = WheelTable::parse(&text).expect("wheels.csv parses");
+        assert_eq!(table.rows(), WheelTable::embedded().rows());
+    }
+
+    #[test]
+    fn every_wheel_row_names_real_makes_and_models_and_is_reached() {
+        let cat = Catalog::embedded();
+        let lib = IdentityLibrary::embedded();
+        let table = WheelTable::embedded();
+        let mut bad = Vec::new();
+        for r in table.rows() {
+            let id = format!("wheels.csv line {} ({} {:?})", r.line, r.make, r.models);
+            let Some(make) = cat.makes().iter().find(|m| m.slug == r.make) else {
+                bad.push(format!("{id}: make not in the catalog"));
+                continue;
+            };
+            let models = cat.models_of_make(make, None);
+            for m in &r.models {
+                if !models.iter().any(|c| &c.slug == m) {
+                    bad.push(format!("{id}: model {m} not in the catalog"));
+                }
+            }
+            let curated = lib.generations().any(|g| {
+                g.make == r.make
+                    && (r.models.is_empty() || r.models.contains(&g.model))
+                    && (r.from..=r.to).contains(&g.from)
+                    && table.lookup(&g.make, &g.model, g.from) == Some(r.wheel)
+            });
+            let uncurated = r.models.is_empty()
+                && models.iter().any(|m| {
+                    lib.lookup(&r.make, &m.slug, 2000).is_none()
+                        && m.years.iter().any(|y| (r.from..=r.to).contains(y))
+                });
+            if !curated && !uncurated {
+                bad.push(format!("{id}: no vehicle takes this row"));
+            }
+        }
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    #[test]
+    fn wheels_follow_the_make_and_the_body() {
+        let lib = ModelLibrary::embedded();
+        let style = |make: &str, model: &str, year: u16, shape: BodyShape| {
+            let p = Params::resolve(&lib, shape, make, model, year);
+            (p.rim_style, p.spokes)
+        };
+        // One make's models share a design; makes differ.
+        assert_eq!(
+            style("audi", "a4", 2019, BodyShape::Sedan),
+            style("audi", "q5", 2019, BodyShape::Suv)
+        );
+        assert_ne!(
+            style("audi", "a4", 2019, BodyShape::Sedan),
+            style("toyota", "camry", 2019, BodyShape::Sedan)
+        );
+        // EVs' aero wheels, trucks' six spokes, vans' steel wheels.
+        let turbine = Design::ALL
+            .iter()
+            .position(|d| *d == Design::Turbine)
+            .unwrap() as u32;
+        let steel = Design::ALL
+            .iter()
+            .position(|d| *d == Design::Steel)
+            .unwrap() as u32;
+        assert_eq!(
+            style("tesla", "model-3", 2019, BodyShape::Sedan).0 % 8,
+            turbine
+        );
+        assert_eq!(style("ford", "f-150", 2019, BodyShape::Pickup).1, 6);
+        assert_eq!(style("ford", "transit", 2019, BodyShape::Van).0 % 8, steel);
+    }
+}

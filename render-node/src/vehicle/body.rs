@@ -39,6 +39,18 @@ fn boundary(inside_at: f32, outside_at: f32, steps: u32, inside: impl Fn(f32) ->
     a
 }
 
+/// The wheel-arch opening's radius over the tyre's: tall vehicles show
+/// more gap over their tyres (session 19: at 1.09 everywhere the Puma,
+/// Sienna, EV6 and e-tron sat like cars).
+fn arch_gap(shape: BodyShape) -> f32 {
+    match shape {
+        BodyShape::Suv | BodyShape::Pickup => 1.16,
+        BodyShape::Crossover => 1.14,
+        BodyShape::Van | BodyShape::Minivan => 1.11,
+        _ => 1.09,
+    }
+}
+
 fn sp(c: f32, n: f32) -> f32 {
     c.signum() * c.abs().powf(2.0 / n)
 }
@@ -60,7 +72,32 @@ pub struct Lower<'a> {
     pub hw: f32,
     /// Rear wheels hidden behind skirts (no rear arch opening).
     pub skirts: bool,
+    /// A pickup's open bed: the cab-to-bed gap's x, the bed's front wall,
+    /// the tailgate's inner face, and the floor's height.
+    pub bed: Option<Bed>,
 }
+
+/// A pickup's open bed (session 19; until then the loft's top behind the
+/// cab was drawn as a black cover, and a Titan's bed read as a saloon's
+/// boot).
+#[derive(Clone, Copy, Debug)]
+pub struct Bed {
+    /// The gap between the cab's back and the bed's front, x.
+    pub gap: f32,
+    /// The bed's front wall (inside), x.
+    pub front: f32,
+    /// The tailgate's inner face, x.
+    pub tail: f32,
+    /// The floor's height.
+    pub floor: f32,
+}
+
+/// Cells of the loft's 72 round a section: the top is cell 36.
+const AROUND: usize = 72;
+
+/// Half the width of a shut line, and of the lighter lip each side of it.
+const GAP_HALF: f32 = 0.005;
+const LIP: f32 = 0.009;
 
 #[derive(Clone, Copy)]
 struct Section {
@@ -98,6 +135,21 @@ impl<'a> Lower<'a> {
         };
         // Box trucks: the lofted body is the cab only.
         let xr = if p.spec.cargo_box { fa - 1.2 } else { xr };
+        // A pickup's tail is square: the tailgate, not a rounded boot.
+        let round_r = if p.spec.bed { 0.06 } else { round_r };
+        let deck_start = -p.length / 2.0 + p.bl_base;
+        let arch_r = p.wheel_radius * arch_gap(p.shape);
+        let bed = p.spec.bed.then(|| {
+            let gap = deck_start - 0.02;
+            Bed {
+                gap,
+                front: gap - 0.045,
+                tail: xr + 0.06,
+                floor: (p.wheel_radius + arch_r + 0.03)
+                    .max(p.belt - 0.55)
+                    .min(p.belt - 0.25),
+            }
+        });
         Lower {
             p,
             xf,
@@ -105,12 +157,13 @@ impl<'a> Lower<'a> {
             fa,
             ra,
             cowl: xf - p.ws_base,
-            deck_start: -p.length / 2.0 + p.bl_base,
-            arch_r: p.wheel_radius * 1.09,
+            deck_start,
+            arch_r,
             round_f,
             round_r,
             hw: p.width / 2.0,
             skirts: p.cues.features.has(Feature::WheelSkirts),
+            bed,
         }
     }
 
@@ -136,6 +189,14 @@ impl<'a> Lower<'a> {
             // A slight wedge: the beltline rises towards the tail.
             let t = (self.cowl - x) / (self.cowl - self.deck_start).max(0.01);
             belt + 0.025 * t
+        } else if let Some(bed) = self.bed {
+            // The bed's rails run level, a step below the cab's belt, from
+            // the gap behind the cab to the tailgate.
+            if x > bed.gap {
+                belt + 0.025
+            } else {
+                belt - 0.01
+            }
         } else {
             let t = ((self.deck_start - x) / (self.deck_start - self.xr).max(0.01)).clamp(0.0, 1.0);
             let d = belt + 0.025;
@@ -361,15 +422,23 @@ impl<'a> Lower<'a> {
         let p = self.p;
         let mut extra = Vec::new();
         for g in gaps {
-            extra.push(g - 0.005);
-            extra.push(g + 0.005);
+            for d in [GAP_HALF, GAP_HALF + LIP] {
+                extra.push(g - d);
+                extra.push(g + d);
+            }
+        }
+        if let Some(b) = self.bed {
+            for x in [b.gap - 0.012, b.gap + 0.012, b.front, b.tail] {
+                extra.push(x);
+            }
         }
         let xs = self.stations(&extra);
-        let around = 72;
+        let around = AROUND;
+        // The bed's opening: cells round the top from `AROUND / 2 - k` to
+        // `AROUND / 2 + k`, leaving rails about 12 cm wide each side.
+        let bed_k = self.bed.map(|b| self.bed_cells((b.front + b.tail) / 2.0));
         let sections: Vec<Section> = xs.iter().map(|x| self.section(*x)).collect();
         let th = |j: usize| -FRAC_PI_2 + TAU * j as f32 / around as f32;
-        let bed = p.spec.bed;
-        let bed_from = self.deck_start - 0.12;
         // Side intakes ahead of the rear wheels (mid-engined cars).
         let intakes = p.cues.features.has(Feature::SideIntakes);
         let intake = (self.ra + self.arch_r + 0.06, self.ra + self.arch_r + 0.5);
@@ -390,19 +459,36 @@ impl<'a> Lower<'a> {
                     return Some((Material::Liner, [0.0, 0.0]));
                 }
                 let side = cz.abs() > 0.55;
-                if side
-                    && gaps.iter().any(|g| (xm - g).abs() < 0.005)
-                    && y > p.ride + 0.1
-                    && y < p.belt - 0.03
-                {
-                    return Some((Material::Trim, [0.0, 0.0]));
+                // Shut lines: a dark groove with a lighter lip each side,
+                // which the paint shader lifts on dark paints (uv.x 7), so
+                // doors can be counted on black (session 19).
+                let shut = gaps.iter().map(|g| (xm - g).abs()).fold(f32::MAX, f32::min);
+                if side && shut < GAP_HALF + LIP && y > p.ride + 0.1 && y < p.belt - 0.03 {
+                    if shut < GAP_HALF {
+                        return Some((Material::Trim, [0.0, 0.0]));
+                    }
+                    return Some((Material::Paint, [7.0, 0.0]));
+                }
+                if let (Some(b), Some(k)) = (self.bed, bed_k) {
+                    // The gap between cab and bed, round the sides and the
+                    // top, with lips.
+                    let d = (xm - b.gap).abs();
+                    if d < 0.012 && y > p.ride + 0.04 {
+                        return Some((Material::Trim, [0.0, 0.0]));
+                    }
+                    // The open bed: no top between the rails (the floor and
+                    // walls are their own patches).
+                    if xs[i] >= b.tail - 1e-4
+                        && xs[i + 1] <= b.front + 1e-4
+                        && j + k >= AROUND / 2
+                        && j < AROUND / 2 + k
+                    {
+                        return None;
+                    }
                 }
                 // The rocker's cladding; the arches' is a ring laid on the
                 // flank (below), whose round edges cells would step.
                 if p.spec.cladding && side && cy < 0.2 && y < p.ride + 0.13 {
-                    return Some((Material::Trim, [0.0, 0.0]));
-                }
-                if bed && xm < bed_from && xm > self.xr + 0.12 && cy > 0.9 && cz.abs() < 0.86 {
                     return Some((Material::Trim, [0.0, 0.0]));
                 }
                 if let Some((x0, x1)) = interior
@@ -439,6 +525,80 @@ impl<'a> Lower<'a> {
         if p.spec.cladding {
             for ax in self.arches() {
                 self.arch_cladding(mesh, ax);
+            }
+        }
+        // A sliding door's track: a dark line along the flank under the
+        // rear quarter window, from the door's rear edge to the tail.
+        if p.spec.doors == 3 && gaps.len() >= 3 {
+            let (x0, x1) = (self.xr + self.round_r + 0.06, gaps[2] + 0.01);
+            let (y0, y1) = (p.belt - 0.05, p.belt - 0.032);
+            let nu = 24;
+            for side in [-1.0f32, 1.0] {
+                mesh.grid(
+                    nu + 1,
+                    2,
+                    false,
+                    |i, j| {
+                        let x = x0 + (x1 - x0) * i as f32 / nu as f32;
+                        let y = if j == 0 { y0 } else { y1 };
+                        Vec3::new(x, y, side * (self.surface_z(x, y) + 0.004))
+                    },
+                    |_, _| Some((Material::Trim, [0.0, 0.0])),
+                );
+            }
+        }
+        if let (Some(b), Some(k)) = (self.bed, bed_k) {
+            let bxs: Vec<f32> = xs
+                .iter()
+                .copied()
+                .filter(|x| *x >= b.tail - 1e-4 && *x <= b.front + 1e-4)
+                .collect();
+            let rim = |x: f32, j: usize| self.point(self.section(x), x, th(j)).0;
+            let floor = |v: Vec3| Vec3::new(v.x, b.floor, v.z);
+            // The inner walls along each side, from the rails' inner edge
+            // down to the floor: a bed liner's black.
+            for j in [AROUND / 2 - k, AROUND / 2 + k] {
+                mesh.grid(
+                    bxs.len(),
+                    2,
+                    false,
+                    |i, c| {
+                        let v = rim(bxs[i], j);
+                        if c == 0 { v } else { floor(v) }
+                    },
+                    |_, _| Some((Material::Interior, [0.0, 0.0])),
+                );
+            }
+            // The floor, darker still.
+            mesh.grid(
+                bxs.len(),
+                2,
+                false,
+                |i, c| {
+                    floor(rim(
+                        bxs[i],
+                        if c == 0 {
+                            AROUND / 2 - k
+                        } else {
+                            AROUND / 2 + k
+                        },
+                    ))
+                },
+                |_, _| Some((Material::Trim, [0.0, 0.0])),
+            );
+            // The bed's front wall (the cab's back, seen over the rails)
+            // and the tailgate's inner face.
+            for x in [b.front, b.tail] {
+                mesh.grid(
+                    2 * k + 1,
+                    2,
+                    false,
+                    |i, c| {
+                        let v = rim(x, AROUND / 2 - k + i);
+                        if c == 0 { v } else { floor(v) }
+                    },
+                    |_, _| Some((Material::Interior, [0.0, 0.0])),
+                );
             }
         }
         // Dark arch liners so the openings read as holes.
@@ -494,6 +654,18 @@ impl<'a> Lower<'a> {
                 |_, _| Some((Material::Liner, [0.0, 0.0])),
             );
         }
+    }
+
+    /// How many cells each side of the top the bed's opening takes at x:
+    /// the rails keep about 12 cm of the section's shoulders.
+    fn bed_cells(&self, x: f32) -> usize {
+        let s = self.section(x);
+        let th = |j: usize| -FRAC_PI_2 + TAU * j as f32 / AROUND as f32;
+        let mut k = 2;
+        while k < 16 && self.point(s, x, th(AROUND / 2 - (k + 1))).0.z < self.hw - 0.12 {
+            k += 1;
+        }
+        k
     }
 
     /// Is a section point at (x, y) (before the arches lift it) inside a
@@ -617,7 +789,13 @@ impl<'a> Lower<'a> {
         let (from, to, lift) = if front {
             (self.fa, self.xf + 0.01, 0.008 * scale)
         } else {
-            (self.ra, self.xr - 0.01, -0.008 * scale)
+            // A pickup's rails stand 3.5 cm under the cab's step, which
+            // can reach back over the rear axle: searched from there, a
+            // point above the rails (a tail lamp's top) found no tail and
+            // stayed at the axle, and its quads drew a red strip along the
+            // rail (session 20). Search from inside the bed instead.
+            let from = self.bed.map_or(self.ra, |b| self.ra.min(b.front));
+            (from, self.xr - 0.01, -0.008 * scale)
         };
         let cell = |i: usize, j: usize| {
             let v = (i as f32 + 0.5) / nv as f32;
@@ -1134,25 +1312,26 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
     };
     let e1 = axis_n.cross(helper).normalize();
     let e2 = axis_n.cross(e1);
-    let segs = 60;
+    // Per-point uv (interpolated per fragment), so the spoke pattern is as
+    // sharp as the pixels: with a uv per quad (until session 19) 60
+    // segments drew the spokes' edges as steps and no thin or curved
+    // spokes could be drawn.
+    let segs = 96;
     let spokes = p.spokes as f32;
-    mesh.grid(
+    mesh.grid_uv(
         n,
-        segs,
-        true,
+        segs + 1,
         |i, j| {
             let a = j as f32 / segs as f32 * TAU;
             let (rr, hh) = profile[i];
             center + axis_n * hh + (e1 * a.cos() + e2 * a.sin()) * rr
         },
+        |_, _| Some(Material::Alloy),
         |i, j| {
-            Some((
-                Material::Alloy,
-                [
-                    style * 2.0 + (i as f32 + 0.5) / (n - 1) as f32,
-                    (j as f32 + 0.5) / segs as f32 * spokes,
-                ],
-            ))
+            [
+                style * 2.0 + i as f32 / (n - 1) as f32,
+                j as f32 / segs as f32 * spokes,
+            ]
         },
     );
     // Brake disc shadow behind the spokes.
@@ -2114,6 +2293,30 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         (24, 3),
         |_, _| Some(valance),
     );
+    if p.spec.bed {
+        // The tailgate's shut lines: up each side inside the lamps and
+        // along its foot over the bumper.
+        let (gy0, gy1) = (p.ride + 0.2, p.belt - 0.05);
+        let gz = hw * 0.78;
+        for z in [-gz, gz] {
+            lower.end_patch(
+                mesh,
+                false,
+                (gy0, gy1),
+                (z - 0.008, z + 0.008),
+                (1, 12),
+                |_, _| Some(Material::Trim),
+            );
+        }
+        lower.end_patch(
+            mesh,
+            false,
+            (gy0 - 0.016, gy0),
+            (-gz, gz),
+            (20, 1),
+            |_, _| Some(Material::Trim),
+        );
+    }
     let yc = if f.has(Feature::SpareWheel) {
         p.ride + 0.24
     } else {

@@ -76,6 +76,35 @@ impl Mesh {
         pos: impl Fn(usize, usize) -> Vec3,
         paint: impl Fn(usize, usize) -> Option<(Material, [f32; 2])>,
     ) {
+        self.grid_quads(rows, cols, wrap, pos, |i, j| {
+            paint(i, j).map(|(m, uv)| (m, None::<fn(usize, usize) -> [f32; 2]>, uv))
+        });
+    }
+
+    /// [`Self::grid`] (not wrapped) with a uv per grid point, interpolated
+    /// across each quad: patterns the shader draws from the uv (a wheel's
+    /// spokes) are then as sharp as the pixels, not the grid.
+    pub fn grid_uv(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        pos: impl Fn(usize, usize) -> Vec3,
+        material: impl Fn(usize, usize) -> Option<Material>,
+        uv: impl Fn(usize, usize) -> [f32; 2],
+    ) {
+        self.grid_quads(rows, cols, false, pos, |i, j| {
+            material(i, j).map(|m| (m, Some(&uv), [0.0, 0.0]))
+        });
+    }
+
+    fn grid_quads<U: Fn(usize, usize) -> [f32; 2]>(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        wrap: bool,
+        pos: impl Fn(usize, usize) -> Vec3,
+        paint: impl Fn(usize, usize) -> Option<(Material, Option<U>, [f32; 2])>,
+    ) {
         if rows < 2 || cols < 2 {
             return;
         }
@@ -111,7 +140,7 @@ impl Mesh {
         for i in 0..rows - 1 {
             for j in 0..quads_j {
                 let jn = (j + 1) % cols;
-                let Some((mat, uv)) = paint(i, j) else {
+                let Some((mat, per_point, uv)) = paint(i, j) else {
                     continue;
                 };
                 let base = self.vertices.len() as u32;
@@ -119,7 +148,7 @@ impl Mesh {
                     self.vertices.push(Vertex {
                         pos: at(a, b).to_array(),
                         normal: n[a * cols + b].to_array(),
-                        uv,
+                        uv: per_point.as_ref().map_or(uv, |f| f(a, b)),
                         material: mat as u32,
                     });
                 }

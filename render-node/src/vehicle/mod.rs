@@ -7,6 +7,7 @@ pub mod identity;
 pub mod mesh;
 pub mod motorcycle;
 pub mod params;
+pub mod wheels;
 
 use glam::{Mat4, Vec3, Vec4};
 use vis_protocol::{BodyShape, View};

@@ -12,6 +12,7 @@ use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
 };
+use super::wheels::{Wheel, WheelTable};
 use crate::RenderError;
 
 /// How the cabin above the beltline is built.
@@ -104,6 +105,7 @@ pub struct ModelLibrary {
     identity: IdentityLibrary,
     faces: FaceTable,
     profiles: ProfileTable,
+    wheels: WheelTable,
 }
 
 impl ModelLibrary {
@@ -115,6 +117,7 @@ impl ModelLibrary {
         lib.identity = IdentityLibrary::embedded();
         lib.faces = FaceTable::embedded();
         lib.profiles = ProfileTable::embedded();
+        lib.wheels = WheelTable::embedded();
         lib
     }
 
@@ -138,6 +141,10 @@ impl ModelLibrary {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
         lib.profiles = ProfileTable::parse(&text).map_err(RenderError::Models)?;
+        let path = dir.join("wheels.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.wheels = WheelTable::parse(&text).map_err(RenderError::Models)?;
         Ok(lib)
     }
 
@@ -166,6 +173,7 @@ impl ModelLibrary {
             identity: IdentityLibrary::default(),
             faces: FaceTable::default(),
             profiles: ProfileTable::default(),
+            wheels: WheelTable::default(),
         })
     }
 
@@ -186,6 +194,11 @@ impl ModelLibrary {
     /// Side-profile control values per curated generation.
     pub fn profiles(&self) -> &ProfileTable {
         &self.profiles
+    }
+
+    /// Wheel designs per make and era (`models/wheels.csv`).
+    pub fn wheels(&self) -> &WheelTable {
+        &self.wheels
     }
 }
 
@@ -320,6 +333,11 @@ struct Dims {
     wheelbase: f32,
 }
 
+/// Rim styles (see `vehicle::wheels::Wheel::style`) drawn from the hash
+/// for a make without rows in `models/wheels.csv`: five silver spokes,
+/// wide silver spokes, five dark spokes (the three styles before session 19).
+const HASH_STYLES: [u32; 3] = [0, 1, 8];
+
 /// Model years an uncommon model keeps one body before its next
 /// (pseudo-)generation.
 const GENERATION_YEARS: u16 = 7;
@@ -348,15 +366,43 @@ impl Params {
             let profile = lib.profiles().lookup(make, model, g.from);
             return Self::curated(lib, g, seed)
                 .with_face(face)
-                .with_profile(profile);
+                .with_profile(profile)
+                .with_wheel(lib.wheels(), make, model, g.from);
         }
         if BODIES.contains(&shape)
             && let Some(p) = Self::from_norms(lib, shape, seed, year)
         {
-            // An uncurated model wears its make's face of its era.
-            return p.with_face(lib.faces().lookup(make, model, year));
+            // An uncurated model wears its make's face and wheels of its era.
+            return p
+                .with_face(lib.faces().lookup(make, model, year))
+                .with_wheel(lib.wheels(), make, model, year);
         }
-        Self::from_ranges(lib, shape, seed, year)
+        Self::from_ranges(lib, shape, seed, year).with_wheel(lib.wheels(), make, model, year)
+    }
+
+    /// The wheel design from `models/wheels.csv`: the model's row, else a
+    /// commercial van's, bus's or box truck's steel wheel, else the make's
+    /// row; a make without rows keeps the style drawn from the hash.
+    fn with_wheel(mut self, table: &WheelTable, make: &str, model: &str, year: u16) -> Params {
+        if self.shape == BodyShape::Motorcycle {
+            return self;
+        }
+        let commercial = matches!(
+            self.shape,
+            BodyShape::Van | BodyShape::Bus | BodyShape::BoxTruck
+        );
+        let wheel = table.lookup_model(make, model, year).or_else(|| {
+            if commercial {
+                Some(Wheel::steel())
+            } else {
+                table.lookup(make, model, year)
+            }
+        });
+        if let Some(w) = wheel {
+            self.rim_style = w.style();
+            self.spokes = w.spokes;
+        }
+        self
     }
 
     /// Applies a side-profile row: beltline, windshield and rear glass
@@ -552,7 +598,7 @@ impl Params {
             roof_edge: None,
             face: Face::default(),
             lamp_scale: 1.0,
-            rim_style: (unit(seed, 22) * 3.0) as u32 % 3,
+            rim_style: HASH_STYLES[(unit(seed, 22) * 3.0) as usize % 3],
             spokes: [5, 6, 7, 10, 5, 12][(unit(seed, 23) * 6.0) as usize % 6],
             seed,
             spec,
@@ -654,8 +700,12 @@ impl Params {
         let aspect = (1.1 - 0.035 * rim_in)
             + match body {
                 B::Suv | B::Pickup if offroad => 0.24,
-                B::Suv | B::Pickup => 0.12,
-                B::Crossover | B::Van | B::Minivan => 0.08,
+                // Session 19: taller sidewalls on road SUVs, pickups and
+                // crossovers (+0.12 and +0.08 until then), which sat on a
+                // car's tyres at 512 px.
+                B::Suv | B::Pickup => 0.16,
+                B::Crossover => 0.12,
+                B::Van | B::Minivan => 0.08,
                 _ => 0.0,
             };
         let wheel_radius = (rim_in * 0.0254 + 2.0 * tyre_w * aspect.clamp(0.25, 0.8)) / 2.0;
@@ -666,7 +716,8 @@ impl Params {
             // Road SUVs sit with their sills near the wheel hubs.
             B::Suv => 0.29,
             B::Pickup => 0.29,
-            B::Crossover => 0.22,
+            // 0.22 until session 19: crossovers sat like hatchbacks.
+            B::Crossover => 0.245,
             B::Van => 0.22,
             B::Minivan => 0.17,
             B::Coupe | B::Convertible => 0.12,
@@ -802,6 +853,9 @@ impl Params {
             Roofline::Wagon if matches!(body, B::Suv | B::Crossover) => (0.05, 72.0 - 24.0 * era),
             Roofline::Wagon => (0.05, 76.0 - 16.0 * era),
             Roofline::Boxy => (0.03, 82.0),
+            // A minivan's tailgate stands nearly upright (66° until session
+            // 19, when the Sienna read as a boxy estate).
+            Roofline::OneBox if body == B::Minivan => (0.04, 76.0),
             Roofline::OneBox => (0.04, 66.0),
             // A convertible's fabric top is short and square-backed: a
             // steep 45° rear quarter whose foot stands well ahead of the
@@ -922,7 +976,7 @@ impl Params {
             roof_edge: None,
             face: Face::default(),
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
-            rim_style: (unit(gseed, 22) * 3.0) as u32 % 3,
+            rim_style: HASH_STYLES[(unit(gseed, 22) * 3.0) as usize % 3],
             spokes: [5, 6, 7, 10, 5, 12, 8, 9][(unit(gseed, 23) * 8.0) as usize % 8],
             seed,
             cues,
