@@ -370,14 +370,7 @@ impl Renderer {
         vis_protocol::Angle::turn()
             .map(|a| {
                 let (view_proj, eye) = framing.camera(&mesh, View::Angle(a));
-                let frame = passes::FrameParams {
-                    view_proj,
-                    eye,
-                    paint: paint::base_linear(s.color),
-                    finish: s.color.finish(),
-                    flat_lit: false,
-                    ground: true,
-                };
+                let frame = studio_frame(s, view_proj, eye, false);
                 let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
                 Ok(Rgba::new(n, n, pixels)?)
             })
@@ -400,17 +393,28 @@ impl Renderer {
             let sign = if s.variation % 2 == 1 { 1.0 } else { -1.0 };
             view_proj *= glam::Mat4::from_rotation_y((sign * step).to_radians());
         }
-        let frame = passes::FrameParams {
-            view_proj,
-            eye,
-            paint: paint::base_linear(s.color),
-            finish: s.color.finish(),
-            flat_lit,
-            ground: true,
-        };
+        let frame = studio_frame(s, view_proj, eye, flat_lit);
         let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
         let n = self.passes.size();
         Ok((Rgba::new(n, n, pixels)?, mesh, view_proj))
+    }
+}
+
+/// The studio's frame of `s` from a camera: its paint, the ground and its
+/// shadow.
+fn studio_frame(
+    s: &Subject<'_>,
+    view_proj: glam::Mat4,
+    eye: glam::Vec3,
+    flat_lit: bool,
+) -> passes::FrameParams {
+    passes::FrameParams {
+        view_proj,
+        eye,
+        paint: paint::base_linear(s.color),
+        finish: s.color.finish(),
+        flat_lit,
+        ground: true,
     }
 }
 

@@ -418,6 +418,14 @@ impl Deliverer {
         self.debit(delivery).await
     }
 
+    /// Counts a delivery in `/metrics` by where its bytes came from.
+    fn count_delivered(&self, source: SourceKind) {
+        match source {
+            SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
+            SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
+        };
+    }
+
     /// One conditional debit through the ledger; too few credits is
     /// [`DeliveryError::InsufficientCredits`].
     async fn debit(&self, delivery: NewDelivery) -> Result<i64, DeliveryError> {
@@ -431,10 +439,7 @@ impl Deliverer {
     }
 
     fn delivered(&self, output: Derived, source: SourceKind, balance_after: i64) -> Delivered {
-        match source {
-            SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
-            SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
-        };
+        self.count_delivered(source);
         Delivered {
             output,
             source,

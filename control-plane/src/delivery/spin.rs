@@ -393,10 +393,7 @@ impl Deliverer {
         match self.spin_output(spin).await {
             Ok((bytes, source)) => {
                 reserved.request_id = None;
-                match source {
-                    SourceKind::Cache => self.metrics.images_delivered_cache.inc(),
-                    SourceKind::Generated => self.metrics.images_delivered_generated.inc(),
-                };
+                self.count_delivered(source);
                 Ok(DeliveredSpin {
                     bytes,
                     source,

@@ -651,21 +651,8 @@ async fn serve(
         match claim {
             Claim::Fresh => {}
             Claim::Replay { .. } => return replay(state, principal, &resolved).await,
-            Claim::Conflict => {
-                return Err(ApiError::Conflict(format!(
-                    "This {} was used for another image in the last 24 hours. Use a new one for a new request.",
-                    retry.param
-                ))
-                .with_field("param", retry.param));
-            }
-            Claim::InProgress => {
-                return Err(ApiError::Unavailable {
-                    message: format!(
-                        "Another request with this {} is being answered; retry shortly. It is never charged twice.",
-                        retry.param
-                    ),
-                    retry_after_secs: Some(2),
-                });
+            Claim::Conflict | Claim::InProgress => {
+                return Err(retry_refused(&claim, retry, "image"));
             }
         }
     }
@@ -834,6 +821,25 @@ pub(super) const RETRY_RULES: Rules = Rules {
 
 /// Marks an answer given again for a retried key, charged nothing.
 pub(super) const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+
+/// The answer to a retry key held elsewhere: used for another `what`
+/// (409), or still being answered (503).
+pub(super) fn retry_refused(claim: &Claim, retry: &RetryKey, what: &str) -> ApiError {
+    if *claim == Claim::Conflict {
+        return ApiError::Conflict(format!(
+            "This {} was used for another {what} in the last 24 hours. Use a new one for a new request.",
+            retry.param
+        ))
+        .with_field("param", retry.param);
+    }
+    ApiError::Unavailable {
+        message: format!(
+            "Another request with this {} is being answered; retry shortly. It is never charged twice.",
+            retry.param
+        ),
+        retry_after_secs: Some(2),
+    }
+}
 
 pub(super) fn retry_key(
     headers: &HeaderMap,

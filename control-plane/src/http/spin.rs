@@ -13,7 +13,7 @@ use super::auth::{CachedAuth, ImagesRead};
 use super::extract::QueryParams;
 use super::images::{
     FieldNames, IDEMPOTENT_REPLAYED, RETRY_RULES, balance_of, delivery_error, header_value,
-    item_of, keyed, lookup_error, not_modified, retry_key, validate, wants_json,
+    item_of, keyed, lookup_error, not_modified, retry_key, retry_refused, validate, wants_json,
 };
 use super::{context, image_urls};
 use crate::delivery::idempotent::Claim;
@@ -223,21 +223,8 @@ async fn serve(
                     .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
                 return Ok(r);
             }
-            Claim::Conflict => {
-                return Err(ApiError::Conflict(format!(
-                    "This {} was used for another request in the last 24 hours. Use a new one for a new request.",
-                    retry.param
-                ))
-                .with_field("param", retry.param));
-            }
-            Claim::InProgress => {
-                return Err(ApiError::Unavailable {
-                    message: format!(
-                        "Another request with this {} is being answered; retry shortly. It is never charged twice.",
-                        retry.param
-                    ),
-                    retry_after_secs: Some(2),
-                });
+            Claim::Conflict | Claim::InProgress => {
+                return Err(retry_refused(&claim, retry, "spin"));
             }
         }
     }

@@ -31,6 +31,20 @@ pub fn encoder_version() -> (u32, u32, u32) {
     ((v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff)
 }
 
+/// A validated encoder configuration for `settings`, alpha compressed.
+fn config(settings: Settings) -> Result<sys::WebPConfig, String> {
+    let mut config = sys::WebPConfig::new().map_err(|()| "libwebp config init failed")?;
+    config.quality = settings.quality;
+    config.method = settings.method;
+    config.alpha_quality = settings.alpha_quality;
+    config.alpha_compression = 1;
+    // SAFETY: `config` is an initialised WebPConfig owned by this frame.
+    if unsafe { sys::WebPValidateConfig(&config) } == 0 {
+        return Err("invalid libwebp config".into());
+    }
+    Ok(config)
+}
+
 /// Encodes straight-alpha RGBA (`width * height * 4` bytes).
 pub fn encode_rgba(
     pixels: &[u8],
@@ -45,15 +59,7 @@ pub fn encode_rgba(
     if pixels.len() != width as usize * height as usize * 4 {
         return Err("pixel buffer does not match the size".into());
     }
-    let mut config = sys::WebPConfig::new().map_err(|()| "libwebp config init failed")?;
-    config.quality = settings.quality;
-    config.method = settings.method;
-    config.alpha_quality = settings.alpha_quality;
-    config.alpha_compression = 1;
-    // SAFETY: `config` is an initialised WebPConfig owned by this frame.
-    if unsafe { sys::WebPValidateConfig(&config) } == 0 {
-        return Err("invalid libwebp config".into());
-    }
+    let config = config(settings)?;
     let mut picture = sys::WebPPicture::new().map_err(|()| "libwebp picture init failed")?;
     picture.use_argb = 1;
     picture.width = width as i32;
@@ -119,15 +125,7 @@ pub fn encode_animation(
         return Err("a frame's pixel buffer does not match the size".into());
     }
     let frame_ms = i32::try_from(frame_ms).map_err(|_| "frame time too long")?;
-    let mut config = sys::WebPConfig::new().map_err(|()| "libwebp config init failed")?;
-    config.quality = settings.quality;
-    config.method = settings.method;
-    config.alpha_quality = settings.alpha_quality;
-    config.alpha_compression = 1;
-    // SAFETY: `config` is an initialised WebPConfig owned by this frame.
-    if unsafe { sys::WebPValidateConfig(&config) } == 0 {
-        return Err("invalid libwebp config".into());
-    }
+    let config = config(settings)?;
     let mut options = MaybeUninit::<sys::WebPAnimEncoderOptions>::uninit();
     // SAFETY: the init function fills every field of the options it is
     // given when the ABI versions match (checked by its return value).
