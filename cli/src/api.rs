@@ -76,6 +76,7 @@ impl ImageSpec {
         {
             Some("webp") => "webp",
             Some("jpg" | "jpeg") => "jpg",
+            Some("avif") => "avif",
             _ => "png",
         }
     }

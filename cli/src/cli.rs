@@ -108,7 +108,7 @@ pub struct Look {
     /// Fit inside this height (1 to 1024; never enlarged).
     #[arg(long, alias = "h")]
     pub height: Option<u32>,
-    /// png, webp or jpg (default png, or the output file's extension).
+    /// png, webp, jpg or avif (default png, or the output file's extension).
     #[arg(long)]
     pub format: Option<String>,
 }
@@ -179,7 +179,7 @@ pub struct SpinArgs {
     /// animation (an animated WebP, the default) or sprite (6 x 4 frames in one image).
     #[arg(long)]
     pub layout: Option<String>,
-    /// webp (default); a sprite may also be png or jpg.
+    /// webp (default); a sprite may also be png, jpg or avif.
     #[arg(long)]
     pub format: Option<String>,
     /// Where to write the spin [default: a name saying what it is].
@@ -227,6 +227,7 @@ impl SpinArgs {
         {
             Some("png") => "png",
             Some("jpg" | "jpeg") => "jpg",
+            Some("avif") => "avif",
             _ => "webp",
         };
         format!(
@@ -477,7 +478,7 @@ async fn cmd_whoami(target: &Target, json: bool) -> Result<()> {
 /// The format an output file's extension asks for.
 fn format_of(path: &Path) -> Option<String> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    matches!(ext.as_str(), "png" | "webp" | "jpg" | "jpeg").then_some(ext)
+    matches!(ext.as_str(), "png" | "webp" | "jpg" | "jpeg" | "avif").then_some(ext)
 }
 
 async fn cmd_image(target: &Target, json: bool, args: ImageArgs) -> Result<()> {

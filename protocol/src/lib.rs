@@ -17,7 +17,7 @@ mod variant;
 pub use paint::{
     ColorParseError, Finish, Paint, delta_e_rgb, delta_e2000, hex_of, lab, lab_of_linear,
 };
-pub use params::{Angle, Color, Format, ParseError, SizePreset, View};
+pub use params::{Angle, Color, Format, FormatChoice, ParseError, SizePreset, View};
 pub use shape::BodyShape;
 pub use slug::{Slug, slugify};
 pub use variant::{RenderJob, VariantKey};

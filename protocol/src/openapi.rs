@@ -8,7 +8,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::{BodyShape, Color, Format, SizePreset, View};
+use crate::{BodyShape, Color, Format, FormatChoice, SizePreset, View};
 
 fn string_enum(values: Vec<&'static str>, description: &str) -> RefOr<Schema> {
     ObjectBuilder::new()
@@ -76,8 +76,40 @@ enum_schema!(Color, "Color", "A preset paint colour. Default silver.");
 enum_schema!(
     Format,
     "Format",
-    "An output format: png and webp keep the transparent background; jpg is flattened on white."
+    "An output format: png, webp and avif keep the transparent background; jpg is flattened on white."
 );
+
+const FORMAT_CHOICE: &str = "An output format, or auto: the smallest format the client's Accept \
+     header names (avif, then webp; else png, or jpg for an opaque image). png, webp and avif \
+     keep the transparent background; jpg is flattened on white. Default png.";
+
+impl PartialSchema for FormatChoice {
+    fn schema() -> RefOr<Schema> {
+        let mut values: Vec<&'static str> = Format::ALL.iter().map(|f| f.id()).collect();
+        values.push("auto");
+        string_enum(values, FORMAT_CHOICE)
+    }
+}
+
+impl ToSchema for FormatChoice {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("FormatChoice")
+    }
+}
+
+impl FormatChoice {
+    /// The schema of the `format` parameter: every format, its aliases,
+    /// and auto.
+    pub fn accepted_schema() -> RefOr<Schema> {
+        let mut values: Vec<&'static str> = Vec::new();
+        for f in Format::ALL {
+            values.push(f.id());
+            values.extend_from_slice(f.aliases());
+        }
+        values.push("auto");
+        string_enum(values, FORMAT_CHOICE)
+    }
+}
 enum_schema!(
     SizePreset,
     "SizePreset",

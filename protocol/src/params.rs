@@ -416,17 +416,19 @@ impl Color {
 }
 enum_serde!(Color);
 
-/// Output encoding (spec §2, Format). Default `png`; `jpeg` is an alias of `jpg`.
+/// Output encoding (spec §2, Format, and beyond it: AVIF). Default `png`;
+/// `jpeg` is an alias of `jpg`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Format {
     #[default]
     Png,
     Webp,
     Jpg,
+    Avif,
 }
 
 impl Format {
-    pub const ALL: [Format; 3] = [Format::Png, Format::Webp, Format::Jpg];
+    pub const ALL: [Format; 4] = [Format::Png, Format::Webp, Format::Jpg, Format::Avif];
     const KIND: &'static str = "format";
 
     pub fn id(self) -> &'static str {
@@ -434,6 +436,7 @@ impl Format {
             Format::Png => "png",
             Format::Webp => "webp",
             Format::Jpg => "jpg",
+            Format::Avif => "avif",
         }
     }
 
@@ -449,15 +452,122 @@ impl Format {
             Format::Png => "image/png",
             Format::Webp => "image/webp",
             Format::Jpg => "image/jpeg",
+            Format::Avif => "image/avif",
         }
     }
 
-    /// png and webp keep the transparent background; jpg is flattened on white.
+    /// png, webp and avif keep the transparent background; jpg is
+    /// flattened on white.
     pub fn transparent(self) -> bool {
         !matches!(self, Format::Jpg)
     }
+
+    /// `format=auto`: the smallest format the client says it decodes.
+    /// AVIF, then WebP, when the `Accept` header names it (by its own
+    /// type, with a q above 0: a wildcard promises neither, since only
+    /// browsers that decode them list them); a higher q wins, a tie goes
+    /// to AVIF. Otherwise PNG for an image with transparency and JPEG for
+    /// an opaque one. `accept` is every `Accept` value joined by commas.
+    pub fn negotiate(accept: &str, transparent: bool) -> Format {
+        let q_of = |wanted: &str| -> f32 {
+            accept
+                .split(',')
+                .filter_map(|range| {
+                    let mut parts = range.split(';');
+                    let media = parts.next()?.trim();
+                    if !media.eq_ignore_ascii_case(wanted) {
+                        return None;
+                    }
+                    let q = parts
+                        .filter_map(|p| p.split_once('='))
+                        .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+                        .map_or(Some(1.0), |(_, v)| v.trim().parse::<f32>().ok())?;
+                    Some(q)
+                })
+                .fold(0.0, f32::max)
+        };
+        let (avif, webp) = (q_of("image/avif"), q_of("image/webp"));
+        if avif > 0.0 && avif >= webp {
+            Format::Avif
+        } else if webp > 0.0 {
+            Format::Webp
+        } else if transparent {
+            Format::Png
+        } else {
+            Format::Jpg
+        }
+    }
 }
 enum_serde!(Format);
+
+/// The `format` a request asks for: one format, or `auto` (chosen per
+/// request from its `Accept` header, [`Format::negotiate`]). Default `png`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FormatChoice {
+    Fixed(Format),
+    Auto,
+}
+
+impl Default for FormatChoice {
+    fn default() -> Self {
+        FormatChoice::Fixed(Format::default())
+    }
+}
+
+impl FormatChoice {
+    /// Every accepted spelling, for errors and schemas.
+    pub const EXPECTED: &'static str = "png, webp, jpg, avif, auto";
+
+    pub fn id(self) -> &'static str {
+        match self {
+            FormatChoice::Fixed(f) => f.id(),
+            FormatChoice::Auto => "auto",
+        }
+    }
+
+    /// The format before any negotiation: the one asked for; PNG (the
+    /// fallback of every transparent image) for `auto`.
+    pub fn provisional(self) -> Format {
+        match self {
+            FormatChoice::Fixed(f) => f,
+            FormatChoice::Auto => Format::Png,
+        }
+    }
+}
+
+impl fmt::Display for FormatChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for FormatChoice {
+    type Err = ParseError;
+    fn from_str(raw: &str) -> Result<Self, ParseError> {
+        if raw.trim().eq_ignore_ascii_case("auto") {
+            return Ok(FormatChoice::Auto);
+        }
+        raw.parse::<Format>()
+            .map(FormatChoice::Fixed)
+            .map_err(|e| ParseError {
+                expected: FormatChoice::EXPECTED.into(),
+                ..e
+            })
+    }
+}
+
+impl Serialize for FormatChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for FormatChoice {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        raw.parse().map_err(serde::de::Error::custom)
+    }
+}
 
 /// Named output sizes (spec §2, SizePreset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -549,6 +659,54 @@ mod tests {
         let turn: Vec<u16> = Angle::turn().map(Angle::degrees).collect();
         assert_eq!(turn.len(), Angle::COUNT);
         assert_eq!((turn[0], turn[23]), (0, 345));
+    }
+
+    #[test]
+    fn auto_picks_the_smallest_format_the_client_names() {
+        let chrome = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+        assert_eq!(Format::negotiate(chrome, true), Format::Avif);
+        assert_eq!(Format::negotiate("image/webp,*/*", true), Format::Webp);
+        // A wildcard promises neither AVIF nor WebP.
+        assert_eq!(Format::negotiate("*/*", true), Format::Png);
+        assert_eq!(Format::negotiate("image/*", false), Format::Jpg);
+        assert_eq!(Format::negotiate("", true), Format::Png);
+        // q=0 refuses; a higher q wins; a tie goes to AVIF.
+        assert_eq!(
+            Format::negotiate("image/avif;q=0, image/webp", true),
+            Format::Webp
+        );
+        assert_eq!(
+            Format::negotiate("image/avif;q=0.5, image/webp;q=0.9", true),
+            Format::Webp
+        );
+        assert_eq!(
+            Format::negotiate("IMAGE/WEBP; Q=0.7, image/avif ;q=0.7", true),
+            Format::Avif
+        );
+        assert_eq!(
+            Format::negotiate("image/avif;q=0, image/webp;q=0", false),
+            Format::Jpg
+        );
+    }
+
+    #[test]
+    fn a_format_choice_is_a_format_or_auto() {
+        assert_eq!("AUTO".parse::<FormatChoice>().unwrap(), FormatChoice::Auto);
+        assert_eq!(
+            "jpeg".parse::<FormatChoice>().unwrap(),
+            FormatChoice::Fixed(Format::Jpg)
+        );
+        assert_eq!(
+            "avif".parse::<FormatChoice>().unwrap(),
+            FormatChoice::Fixed(Format::Avif)
+        );
+        let e = "gif".parse::<FormatChoice>().unwrap_err();
+        assert!(e.to_string().contains("png, webp, jpg, avif, auto"), "{e}");
+        assert_eq!(FormatChoice::default(), FormatChoice::Fixed(Format::Png));
+        assert_eq!(
+            serde_json::to_string(&FormatChoice::Auto).unwrap(),
+            "\"auto\""
+        );
     }
 
     #[test]

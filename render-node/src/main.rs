@@ -388,7 +388,7 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The format an output file's extension names: `.png`, `.webp`, or
+/// The format an output file's extension names: `.png`, `.webp`, `.avif` or
 /// `.jpg`/`.jpeg` (flattened on white), encoded as the image endpoint does.
 fn output_format(output: &std::path::Path) -> anyhow::Result<vis_protocol::Format> {
     use vis_protocol::Format;
@@ -401,8 +401,9 @@ fn output_format(output: &std::path::Path) -> anyhow::Result<vis_protocol::Forma
         "png" => Format::Png,
         "webp" => Format::Webp,
         "jpg" | "jpeg" => Format::Jpg,
+        "avif" => Format::Avif,
         _ => anyhow::bail!(
-            "{}: name the output file .png, .webp or .jpg",
+            "{}: name the output file .png, .webp, .avif or .jpg",
             output.display()
         ),
     })

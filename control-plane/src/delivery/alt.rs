@@ -114,7 +114,7 @@ fn describe(
 mod tests {
     use super::*;
     use crate::delivery::{ImageParams, PaintRequest, resolve};
-    use vis_protocol::{Color, Format, Paint};
+    use vis_protocol::{Color, FormatChoice, Paint};
 
     fn params(color: Paint, paint: Option<&str>, view: View) -> ImageParams {
         ImageParams {
@@ -129,7 +129,7 @@ mod tests {
             }),
             width: None,
             height: None,
-            format: Format::Png,
+            format: FormatChoice::default(),
         }
     }
 

@@ -26,7 +26,9 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use vis_catalog::{Catalog, LookupError};
 use vis_protocol::paints::{ColorMatch, PaintLookupError};
-use vis_protocol::{BodyShape, Format, Paint, RenderJob, SOURCE_PX, Slug, VariantKey, View};
+use vis_protocol::{
+    BodyShape, Format, FormatChoice, Paint, RenderJob, SOURCE_PX, Slug, VariantKey, View,
+};
 
 use crate::billing::CREDITS_PER_IMAGE;
 use crate::metrics::Metrics;
@@ -51,7 +53,8 @@ pub struct ImageParams {
     pub paint: Option<PaintRequest>,
     pub width: Option<u32>,
     pub height: Option<u32>,
-    pub format: Format,
+    /// A format, or `auto`: chosen per request from its `Accept` header.
+    pub format: FormatChoice,
 }
 
 /// `paint=CODE`, and the `finish` to paint it in when not its own.
@@ -69,7 +72,13 @@ pub struct Resolved {
     pub revision: u32,
     pub width: u32,
     pub height: u32,
+    /// The output's format: the one asked for, or with `format=auto` the
+    /// one negotiated from the request's `Accept` header
+    /// ([`Resolved::negotiate`]; PNG until then).
     pub format: Format,
+    /// Whether the request said `format=auto`: a URL that keeps it
+    /// negotiates on every load.
+    pub auto_format: bool,
     /// Requested box, kept for the canonical URL.
     pub box_w: Option<u32>,
     pub box_h: Option<u32>,
@@ -105,6 +114,35 @@ impl Resolved {
         format!("/api/v1/images/car?{}", self.canonical_query())
     }
 
+    /// The path of this exact output (`Content-Location`): the canonical
+    /// path with the negotiated format in place of `auto`.
+    pub fn representation_path(&self) -> String {
+        Resolved {
+            auto_format: false,
+            ..self.clone()
+        }
+        .canonical_path()
+    }
+
+    /// The `format` the request asked for: a format or `auto`.
+    pub fn format_choice(&self) -> FormatChoice {
+        if self.auto_format {
+            FormatChoice::Auto
+        } else {
+            FormatChoice::Fixed(self.format)
+        }
+    }
+
+    /// With `format=auto`, chooses the output's format from the request's
+    /// `Accept` values (joined by commas); otherwise keeps the one asked
+    /// for. Every render has a transparent background, so the fallback is
+    /// PNG ([`Format::negotiate`]).
+    pub fn negotiate(&mut self, accept: &str) {
+        if self.auto_format {
+            self.format = Format::negotiate(accept, true);
+        }
+    }
+
     /// What the variant's paint is called on this make, and how exactly
     /// (`X-Color-Match`, `color_match`).
     pub fn color_match(&self) -> ColorMatch {
@@ -117,7 +155,8 @@ impl Resolved {
 
     /// The canonical query of this image: slugs, every parameter spelt out,
     /// in a fixed order (`make, model, year, view, color, finish, w, h,
-    /// format`; an angle view is `angle=N` in view's place). A custom colour is `color=%23rrggbb` (with `finish` when
+    /// format`; an angle view is `angle=N` in view's place; `format=auto`
+    /// stays `auto`). A custom colour is `color=%23rrggbb` (with `finish` when
     /// not solid), whether it was asked for by hex or by paint code: one
     /// variant, one canonical URL.
     pub fn canonical_query(&self) -> String {
@@ -136,7 +175,7 @@ impl Resolved {
         if let Some(h) = self.box_h {
             query.push_str(&format!("&h={h}"));
         }
-        query.push_str(&format!("&format={}", self.format));
+        query.push_str(&format!("&format={}", self.format_choice()));
         query
     }
 }
@@ -217,7 +256,8 @@ pub fn resolve(
         revision,
         width,
         height,
-        format: p.format,
+        format: p.format.provisional(),
+        auto_format: p.format == FormatChoice::Auto,
         box_w: p.width,
         box_h: p.height,
         paint_code,

@@ -24,7 +24,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use vis_protocol::{BodyShape, Format, VariantKey};
+use vis_protocol::{BodyShape, FormatChoice, VariantKey};
 
 use super::tokens::TokenKey;
 use super::{Deliverer, DeliveryError, Resolved};
@@ -219,7 +219,8 @@ impl SignedUrls {
                 box_height: u.resolved.box_h.map(i64::from),
                 width: i64::from(u.resolved.width),
                 height: i64::from(u.resolved.height),
-                format: u.resolved.format.to_string(),
+                // `auto` stays auto: the URL negotiates on every load.
+                format: u.resolved.format_choice().to_string(),
                 max_uses: i64::from(max_uses),
                 expires_at,
             })
@@ -493,13 +494,15 @@ fn resolved_of(r: &DeliveryUrlRecord, revision: u32) -> Option<Resolved> {
         None => Some(None),
         Some(v) => dim(v).map(Some),
     };
+    let choice = r.format.parse::<FormatChoice>().ok()?;
     Some(Resolved {
         variant: r.variant.parse::<VariantKey>().ok()?,
         shape: r.shape.parse::<BodyShape>().ok()?,
         revision,
         width: dim(r.width)?,
         height: dim(r.height)?,
-        format: r.format.parse::<Format>().ok()?,
+        format: choice.provisional(),
+        auto_format: choice == FormatChoice::Auto,
         box_w: box_dim(r.box_width)?,
         box_h: box_dim(r.box_height)?,
         paint_code: None,

@@ -109,12 +109,14 @@ pub struct SpinFrame {
 
 impl Spin {
     /// Looks the vehicle up once and makes its 24 frames at the frame size
-    /// (`params.view` is ignored: a spin has every angle).
+    /// (`params.view` is ignored: a spin has every angle), encoded as
+    /// `format` (a sheet's; WebP for an animation).
     pub fn resolve(
         deliverer: &Deliverer,
         catalog: &Catalog,
         params: &ImageParams,
         layout: Layout,
+        format: Format,
     ) -> Result<Spin, ResolveError> {
         let frames = Angle::turn()
             .map(|a| {
@@ -128,7 +130,7 @@ impl Spin {
         Ok(Spin {
             frames,
             layout,
-            format: params.format,
+            format,
         })
     }
 

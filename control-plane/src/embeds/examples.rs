@@ -4,7 +4,7 @@
 //! one of them (vehicle, view, colour, size and format).
 
 use vis_catalog::Catalog;
-use vis_protocol::{Color, Format, View};
+use vis_protocol::{Color, Format, FormatChoice, View};
 
 use crate::config::{EmbedsConfig, ExampleVehicle};
 use crate::delivery::{self, ImageParams, Resolved};
@@ -101,7 +101,7 @@ fn params_of(ex: &ExampleVehicle, width: u32, format: Format) -> Result<ImagePar
         paint: None,
         width: Some(width),
         height: None,
-        format,
+        format: FormatChoice::Fixed(format),
     })
 }
 

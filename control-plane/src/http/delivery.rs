@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::images::delivery_error;
+use super::images::{delivery_error, vary_if_auto};
 use crate::app::AppState;
 use crate::delivery::DeliveryError;
 use crate::delivery::signed::{LoadError, OpenError, Opened, Refused};
@@ -30,9 +30,13 @@ pub async fn get(
 
 /// Validates only: no render, no use consumed (spec §3). Registered
 /// explicitly, because axum would otherwise answer HEAD by running GET.
-pub async fn head(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+pub async fn head(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let now = now_millis();
-    match open(&state, &token, now).await {
+    match open(&state, &token, now, &headers).await {
         Ok(opened) => {
             let mut r = StatusCode::OK.into_response();
             representation_headers(&mut r, &opened, &opened.resolved.etag(), now);
@@ -42,7 +46,14 @@ pub async fn head(State(state): State<AppState>, Path(token): Path<String>) -> R
     }
 }
 
-async fn open(state: &AppState, token: &str, now: Millis) -> Result<Opened, ApiError> {
+/// Opens the URL for this request: its variant's current revision, and
+/// with `format=auto` the format the loader's `Accept` names.
+async fn open(
+    state: &AppState,
+    token: &str,
+    now: Millis,
+    headers: &HeaderMap,
+) -> Result<Opened, ApiError> {
     let revisions = &state.deliverer.revisions;
     let mut opened = state
         .urls
@@ -54,12 +65,15 @@ async fn open(state: &AppState, token: &str, now: Millis) -> Result<Opened, ApiE
         })?;
     // A URL serves its variant's current render (a re-render replaces it).
     opened.resolved.revision = revisions.of(&opened.resolved.variant);
+    opened
+        .resolved
+        .negotiate(&super::images::accept_of(headers));
     Ok(opened)
 }
 
 async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Response, ApiError> {
     let now = now_millis();
-    let opened = open(state, token, now).await?;
+    let opened = open(state, token, now, headers).await?;
     // Conditional loads are answered after the validity checks and consume
     // nothing: the client already holds these bytes.
     let inm = headers
@@ -72,6 +86,7 @@ async fn serve(state: &AppState, token: &str, headers: &HeaderMap) -> Result<Res
         let h = r.headers_mut();
         h.insert(header::ETAG, value(&etag));
         h.insert(header::CACHE_CONTROL, cache_control(&opened, now));
+        vary_if_auto(h, &opened.resolved);
         return Ok(r);
     }
     let (output, source) = match state.urls.load(&state.deliverer, &opened).await {
@@ -113,6 +128,7 @@ fn representation_headers(r: &mut Response, opened: &Opened, etag: &str, now: Mi
         "x-color-match",
         value(&opened.resolved.color_match().header()),
     );
+    vary_if_auto(h, &opened.resolved);
 }
 
 /// Unlimited URLs are publicly cacheable within their remaining lifetime;

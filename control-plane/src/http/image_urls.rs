@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use vis_protocol::{Finish, Format, Paint, View};
+use vis_protocol::{Finish, FormatChoice, Paint, View};
 
 use super::auth::{Auth, ImagesRead, Principal};
 use super::extract::{parse_json, read_body};
@@ -204,7 +204,8 @@ pub struct VehicleParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, pattern = "^(solid|metallic|pearl)$")]
     pub finish: Option<Finish>,
-    pub format: Format,
+    /// The format asked for; `auto` when the URL chooses per load.
+    pub format: FormatChoice,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub width: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,7 +225,7 @@ impl VehicleParams {
                 custom => custom.hex(),
             },
             finish: v.color.named().is_none().then(|| v.color.finish()),
-            format: r.format,
+            format: r.format_choice(),
             width: r.box_w,
             height: r.box_h,
         }
@@ -608,7 +609,7 @@ mod tests {
         let p = &r.images[0];
         assert_eq!(
             (p.view, p.color, p.format, p.width),
-            (View::Front34, Color::Silver.into(), Format::Png, None)
+            (View::Front34, Color::Silver.into(), FormatChoice::default(), None)
         );
         let r = parse_body(
             format!(r#"{{"images":[{ITEM},{{"brand":"bmw","model":"m3","year":2020,"view":"hero","format":"jpeg","size":"small"}}],"ttl_seconds":60,"max_uses":1000}}"#)
@@ -625,7 +626,7 @@ mod tests {
                 r.images[1].format,
                 r.images[1].width
             ),
-            ("bmw", Format::Jpg, Some(512))
+            ("bmw", FormatChoice::Fixed(Format::Jpg), Some(512))
         );
     }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use vis_catalog::LookupError;
 use vis_protocol::paints::PaintLookupError;
-use vis_protocol::{Angle, Finish, Format, Paint, SizePreset, View};
+use vis_protocol::{Angle, Finish, FormatChoice, Paint, SizePreset, View};
 
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
@@ -112,7 +112,10 @@ pub const IMAGE_RULES: [(&str, &str); 13] = [
     ("width", "an integer from 1 to 1024"),
     ("height", "an integer from 1 to 1024"),
     ("size", "one of thumb, small, medium, large"),
-    ("format", "one of png, webp, jpg (jpeg is an alias)"),
+    (
+        "format",
+        "one of png, webp, jpg, avif (jpeg is an alias), or auto: the smallest format the request's Accept header names (avif, then webp; else png)",
+    ),
 ];
 
 impl super::extract::Described for ImageItem {
@@ -172,7 +175,8 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
         })?;
     let view = view_param(item.view.as_deref(), item.angle, &name)?;
     let (color, paint) = color_params(item.color, item.paint, item.finish, &name)?;
-    let format: Format = parse_enum(item.format.as_deref(), &name("format"))?.unwrap_or_default();
+    let format: FormatChoice =
+        parse_enum(item.format.as_deref(), &name("format"))?.unwrap_or_default();
     let size: Option<SizePreset> = parse_enum(item.size.as_deref(), &name("size"))?;
     let dim = |field: &str, v: Option<i64>| -> Result<Option<u32>, ApiError> {
         v.map(|n| {
@@ -413,12 +417,7 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
 /// with `q=0` is one the client refuses. Media ranges are parsed by the
 /// `mime` crate; the rule itself is the spec's, not content negotiation.
 pub(super) fn wants_json(headers: &HeaderMap) -> bool {
-    let accept = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>()
-        .join(",");
+    let accept = accept_of(headers);
     let acceptable: Vec<mime::Mime> = accept
         .split(',')
         .filter_map(|range| range.trim().parse::<mime::Mime>().ok())
@@ -531,11 +530,30 @@ fn request(
     if wants_json(headers) {
         form = ResponseForm::Url;
     }
-    let resolved = state
+    let mut resolved = state
         .deliverer
         .resolve(state.catalog, &params)
         .map_err(lookup_error)?;
+    resolved.negotiate(&accept_of(headers));
     Ok((resolved, form))
+}
+
+/// A `format=auto` answer depends on the request's `Accept`: shared
+/// caches must key on it (`Vary: Accept`).
+pub(super) fn vary_if_auto(h: &mut HeaderMap, r: &delivery::Resolved) {
+    if r.auto_format {
+        h.insert(header::VARY, HeaderValue::from_static("Accept"));
+    }
+}
+
+/// Every `Accept` value of the request, joined by commas.
+pub(super) fn accept_of(headers: &HeaderMap) -> String {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 async fn head(
@@ -605,7 +623,11 @@ pub(super) fn image_headers(
     h.insert(header::ETAG, header_value(&resolved.etag()));
     h.insert(
         header::CONTENT_LOCATION,
-        header_value(&format!("{}{}", state.base_url, resolved.canonical_path())),
+        header_value(&format!(
+            "{}{}",
+            state.base_url,
+            resolved.representation_path()
+        )),
     );
     h.insert(
         header::CACHE_CONTROL,
@@ -711,7 +733,9 @@ pub struct ImageUrlData {
     pub width: u32,
     /// The image's height in pixels.
     pub height: u32,
-    pub format: Format,
+    /// The format asked for; `auto` when the URL chooses per load (by the
+    /// loader's `Accept` header).
+    pub format: FormatChoice,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -779,7 +803,7 @@ async fn url_form(
             alt: delivery::alt::alt_text(state.catalog, &resolved),
             width: resolved.width,
             height: resolved.height,
-            format: resolved.format,
+            format: resolved.format_choice(),
         },
         billing: UrlBilling {
             credits_charged: if once.replayed { 0 } else { minted.urls.len() },
@@ -888,7 +912,7 @@ pub(super) fn header_value(s: &str) -> HeaderValue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vis_protocol::Color;
+    use vis_protocol::{Color, Format};
 
     fn param_of(q: &str) -> String {
         match parse_query(Some(q)).unwrap_err() {
@@ -906,7 +930,7 @@ mod tests {
         );
         assert_eq!(
             (p.view, p.color, p.format, p.width, p.height),
-            (View::Front34, Color::Silver.into(), Format::Png, None, None)
+            (View::Front34, Color::Silver.into(), FormatChoice::default(), None, None)
         );
         assert_eq!(form, ResponseForm::Image);
         let (p, form) = parse_query(Some(
@@ -915,7 +939,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             (p.view, p.format, p.width, form),
-            (View::Front34, Format::Jpg, Some(512), ResponseForm::Url)
+            (View::Front34, FormatChoice::Fixed(Format::Jpg), Some(512), ResponseForm::Url)
         );
         let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&angle=30")).unwrap();
         assert_eq!(p.view, View::Angle(Angle::new(30).unwrap()));

@@ -29,7 +29,7 @@ use super::auth::{Principal, cached_principal, presented_key, require_images_rea
 use super::extract::{QueryParams, if_none_match};
 use super::images::{
     FieldNames, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
-    lookup_error, not_modified, validate,
+    lookup_error, not_modified, validate, vary_if_auto, accept_of,
 };
 use super::{context, rate};
 use crate::delivery::{ImageParams, Resolved};
@@ -138,7 +138,7 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         && p.raw.paint.is_none()
         && !differs(&p.raw.color, &canonical_color(v.color))
         && !differs(&p.raw.finish, &canonical_finish(v.color))
-        && !differs(&p.raw.format, r.format.id())
+        && !differs(&p.raw.format, r.format_choice().id())
         && size.is_none_or(|s| p.raw.size.as_deref() == Some(s.id()))
         && !differs(
             &p.raw.w,
@@ -301,13 +301,13 @@ async fn route(state: &HttpState, inc: Incoming<'_>) -> Result<Response, ApiErro
         if signer.is_none() {
             return Err(sig_refused(SigError::Invalid));
         }
-        let resolved = resolve(state, &p.params)?;
+        let resolved = resolve(state, &p.params, inc.headers)?;
         let grant = Grant::Signed {
             remaining_secs: signed.remaining_secs,
         };
         return serve_free(state, &resolved, grant, inc.headers, inc.is_head).await;
     }
-    let resolved = resolve(state, &p.params)?;
+    let resolved = resolve(state, &p.params, inc.headers)?;
     let legacy_key = p
         .key
         .as_deref()
@@ -443,11 +443,19 @@ fn sig_refused(e: SigError) -> ApiError {
     ApiError::Forbidden(format!("Partner signature refused: {e}. See /docs/embeds."))
 }
 
-fn resolve(state: &HttpState, params: &ImageParams) -> Result<Resolved, ApiError> {
-    state
+/// The vehicle, and with `format=auto` the format the request's `Accept`
+/// names.
+fn resolve(
+    state: &HttpState,
+    params: &ImageParams,
+    headers: &HeaderMap,
+) -> Result<Resolved, ApiError> {
+    let mut r = state
         .deliverer
         .resolve(state.catalog, params)
-        .map_err(lookup_error)
+        .map_err(lookup_error)?;
+    r.negotiate(&accept_of(headers));
+    Ok(r)
 }
 
 fn redirect(query: &str) -> Response {
@@ -492,6 +500,7 @@ fn free_headers(
     h.insert("x-image-width", HeaderValue::from(r.width));
     h.insert("x-image-height", HeaderValue::from(r.height));
     h.insert("x-color-match", header_value(&r.color_match().header()));
+    vary_if_auto(h, r);
 }
 
 async fn serve_free(
@@ -511,6 +520,7 @@ async fn serve_free(
         resp.headers_mut().insert(header::ETAG, header_value(&etag));
         resp.headers_mut()
             .insert(header::CACHE_CONTROL, grant.cache_control());
+        vary_if_auto(resp.headers_mut(), r);
         return Ok(resp);
     }
     if is_head {

@@ -63,6 +63,7 @@ pub const REQUEST_ID_PATTERN: &str = "^[A-Za-z0-9._:-]{1,128}$";
         vis_protocol::View,
         vis_protocol::Color,
         vis_protocol::Format,
+        vis_protocol::FormatChoice,
         vis_protocol::SizePreset,
     ))
 )]
@@ -401,8 +402,8 @@ fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
     f.insert(
         "format".into(),
         maybe_null(with_description(
-            accepted(vis_protocol::Format::accepted_schema()),
-            "Default png; jpeg is an alias of jpg.",
+            accepted(vis_protocol::FormatChoice::accepted_schema()),
+            "Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.",
         )),
     );
     f
@@ -701,9 +702,9 @@ fn spin_query() -> Vec<Value> {
                 );
             }
             Some("format") => {
-                p["schema"] = json!({ "type": "string", "enum": ["webp", "png", "jpg", "jpeg"], "default": "webp" });
+                p["schema"] = json!({ "type": "string", "enum": ["webp", "png", "jpg", "jpeg", "avif", "auto"], "default": "webp" });
                 p["description"] = json!(
-                    "Default webp. An animation is always webp; a sprite may be png, webp or jpg."
+                    "Default webp. An animation is always webp (auto is webp); a sprite may be png, webp, jpg or avif, or auto (chosen from the Accept header as for an image)."
                 );
                 p["example"] = json!("webp");
             }
@@ -878,14 +879,16 @@ fn image_headers() -> serde_json::Map<String, Value> {
     h
 }
 
-/// Image bytes in the three formats the service encodes.
+/// Image bytes in every format the service encodes.
 fn binary_images() -> Value {
-    let binary = |mime: &str| json!({ "schema": { "type": "string", "format": "binary", "contentMediaType": mime } });
-    json!({
-        "image/png": binary("image/png"),
-        "image/webp": binary("image/webp"),
-        "image/jpeg": binary("image/jpeg"),
-    })
+    let mut content = serde_json::Map::new();
+    for f in vis_protocol::Format::ALL {
+        content.insert(
+            f.mime().into(),
+            json!({ "schema": { "type": "string", "format": "binary", "contentMediaType": f.mime() } }),
+        );
+    }
+    Value::Object(content)
 }
 
 /// The 200 of GET /api/v1/images/car: the image's bytes, or with
@@ -1510,7 +1513,7 @@ mod tests {
         let ok = &doc["paths"]["/api/v1/images/car"]["get"]["responses"]["200"];
         let types: Vec<&String> = ok["content"].as_object().unwrap().keys().collect();
         assert!(types.contains(&&"image/png".to_string()));
-        for mime in ["image/png", "image/webp", "image/jpeg"] {
+        for mime in ["image/png", "image/webp", "image/jpeg", "image/avif"] {
             assert_eq!(ok["content"][mime]["schema"]["format"], "binary", "{mime}");
         }
         // A written example, not a reader's sample made up from the schema

@@ -64,6 +64,7 @@ pub struct OptionsDocument {
     pub paints: BTreeMap<String, Vec<PaintOption>>,
     pub sizes: Sizes,
     pub formats: Vec<FormatOption>,
+    pub format_auto: FormatAuto,
     pub pricing: OptionsPricing,
     pub catalog: CatalogSummary,
     pub limits: OptionsLimits,
@@ -144,6 +145,21 @@ pub struct FormatOption {
     pub transparent: bool,
 }
 
+/// `format=auto`: the format is chosen per request from its `Accept`
+/// header, and the answer carries `Vary: Accept`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FormatAuto {
+    /// The formats tried in order when the `Accept` header names them
+    /// (by their own type, q above 0; a higher q wins, a tie keeps this
+    /// order). A wildcard names neither.
+    #[schema(example = json!(["avif", "webp"]))]
+    pub preference: Vec<Format>,
+    /// The format when `Accept` names none of them: every render has a
+    /// transparent background.
+    #[schema(example = "png")]
+    pub fallback: Format,
+}
+
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct OptionsPricing {
     pub credits_per_image: i64,
@@ -219,6 +235,10 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
                 transparent: f.transparent(),
             })
             .collect(),
+        format_auto: FormatAuto {
+            preference: vec![Format::Avif, Format::Webp],
+            fallback: Format::negotiate("", true),
+        },
         pricing: OptionsPricing {
             credits_per_image: CREDITS_PER_IMAGE,
             credits_per_spin: crate::delivery::spin::CREDITS_PER_SPIN,

@@ -7,12 +7,12 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
-use vis_protocol::Format;
+use vis_protocol::{Format, FormatChoice};
 
 use super::auth::{CachedAuth, ImagesRead};
 use super::extract::QueryParams;
 use super::images::{
-    FieldNames, IDEMPOTENT_REPLAYED, RETRY_RULES, balance_of, delivery_error, header_value,
+    FieldNames, IDEMPOTENT_REPLAYED, accept_of, RETRY_RULES, balance_of, delivery_error, header_value,
     item_of, keyed, lookup_error, not_modified, retry_key, retry_refused, validate, wants_json,
 };
 use super::{context, image_urls};
@@ -90,13 +90,17 @@ fn parse(
             ));
         }
     };
-    if query.get("format").is_none() {
-        params.format = Format::Webp;
-    }
-    if layout == Layout::Animation && params.format != Format::Webp {
+    // WebP unless told; `auto` is WebP for an animation (the one animated
+    // format) and negotiated from Accept for a sprite sheet.
+    let format = match (query.get("format"), params.format, layout) {
+        (None, ..) | (_, FormatChoice::Auto, Layout::Animation) => Format::Webp,
+        (_, FormatChoice::Auto, Layout::Sprite) => Format::negotiate(&accept_of(headers), true),
+        (_, FormatChoice::Fixed(f), _) => f,
+    };
+    if layout == Layout::Animation && format != Format::Webp {
         return Err(ApiError::bad_request(
             "format",
-            "an animation is an animated WebP: send format=webp, or layout=sprite for png or jpg",
+            "an animation is an animated WebP: send format=webp or auto, or layout=sprite for png, jpg or avif",
         ));
     }
     let form = match query.get("response").map(str::trim) {
@@ -110,7 +114,8 @@ fn parse(
         }
     };
     let spin =
-        Spin::resolve(&state.deliverer, state.catalog, &params, layout).map_err(lookup_error)?;
+        Spin::resolve(&state.deliverer, state.catalog, &params, layout, format)
+            .map_err(lookup_error)?;
     Ok((spin, form))
 }
 

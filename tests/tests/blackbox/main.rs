@@ -12,6 +12,7 @@ mod embeds;
 mod errors;
 mod events;
 mod feedback;
+mod formats;
 mod hardening;
 mod idempotency;
 mod images;

@@ -46,6 +46,12 @@ struct Spec {
     idempotent: bool,
 }
 
+/// `format` of get_image: one format (an image a model reads).
+const FORMATS: [&str; 4] = ["png", "webp", "jpg", "avif"];
+
+/// `format` of an image URL: a format, or auto (negotiated per load).
+const FORMATS_OR_AUTO: [&str; 5] = ["png", "webp", "jpg", "avif", "auto"];
+
 const VIEWS: [&str; 7] = [
     "front",
     "front-3-4",
@@ -158,7 +164,7 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
             "format",
             Kind::Str,
             false,
-            json!({ "type": "string", "enum": ["png", "webp", "jpg"], "description": "Image format (default png)." }),
+            json!({ "type": "string", "enum": FORMATS, "description": "Image format (default png). avif is the smallest, but many model APIs do not read it: prefer png or webp for an image a model should see." }),
         ));
     }
     args
@@ -189,7 +195,7 @@ fn specs() -> Vec<Spec> {
             "width": { "type": "integer", "minimum": 1, "maximum": 1024 },
             "height": { "type": "integer", "minimum": 1, "maximum": 1024 },
             "size": { "type": "string", "enum": SIZES },
-            "format": { "type": "string", "enum": ["png", "webp", "jpg"] },
+            "format": { "type": "string", "enum": FORMATS_OR_AUTO, "description": "auto: the format each loader's Accept header names (avif, then webp, else png)." },
         },
         "required": ["make", "model", "year"],
     });
@@ -786,6 +792,7 @@ async fn get_image(
     let format = match mime.as_str() {
         "image/webp" => "webp",
         "image/jpeg" => "jpg",
+        "image/avif" => "avif",
         _ => "png",
     };
     let alt = alt_of_location(state, &location);
