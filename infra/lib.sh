@@ -19,6 +19,8 @@ ensure_rust() {
     echo "infra: cargo is not installed. Install Rust (https://rustup.rs), then run this again." >&2
     exit 1
   fi
+  # The AVIF encoder's assembly (rav1e) is built with nasm.
+  command -v nasm >/dev/null 2>&1 || ensure_packages nasm
 }
 
 # Build outputs live outside the clone so repeated runs and clean clones reuse them.

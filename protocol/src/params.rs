@@ -514,6 +514,12 @@ impl Default for FormatChoice {
     }
 }
 
+impl From<Format> for FormatChoice {
+    fn from(f: Format) -> Self {
+        FormatChoice::Fixed(f)
+    }
+}
+
 impl FormatChoice {
     /// Every accepted spelling, for errors and schemas.
     pub const EXPECTED: &'static str = "png, webp, jpg, avif, auto";

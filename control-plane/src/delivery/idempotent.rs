@@ -58,7 +58,13 @@ const CLOCK_SLACK_MS: i64 = 60_000;
 /// What an idempotency key asks for: the same key with another variant,
 /// size or format is a conflict.
 pub fn fingerprint(r: &Resolved) -> String {
-    format!("{} {}x{} {}", r.variant, r.width, r.height, r.format_choice())
+    format!(
+        "{} {}x{} {}",
+        r.variant,
+        r.width,
+        r.height,
+        r.format_choice()
+    )
 }
 
 /// The state of the claim's charge.

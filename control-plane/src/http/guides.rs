@@ -31,12 +31,18 @@ pub struct Guide {
 }
 
 /// Every guide, in the docs bar's order.
-pub const GUIDES: [Guide; 7] = [
+pub const GUIDES: [Guide; 8] = [
     Guide {
         path: "/docs/embeds",
         file: "embeds.md",
         label: "Embeds",
         markdown: include_str!("../../../docs/embeds.md"),
+    },
+    Guide {
+        path: "/docs/formats",
+        file: "formats.md",
+        label: "Formats",
+        markdown: include_str!("../../../docs/formats.md"),
     },
     Guide {
         path: "/docs/delivery-urls",

@@ -609,7 +609,12 @@ mod tests {
         let p = &r.images[0];
         assert_eq!(
             (p.view, p.color, p.format, p.width),
-            (View::Front34, Color::Silver.into(), FormatChoice::default(), None)
+            (
+                View::Front34,
+                Color::Silver.into(),
+                FormatChoice::default(),
+                None
+            )
         );
         let r = parse_body(
             format!(r#"{{"images":[{ITEM},{{"brand":"bmw","model":"m3","year":2020,"view":"hero","format":"jpeg","size":"small"}}],"ttl_seconds":60,"max_uses":1000}}"#)

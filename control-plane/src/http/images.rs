@@ -930,7 +930,13 @@ mod tests {
         );
         assert_eq!(
             (p.view, p.color, p.format, p.width, p.height),
-            (View::Front34, Color::Silver.into(), FormatChoice::default(), None, None)
+            (
+                View::Front34,
+                Color::Silver.into(),
+                FormatChoice::default(),
+                None,
+                None
+            )
         );
         assert_eq!(form, ResponseForm::Image);
         let (p, form) = parse_query(Some(
@@ -939,7 +945,12 @@ mod tests {
         .unwrap();
         assert_eq!(
             (p.view, p.format, p.width, form),
-            (View::Front34, FormatChoice::Fixed(Format::Jpg), Some(512), ResponseForm::Url)
+            (
+                View::Front34,
+                FormatChoice::Fixed(Format::Jpg),
+                Some(512),
+                ResponseForm::Url
+            )
         );
         let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&angle=30")).unwrap();
         assert_eq!(p.view, View::Angle(Angle::new(30).unwrap()));

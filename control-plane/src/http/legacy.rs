@@ -28,8 +28,8 @@ use vis_protocol::SizePreset;
 use super::auth::{Principal, cached_principal, presented_key, require_images_read};
 use super::extract::{QueryParams, if_none_match};
 use super::images::{
-    FieldNames, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
-    lookup_error, not_modified, validate, vary_if_auto, accept_of,
+    FieldNames, accept_of, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
+    lookup_error, not_modified, validate, vary_if_auto,
 };
 use super::{context, rate};
 use crate::delivery::{ImageParams, Resolved};

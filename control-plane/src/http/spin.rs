@@ -12,8 +12,9 @@ use vis_protocol::{Format, FormatChoice};
 use super::auth::{CachedAuth, ImagesRead};
 use super::extract::QueryParams;
 use super::images::{
-    FieldNames, IDEMPOTENT_REPLAYED, accept_of, RETRY_RULES, balance_of, delivery_error, header_value,
-    item_of, keyed, lookup_error, not_modified, retry_key, retry_refused, validate, wants_json,
+    FieldNames, IDEMPOTENT_REPLAYED, RETRY_RULES, accept_of, balance_of, delivery_error,
+    header_value, item_of, keyed, lookup_error, not_modified, retry_key, retry_refused, validate,
+    wants_json,
 };
 use super::{context, image_urls};
 use crate::delivery::idempotent::Claim;
@@ -113,9 +114,8 @@ fn parse(
             ));
         }
     };
-    let spin =
-        Spin::resolve(&state.deliverer, state.catalog, &params, layout, format)
-            .map_err(lookup_error)?;
+    let spin = Spin::resolve(&state.deliverer, state.catalog, &params, layout, format)
+        .map_err(lookup_error)?;
     Ok((spin, form))
 }
 

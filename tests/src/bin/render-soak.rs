@@ -41,7 +41,7 @@ fn variants(catalog: &control_plane::Catalog, n: usize) -> Vec<ImageParams> {
                         paint: None,
                         width: Some(128),
                         height: None,
-                        format: Format::Png,
+                        format: Format::Png.into(),
                     });
                     if out.len() == n {
                         break 'outer;

@@ -49,7 +49,9 @@ async fn avif_is_a_format_and_auto_chooses_by_accept() {
         .await;
 
     // format=avif: an AVIF of the asked size, billed like any image.
-    let avif = app.get_with_key(&format!("{CAMRY}&format=avif"), &key).await;
+    let avif = app
+        .get_with_key(&format!("{CAMRY}&format=avif"), &key)
+        .await;
     assert_eq!(avif.status(), 200);
     assert_eq!(header(&avif, "content-type"), "image/avif");
     assert_eq!(header(&avif, "x-credits-charged"), "1");
@@ -148,7 +150,10 @@ async fn avif_is_a_format_and_auto_chooses_by_accept() {
     .await;
     assert_eq!(bad["param"], "format", "{bad}");
     let detail = bad["detail"].as_str().unwrap();
-    assert!(detail.contains("avif") && detail.contains("auto"), "{detail}");
+    assert!(
+        detail.contains("avif") && detail.contains("auto"),
+        "{detail}"
+    );
 }
 
 #[tokio::test]

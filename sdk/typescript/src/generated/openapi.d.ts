@@ -690,10 +690,36 @@ export interface components {
             request_id: string;
         };
         /**
-         * @description An output format: png and webp keep the transparent background; jpg is flattened on white.
+         * @description An output format: png, webp and avif keep the transparent background; jpg is flattened on white.
          * @enum {string}
          */
-        Format: "png" | "webp" | "jpg";
+        Format: "png" | "webp" | "jpg" | "avif";
+        /**
+         * @description `format=auto`: the format is chosen per request from its `Accept`
+         *     header, and the answer carries `Vary: Accept`.
+         */
+        FormatAuto: {
+            /**
+             * @description The format when `Accept` names none of them: every render has a
+             *     transparent background.
+             */
+            fallback: components["schemas"]["Format"];
+            /**
+             * @description The formats tried in order when the `Accept` header names them
+             *     (by their own type, q above 0; a higher q wins, a tie keeps this
+             *     order). A wildcard names neither.
+             * @example [
+             *       "avif",
+             *       "webp"
+             *     ]
+             */
+            preference: components["schemas"]["Format"][];
+        };
+        /**
+         * @description An output format, or auto: the smallest format the client's Accept header names (avif, then webp; else png, or jpg for an opaque image). png, webp and avif keep the transparent background; jpg is flattened on white. Default png.
+         * @enum {string}
+         */
+        FormatChoice: "png" | "webp" | "jpg" | "avif" | "auto";
         FormatOption: {
             id: components["schemas"]["Format"];
             mime: string;
@@ -714,8 +740,8 @@ export interface components {
             color?: ((string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null) | null) | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null;
             /** @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint. */
             finish?: ("solid" | "metallic" | "pearl") | null;
-            /** @description Default png; jpeg is an alias of jpg. */
-            format?: ("png" | "webp" | "jpg" | "jpeg") | null;
+            /** @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load. */
+            format?: ("png" | "webp" | "jpg" | "jpeg" | "avif" | "auto") | null;
             /** @description Fit inside this height; never enlarged. */
             height?: number | null;
             /** @description Make name or slug (or send brand, not both). */
@@ -747,7 +773,11 @@ export interface components {
             color_match: components["schemas"]["ColorMatchBody"];
             /** Format: date-time */
             expires_at: string;
-            format: components["schemas"]["Format"];
+            /**
+             * @description The format asked for; `auto` when the URL chooses per load (by the
+             *     loader's `Accept` header).
+             */
+            format: components["schemas"]["FormatChoice"];
             /**
              * Format: int32
              * @description The image's height in pixels.
@@ -806,6 +836,7 @@ export interface components {
             custom_colors: components["schemas"]["CustomColors"];
             /** @description Views beyond the six that `view` also takes: `top`. */
             extra_views: components["schemas"]["ViewOption"][];
+            format_auto: components["schemas"]["FormatAuto"];
             formats: components["schemas"]["FormatOption"][];
             limits: components["schemas"]["OptionsLimits"];
             /** @description Where to go next: docs, errors, openapi, pricing, the endpoints. */
@@ -1093,7 +1124,8 @@ export interface components {
             color: string;
             /** @description The finish of a `#rrggbb` colour: solid, metallic or pearl. */
             finish?: string | null;
-            format: components["schemas"]["Format"];
+            /** @description The format asked for; `auto` when the URL chooses per load. */
+            format: components["schemas"]["FormatChoice"];
             /** Format: int32 */
             height?: number | null;
             /** @description Make slug. */
@@ -1477,6 +1509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -1522,6 +1555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -1736,10 +1770,10 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
-                format?: "png" | "webp" | "jpg" | "jpeg";
+                format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
                 /**
                  * @description image (default): the image's bytes. url: a signed delivery URL as JSON (ImageUrlResponse), charged now; the image renders on the URL's first load.
                  * @example image
@@ -1827,6 +1861,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ImageUrlResponse"];
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -1912,10 +1947,10 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
-                format?: "png" | "webp" | "jpg" | "jpeg";
+                format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
                 /**
                  * @description image (default): the image's bytes. url: a signed delivery URL as JSON (ImageUrlResponse), charged now; the image renders on the URL's first load.
                  * @example image
@@ -2001,6 +2036,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ImageUrlResponse"];
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -2141,10 +2177,10 @@ export interface operations {
                  */
                 size?: "thumb" | "small";
                 /**
-                 * @description Default webp. An animation is always webp; a sprite may be png, webp or jpg.
+                 * @description Default webp. An animation is always webp (auto is webp); a sprite may be png, webp, jpg or avif, or auto (chosen from the Accept header as for an image).
                  * @example webp
                  */
-                format?: "webp" | "png" | "jpg" | "jpeg";
+                format?: "webp" | "png" | "jpg" | "jpeg" | "avif" | "auto";
                 /**
                  * @description animation (default): one animated WebP of the 24 frames, 83 ms each, looping. sprite: one image of the frames in a grid of 6 columns and 4 rows, angle 0 at the top left, row by row (response=manifest says where each frame is).
                  * @example animation
@@ -2206,6 +2242,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SpinManifestResponse"];
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -2282,10 +2319,10 @@ export interface operations {
                  */
                 size?: "thumb" | "small";
                 /**
-                 * @description Default webp. An animation is always webp; a sprite may be png, webp or jpg.
+                 * @description Default webp. An animation is always webp (auto is webp); a sprite may be png, webp, jpg or avif, or auto (chosen from the Accept header as for an image).
                  * @example webp
                  */
-                format?: "webp" | "png" | "jpg" | "jpeg";
+                format?: "webp" | "png" | "jpg" | "jpeg" | "avif" | "auto";
                 /**
                  * @description animation (default): one animated WebP of the 24 frames, 83 ms each, looping. sprite: one image of the frames in a grid of 6 columns and 4 rows, angle 0 at the top left, row by row (response=manifest says where each frame is).
                  * @example animation
@@ -2347,6 +2384,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SpinManifestResponse"];
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -2496,10 +2534,10 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
-                format?: "png" | "webp" | "jpg" | "jpeg";
+                format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
                 /**
                  * @description Serve only a variant already rendered (free, public); otherwise 404. Never renders.
                  * @example cached
@@ -2544,6 +2582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;
@@ -2628,10 +2667,10 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
-                format?: "png" | "webp" | "jpg" | "jpeg";
+                format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
                 /**
                  * @description Serve only a variant already rendered (free, public); otherwise 404. Never renders.
                  * @example cached
@@ -2676,6 +2715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/avif": string;
                     "image/jpeg": string;
                     "image/png": string;
                     "image/webp": string;

@@ -44,6 +44,8 @@ from .feedback_request_verdict_type_0 import FeedbackRequestVerdictType0
 from .feedback_request_view_type_0 import FeedbackRequestViewType0
 from .feedback_response import FeedbackResponse
 from .format_ import Format
+from .format_auto import FormatAuto
+from .format_choice import FormatChoice
 from .format_option import FormatOption
 from .get_image_color_type_0 import GetImageColorType0
 from .get_image_finish import GetImageFinish
@@ -182,6 +184,8 @@ __all__ = (
     "FeedbackRequestViewType0",
     "FeedbackResponse",
     "Format",
+    "FormatAuto",
+    "FormatChoice",
     "FormatOption",
     "GetImageColorType0",
     "GetImageFinish",

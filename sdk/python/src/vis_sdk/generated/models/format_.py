@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class Format(StrEnum):
+    AVIF = "avif"
     JPG = "jpg"
     PNG = "png"
     WEBP = "webp"

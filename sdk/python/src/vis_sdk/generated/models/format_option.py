@@ -15,7 +15,7 @@ T = TypeVar("T", bound="FormatOption")
 class FormatOption:
     """
     Attributes:
-        id (Format): An output format: png and webp keep the transparent background; jpg is flattened on white.
+        id (Format): An output format: png, webp and avif keep the transparent background; jpg is flattened on white.
         mime (str):
         transparent (bool):
     """

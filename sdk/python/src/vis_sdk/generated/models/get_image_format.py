@@ -2,6 +2,8 @@ from enum import StrEnum
 
 
 class GetImageFormat(StrEnum):
+    AUTO = "auto"
+    AVIF = "avif"
     JPEG = "jpeg"
     JPG = "jpg"
     PNG = "png"

@@ -33,7 +33,9 @@ class ImageRequest:
             A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint.
         finish (ImageRequestFinishType0 | None | Unset): The colour's finish: a #RRGGBB color is solid unless told;
             presets and paint codes have their own, and another finish makes them a custom paint.
-        format_ (ImageRequestFormatType0 | None | Unset): Default png; jpeg is an alias of jpg.
+        format_ (ImageRequestFormatType0 | None | Unset): Default png; jpeg is an alias of jpg. auto: the smallest
+            format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the
+            answer carries Vary: Accept. A URL minted with auto negotiates on every load.
         height (int | None | Unset): Fit inside this height; never enlarged.
         make (str | Unset): Make name or slug (or send brand, not both).
         paint (None | str | Unset): A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists

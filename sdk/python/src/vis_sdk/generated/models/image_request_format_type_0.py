@@ -2,6 +2,8 @@ from enum import StrEnum
 
 
 class ImageRequestFormatType0(StrEnum):
+    AUTO = "auto"
+    AVIF = "avif"
     JPEG = "jpeg"
     JPG = "jpg"
     PNG = "png"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.format_ import Format
+from ..models.format_choice import FormatChoice
 
 if TYPE_CHECKING:
     from ..models.color_match_body import ColorMatchBody
@@ -26,7 +26,9 @@ class ImageUrlData:
         color_match (ColorMatchBody): What the image's paint is called and how exactly (the JSON twin of the
             `X-Color-Match` header; docs/rendering.md, "Colours and paint codes").
         expires_at (datetime.datetime):
-        format_ (Format): An output format: png and webp keep the transparent background; jpg is flattened on white.
+        format_ (FormatChoice): An output format, or auto: the smallest format the client's Accept header names (avif,
+            then webp; else png, or jpg for an opaque image). png, webp and avif keep the transparent background; jpg is
+            flattened on white. Default png.
         height (int): The image's height in pixels.
         max_uses (int): Always 0 here (unlimited loads until expiry).
         url (str): Loads the image with no key; the image renders on its first load.
@@ -38,7 +40,7 @@ class ImageUrlData:
     alt: str
     color_match: ColorMatchBody
     expires_at: datetime.datetime
-    format_: Format
+    format_: FormatChoice
     height: int
     max_uses: int
     url: str
@@ -95,7 +97,7 @@ class ImageUrlData:
 
         expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
 
-        format_ = Format(d.pop("format"))
+        format_ = FormatChoice(d.pop("format"))
 
         height = d.pop("height")
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ..models.catalog_summary import CatalogSummary
     from ..models.color_option import ColorOption
     from ..models.custom_colors import CustomColors
+    from ..models.format_auto import FormatAuto
     from ..models.format_option import FormatOption
     from ..models.options_document_links import OptionsDocumentLinks
     from ..models.options_document_paints import OptionsDocumentPaints
@@ -34,6 +35,8 @@ class OptionsDocument:
         colors (list[ColorOption]):
         custom_colors (CustomColors): How `color` takes any colour.
         extra_views (list[ViewOption]): Views beyond the six that `view` also takes: `top`.
+        format_auto (FormatAuto): `format=auto`: the format is chosen per request from its `Accept`
+            header, and the answer carries `Vary: Accept`.
         formats (list[FormatOption]):
         limits (OptionsLimits):
         links (OptionsDocumentLinks): Where to go next: docs, errors, openapi, pricing, the endpoints.
@@ -48,6 +51,7 @@ class OptionsDocument:
     colors: list[ColorOption]
     custom_colors: CustomColors
     extra_views: list[ViewOption]
+    format_auto: FormatAuto
     formats: list[FormatOption]
     limits: OptionsLimits
     links: OptionsDocumentLinks
@@ -73,6 +77,8 @@ class OptionsDocument:
         for extra_views_item_data in self.extra_views:
             extra_views_item = extra_views_item_data.to_dict()
             extra_views.append(extra_views_item)
+
+        format_auto = self.format_auto.to_dict()
 
         formats = []
         for formats_item_data in self.formats:
@@ -103,6 +109,7 @@ class OptionsDocument:
                 "colors": colors,
                 "custom_colors": custom_colors,
                 "extra_views": extra_views,
+                "format_auto": format_auto,
                 "formats": formats,
                 "limits": limits,
                 "links": links,
@@ -121,6 +128,7 @@ class OptionsDocument:
         from ..models.catalog_summary import CatalogSummary
         from ..models.color_option import ColorOption
         from ..models.custom_colors import CustomColors
+        from ..models.format_auto import FormatAuto
         from ..models.format_option import FormatOption
         from ..models.options_document_links import OptionsDocumentLinks
         from ..models.options_document_paints import OptionsDocumentPaints
@@ -149,6 +157,8 @@ class OptionsDocument:
             extra_views_item = ViewOption.from_dict(extra_views_item_data)
 
             extra_views.append(extra_views_item)
+
+        format_auto = FormatAuto.from_dict(d.pop("format_auto"))
 
         formats = []
         _formats = d.pop("formats")
@@ -180,6 +190,7 @@ class OptionsDocument:
             colors=colors,
             custom_colors=custom_colors,
             extra_views=extra_views,
+            format_auto=format_auto,
             formats=formats,
             limits=limits,
             links=links,

@@ -6,7 +6,7 @@ from typing import Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.format_ import Format
+from ..models.format_choice import FormatChoice
 from ..models.view import View
 from ..types import UNSET, Unset
 
@@ -21,7 +21,9 @@ class VehicleParams:
         Attributes:
             color (str): A preset's name, or `#rrggbb` for any other colour (asked for by
                 hex or by paint code). Example: red.
-            format_ (Format): An output format: png and webp keep the transparent background; jpg is flattened on white.
+            format_ (FormatChoice): An output format, or auto: the smallest format the client's Accept header names (avif,
+                then webp; else png, or jpg for an opaque image). png, webp and avif keep the transparent background; jpg is
+                flattened on white. Default png.
             make (str): Make slug.
             model (str): Model slug.
             view (View): A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle
@@ -33,7 +35,7 @@ class VehicleParams:
     """
 
     color: str
-    format_: Format
+    format_: FormatChoice
     make: str
     model: str
     view: View
@@ -100,7 +102,7 @@ class VehicleParams:
         d = dict(src_dict)
         color = d.pop("color")
 
-        format_ = Format(d.pop("format"))
+        format_ = FormatChoice(d.pop("format"))
 
         make = d.pop("make")
 
