@@ -208,8 +208,16 @@ pub fn encode_jpg(img: &Rgba) -> Result<Vec<u8>, ImageError> {
 /// q85's colour PSNR at about half its bytes; speed 10 is four times
 /// faster but gives back most of the saving, speed 6 saves 5% more at
 /// the same time. One thread: encodes run beside other requests in the
-/// blocking pool, and tiles buy little on a still this size.
+/// blocking pool, and tiles buy little on a still this size. An image
+/// larger than a render (a spin's sprite sheet, 6 renders' worth of
+/// pixels) is encoded at speed 10, so its encode stays a few seconds.
 pub fn encode_avif(img: &Rgba) -> Result<Vec<u8>, ImageError> {
+    let render_px = u64::from(vis_protocol::SOURCE_PX).pow(2);
+    let speed = if u64::from(img.width) * u64::from(img.height) > render_px {
+        10
+    } else {
+        8
+    };
     let pixels: Vec<ravif::RGBA8> = img
         .pixels
         .chunks_exact(4)
@@ -218,7 +226,7 @@ pub fn encode_avif(img: &Rgba) -> Result<Vec<u8>, ImageError> {
     let encoded = ravif::Encoder::new()
         .with_quality(60.0)
         .with_alpha_quality(70.0)
-        .with_speed(8)
+        .with_speed(speed)
         .with_num_threads(Some(1))
         .encode_rgba(ravif::Img::new(
             &pixels[..],
