@@ -614,6 +614,38 @@ async fn the_playground_finds_a_model_by_typing_and_shows_its_render(
     c.execute("window.scrollTo(0, 0);", vec![]).await.unwrap();
     shoot(&c, "playground-civic").await;
 
+    // AVIF: the format control has it, and Chromium decodes what the
+    // service encodes (a real decoder, not a header check).
+    c.execute(
+        "document.querySelector('input[name=format][value=avif]').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_until(
+        &c,
+        "const i = document.getElementById('pg-image'); \
+         return i.src.includes('format=avif') && i.complete && i.naturalWidth > 0 \
+           && document.getElementById('pg-loading').hidden;",
+        120,
+        "the Civic as AVIF",
+    )
+    .await;
+    no_console_errors(&c, "/playground").await;
+    c.execute(
+        "document.querySelector('.segmented-formats').scrollIntoView({block: 'center'});",
+        vec![],
+    )
+    .await
+    .unwrap();
+    shoot(&c, "playground-avif").await;
+    c.execute(
+        "document.querySelector('input[name=format][value=webp]').click(); window.scrollTo(0, 0);",
+        vec![],
+    )
+    .await
+    .unwrap();
+
     // The angle slider picks a turntable angle: the image follows.
     c.execute(
         "const a = document.getElementById('pg-angle'); a.value = '60'; \

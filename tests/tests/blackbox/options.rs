@@ -58,10 +58,19 @@ async fn the_options_document_is_complete_public_and_cacheable() {
     assert_eq!(d["sizes"]["source"], 1024);
 
     let formats = d["formats"].as_array().unwrap();
-    assert_eq!(formats.len(), 3);
+    assert_eq!(formats.len(), 4);
     assert_eq!(
         formats[2],
         serde_json::json!({"id": "jpg", "mime": "image/jpeg", "transparent": false})
+    );
+    assert_eq!(
+        formats[3],
+        serde_json::json!({"id": "avif", "mime": "image/avif", "transparent": true})
+    );
+    // format=auto: what it tries, and what it falls back to.
+    assert_eq!(
+        d["format_auto"],
+        serde_json::json!({"preference": ["avif", "webp"], "fallback": "png"})
     );
 
     assert_eq!(d["pricing"]["credits_per_image"], 1);
