@@ -133,13 +133,12 @@ impl Resolved {
         }
     }
 
-    /// With `format=auto`, chooses the output's format from the request's
-    /// `Accept` values (joined by commas); otherwise keeps the one asked
-    /// for. Every render has a transparent background, so the fallback is
-    /// PNG ([`Format::negotiate`]).
-    pub fn negotiate(&mut self, accept: &str) {
+    /// With `format=auto`, takes `auto` (the format `format=auto` gives
+    /// this request: `http::accept::Accept::auto_format`); otherwise keeps
+    /// the one asked for.
+    pub fn negotiate(&mut self, auto: Format) {
         if self.auto_format {
-            self.format = Format::negotiate(accept, true);
+            self.format = auto;
         }
     }
 

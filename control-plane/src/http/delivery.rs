@@ -67,7 +67,7 @@ async fn open(
     opened.resolved.revision = revisions.of(&opened.resolved.variant);
     opened
         .resolved
-        .negotiate(&super::images::accept_of(headers));
+        .negotiate(super::accept::Accept::of(headers).auto_format());
     Ok(opened)
 }
 

@@ -11,6 +11,7 @@ use vis_catalog::LookupError;
 use vis_protocol::paints::PaintLookupError;
 use vis_protocol::{Angle, Finish, FormatChoice, Paint, SizePreset, View};
 
+use super::accept::Accept;
 use super::auth::{CachedAuth, ImagesRead, confirm};
 use super::{context, image_urls, rate};
 use crate::delivery::idempotent::{Claim, Rules};
@@ -411,31 +412,6 @@ pub fn delivery_error(e: DeliveryError, metrics: &crate::metrics::Metrics) -> Ap
     }
 }
 
-/// Whether the client asked for JSON and for no image type (spec §4). A
-/// wildcard (`*/*`, `image/*`) accepts images, so axios' default
-/// `application/json, text/plain, */*` still gets the image; a media range
-/// with `q=0` is one the client refuses. Media ranges are parsed by the
-/// `mime` crate; the rule itself is the spec's, not content negotiation.
-pub(super) fn wants_json(headers: &HeaderMap) -> bool {
-    let accept = accept_of(headers);
-    let acceptable: Vec<mime::Mime> = accept
-        .split(',')
-        .filter_map(|range| range.trim().parse::<mime::Mime>().ok())
-        .filter(|m| {
-            m.get_param("q")
-                .and_then(|q| q.as_str().parse::<f32>().ok())
-                .is_none_or(|q| q > 0.0)
-        })
-        .collect();
-    let json = acceptable
-        .iter()
-        .any(|m| m.type_() == mime::APPLICATION && m.subtype() == mime::JSON);
-    let image = acceptable
-        .iter()
-        .any(|m| m.type_() == mime::IMAGE || m.type_() == mime::STAR);
-    json && !image
-}
-
 pub async fn get_car(
     State(state): State<HttpState>,
     CachedAuth(principal, key_hash, ..): CachedAuth<ImagesRead>,
@@ -527,14 +503,15 @@ fn request(
     headers: &HeaderMap,
 ) -> Result<(delivery::Resolved, ResponseForm), ApiError> {
     let (params, mut form) = parse_query(query)?;
-    if wants_json(headers) {
+    let accept = Accept::of(headers);
+    if accept.wants_json() {
         form = ResponseForm::Url;
     }
     let mut resolved = state
         .deliverer
         .resolve(state.catalog, &params)
         .map_err(lookup_error)?;
-    resolved.negotiate(&accept_of(headers));
+    resolved.negotiate(accept.auto_format());
     Ok((resolved, form))
 }
 
@@ -544,16 +521,6 @@ pub(super) fn vary_if_auto(h: &mut HeaderMap, r: &delivery::Resolved) {
     if r.auto_format {
         h.insert(header::VARY, HeaderValue::from_static("Accept"));
     }
-}
-
-/// Every `Accept` value of the request, joined by commas.
-pub(super) fn accept_of(headers: &HeaderMap) -> String {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 async fn head(
@@ -961,27 +928,6 @@ mod tests {
         // size is ignored when w or h is given
         let (p, _) = parse_query(Some("make=bmw&model=m3&year=2020&size=small&h=300")).unwrap();
         assert_eq!((p.width, p.height), (None, Some(300)));
-    }
-
-    #[test]
-    fn json_form_only_when_no_image_type_is_acceptable() {
-        let h = |accept: &str| {
-            let mut m = HeaderMap::new();
-            m.insert(header::ACCEPT, HeaderValue::from_str(accept).unwrap());
-            wants_json(&m)
-        };
-        assert!(h("application/json"));
-        assert!(h("application/json; charset=utf-8"));
-        assert!(!h("application/json, text/plain, */*"));
-        assert!(!h("application/json, image/webp"));
-        assert!(!h("image/*"));
-        assert!(!h("*/*"));
-        assert!(!wants_json(&HeaderMap::new()));
-        // A refused image type (q=0) is no image type.
-        assert!(h("application/json, image/*;q=0"));
-        assert!(!h("application/json, image/webp;q=0.5"));
-        assert!(!h("application/json;q=0, image/png"));
-        assert!(h("Application/JSON"));
     }
 
     #[test]

@@ -25,10 +25,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use vis_protocol::SizePreset;
 
+use super::accept::Accept;
 use super::auth::{Principal, cached_principal, presented_key, require_images_read};
 use super::extract::{QueryParams, if_none_match};
 use super::images::{
-    FieldNames, accept_of, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
+    FieldNames, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
     lookup_error, not_modified, validate, vary_if_auto,
 };
 use super::{context, rate};
@@ -454,7 +455,7 @@ fn resolve(
         .deliverer
         .resolve(state.catalog, params)
         .map_err(lookup_error)?;
-    r.negotiate(&accept_of(headers));
+    r.negotiate(Accept::of(headers).auto_format());
     Ok(r)
 }
 

@@ -1,6 +1,7 @@
 //! The HTTP layer: one module per resource (extract, call the domain,
 //! respond). Only this layer knows about JSON shapes, headers and status codes.
 
+pub mod accept;
 pub mod account;
 pub mod app;
 pub mod auth;

@@ -237,7 +237,7 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
             .collect(),
         format_auto: FormatAuto {
             preference: vec![Format::Avif, Format::Webp],
-            fallback: Format::negotiate("", true),
+            fallback: Format::negotiate(|_| 0.0, true),
         },
         pricing: OptionsPricing {
             credits_per_image: CREDITS_PER_IMAGE,

@@ -9,12 +9,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use vis_protocol::{Format, FormatChoice};
 
+use super::accept::Accept;
 use super::auth::{CachedAuth, ImagesRead};
 use super::extract::QueryParams;
 use super::images::{
-    FieldNames, IDEMPOTENT_REPLAYED, RETRY_RULES, accept_of, balance_of, delivery_error,
-    header_value, item_of, keyed, lookup_error, not_modified, retry_key, retry_refused, validate,
-    wants_json,
+    FieldNames, IDEMPOTENT_REPLAYED, RETRY_RULES, balance_of, delivery_error, header_value,
+    item_of, keyed, lookup_error, not_modified, retry_key, retry_refused, validate,
 };
 use super::{context, image_urls};
 use crate::delivery::idempotent::Claim;
@@ -91,11 +91,12 @@ fn parse(
             ));
         }
     };
+    let accept = Accept::of(headers);
     // WebP unless told; `auto` is WebP for an animation (the one animated
     // format) and negotiated from Accept for a sprite sheet.
     let format = match (query.get("format"), params.format, layout) {
         (None, ..) | (_, FormatChoice::Auto, Layout::Animation) => Format::Webp,
-        (_, FormatChoice::Auto, Layout::Sprite) => Format::negotiate(&accept_of(headers), true),
+        (_, FormatChoice::Auto, Layout::Sprite) => accept.auto_format(),
         (_, FormatChoice::Fixed(f), _) => f,
     };
     if layout == Layout::Animation && format != Format::Webp {
@@ -105,7 +106,7 @@ fn parse(
         ));
     }
     let form = match query.get("response").map(str::trim) {
-        None | Some("image") if !wants_json(headers) => Form::Image,
+        None | Some("image") if !accept.wants_json() => Form::Image,
         None | Some("image") | Some("manifest") => Form::Manifest,
         Some(_) => {
             return Err(ApiError::bad_request(
