@@ -41,6 +41,24 @@ pub struct ImageSpec {
     pub height: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// `false`: without the contact shadow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<bool>,
+    /// fill or relative (one scale per size class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<String>,
+    /// transparent, white, studio or #RRGGBB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<String>,
+    /// contain or cover (the output is exactly the box).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<String>,
+    /// Crop to the vehicle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<bool>,
+    /// Pixels of margin around the vehicle (with trim or fit=contain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub padding: Option<u32>,
 }
 
 impl ImageSpec {
@@ -61,6 +79,12 @@ impl ImageSpec {
             ("w", self.width.map(|w| w.to_string())),
             ("h", self.height.map(|h| h.to_string())),
             ("format", self.format.clone()),
+            ("shadow", self.shadow.map(|s| s.to_string())),
+            ("scale", self.scale.clone()),
+            ("background", self.background.clone()),
+            ("fit", self.fit.clone()),
+            ("trim", self.trim.map(|t| t.to_string())),
+            ("padding", self.padding.map(|p| p.to_string())),
         ];
         q.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
         q
@@ -112,6 +136,30 @@ impl ImageSpec {
                 h.map(|v| v.to_string()).unwrap_or_default()
             )),
         }
+        // Each staging and framing its own file:
+        // `…_512_noshadow_relative_white-bg_cover_trim_pad-8.png`.
+        if self.shadow == Some(false) {
+            parts.push("noshadow".into());
+        }
+        if let Some(scale) = self
+            .scale
+            .as_deref()
+            .filter(|s| !s.eq_ignore_ascii_case("fill"))
+        {
+            parts.push(slug(scale));
+        }
+        if let Some(bg) = &self.background {
+            parts.push(format!("{}-bg", slug(bg.trim_start_matches('#'))));
+        }
+        if let Some(fit) = &self.fit {
+            parts.push(slug(fit));
+        }
+        if self.trim == Some(true) {
+            parts.push("trim".into());
+        }
+        if let Some(p) = self.padding {
+            parts.push(format!("pad-{p}"));
+        }
         format!("{}.{}", parts.join("_"), self.extension())
     }
 
@@ -128,6 +176,12 @@ impl ImageSpec {
             ("width", self.width.map(Value::from)),
             ("height", self.height.map(Value::from)),
             ("format", self.format.clone().map(Value::from)),
+            ("shadow", self.shadow.map(Value::from)),
+            ("scale", self.scale.clone().map(Value::from)),
+            ("background", self.background.clone().map(Value::from)),
+            ("fit", self.fit.clone().map(Value::from)),
+            ("trim", self.trim.map(Value::from)),
+            ("padding", self.padding.map(Value::from)),
         ];
         for (k, val) in optional {
             if let Some(val) = val {

@@ -54,6 +54,18 @@ struct Row {
     height: Option<u32>,
     #[serde(default)]
     format: Option<String>,
+    #[serde(default)]
+    shadow: Option<bool>,
+    #[serde(default)]
+    scale: Option<String>,
+    #[serde(default)]
+    background: Option<String>,
+    #[serde(default)]
+    fit: Option<String>,
+    #[serde(default)]
+    trim: Option<bool>,
+    #[serde(default)]
+    padding: Option<u32>,
 }
 
 /// Values for rows that leave a column out (the command's flags).
@@ -68,6 +80,12 @@ pub struct Defaults {
     pub width: Option<u32>,
     pub height: Option<u32>,
     pub format: Option<String>,
+    pub shadow: Option<bool>,
+    pub scale: Option<String>,
+    pub background: Option<String>,
+    pub fit: Option<String>,
+    pub trim: Option<bool>,
+    pub padding: Option<u32>,
 }
 
 fn nonempty(v: Option<String>) -> Option<String> {
@@ -95,6 +113,12 @@ impl Row {
             width,
             height,
             format: nonempty(self.format).or_else(|| d.format.clone()),
+            shadow: self.shadow.or(d.shadow),
+            scale: nonempty(self.scale).or_else(|| d.scale.clone()),
+            background: nonempty(self.background).or_else(|| d.background.clone()),
+            fit: nonempty(self.fit).or_else(|| d.fit.clone()),
+            trim: self.trim.or(d.trim),
+            padding: self.padding.or(d.padding),
         }
     }
 }
@@ -575,6 +599,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(top[0].file_name(), "bmw_m3_2020_112233_pearl_top.png");
+    }
+
+    #[test]
+    fn framing_columns_and_flags_reach_the_query_the_body_and_the_name() {
+        let d = Defaults {
+            background: Some("studio".into()),
+            ..Defaults::default()
+        };
+        let csv = "make,model,year,width,height,shadow,scale,background,fit,trim,padding\n\
+                   toyota,camry,2019,800,400,,,,cover,,\n\
+                   bmw,m3,2020,,,false,relative,#FFFFFF,,true,16\n";
+        let rows = parse(Path::new("a.csv"), csv, &d).unwrap();
+        let q = rows[0].query();
+        assert!(q.contains(&("background", "studio".into())), "{q:?}");
+        assert!(q.contains(&("fit", "cover".into())), "{q:?}");
+        assert!(!q.iter().any(|(k, _)| *k == "trim"), "{q:?}");
+        assert_eq!(
+            rows[0].file_name(),
+            "toyota_camry_2019_silver_front-3-4_800x400_studio-bg_cover.png"
+        );
+        let q = rows[1].query();
+        assert!(q.contains(&("trim", "true".into())), "{q:?}");
+        assert!(q.contains(&("padding", "16".into())), "{q:?}");
+        assert_eq!(rows[1].to_request_body()["trim"], true);
+        assert!(q.contains(&("shadow", "false".into())), "{q:?}");
+        assert!(q.contains(&("scale", "relative".into())), "{q:?}");
+        assert_eq!(rows[1].to_request_body()["background"], "#FFFFFF");
+        assert_eq!(rows[1].to_request_body()["shadow"], false);
+        assert_eq!(
+            rows[1].file_name(),
+            "bmw_m3_2020_silver_front-3-4_noshadow_relative_ffffff-bg_trim_pad-16.png"
+        );
     }
 
     #[test]

@@ -111,6 +111,24 @@ pub struct Look {
     /// png, webp, jpg or avif (default png, or the output file's extension).
     #[arg(long)]
     pub format: Option<String>,
+    /// Leave out the contact shadow under the vehicle.
+    #[arg(long)]
+    pub no_shadow: bool,
+    /// fill (default) or relative: one scale per size class, so vehicles keep their real sizes.
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// transparent (default), white, studio or #RRGGBB: what is behind the vehicle.
+    #[arg(long)]
+    pub background: Option<String>,
+    /// contain or cover: the output is exactly --width x --height.
+    #[arg(long)]
+    pub fit: Option<String>,
+    /// Crop to the vehicle, then fit it in the box.
+    #[arg(long)]
+    pub trim: bool,
+    /// Pixels of margin around the vehicle (with --trim or --fit contain).
+    #[arg(long)]
+    pub padding: Option<u32>,
 }
 
 impl Look {
@@ -128,6 +146,12 @@ impl Look {
             width: self.width,
             height: self.height,
             format: self.format.clone(),
+            shadow: self.no_shadow.then_some(false),
+            scale: self.scale.clone(),
+            background: self.background.clone(),
+            fit: self.fit.clone(),
+            trim: self.trim.then_some(true),
+            padding: self.padding,
         }
     }
 
@@ -142,6 +166,12 @@ impl Look {
             width: self.width,
             height: self.height,
             format: self.format.clone(),
+            shadow: self.no_shadow.then_some(false),
+            scale: self.scale.clone(),
+            background: self.background.clone(),
+            fit: self.fit.clone(),
+            trim: self.trim.then_some(true),
+            padding: self.padding,
         }
     }
 }
@@ -315,7 +345,7 @@ pub struct FeedbackArgs {
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
-    /// CSV (header make,model,year[,color,view,size,width,height,format]), a JSON list, or JSON lines.
+    /// CSV (header make,model,year[,color,view,size,width,height,format,shadow,scale,background,fit,trim,padding]), a JSON list, or JSON lines.
     pub file: PathBuf,
     /// The directory to fill (created if missing).
     #[arg(short, long, value_name = "DIR", default_value = ".")]

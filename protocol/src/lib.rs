@@ -4,6 +4,7 @@
 //! Enumerations) and prints its canonical id. An invalid value cannot be
 //! constructed, so code that holds a [`View`] or a [`Slug`] never re-validates.
 
+mod framing;
 pub mod nodes;
 #[cfg(feature = "openapi")]
 mod openapi;
@@ -14,13 +15,14 @@ mod shape;
 mod slug;
 mod variant;
 
+pub use framing::{Background, Fit, Framing, FramingError, PADDING_MAX};
 pub use paint::{
     ColorParseError, Finish, Paint, delta_e_rgb, delta_e2000, hex_of, lab, lab_of_linear,
 };
 pub use params::{Angle, Color, Format, FormatChoice, ParseError, SizePreset, View};
 pub use shape::BodyShape;
 pub use slug::{Slug, slugify};
-pub use variant::{RenderJob, VariantKey};
+pub use variant::{RenderJob, Scale, Staging, VariantKey};
 
 /// The edge of every source render, in pixels (spec §1: square 1024x1024).
 pub const SOURCE_PX: u32 = 1024;

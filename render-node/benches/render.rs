@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use vis_protocol::{BodyShape, Color, Format, View};
+use vis_protocol::{Background, BodyShape, Color, Fit, Format, Framing, View};
 use vis_render::image::{Source, decode_png, derive, encode_png};
 use vis_render::{Renderer, RendererConfig, Subject};
 
@@ -36,6 +36,7 @@ fn benches(c: &mut Criterion) {
                         color: Color::Red.into(),
                         view: View::Front34,
                         variation: 0,
+                        staging: Default::default(),
                     })
                     .unwrap();
                 black_box(encode_png(&img).unwrap())
@@ -62,6 +63,7 @@ fn benches(c: &mut Criterion) {
                         color: Color::Red.into(),
                         view: View::Front34,
                         variation: 0,
+                        staging: Default::default(),
                     })
                     .unwrap();
                 black_box(encode_png(&img).unwrap())
@@ -104,6 +106,7 @@ fn benches(c: &mut Criterion) {
             color: Color::Blue.into(),
             view: View::Front34,
             variation: 0,
+            staging: Default::default(),
         })
         .unwrap();
     let png = encode_png(&source).unwrap();
@@ -117,13 +120,87 @@ fn benches(c: &mut Criterion) {
         for px in [256u32, 512, 1024] {
             g.bench_function(BenchmarkId::new(format!("from_rgba_{format}"), px), |b| {
                 b.iter(|| {
-                    black_box(derive(Source::Rgba(&source), Some(px), Some(px), format).unwrap())
+                    black_box(
+                        derive(
+                            Source::Rgba(&source),
+                            Some(px),
+                            Some(px),
+                            &Framing::default(),
+                            format,
+                        )
+                        .unwrap(),
+                    )
                 })
             });
             g.bench_function(BenchmarkId::new(format!("from_png_{format}"), px), |b| {
-                b.iter(|| black_box(derive(Source::Png(&png), Some(px), Some(px), format).unwrap()))
+                b.iter(|| {
+                    black_box(
+                        derive(
+                            Source::Png(&png),
+                            Some(px),
+                            Some(px),
+                            &Framing::default(),
+                            format,
+                        )
+                        .unwrap(),
+                    )
+                })
             });
         }
+    }
+    // Framing (docs/framing.md): what trim, a box and a background add to
+    // the plain resize, before encoding (PNG, to compare with from_rgba_png).
+    let framings = [
+        ("plain", Framing::default()),
+        (
+            "white",
+            Framing {
+                background: Background::WHITE,
+                ..Framing::default()
+            },
+        ),
+        (
+            "studio",
+            Framing {
+                background: Background::Studio,
+                ..Framing::default()
+            },
+        ),
+        (
+            "trim_studio_16x9",
+            Framing::new(
+                Background::Studio,
+                None,
+                true,
+                Some(16),
+                Some(512),
+                Some(288),
+            )
+            .unwrap(),
+        ),
+        (
+            "cover_16x9",
+            Framing::new(
+                Background::Transparent,
+                Some(Fit::Cover),
+                false,
+                None,
+                Some(512),
+                Some(288),
+            )
+            .unwrap(),
+        ),
+    ];
+    for (name, framing) in framings {
+        let (w, h) = match framing.fit {
+            Some(_) => (Some(512), Some(288)),
+            None => (Some(512), Some(512)),
+        };
+        g.bench_function(BenchmarkId::new("framing_png_512", name), |b| {
+            b.iter(|| {
+                black_box(derive(Source::Rgba(&source), w, h, &framing, Format::Png).unwrap())
+            })
+        });
     }
     g.finish();
 
@@ -138,6 +215,7 @@ fn benches(c: &mut Criterion) {
         color: Color::Red.into(),
         view: View::Front34,
         variation: 0,
+        staging: Default::default(),
     };
     let frames = renderer.render_turn(&subject()).unwrap();
     let small: Vec<_> = frames

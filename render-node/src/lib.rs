@@ -12,6 +12,7 @@
 //!         year: 2019,
 //!         color: Color::Red.into(),
 //!         view: View::Front34,
+//!         staging: Staging::default(),
 //!     },
 //!     shape: BodyShape::Sedan,
 //!     revision: 1,
@@ -94,6 +95,8 @@ pub struct Subject<'a> {
     /// 0 for a variant's first render; n for its n-th re-render (a slightly
     /// turned pose: new bytes, the same vehicle).
     pub variation: u32,
+    /// How the vehicle is staged: with its contact shadow or without.
+    pub staging: vis_protocol::Staging,
 }
 
 /// The renderer: one wgpu device, pipelines and a pool of targets. Share it
@@ -280,6 +283,7 @@ impl Renderer {
             color: v.color,
             view: v.view,
             variation: job.variation,
+            staging: v.staging,
         })
     }
 
@@ -365,7 +369,7 @@ impl Renderer {
     pub fn render_turn(&self, s: &Subject<'_>) -> Result<Vec<Rgba>, RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
-        let framing = vehicle::Framing::new(&mesh, params.spec.fill);
+        let framing = framing_of(s, &mesh, &params);
         let n = self.passes.size();
         vis_protocol::Angle::turn()
             .map(|a| {
@@ -384,7 +388,7 @@ impl Renderer {
     ) -> Result<(Rgba, vehicle::Mesh, glam::Mat4), RenderError> {
         let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
         let mesh = vehicle::build(&params);
-        let framing = vehicle::Framing::new(&mesh, params.spec.fill);
+        let framing = framing_of(s, &mesh, &params);
         let (mut view_proj, eye) = framing.camera(&mesh, s.view);
         if s.variation > 0 {
             // Turn the vehicle a little on its turntable: ±1.5° steps,
@@ -400,8 +404,19 @@ impl Renderer {
     }
 }
 
-/// The studio's frame of `s` from a camera: its paint, the ground and its
-/// shadow.
+/// How `s` is framed: filling the frame (the studio default), or with
+/// `scale=relative` at its size class's one scale.
+fn framing_of(s: &Subject<'_>, mesh: &vehicle::Mesh, params: &vehicle::Params) -> vehicle::Framing {
+    match s.staging.scale {
+        vis_protocol::Scale::Fill => vehicle::Framing::new(mesh, params.spec.fill),
+        vis_protocol::Scale::Relative => {
+            vehicle::Framing::relative(mesh, vehicle::reference_size(s.shape))
+        }
+    }
+}
+
+/// The studio's frame of `s` from a camera: its paint, and the ground with
+/// its contact shadow unless the staging leaves it out.
 fn studio_frame(
     s: &Subject<'_>,
     view_proj: glam::Mat4,
@@ -414,7 +429,7 @@ fn studio_frame(
         paint: paint::base_linear(s.color),
         finish: s.color.finish(),
         flat_lit,
-        ground: true,
+        ground: s.staging.shadow,
     }
 }
 

@@ -85,6 +85,12 @@ enum Cmd {
         /// proportion tests measure (docs/rendering.md, "Proportions").
         #[arg(long)]
         elevation: bool,
+        /// Leave out the contact shadow (the API's `shadow=false`).
+        #[arg(long)]
+        no_shadow: bool,
+        /// Draw at the size class's one scale (the API's `scale=relative`).
+        #[arg(long)]
+        relative: bool,
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -119,6 +125,10 @@ enum Cmd {
         /// (e.g. models/sheets/icons.txt).
         #[arg(long)]
         models: Option<PathBuf>,
+        /// With --models: every vehicle at its size class's one scale (the
+        /// API's `scale=relative`), a size comparison.
+        #[arg(long, requires = "models")]
+        relative: bool,
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -279,6 +289,8 @@ fn main() -> anyhow::Result<()> {
             finish,
             shape,
             elevation,
+            no_shadow,
+            relative,
             output,
         } => {
             let color = match (color, finish) {
@@ -300,6 +312,14 @@ fn main() -> anyhow::Result<()> {
                 color,
                 view,
                 variation: 0,
+                staging: vis_protocol::Staging {
+                    shadow: !no_shadow,
+                    scale: if relative {
+                        vis_protocol::Scale::Relative
+                    } else {
+                        vis_protocol::Scale::Fill
+                    },
+                },
             };
             let img = if elevation {
                 renderer.render_elevation(&subject)?
@@ -333,6 +353,7 @@ fn main() -> anyhow::Result<()> {
                 color,
                 view: View::default(),
                 variation: 0,
+                staging: Default::default(),
             })?;
             let rendered = t.elapsed();
             let size = size.clamp(1, vis_protocol::SOURCE_PX);
@@ -356,15 +377,24 @@ fn main() -> anyhow::Result<()> {
             cell,
             shapes,
             models,
+            relative,
             output,
         } => {
             let format = output_format(&output)?;
+            let staging = vis_protocol::Staging {
+                scale: if relative {
+                    vis_protocol::Scale::Relative
+                } else {
+                    vis_protocol::Scale::Fill
+                },
+                ..Default::default()
+            };
             let img = if let Some(list) = models {
                 let text =
                     std::fs::read_to_string(&list).with_context(|| list.display().to_string())?;
                 let vehicles = vis_render::sheet::parse_vehicle_list(&text)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", list.display()))?;
-                vis_render::sheet::vehicle_sheet(&renderer, cell, &vehicles)?
+                vis_render::sheet::vehicle_sheet(&renderer, cell, &vehicles, staging)?
             } else {
                 let shapes = if shapes.is_empty() {
                     BodyShape::ALL.to_vec()

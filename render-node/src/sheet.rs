@@ -49,6 +49,7 @@ pub fn contact_sheet(
                 color: color.into(),
                 view,
                 variation: 0,
+                staging: Default::default(),
             })?;
             let small = resize(&img, cell, cell)?;
             let (x0, y0) = (c as u32 * cell, r as u32 * cell + header);
@@ -128,11 +129,13 @@ pub fn parse_vehicle_list(text: &str) -> Result<Vec<SheetVehicle>, String> {
 /// white and labelled with year, make, model and the curated generation
 /// (or `norms` for a model drawn from its era's norms). A vehicle without
 /// a colour gets one from a fixed cycle; without a shape, its curated body
-/// style (sedan when there is none).
+/// style (sedan when there is none). `staging` stages every vehicle
+/// (`scale=relative` makes the rows a size comparison).
 pub fn vehicle_sheet(
     renderer: &Renderer,
     cell: u32,
     vehicles: &[SheetVehicle],
+    staging: vis_protocol::Staging,
 ) -> Result<Rgba, RenderError> {
     let cols = View::ALL.len();
     let header = 24;
@@ -178,6 +181,7 @@ pub fn vehicle_sheet(
                 color: color.into(),
                 view: *view,
                 variation: 0,
+                staging,
             })?;
             let small = resize(&img, cell, cell)?;
             let (x0, y0) = (c as u32 * cell, r as u32 * cell + header);

@@ -95,6 +95,7 @@ fn a_turn_keeps_one_scale_and_every_frame_inside_the_margins() {
             color: Color::Blue.into(),
             view: View::default(),
             variation: 0,
+            staging: Default::default(),
         })
         .unwrap();
     assert_eq!(frames.len(), Angle::COUNT);
@@ -141,6 +142,7 @@ fn the_batch_draws_what_the_frames_draw_one_by_one() {
         color: Color::Red.into(),
         view,
         variation: 0,
+        staging: Default::default(),
     };
     let turn = renderer().render_turn(&subject(View::Front34)).unwrap();
     for d in [0u16, 45, 210] {

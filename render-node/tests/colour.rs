@@ -41,6 +41,7 @@ fn flat_paint_with(r: &Renderer, color: Paint, min: usize) -> [u8; 3] {
             color,
             view: View::Side,
             variation: 0,
+            staging: Default::default(),
         })
         .unwrap();
     let mut counts: HashMap<[u8; 3], usize> = HashMap::new();

@@ -139,6 +139,7 @@ fn camry(color: Color, view: View) -> Subject<'static> {
         color: color.into(),
         view,
         variation: 0,
+        staging: Default::default(),
     }
 }
 
@@ -336,6 +337,7 @@ fn a_refining_renderer_takes_jobs_only_under_a_folded_revision() {
             year: 2019,
             color: Color::Red.into(),
             view: View::Side,
+            staging: Default::default(),
         },
         shape: BodyShape::Sedan,
         revision,

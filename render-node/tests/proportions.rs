@@ -154,6 +154,7 @@ fn measure(g: &Generation, lib: &ModelLibrary) -> Measured {
         color: Color::Silver.into(),
         view,
         variation: 0,
+        staging: Default::default(),
     };
     let [side, front]: [Rgba; 2] = renderer()
         .render_elevations(&subject(View::Side), &[View::Side, View::Front])

@@ -55,6 +55,7 @@ fn all_views() -> &'static BTreeMap<(BodyShape, View), Rgba> {
                         color: shape_color(shape).into(),
                         view,
                         variation: 0,
+                        staging: Default::default(),
                     })
                     .unwrap();
                 m.insert((shape, view), img);
@@ -240,6 +241,7 @@ fn every_preset_colour_paints_the_body() {
                 color: color.into(),
                 view: View::Side,
                 variation: 0,
+                staging: Default::default(),
             })
             .unwrap();
         let [r, g, b] = color.rgb();
@@ -334,6 +336,7 @@ fn one_model_is_the_same_vehicle_and_two_models_differ() {
             color: color.into(),
             view: View::Side,
             variation: 0,
+            staging: Default::default(),
         })
         .unwrap()
     };
@@ -407,6 +410,7 @@ fn identity_cues_shape_the_body() {
                     color: Color::Yellow.into(),
                     view: View::Side,
                     variation: 0,
+                    staging: Default::default(),
                 })
                 .unwrap(),
         )
@@ -490,6 +494,7 @@ fn a_tail_keeps_its_paint_colour() {
                 color: Color::Red.into(),
                 view,
                 variation: 0,
+                staging: Default::default(),
             })
             .unwrap()
     };
@@ -715,6 +720,7 @@ fn a_procedural_renderer_refuses_a_refined_revision() {
             year: 2019,
             color: Color::Red.into(),
             view: View::Side,
+            staging: Default::default(),
         },
         shape: BodyShape::Sedan,
         revision: vis_render::fold_revision(1, Some(&"ab".repeat(32))),
@@ -752,6 +758,7 @@ fn concurrent_renders_share_the_device_and_match() {
         color: color.into(),
         view: View::Rear34,
         variation: 0,
+        staging: Default::default(),
     };
     // More threads than frames allowed in flight: callers queue, none fail.
     let images: Vec<Rgba> = std::thread::scope(|s| {

@@ -46,7 +46,7 @@ fn the_icon_sheet_matches_its_golden() {
     let text = std::fs::read_to_string(root().join("models/sheets/icons.txt")).unwrap();
     let vehicles = parse_vehicle_list(&text).unwrap();
     assert_eq!(vehicles.len(), 24, "the review sheet holds 24 vehicles");
-    let sheet = vehicle_sheet(renderer(), 64, &vehicles).unwrap();
+    let sheet = vehicle_sheet(renderer(), 64, &vehicles, Default::default()).unwrap();
     let Some(bytes) = golden::stored("icons-sheet", &sheet) else {
         return;
     };
@@ -95,6 +95,7 @@ fn side_mask(make: &str, model: &str, year: u16, view: View) -> Vec<bool> {
             color: Color::Red.into(),
             view,
             variation: 0,
+            staging: Default::default(),
         })
         .unwrap();
     resize(&img, 128, 128)

@@ -130,6 +130,8 @@ mod tests {
             width: None,
             height: None,
             format: FormatChoice::default(),
+            framing: vis_protocol::Framing::default(),
+            staging: Default::default(),
         }
     }
 

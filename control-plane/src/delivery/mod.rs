@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 use vis_catalog::{Catalog, LookupError};
 use vis_protocol::paints::{ColorMatch, PaintLookupError};
 use vis_protocol::{
-    BodyShape, Format, FormatChoice, Paint, RenderJob, SOURCE_PX, Slug, VariantKey, View,
+    BodyShape, Format, FormatChoice, Framing, Paint, RenderJob, Slug, Staging, VariantKey, View,
 };
 
 use crate::billing::CREDITS_PER_IMAGE;
@@ -55,6 +55,10 @@ pub struct ImageParams {
     pub height: Option<u32>,
     /// A format, or `auto`: chosen per request from its `Accept` header.
     pub format: FormatChoice,
+    /// Background, fit, trim and padding (checked against the box).
+    pub framing: Framing,
+    /// How the vehicle is staged (`shadow`): part of the variant.
+    pub staging: Staging,
 }
 
 /// `paint=CODE`, and the `finish` to paint it in when not its own.
@@ -82,6 +86,9 @@ pub struct Resolved {
     /// Requested box, kept for the canonical URL.
     pub box_w: Option<u32>,
     pub box_h: Option<u32>,
+    /// Background, fit, trim and padding: applied when the output is
+    /// derived, so part of its key, ETag and canonical URL.
+    pub framing: Framing,
     /// The paint code the client named, if any: only what the colour is
     /// called (`color_match`), never the variant.
     pub paint_code: Option<String>,
@@ -95,16 +102,22 @@ impl Resolved {
             width: self.width,
             height: self.height,
             format: self.format,
+            framing: self.framing,
         }
     }
 
-    /// A strong validator for this exact output: variant, size, format and
-    /// render revision (a re-render under a new revision changes it).
+    /// A strong validator for this exact output: variant, size, format,
+    /// framing and render revision (a re-render under a new revision
+    /// changes it). A plain output's text has no framing part, so its ETag
+    /// is the one it had before framing existed.
     pub fn etag(&self) -> String {
-        let text = format!(
+        let mut text = format!(
             "{}|{}x{}|{}|r{}",
             self.variant, self.width, self.height, self.format, self.revision
         );
+        if !self.framing.is_plain() {
+            text.push_str(&format!("|{}", self.framing));
+        }
         let digest = Sha256::digest(text.as_bytes());
         format!("\"r{}-{}\"", self.revision, hex::encode(&digest[..12]))
     }
@@ -133,12 +146,13 @@ impl Resolved {
         }
     }
 
-    /// With `format=auto`, takes `auto` (the format `format=auto` gives
-    /// this request: `http::accept::Accept::auto_format`); otherwise keeps
-    /// the one asked for.
-    pub fn negotiate(&mut self, auto: Format) {
+    /// With `format=auto`, takes the format the client's acceptance
+    /// (`q_of`: `http::accept::Accept::q`) gives this output, by whether it
+    /// is transparent (`Format::negotiate`); otherwise keeps the one asked
+    /// for.
+    pub fn negotiate(&mut self, q_of: impl Fn(Format) -> f32) {
         if self.auto_format {
-            self.format = auto;
+            self.format = Format::negotiate(q_of, !self.framing.opaque());
         }
     }
 
@@ -153,8 +167,9 @@ impl Resolved {
     }
 
     /// The canonical query of this image: slugs, every parameter spelt out,
-    /// in a fixed order (`make, model, year, view, color, finish, w, h,
-    /// format`; an angle view is `angle=N` in view's place; `format=auto`
+    /// in a fixed order (`make, model, year, view, color, finish, shadow,
+    /// scale, w, h, background, fit, trim, padding, format`, staging and
+    /// framing only when not the defaults; an angle view is `angle=N` in view's place; `format=auto`
     /// stays `auto`). A custom colour is `color=%23rrggbb` (with `finish` when
     /// not solid), whether it was asked for by hex or by paint code: one
     /// variant, one canonical URL.
@@ -168,12 +183,19 @@ impl Resolved {
             view_query(v.view),
             color_query(v.color)
         );
+        if !v.staging.shadow {
+            query.push_str("&shadow=false");
+        }
+        if v.staging.scale != vis_protocol::Scale::Fill {
+            query.push_str(&format!("&scale={}", v.staging.scale.id()));
+        }
         if let Some(w) = self.box_w {
             query.push_str(&format!("&w={w}"));
         }
         if let Some(h) = self.box_h {
             query.push_str(&format!("&h={h}"));
         }
+        query.push_str(&self.framing.query());
         query.push_str(&format!("&format={}", self.format_choice()));
         query
     }
@@ -242,7 +264,7 @@ pub fn resolve(
         None => (p.color, None),
     };
     let slug = |s: &str| Slug::parse(s).expect("catalog slugs are valid");
-    let (width, height) = vis_render::image::fit(SOURCE_PX, SOURCE_PX, p.width, p.height);
+    let (width, height) = p.framing.output_size(p.width, p.height);
     Ok(Resolved {
         variant: VariantKey {
             make: slug(&vehicle.make.slug),
@@ -250,6 +272,7 @@ pub fn resolve(
             year: vehicle.year,
             color,
             view: p.view,
+            staging: p.staging,
         },
         shape: vehicle.shape,
         revision,
@@ -259,6 +282,7 @@ pub fn resolve(
         auto_format: p.format == FormatChoice::Auto,
         box_w: p.width,
         box_h: p.height,
+        framing: p.framing,
         paint_code,
     })
 }
@@ -364,9 +388,15 @@ impl Deliverer {
             variation: r.revision.saturating_sub(self.revisions.base()),
         };
         let (source, kind) = self.dispatcher.source_with(&job, admission).await?;
-        let (box_w, box_h, format) = (r.box_w, r.box_h, r.format);
+        let (box_w, box_h, framing, format) = (r.box_w, r.box_h, r.framing, r.format);
         let encoded = tokio::task::spawn_blocking(move || {
-            vis_render::image::derive(vis_render::Source::Png(&source), box_w, box_h, format)
+            vis_render::image::derive(
+                vis_render::Source::Png(&source),
+                box_w,
+                box_h,
+                &framing,
+                format,
+            )
         })
         .await
         .map_err(|e| DeliveryError::Derive(e.to_string()))?

@@ -24,7 +24,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use vis_protocol::{BodyShape, FormatChoice, VariantKey};
+use vis_protocol::{BodyShape, FormatChoice, Framing, VariantKey};
 
 use super::tokens::TokenKey;
 use super::{Deliverer, DeliveryError, Resolved};
@@ -221,6 +221,7 @@ impl SignedUrls {
                 height: i64::from(u.resolved.height),
                 // `auto` stays auto: the URL negotiates on every load.
                 format: u.resolved.format_choice().to_string(),
+                framing: u.resolved.framing.key(),
                 max_uses: i64::from(max_uses),
                 expires_at,
             })
@@ -505,6 +506,7 @@ fn resolved_of(r: &DeliveryUrlRecord, revision: u32) -> Option<Resolved> {
         auto_format: choice == FormatChoice::Auto,
         box_w: box_dim(r.box_width)?,
         box_h: box_dim(r.box_height)?,
+        framing: Framing::from_key(&r.framing).ok()?,
         paint_code: None,
     })
 }

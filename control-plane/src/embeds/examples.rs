@@ -102,6 +102,8 @@ fn params_of(ex: &ExampleVehicle, width: u32, format: Format) -> Result<ImagePar
         width: Some(width),
         height: None,
         format: FormatChoice::Fixed(format),
+        framing: vis_protocol::Framing::default(),
+        staging: Default::default(),
     })
 }
 

@@ -65,9 +65,8 @@ async fn open(
         })?;
     // A URL serves its variant's current render (a re-render replaces it).
     opened.resolved.revision = revisions.of(&opened.resolved.variant);
-    opened
-        .resolved
-        .negotiate(super::accept::Accept::of(headers).auto_format());
+    let accept = super::accept::Accept::of(headers);
+    opened.resolved.negotiate(|f| accept.q(f));
     Ok(opened)
 }
 

@@ -339,6 +339,15 @@ pub fn de_int<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::
     }
 }
 
+/// A JSON boolean field, kept as its word (`true`, `false`) so that a
+/// query string's text and a body's boolean are checked by one rule;
+/// anything but a boolean fails (and the body's rules name the field).
+/// `null` is absent.
+pub fn de_bool_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<bool>::deserialize(d)?.map(|b| b.to_string()))
+}
+
 /// A query-string integer: plain decimal digits, optionally after a minus
 /// sign, without leading zeros, signs, spaces or exponents; else `None`
 /// (the caller's range message then names the parameter).

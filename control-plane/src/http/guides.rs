@@ -31,7 +31,7 @@ pub struct Guide {
 }
 
 /// Every guide, in the docs bar's order.
-pub const GUIDES: [Guide; 8] = [
+pub const GUIDES: [Guide; 9] = [
     Guide {
         path: "/docs/embeds",
         file: "embeds.md",
@@ -43,6 +43,12 @@ pub const GUIDES: [Guide; 8] = [
         file: "formats.md",
         label: "Formats",
         markdown: include_str!("../../../docs/formats.md"),
+    },
+    Guide {
+        path: "/docs/framing",
+        file: "framing.md",
+        label: "Framing",
+        markdown: include_str!("../../../docs/framing.md"),
     },
     Guide {
         path: "/docs/delivery-urls",

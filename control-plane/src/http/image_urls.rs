@@ -210,11 +210,32 @@ pub struct VehicleParams {
     pub width: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
+    /// `false` when asked for without the contact shadow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<bool>,
+    /// `relative` when asked for at the size class's one scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, pattern = "^relative$")]
+    pub scale: Option<&'static str>,
+    /// The framing asked for (docs/framing.md), each only when not its
+    /// default: `white`, `studio` or `#rrggbb`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "studio")]
+    pub background: Option<String>,
+    /// `contain` or `cover` (a trimmed image's implied `contain` is left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, pattern = "^(contain|cover)$")]
+    pub fit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub padding: Option<u32>,
 }
 
 impl VehicleParams {
     pub fn of(r: &Resolved) -> VehicleParams {
         let v = &r.variant;
+        let canonical = r.framing.canonical();
         VehicleParams {
             make: v.make.to_string(),
             model: v.model.to_string(),
@@ -228,8 +249,18 @@ impl VehicleParams {
             format: r.format_choice(),
             width: r.box_w,
             height: r.box_h,
+            shadow: (!v.staging.shadow).then_some(false),
+            scale: (v.staging.scale != vis_protocol::Scale::Fill).then(|| v.staging.scale.id()),
+            background: nonempty(&canonical[0].1),
+            fit: nonempty(&canonical[1].1),
+            trim: r.framing.trim.then_some(true),
+            padding: (r.framing.padding > 0).then_some(r.framing.padding),
         }
     }
+}
+
+fn nonempty(v: &str) -> Option<String> {
+    (!v.is_empty()).then(|| v.to_owned())
 }
 
 /// What the image's paint is called and how exactly (the JSON twin of the

@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use vis_catalog::LookupError;
 use vis_protocol::paints::PaintLookupError;
-use vis_protocol::{Angle, Finish, FormatChoice, Paint, SizePreset, View};
+use vis_protocol::{
+    Angle, Background, Finish, Fit, FormatChoice, Framing, PADDING_MAX, Paint, SizePreset, Staging,
+    View,
+};
 
 use super::accept::Accept;
 use super::auth::{CachedAuth, ImagesRead, confirm};
@@ -22,9 +25,27 @@ use crate::renders::DispatchError;
 
 /// Parameters this endpoint knows; anything else is a 400 naming it, because
 /// silently ignoring a misspelt parameter bills the wrong image.
-const KNOWN: [&str; 14] = [
-    "make", "brand", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h",
-    "size", "format", "response",
+const KNOWN: [&str; 20] = [
+    "make",
+    "brand",
+    "model",
+    "year",
+    "view",
+    "angle",
+    "color",
+    "paint",
+    "finish",
+    "shadow",
+    "scale",
+    "w",
+    "h",
+    "size",
+    "format",
+    "background",
+    "fit",
+    "trim",
+    "padding",
+    "response",
 ];
 
 pub const YEAR_MIN: u16 = 1990;
@@ -70,16 +91,27 @@ pub struct ImageItem {
     pub color: Option<String>,
     pub paint: Option<String>,
     pub finish: Option<String>,
+    /// `true` or `false`, like `trim`.
+    #[serde(default, deserialize_with = "super::extract::de_bool_text")]
+    pub shadow: Option<String>,
+    pub scale: Option<String>,
     #[serde(default, deserialize_with = "super::extract::de_int")]
     pub width: Option<i64>,
     #[serde(default, deserialize_with = "super::extract::de_int")]
     pub height: Option<i64>,
     pub size: Option<String>,
     pub format: Option<String>,
+    pub background: Option<String>,
+    pub fit: Option<String>,
+    /// `true` or `false`: a JSON boolean in a body, the word in a query.
+    #[serde(default, deserialize_with = "super::extract::de_bool_text")]
+    pub trim: Option<String>,
+    #[serde(default, deserialize_with = "super::extract::de_int")]
+    pub padding: Option<i64>,
 }
 
 /// The rules of an image's fields in the API's words (spec §2 ImageRequest).
-pub const IMAGE_RULES: [(&str, &str); 13] = [
+pub const IMAGE_RULES: [(&str, &str); 19] = [
     (
         "make",
         "a make's name or slug, 1 to 100 characters (brand is an alias; send one)",
@@ -110,17 +142,41 @@ pub const IMAGE_RULES: [(&str, &str); 13] = [
         "finish",
         "one of solid, metallic, pearl: the colour's finish (a #RRGGBB color is solid unless told; presets and paint codes have their own)",
     ),
+    (
+        "shadow",
+        "true (the default) or false: the soft contact shadow under the vehicle",
+    ),
+    (
+        "scale",
+        "fill (the default: every vehicle fills the frame) or relative (one metres-per-pixel per size class, so vehicles keep their real sizes side by side)",
+    ),
     ("width", "an integer from 1 to 1024"),
     ("height", "an integer from 1 to 1024"),
     ("size", "one of thumb, small, medium, large"),
     (
         "format",
-        "one of png, webp, jpg, avif (jpeg is an alias), or auto: the smallest format the request's Accept header names (avif, then webp; else png)",
+        "one of png, webp, jpg, avif (jpeg is an alias), or auto: the smallest format the request's Accept header names (avif, then webp; else png, or jpg behind an opaque background)",
+    ),
+    (
+        "background",
+        "transparent (the default), white, studio (a photographer's grey sweep) or #RRGGBB (%23 for # in a URL)",
+    ),
+    (
+        "fit",
+        "contain or cover: the output is exactly the box (both width and height needed), the vehicle whole inside it or filling it",
+    ),
+    (
+        "trim",
+        "true or false: crop to the vehicle, then contain it in the box (a missing side is the other's; no box: 1024 square)",
+    ),
+    (
+        "padding",
+        "an integer from 0 to 256: pixels of margin around the vehicle, with trim=true or fit=contain; less than half the shorter side",
     ),
 ];
 
 impl super::extract::Described for ImageItem {
-    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view (or angle), color (or paint), finish, width, height, size, format";
+    const SHAPE: &'static str = "a JSON object describing one image: make (or brand), model, year, and optionally view (or angle), color (or paint), finish, width, height, size, format, background, fit, trim, padding, shadow, scale";
     const RULES: &'static [(&'static str, &'static str)] = &IMAGE_RULES;
 }
 
@@ -147,6 +203,12 @@ impl FieldNames<'_> {
 pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, ApiError> {
     let name = |field: &str| format!("{}{field}", names.prefix);
     let bad = |field: &str, message: &str| ApiError::bad_request(name(field), message);
+    let item_framing = FramingFields {
+        background: item.background.clone(),
+        fit: item.fit.clone(),
+        trim: item.trim.clone(),
+        padding: item.padding,
+    };
     let text = |field: &str, value: String| -> Result<String, ApiError> {
         let v = value.trim();
         if v.is_empty() {
@@ -175,6 +237,10 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
             )
         })?;
     let view = view_param(item.view.as_deref(), item.angle, &name)?;
+    let staging = Staging {
+        shadow: flag(item.shadow.as_deref(), &name("shadow"))?.unwrap_or(true),
+        scale: parse_enum(item.scale.as_deref(), &name("scale"))?.unwrap_or_default(),
+    };
     let (color, paint) = color_params(item.color, item.paint, item.finish, &name)?;
     let format: FormatChoice =
         parse_enum(item.format.as_deref(), &name("format"))?.unwrap_or_default();
@@ -196,6 +262,7 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
     if width.is_none() && height.is_none() {
         width = size.map(SizePreset::px);
     }
+    let framing = framing_params(&item_framing, width, height, &name)?;
     Ok(ImageParams {
         make,
         model,
@@ -206,7 +273,58 @@ pub fn validate(item: ImageItem, names: FieldNames<'_>) -> Result<ImageParams, A
         width,
         height,
         format,
+        framing,
+        staging,
     })
+}
+
+/// A `true` or `false` parameter (`shadow`, `trim`); anything else is a
+/// 400 naming it.
+fn flag(raw: Option<&str>, name: &str) -> Result<Option<bool>, ApiError> {
+    match raw.map(str::trim) {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(_) => Err(ApiError::bad_request(name, "must be true or false")),
+    }
+}
+
+/// The framing fields of one image, taken out before the rest is consumed.
+struct FramingFields {
+    background: Option<String>,
+    fit: Option<String>,
+    trim: Option<String>,
+    padding: Option<i64>,
+}
+
+/// `background`, `fit`, `trim` and `padding`, each checked, then how they
+/// combine with each other and the box (`vis_protocol::Framing::new`).
+fn framing_params(
+    f: &FramingFields,
+    width: Option<u32>,
+    height: Option<u32>,
+    name: &dyn Fn(&str) -> String,
+) -> Result<Framing, ApiError> {
+    let background: Background =
+        parse_enum(f.background.as_deref(), &name("background"))?.unwrap_or_default();
+    let fit: Option<Fit> = parse_enum(f.fit.as_deref(), &name("fit"))?;
+    let trim = flag(f.trim.as_deref(), &name("trim"))?.unwrap_or(false);
+    let padding = f
+        .padding
+        .map(|n| {
+            u32::try_from(n)
+                .ok()
+                .filter(|n| *n <= PADDING_MAX)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        name("padding"),
+                        format!("must be an integer from 0 to {PADDING_MAX} (pixels)"),
+                    )
+                })
+        })
+        .transpose()?;
+    Framing::new(background, fit, trim, padding, width, height)
+        .map_err(|e| ApiError::bad_request(name(e.parameter), e.message))
 }
 
 /// `view` or `angle` (a turntable angle, 0 to 345 in steps of 15); both
@@ -296,10 +414,16 @@ pub fn item_of(query: &super::extract::QueryParams) -> ImageItem {
         color: get("color"),
         paint: get("paint"),
         finish: get("finish"),
+        shadow: get("shadow"),
+        scale: get("scale"),
         width: int("w"),
         height: int("h"),
         size: get("size"),
         format: get("format"),
+        background: get("background"),
+        fit: get("fit"),
+        trim: get("trim"),
+        padding: int("padding"),
     }
 }
 
@@ -511,7 +635,7 @@ fn request(
         .deliverer
         .resolve(state.catalog, &params)
         .map_err(lookup_error)?;
-    resolved.negotiate(accept.auto_format());
+    resolved.negotiate(|f| accept.q(f));
     Ok((resolved, form))
 }
 

@@ -43,9 +43,31 @@ use crate::renders::{Admission, SourceKind};
 
 /// Parameters this endpoint knows (spec §4, plus `partner`, which narrows
 /// a signature check to one partner and is covered by the signature).
-const KNOWN: [&str; 18] = [
-    "make", "brand", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h",
-    "size", "format", "mode", "exp", "sig", "key", "partner",
+const KNOWN: [&str; 24] = [
+    "make",
+    "brand",
+    "model",
+    "year",
+    "view",
+    "angle",
+    "color",
+    "paint",
+    "finish",
+    "shadow",
+    "scale",
+    "w",
+    "h",
+    "size",
+    "format",
+    "background",
+    "fit",
+    "trim",
+    "padding",
+    "mode",
+    "exp",
+    "sig",
+    "key",
+    "partner",
 ];
 
 /// Free example images and `mode=cached` (spec §8 Shared cache).
@@ -82,6 +104,10 @@ struct Raw {
     format: Option<String>,
     w: Option<String>,
     h: Option<String>,
+    shadow: Option<String>,
+    scale: Option<String>,
+    /// `background`, `fit`, `trim`, `padding` as sent, in that order.
+    framing: [Option<String>; 4],
 }
 
 fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
@@ -111,6 +137,9 @@ fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
             format: get("format"),
             w: get("w"),
             h: get("h"),
+            shadow: get("shadow"),
+            scale: get("scale"),
+            framing: ["background", "fit", "trim", "padding"].map(get),
         },
         params,
         cached_mode,
@@ -139,6 +168,14 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         && p.raw.paint.is_none()
         && !differs(&p.raw.color, &canonical_color(v.color))
         && !differs(&p.raw.finish, &canonical_finish(v.color))
+        && !differs(&p.raw.shadow, if v.staging.shadow { "" } else { "false" })
+        && !differs(
+            &p.raw.scale,
+            match v.staging.scale {
+                vis_protocol::Scale::Fill => "",
+                s => s.id(),
+            },
+        )
         && !differs(&p.raw.format, r.format_choice().id())
         && size.is_none_or(|s| p.raw.size.as_deref() == Some(s.id()))
         && !differs(
@@ -148,7 +185,12 @@ fn respelt(p: &Parsed, r: &Resolved, honoured_key: Option<&str>) -> Option<Strin
         && !differs(
             &p.raw.h,
             &r.box_h.map(|h| h.to_string()).unwrap_or_default(),
-        );
+        )
+        && p.raw
+            .framing
+            .iter()
+            .zip(r.framing.canonical())
+            .all(|(given, (_, canonical))| !differs(given, &canonical));
     if canonical {
         return None;
     }
@@ -455,7 +497,8 @@ fn resolve(
         .deliverer
         .resolve(state.catalog, params)
         .map_err(lookup_error)?;
-    r.negotiate(Accept::of(headers).auto_format());
+    let accept = Accept::of(headers);
+    r.negotiate(|f| accept.q(f));
     Ok(r)
 }
 

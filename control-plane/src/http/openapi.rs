@@ -379,6 +379,20 @@ fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
         )),
     );
     f.insert(
+        "shadow".into(),
+        maybe_null(with_description(
+            json!({ "type": "boolean" }),
+            "The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own.",
+        )),
+    );
+    f.insert(
+        "scale".into(),
+        maybe_null(with_description(
+            json!({ "type": "string", "enum": ["fill", "relative"] }),
+            "fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.",
+        )),
+    );
+    f.insert(
         w.into(),
         maybe_null(with_description(
             int(1, 1024),
@@ -403,7 +417,38 @@ fn image_fields(json_body: bool) -> serde_json::Map<String, Value> {
         "format".into(),
         maybe_null(with_description(
             accepted(vis_protocol::FormatChoice::accepted_schema()),
-            "Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.",
+            "Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png (jpg when the background is opaque); the answer carries Vary: Accept. A URL minted with auto negotiates on every load.",
+        )),
+    );
+    f.insert(
+        "background".into(),
+        maybe_null(with_description(
+            json!({ "type": "string", "anyOf": [
+                { "enum": ["transparent", "white", "studio", "none"] },
+                { "pattern": "^#[0-9A-Fa-f]{6}$" },
+            ] }),
+            "What is behind the vehicle: transparent (default; the render's alpha with its soft contact shadow), white, studio (a photographer's light grey sweep, the contact shadow on it) or #RRGGBB (%23 for # in a URL). An opaque background makes every pixel opaque, and format=auto then falls back to jpg.",
+        )),
+    );
+    f.insert(
+        "fit".into(),
+        maybe_null(with_description(
+            json!({ "type": "string", "enum": ["contain", "cover"] }),
+            &format!("The output is exactly the box, which then needs both {w} and {h}: contain, the picture whole inside it (the rest background); cover, the box filled from the picture's centre. Without fit the output keeps the render's square shape inside the box."),
+        )),
+    );
+    f.insert(
+        "trim".into(),
+        maybe_null(with_description(
+            json!({ "type": "boolean" }),
+            "Crop to the vehicle (and the dense core of its contact shadow), then contain it in the box (or cover it with fit=cover). A missing side of the box is the other's; no box is 1024 x 1024. The output's size is always known from the parameters.",
+        )),
+    );
+    f.insert(
+        "padding".into(),
+        maybe_null(with_description(
+            int(0, vis_protocol::PADDING_MAX.into()),
+            "Pixels of margin around the vehicle inside the output, with trim=true or fit=contain (a 400 naming padding otherwise); less than half the output's shorter side.",
         )),
     );
     f
@@ -646,11 +691,29 @@ fn image_params() -> Vec<Value> {
         "finish" => json!("metallic"),
         "w" | "h" => json!(512),
         "size" => json!("small"),
+        "background" => json!("white"),
+        "scale" => json!("relative"),
         _ => json!("webp"),
     };
     [
-        "make", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h", "size",
+        "make",
+        "model",
+        "year",
+        "view",
+        "angle",
+        "color",
+        "paint",
+        "finish",
+        "shadow",
+        "scale",
+        "w",
+        "h",
+        "size",
         "format",
+        "background",
+        "fit",
+        "trim",
+        "padding",
     ]
     .iter()
     .map(|name| {
@@ -658,8 +721,13 @@ fn image_params() -> Vec<Value> {
         let required = matches!(*name, "make" | "model" | "year");
         // `paint` and `angle` carry no example: with the example color and
         // view they would be the combinations refused (color or paint,
-        // view or angle, not both).
-        let example = (!matches!(*name, "paint" | "angle")).then(|| example(name));
+        // view or angle, not both); nor do `fit`, `trim` and `padding`,
+        // which need a box or each other.
+        let example = (!matches!(
+            *name,
+            "paint" | "angle" | "shadow" | "fit" | "trim" | "padding"
+        ))
+        .then(|| example(name));
         query_param(name, required, schema, example)
     })
     .collect()
@@ -685,7 +753,21 @@ fn spin_query() -> Vec<Value> {
     let frame_max = crate::delivery::spin::FRAME_MAX;
     let mut params: Vec<Value> = image_params()
         .into_iter()
-        .filter(|p| !matches!(p["name"].as_str(), Some("view" | "angle")))
+        .filter(|p| {
+            !matches!(
+                p["name"].as_str(),
+                Some(
+                    "view"
+                        | "angle"
+                        | "shadow"
+                        | "scale"
+                        | "background"
+                        | "fit"
+                        | "trim"
+                        | "padding"
+                )
+            )
+        })
         .collect();
     for p in &mut params {
         match p["name"].as_str() {
@@ -1469,8 +1551,10 @@ mod tests {
                 let grant =
                     path == "/images/car.png" && ["exp", "sig", "partner", "key"].contains(&name);
                 // With the example color and view, an example paint or
-                // angle would be a refused combination.
-                let grant = grant || name == "paint" || name == "angle";
+                // angle would be a refused combination; fit, trim and
+                // padding need a box or each other.
+                let grant =
+                    grant || ["paint", "angle", "shadow", "fit", "trim", "padding"].contains(&name);
                 if p["in"] == "query" && !grant {
                     assert!(
                         p.get("example").is_some(),
@@ -1490,8 +1574,25 @@ mod tests {
         assert_eq!(
             names,
             [
-                "make", "model", "year", "view", "angle", "color", "paint", "finish", "w", "h",
-                "size", "format", "response"
+                "make",
+                "model",
+                "year",
+                "view",
+                "angle",
+                "color",
+                "paint",
+                "finish",
+                "shadow",
+                "scale",
+                "w",
+                "h",
+                "size",
+                "format",
+                "background",
+                "fit",
+                "trim",
+                "padding",
+                "response"
             ]
         );
         let year = image

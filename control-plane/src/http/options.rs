@@ -65,6 +65,8 @@ pub struct OptionsDocument {
     pub sizes: Sizes,
     pub formats: Vec<FormatOption>,
     pub format_auto: FormatAuto,
+    /// `background`, `fit`, `trim` and `padding` (docs/framing.md).
+    pub framing: FramingOptions,
     pub pricing: OptionsPricing,
     pub catalog: CatalogSummary,
     pub limits: OptionsLimits,
@@ -154,10 +156,39 @@ pub struct FormatAuto {
     /// order). A wildcard names neither.
     #[schema(example = json!(["avif", "webp"]))]
     pub preference: Vec<Format>,
-    /// The format when `Accept` names none of them: every render has a
-    /// transparent background.
+    /// The format when `Accept` names none of them, for a transparent
+    /// background (the default).
     #[schema(example = "png")]
     pub fallback: Format,
+    /// The format when `Accept` names none of them behind an opaque
+    /// `background`.
+    #[schema(example = "jpg")]
+    pub fallback_opaque: Format,
+}
+
+/// How an output frames its render. Framing is free: the same credit as
+/// the plain image, from the same render.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FramingOptions {
+    /// `background`: transparent (default), white, studio, or `#RRGGBB`.
+    #[schema(example = json!(["transparent", "white", "studio", "#RRGGBB"]))]
+    pub backgrounds: Vec<String>,
+    /// `fit`: the output is exactly the box (both sides needed).
+    #[schema(example = json!(["contain", "cover"]))]
+    pub fits: Vec<String>,
+    /// `trim=true`: crop to the vehicle, then contain it in the box.
+    pub trim: bool,
+    /// `padding`: pixels of margin, 0 to this (with trim or fit=contain).
+    #[schema(example = 256)]
+    pub padding_max: u32,
+    /// `shadow`: with the contact shadow (default) or without; each a
+    /// render of its own.
+    #[schema(example = json!([true, false]))]
+    pub shadow: Vec<bool>,
+    /// `scale`: fill (default) or relative (one metres-per-pixel per size
+    /// class); each a render of its own.
+    #[schema(example = json!(["fill", "relative"]))]
+    pub scales: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -238,6 +269,20 @@ pub fn document(base_url: &str, catalog: &CatalogSummary, ttl: &TtlBounds) -> Op
         format_auto: FormatAuto {
             preference: vec![Format::Avif, Format::Webp],
             fallback: Format::negotiate(|_| 0.0, true),
+            fallback_opaque: Format::negotiate(|_| 0.0, false),
+        },
+        framing: FramingOptions {
+            backgrounds: ["transparent", "white", "studio", "#RRGGBB"]
+                .map(String::from)
+                .to_vec(),
+            fits: ["contain", "cover"].map(String::from).to_vec(),
+            trim: true,
+            padding_max: vis_protocol::PADDING_MAX,
+            shadow: vec![true, false],
+            scales: vis_protocol::Scale::ALL
+                .iter()
+                .map(|s| s.id().to_owned())
+                .collect(),
         },
         pricing: OptionsPricing {
             credits_per_image: CREDITS_PER_IMAGE,

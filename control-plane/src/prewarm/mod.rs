@@ -93,6 +93,7 @@ impl Output {
             width,
             height,
             format: self.format,
+            framing: vis_protocol::Framing::default(),
         }
     }
 }
@@ -488,6 +489,7 @@ impl Driver {
                     vis_render::Source::Png(&png),
                     Some(size),
                     Some(size),
+                    &vis_protocol::Framing::default(),
                     format,
                 )
             })

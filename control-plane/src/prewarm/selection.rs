@@ -180,6 +180,7 @@ pub async fn plan(
                 year,
                 color,
                 view,
+                staging: Default::default(),
             },
             shape,
         ));

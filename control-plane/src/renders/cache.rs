@@ -3,7 +3,7 @@
 //! nor encodes.
 
 use bytes::Bytes;
-use vis_protocol::{Format, VariantKey};
+use vis_protocol::{Format, Framing, VariantKey};
 
 use crate::objects::ObjectKey;
 
@@ -24,12 +24,19 @@ pub struct DerivedKey {
     pub width: u32,
     pub height: u32,
     pub format: Format,
+    pub framing: Framing,
 }
 
 impl DerivedKey {
+    /// `renders/r{revision}/{variant}/{w}x{h}.{format}`, the framing's
+    /// text form after the size when not plain (`512x512-bg-white_trim.webp`).
     pub fn object_key(&self) -> ObjectKey {
+        let framing = match self.framing.key() {
+            k if k.is_empty() => k,
+            k => format!("-{k}"),
+        };
         ObjectKey::parse(&format!(
-            "renders/r{}/{}/{}x{}.{}",
+            "renders/r{}/{}/{}x{}{framing}.{}",
             self.revision, self.variant, self.width, self.height, self.format
         ))
         .expect("slugs and ids make valid keys")
@@ -101,11 +108,13 @@ mod tests {
                 year: 2020,
                 color: Color::Blue.into(),
                 view: View::Side,
+                staging: Default::default(),
             },
             revision: 1,
             width: w,
             height: w,
             format: Format::Png,
+            framing: Framing::default(),
         }
     }
 
@@ -139,5 +148,14 @@ mod tests {
             key(7).object_key().as_str(),
             "renders/r1/bmw/m3/2020/blue/side/7x7.png"
         );
+        let framed = DerivedKey {
+            framing: Framing::from_key("bg-studio_trim_pad-8").unwrap(),
+            ..key(7)
+        };
+        assert_eq!(
+            framed.object_key().as_str(),
+            "renders/r1/bmw/m3/2020/blue/side/7x7-bg-studio_trim_pad-8.png"
+        );
+        assert!(cache.get(&framed).is_none(), "a framing is its own entry");
     }
 }

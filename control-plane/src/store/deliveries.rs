@@ -85,6 +85,8 @@ pub struct NewDeliveryUrl {
     pub width: i64,
     pub height: i64,
     pub format: String,
+    /// `vis_protocol::Framing`'s text form; empty for the plain output.
+    pub framing: String,
     /// 0 = unlimited until expiry.
     pub max_uses: i64,
     pub expires_at: Millis,
@@ -113,6 +115,7 @@ pub struct DeliveryUrlRecord {
     pub width: i64,
     pub height: i64,
     pub format: String,
+    pub framing: String,
     pub max_uses: i64,
     pub uses: i64,
     pub expires_at: Millis,

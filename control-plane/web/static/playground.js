@@ -34,10 +34,14 @@
   var customChip = byId("pg-custom-chip");
   var angleInput = byId("pg-angle");
   var angleValue = byId("pg-angle-value");
+  var trimBox = byId("pg-trim");
+  var shadowBox = byId("pg-shadow");
 
   // finish goes in the URL only for a custom colour that is not solid.
   // angle replaces view when the "Angle" view is chosen.
-  var PARAMS = ["make", "model", "year", "view", "angle", "color", "finish", "size", "format"];
+  // background and trim only when not the defaults (transparent, false).
+  // shadow only when off (shadow=false).
+  var PARAMS = ["make", "model", "year", "view", "angle", "color", "finish", "shadow", "size", "format", "background", "trim"];
   var initial = cfg.initial || {};
   var state = {
     make_slug: initial.make_slug,
@@ -84,7 +88,10 @@
       color: custom ? customHex() : color,
       finish: finish === "solid" ? "" : finish,
       size: checked("size"),
-      format: checked("format")
+      format: checked("format"),
+      background: checked("background") === "transparent" ? "" : checked("background"),
+      trim: trimBox && trimBox.checked ? "true" : "",
+      shadow: shadowBox && !shadowBox.checked ? "false" : ""
     };
   }
   function queryString(p) {
@@ -124,6 +131,9 @@
     parts.push(colorLabel(p));
     var s = labelOf(cfg.sizes, p.size); if (s) parts.push(s.px + " px");
     var f = labelOf(cfg.formats, p.format); if (f) parts.push(f.label);
+    if (p.background) parts.push(p.background + " background");
+    if (p.trim) parts.push("cropped");
+    if (p.shadow) parts.push("no shadow");
     return parts.join(" \u00b7 ");
   }
 
@@ -281,7 +291,7 @@
   function spinCurl(p) {
     var q = {};
     for (var k in p) q[k] = p[k];
-    q.view = ""; q.angle = "";
+    q.view = ""; q.angle = ""; q.background = ""; q.trim = ""; q.shadow = "";
     q.size = q.size === "medium" || q.size === "large" ? "small" : q.size;
     q.format = "webp";
     return 'curl -H "Authorization: Bearer $VIS_KEY" -o spin.webp \\\n' +
@@ -377,7 +387,8 @@
       colorName.textContent = e.target.getAttribute("data-label") || e.target.value;
     }
     if (name === "year") userChoseYear = true;
-    if (name === "year" || name === "view" || name === "color" || name === "size" || name === "format") {
+    if (name === "year" || name === "view" || name === "color" || name === "size" || name === "format" ||
+        name === "background" || name === "trim" || name === "shadow") {
       renderSoon();
     }
   });

@@ -4,10 +4,11 @@
 //! The control plane calls [`derive`]; everything here is synchronous and
 //! CPU-bound, so call it from a blocking pool.
 
+pub mod frame;
 pub mod webp;
 
 use fast_image_resize as fr;
-use vis_protocol::Format;
+use vis_protocol::{Format, Framing};
 
 /// A straight-alpha RGBA8 image.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,12 +73,15 @@ pub enum Source<'a> {
 }
 
 /// Derives one delivery output: fits the source inside `w` x `h` (either
-/// may be None: no limit on that axis; never larger than the source),
-/// then encodes. JPG is flattened on white.
+/// may be None: no limit on that axis; never larger than the source), or
+/// with a `fit` (or `trim`) frames it in the box itself
+/// ([`Framing::output_size`], [`frame::frame`]), puts the background
+/// behind it, then encodes. JPG is flattened on white.
 pub fn derive(
     source: Source<'_>,
     w: Option<u32>,
     h: Option<u32>,
+    framing: &Framing,
     format: Format,
 ) -> Result<Encoded, ImageError> {
     let decoded;
@@ -88,15 +92,12 @@ pub fn derive(
         }
         Source::Rgba(img) => img,
     };
-    let (tw, th) = fit(src.width, src.height, w, h);
-    let resized;
-    let img = if (tw, th) == (src.width, src.height) {
-        src
-    } else {
-        resized = resize(src, tw, th)?;
-        &resized
+    let (tw, th) = match framing.fit {
+        None => fit(src.width, src.height, w, h),
+        Some(_) => framing.output_size(w, h),
     };
-    let bytes = encode(img, format)?;
+    let img = frame::frame(src, framing, tw, th)?;
+    let bytes = encode(&img, format)?;
     Ok(Encoded {
         bytes,
         width: img.width,
@@ -395,7 +396,14 @@ mod tests {
             }
         }
         let src = sample(64, 64);
-        let out = derive(Source::Rgba(&src), Some(128), Some(128), Format::Png).unwrap();
+        let out = derive(
+            Source::Rgba(&src),
+            Some(128),
+            Some(128),
+            &Framing::default(),
+            Format::Png,
+        )
+        .unwrap();
         assert_eq!((out.width, out.height), (64, 64));
     }
 
@@ -417,6 +425,7 @@ mod tests {
                     Source::Png(&png),
                     Some(preset.px()),
                     Some(preset.px()),
+                    &Framing::default(),
                     format,
                 )
                 .unwrap();
@@ -459,7 +468,14 @@ mod tests {
     #[test]
     fn jpg_has_no_alpha_and_a_white_background() {
         let src = sample(64, 64);
-        let out = derive(Source::Rgba(&src), None, None, Format::Jpg).unwrap();
+        let out = derive(
+            Source::Rgba(&src),
+            None,
+            None,
+            &Framing::default(),
+            Format::Jpg,
+        )
+        .unwrap();
         // SOF0 says 3 components: no alpha channel.
         let sof = out
             .bytes

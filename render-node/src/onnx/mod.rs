@@ -1075,6 +1075,7 @@ mod tests {
             color: Color::Red.into(),
             view: View::Side,
             variation: 0,
+            staging: Default::default(),
         };
         assert_eq!(
             prompt(

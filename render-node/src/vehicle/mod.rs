@@ -185,8 +185,27 @@ pub struct Framing {
     pub extent: f32,
     pub target_y: f32,
     fill: f32,
+    /// With `scale=relative`, the corners of the size class's reference
+    /// box around the vehicle: what the zoom fits and the frame's height
+    /// is centred on, so every vehicle of the class has one scale and one
+    /// ground line.
+    reference: Option<Vec<Vec3>>,
     turn: std::cell::OnceCell<f32>,
     top: std::cell::OnceCell<f32>,
+}
+
+/// The reference size of a size class for `scale=relative`, in metres:
+/// length, width, height of a box a little larger than the class's
+/// largest vehicle, so it fits the frame with the studio margins. Cars and
+/// light trucks share one (the longest light truck, a long van of about
+/// 6 m, sets it); box trucks, buses and motorcycles have their own.
+pub fn reference_size(shape: BodyShape) -> Vec3 {
+    match shape {
+        BodyShape::BoxTruck => Vec3::new(9.0, 2.6, 3.8),
+        BodyShape::Bus => Vec3::new(13.0, 2.6, 3.6),
+        BodyShape::Motorcycle => Vec3::new(2.6, 1.0, 1.5),
+        _ => Vec3::new(6.2, 2.1, 2.5),
+    }
 }
 
 impl Framing {
@@ -194,21 +213,81 @@ impl Framing {
         let (lo, hi) = mesh.bounds();
         let extent = (hi - lo).max_element();
         let target_y = (hi.y + lo.y) * 0.4;
-        let scale = family_scale(mesh, Family::Studio, fill, extent, target_y);
+        let scale = family_scale(
+            &silhouette_points(mesh),
+            Family::Studio,
+            fill,
+            extent,
+            target_y,
+        );
         Framing {
             scale,
             extent,
             target_y,
             fill,
+            reference: None,
             turn: std::cell::OnceCell::new(),
             top: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `scale=relative`: the camera and zoom of the size class's reference
+    /// box (`size`: length, width, height), standing on the vehicle's
+    /// ground and centred on it, lengthwise along the vehicle's longer
+    /// horizontal axis. Every vehicle of the class is then drawn at one
+    /// metres-per-pixel, its wheels on one row of pixels.
+    pub fn relative(mesh: &Mesh, size: Vec3) -> Framing {
+        let (lo, hi) = mesh.bounds();
+        let centre = (lo + hi) * 0.5;
+        let (len, wid, height) = (size.x, size.y, size.z);
+        // The vehicle's length runs along x or z, whichever is longer.
+        let (half_x, half_z) = if hi.x - lo.x >= hi.z - lo.z {
+            (len * 0.5, wid * 0.5)
+        } else {
+            (wid * 0.5, len * 0.5)
+        };
+        let corners: Vec<Vec3> = [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
+            .iter()
+            .flat_map(|(sx, sz)| {
+                let (x, z) = (centre.x + sx * half_x, centre.z + sz * half_z);
+                [Vec3::new(x, lo.y, z), Vec3::new(x, lo.y + height, z)]
+            })
+            .collect();
+        let extent = len.max(wid).max(height);
+        let target_y = lo.y + height * 0.4;
+        let scale = family_scale(&corners, Family::Studio, 1.0, extent, target_y);
+        Framing {
+            scale,
+            extent,
+            target_y,
+            fill: 1.0,
+            reference: Some(corners),
+            turn: std::cell::OnceCell::new(),
+            top: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The points a family's zoom fits: the reference box's corners, or
+    /// every vertex of the mesh.
+    fn fitted_points(&self, mesh: &Mesh) -> Vec<Vec3> {
+        match &self.reference {
+            Some(corners) => corners.clone(),
+            None => silhouette_points(mesh),
         }
     }
 
     /// The zoom of a view's family (computed once per family).
     pub fn scale_of(&self, mesh: &Mesh, view: View) -> f32 {
         let f = family(view);
-        let compute = || family_scale(mesh, f, self.fill, self.extent, self.target_y);
+        let compute = || {
+            family_scale(
+                &self.fitted_points(mesh),
+                f,
+                self.fill,
+                self.extent,
+                self.target_y,
+            )
+        };
         match f {
             Family::Studio => self.scale,
             Family::Turn => *self.turn.get_or_init(compute),
@@ -217,9 +296,14 @@ impl Framing {
     }
 
     /// The view-projection (with the framing's zoom and shift) and eye.
+    /// The vehicle is centred across the frame; up the frame it is centred
+    /// on itself, or with a reference box on the box (one ground line).
     pub fn camera(&self, mesh: &Mesh, view: View) -> (Mat4, Vec3) {
         let (vp, eye) = base_view_proj(view, self.extent, self.target_y);
-        let (x0, x1, y0, y1) = ndc_bounds(&vp, &silhouette_points(mesh));
+        let (x0, x1, mut y0, mut y1) = ndc_bounds(&vp, &silhouette_points(mesh));
+        if let Some(corners) = &self.reference {
+            (_, _, y0, y1) = ndc_bounds(&vp, corners);
+        }
         let s = self.scale_of(mesh, view);
         let tx = -s * (x0 + x1) / 2.0;
         let ty = -s * (y0 + y1) / 2.0;
@@ -235,14 +319,13 @@ impl Framing {
 
 /// The largest zoom at which every view of the family fits the frame's
 /// margins.
-fn family_scale(mesh: &Mesh, family: Family, fill: f32, extent: f32, target_y: f32) -> f32 {
-    let pts = silhouette_points(mesh);
+fn family_scale(pts: &[Vec3], family: Family, fill: f32, extent: f32, target_y: f32) -> f32 {
     let usable_h = 1.0 - 2.0 * framing::TOP;
     let usable_w = (1.0 - 2.0 * framing::SIDE) * fill.min(1.0);
     let mut scale = f32::MAX;
     for view in family.views() {
         let (vp, _) = base_view_proj(view, extent, target_y);
-        let (x0, x1, y0, y1) = ndc_bounds(&vp, &pts);
+        let (x0, x1, y0, y1) = ndc_bounds(&vp, pts);
         scale = scale
             .min(2.0 * usable_w / (x1 - x0))
             .min(2.0 * usable_h / (y1 - y0).max(1e-3));

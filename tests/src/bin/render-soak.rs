@@ -42,6 +42,8 @@ fn variants(catalog: &control_plane::Catalog, n: usize) -> Vec<ImageParams> {
                         width: Some(128),
                         height: None,
                         format: Format::Png.into(),
+                        framing: Default::default(),
+                        staging: Default::default(),
                     });
                     if out.len() == n {
                         break 'outer;

@@ -13,6 +13,7 @@ mod errors;
 mod events;
 mod feedback;
 mod formats;
+mod framing;
 mod hardening;
 mod idempotency;
 mod images;

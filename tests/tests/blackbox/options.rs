@@ -70,7 +70,18 @@ async fn the_options_document_is_complete_public_and_cacheable() {
     // format=auto: what it tries, and what it falls back to.
     assert_eq!(
         d["format_auto"],
-        serde_json::json!({"preference": ["avif", "webp"], "fallback": "png"})
+        serde_json::json!({"preference": ["avif", "webp"], "fallback": "png", "fallback_opaque": "jpg"})
+    );
+    assert_eq!(
+        d["framing"],
+        serde_json::json!({
+            "backgrounds": ["transparent", "white", "studio", "#RRGGBB"],
+            "fits": ["contain", "cover"],
+            "trim": true,
+            "padding_max": 256,
+            "shadow": [true, false],
+            "scales": ["fill", "relative"],
+        })
     );
 
     assert_eq!(d["pricing"]["credits_per_image"], 1);

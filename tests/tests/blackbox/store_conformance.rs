@@ -972,6 +972,7 @@ pub(crate) fn new_url(id: &str, max_uses: i64) -> NewDeliveryUrl {
         width: 256,
         height: 256,
         format: "png".into(),
+        framing: "bg-white_cover".into(),
         max_uses,
         expires_at: now_millis() + 3_600_000,
     }
@@ -1050,6 +1051,10 @@ async fn delivery_urls(store: &SqlStore) {
         (Some(256), None, 256, 0, 0, false)
     );
     assert_eq!((u1.shape.as_str(), u1.failed_at), ("sedan", None));
+    assert_eq!(
+        u1.framing, "bg-white_cover",
+        "the framing is kept as minted"
+    );
     assert!(store.delivery_url("nope").await.unwrap().is_none());
 
     // Redemptions: a capped URL stops at max_uses, an unlimited one never.

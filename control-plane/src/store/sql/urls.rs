@@ -6,7 +6,7 @@ use super::*;
 macro_rules! url_cols {
     () => {
         "u.id, u.account_id, u.key_id, u.request_id, u.variant, u.shape, u.revision, \
-         u.box_width, u.box_height, u.width, u.height, u.format, u.max_uses, u.uses, \
+         u.box_width, u.box_height, u.width, u.height, u.format, u.framing, u.max_uses, u.uses, \
          u.expires_at, u.failed_at, u.created_at"
     };
 }
@@ -254,9 +254,9 @@ impl SqlStore {
         let now = now_millis();
         let mut insert = sqlx::query(sqlx::AssertSqlSafe(multi_row_insert(
             "INSERT INTO delivery_urls (id, account_id, key_id, request_id, variant, shape, revision, \
-             box_width, box_height, width, height, format, max_uses, uses, expires_at, created_at) VALUES ",
+             box_width, box_height, width, height, format, framing, max_uses, uses, expires_at, created_at) VALUES ",
             &[
-                "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "0", "$", "$",
+                "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "$", "0", "$", "$",
             ],
             urls.len(),
         )));
@@ -274,6 +274,7 @@ impl SqlStore {
                 .bind(u.width)
                 .bind(u.height)
                 .bind(u.format.clone())
+                .bind(u.framing.clone())
                 .bind(u.max_uses)
                 .bind(u.expires_at)
                 .bind(now);
