@@ -300,7 +300,7 @@ impl Framing {
         let mut f = Framing::default();
         for token in raw.split('_').filter(|t| !t.is_empty()) {
             if let Some(bg) = token.strip_prefix("bg-") {
-                let spelled = if bg.len() == 6 {
+                let spelled = if bg.len() == 6 && bg.bytes().all(|b| b.is_ascii_hexdigit()) {
                     format!("#{bg}")
                 } else {
                     bg.to_owned()

@@ -235,7 +235,7 @@ impl Framing {
     /// box (`size`: length, width, height), standing on the vehicle's
     /// ground and centred on it, lengthwise along the vehicle's longer
     /// horizontal axis. Every vehicle of the class is then drawn at one
-    /// metres-per-pixel, its wheels on one row of pixels.
+    /// metres-per-pixel, standing on one ground.
     pub fn relative(mesh: &Mesh, size: Vec3) -> Framing {
         let (lo, hi) = mesh.bounds();
         let centre = (lo + hi) * 0.5;

@@ -396,12 +396,14 @@ async fn relative_scale_keeps_real_sizes_on_one_ground_line() {
     // Filling the frame, the fortwo is drawn nearly as long as the Suburban.
     assert!(len(&boxes[0]) / len(&boxes[1]) > 0.8, "{boxes:?}");
     // At one scale, their lengths keep the real ratio (2.70 m / 5.73 m),
-    // and their wheels stand on one row.
+    // and they stand on one ground: the lowest pixels within a few rows
+    // (the camera looks down a little, so the near wheels of the wider
+    // Suburban sit a little lower in the frame).
     let ratio = len(&boxes[2]) / len(&boxes[3]);
     assert!((ratio - 2.70 / 5.73).abs() < 0.06, "{ratio} {boxes:?}");
     assert!(
-        boxes[2].3.abs_diff(boxes[3].3) <= 3,
-        "one ground line: {boxes:?}"
+        boxes[2].3.abs_diff(boxes[3].3) <= 6,
+        "one ground: {boxes:?}"
     );
     let bad = problem(
         app.get_with_key(&side("smart", "fortwo", 2015, "huge"), &key)
