@@ -700,10 +700,15 @@ export interface components {
          */
         FormatAuto: {
             /**
-             * @description The format when `Accept` names none of them: every render has a
-             *     transparent background.
+             * @description The format when `Accept` names none of them, for a transparent
+             *     background (the default).
              */
             fallback: components["schemas"]["Format"];
+            /**
+             * @description The format when `Accept` names none of them behind an opaque
+             *     `background`.
+             */
+            fallback_opaque: components["schemas"]["Format"];
             /**
              * @description The formats tried in order when the `Accept` header names them
              *     (by their own type, q above 0; a higher q wins, a tie keeps this
@@ -726,6 +731,56 @@ export interface components {
             transparent: boolean;
         };
         /**
+         * @description How an output frames its render. Framing is free: the same credit as
+         *     the plain image, from the same render.
+         */
+        FramingOptions: {
+            /**
+             * @description `background`: transparent (default), white, studio, or `#RRGGBB`.
+             * @example [
+             *       "transparent",
+             *       "white",
+             *       "studio",
+             *       "#RRGGBB"
+             *     ]
+             */
+            backgrounds: string[];
+            /**
+             * @description `fit`: the output is exactly the box (both sides needed).
+             * @example [
+             *       "contain",
+             *       "cover"
+             *     ]
+             */
+            fits: string[];
+            /**
+             * Format: int32
+             * @description `padding`: pixels of margin, 0 to this (with trim or fit=contain).
+             * @example 256
+             */
+            padding_max: number;
+            /**
+             * @description `scale`: fill (default) or relative (one metres-per-pixel per size
+             *     class); each a render of its own.
+             * @example [
+             *       "fill",
+             *       "relative"
+             *     ]
+             */
+            scales: string[];
+            /**
+             * @description `shadow`: with the contact shadow (default) or without; each a
+             *     render of its own.
+             * @example [
+             *       true,
+             *       false
+             *     ]
+             */
+            shadow: boolean[];
+            /** @description `trim=true`: crop to the vehicle, then contain it in the box. */
+            trim: boolean;
+        };
+        /**
          * @description `make` or `model` (spec `CatalogSearchHit.kind`).
          * @enum {string}
          */
@@ -734,13 +789,17 @@ export interface components {
         ImageRequest: {
             /** @description Instead of view: degrees around the vehicle from the nose, 0 to 345 in steps of 15 (90 the left side, 180 the tail). The 24 angles share one scale through the turn. view and angle together are a 400 naming angle. */
             angle?: number | null;
+            /** @description What is behind the vehicle: transparent (default; the render's alpha with its soft contact shadow), white, studio (a photographer's light grey sweep, the contact shadow on it) or #RRGGBB (%23 for # in a URL). An opaque background makes every pixel opaque, and format=auto then falls back to jpg. */
+            background?: ((string | ("transparent" | "white" | "studio" | "none") | unknown | null) | null) | ("transparent" | "white" | "studio" | "none") | unknown | null;
             /** @description Alias of make; send one of them. */
             brand?: string;
             /** @description A preset name, or any colour as #RRGGBB (or RRGGBB; %23 for # in a URL). Default silver. Not with paint. */
             color?: ((string | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null) | null) | ("white" | "black" | "gray" | "grey" | "silver" | "blue" | "red" | "green" | "brown" | "beige" | "tan" | "orange" | "yellow" | "gold" | "burgundy" | "purple") | unknown | null;
             /** @description The colour's finish: a #RRGGBB color is solid unless told; presets and paint codes have their own, and another finish makes them a custom paint. */
             finish?: ("solid" | "metallic" | "pearl") | null;
-            /** @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load. */
+            /** @description The output is exactly the box, which then needs both width and height: contain, the picture whole inside it (the rest background); cover, the box filled from the picture's centre. Without fit the output keeps the render's square shape inside the box. */
+            fit?: ("contain" | "cover") | null;
+            /** @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png (jpg when the background is opaque); the answer carries Vary: Accept. A URL minted with auto negotiates on every load. */
             format?: ("png" | "webp" | "jpg" | "jpeg" | "avif" | "auto") | null;
             /** @description Fit inside this height; never enlarged. */
             height?: number | null;
@@ -748,10 +807,18 @@ export interface components {
             make?: string;
             /** @description Model name, slug or unique prefix. */
             model: string;
+            /** @description Pixels of margin around the vehicle inside the output, with trim=true or fit=contain (a 400 naming padding otherwise); less than half the output's shorter side. */
+            padding?: number | null;
             /** @description A paint code of the make (3R3 for Toyota, 475 for BMW; the options document lists them), instead of color: color and paint together are a 400 naming paint. A make without paint codes is a 400 naming paint; a code the make does not have is a 400 naming paint and listing its nearest codes (near_codes). */
             paint?: string | null;
+            /** @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false. */
+            scale?: ("fill" | "relative") | null;
+            /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+            shadow?: boolean | null;
             /** @description Shorthand for the width; ignored when a width or height is given. */
             size?: ("thumb" | "small" | "medium" | "large") | null;
+            /** @description Crop to the vehicle (and the dense core of its contact shadow), then contain it in the box (or cover it with fit=cover). A missing side of the box is the other's; no box is 1024 x 1024. The output's size is always known from the parameters. */
+            trim?: boolean | null;
             /** @description Default front-3-4; aliases accepted. top looks down from directly above (nose left); angle-N is an angle's view as responses name it. Not with angle. */
             view?: ("front" | "front-3-4" | "front34" | "hero" | "side" | "side-left" | "profile" | "side-right" | "side-r" | "rear" | "back" | "rear-3-4" | "rear34" | "top" | "overhead" | "angle-0" | "angle-15" | "angle-30" | "angle-45" | "angle-60" | "angle-75" | "angle-90" | "angle-105" | "angle-120" | "angle-135" | "angle-150" | "angle-165" | "angle-180" | "angle-195" | "angle-210" | "angle-225" | "angle-240" | "angle-255" | "angle-270" | "angle-285" | "angle-300" | "angle-315" | "angle-330" | "angle-345") | null;
             /** @description Fit inside this width; never enlarged. */
@@ -838,6 +905,8 @@ export interface components {
             extra_views: components["schemas"]["ViewOption"][];
             format_auto: components["schemas"]["FormatAuto"];
             formats: components["schemas"]["FormatOption"][];
+            /** @description `background`, `fit`, `trim` and `padding` (docs/framing.md). */
+            framing: components["schemas"]["FramingOptions"];
             limits: components["schemas"]["OptionsLimits"];
             /** @description Where to go next: docs, errors, openapi, pricing, the endpoints. */
             links: {
@@ -1117,6 +1186,12 @@ export interface components {
          */
         VehicleParams: {
             /**
+             * @description The framing asked for (docs/framing.md), each only when not its
+             *     default: `white`, `studio` or `#rrggbb`.
+             * @example studio
+             */
+            background?: string | null;
+            /**
              * @description A preset's name, or `#rrggbb` for any other colour (asked for by
              *     hex or by paint code).
              * @example red
@@ -1124,6 +1199,8 @@ export interface components {
             color: string;
             /** @description The finish of a `#rrggbb` colour: solid, metallic or pearl. */
             finish?: string | null;
+            /** @description `contain` or `cover` (a trimmed image's implied `contain` is left out). */
+            fit?: string | null;
             /** @description The format asked for; `auto` when the URL chooses per load. */
             format: components["schemas"]["FormatChoice"];
             /** Format: int32 */
@@ -1132,6 +1209,13 @@ export interface components {
             make: string;
             /** @description Model slug. */
             model: string;
+            /** Format: int32 */
+            padding?: number | null;
+            /** @description `relative` when asked for at the size class's one scale. */
+            scale?: string | null;
+            /** @description `false` when asked for without the contact shadow. */
+            shadow?: boolean | null;
+            trim?: boolean | null;
             view: components["schemas"]["View"];
             /** Format: int32 */
             width?: number | null;
@@ -1754,6 +1838,13 @@ export interface operations {
                  * @example metallic
                  */
                 finish?: "solid" | "metallic" | "pearl";
+                /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+                shadow?: boolean;
+                /**
+                 * @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.
+                 * @example relative
+                 */
+                scale?: "fill" | "relative";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -1770,10 +1861,21 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png (jpg when the background is opaque); the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
                 format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
+                /**
+                 * @description What is behind the vehicle: transparent (default; the render's alpha with its soft contact shadow), white, studio (a photographer's light grey sweep, the contact shadow on it) or #RRGGBB (%23 for # in a URL). An opaque background makes every pixel opaque, and format=auto then falls back to jpg.
+                 * @example white
+                 */
+                background?: string | ("transparent" | "white" | "studio" | "none") | unknown;
+                /** @description The output is exactly the box, which then needs both w and h: contain, the picture whole inside it (the rest background); cover, the box filled from the picture's centre. Without fit the output keeps the render's square shape inside the box. */
+                fit?: "contain" | "cover";
+                /** @description Crop to the vehicle (and the dense core of its contact shadow), then contain it in the box (or cover it with fit=cover). A missing side of the box is the other's; no box is 1024 x 1024. The output's size is always known from the parameters. */
+                trim?: boolean;
+                /** @description Pixels of margin around the vehicle inside the output, with trim=true or fit=contain (a 400 naming padding otherwise); less than half the output's shorter side. */
+                padding?: number;
                 /**
                  * @description image (default): the image's bytes. url: a signed delivery URL as JSON (ImageUrlResponse), charged now; the image renders on the URL's first load.
                  * @example image
@@ -1931,6 +2033,13 @@ export interface operations {
                  * @example metallic
                  */
                 finish?: "solid" | "metallic" | "pearl";
+                /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+                shadow?: boolean;
+                /**
+                 * @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.
+                 * @example relative
+                 */
+                scale?: "fill" | "relative";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -1947,10 +2056,21 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png (jpg when the background is opaque); the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
                 format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
+                /**
+                 * @description What is behind the vehicle: transparent (default; the render's alpha with its soft contact shadow), white, studio (a photographer's light grey sweep, the contact shadow on it) or #RRGGBB (%23 for # in a URL). An opaque background makes every pixel opaque, and format=auto then falls back to jpg.
+                 * @example white
+                 */
+                background?: string | ("transparent" | "white" | "studio" | "none") | unknown;
+                /** @description The output is exactly the box, which then needs both w and h: contain, the picture whole inside it (the rest background); cover, the box filled from the picture's centre. Without fit the output keeps the render's square shape inside the box. */
+                fit?: "contain" | "cover";
+                /** @description Crop to the vehicle (and the dense core of its contact shadow), then contain it in the box (or cover it with fit=cover). A missing side of the box is the other's; no box is 1024 x 1024. The output's size is always known from the parameters. */
+                trim?: boolean;
+                /** @description Pixels of margin around the vehicle inside the output, with trim=true or fit=contain (a 400 naming padding otherwise); less than half the output's shorter side. */
+                padding?: number;
                 /**
                  * @description image (default): the image's bytes. url: a signed delivery URL as JSON (ImageUrlResponse), charged now; the image renders on the URL's first load.
                  * @example image
@@ -2518,6 +2638,13 @@ export interface operations {
                  * @example metallic
                  */
                 finish?: "solid" | "metallic" | "pearl";
+                /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+                shadow?: boolean;
+                /**
+                 * @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.
+                 * @example relative
+                 */
+                scale?: "fill" | "relative";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -2534,10 +2661,21 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png (jpg when the background is opaque); the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
                 format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
+                /**
+                 * @description What is behind the vehicle: transparent (default; the render's alpha with its soft contact shadow), white, studio (a photographer's light grey sweep, the contact shadow on it) or #RRGGBB (%23 for # in a URL). An opaque background makes every pixel opaque, and format=auto then falls back to jpg.
+                 * @example white
+                 */
+                background?: string | ("transparent" | "white" | "studio" | "none") | unknown;
+                /** @description The output is exactly the box, which then needs both w and h: contain, the picture whole inside it (the rest background); cover, the box filled from the picture's centre. Without fit the output keeps the render's square shape inside the box. */
+                fit?: "contain" | "cover";
+                /** @description Crop to the vehicle (and the dense core of its contact shadow), then contain it in the box (or cover it with fit=cover). A missing side of the box is the other's; no box is 1024 x 1024. The output's size is always known from the parameters. */
+                trim?: boolean;
+                /** @description Pixels of margin around the vehicle inside the output, with trim=true or fit=contain (a 400 naming padding otherwise); less than half the output's shorter side. */
+                padding?: number;
                 /**
                  * @description Serve only a variant already rendered (free, public); otherwise 404. Never renders.
                  * @example cached
@@ -2651,6 +2789,13 @@ export interface operations {
                  * @example metallic
                  */
                 finish?: "solid" | "metallic" | "pearl";
+                /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+                shadow?: boolean;
+                /**
+                 * @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.
+                 * @example relative
+                 */
+                scale?: "fill" | "relative";
                 /**
                  * @description Fit inside this width; never enlarged.
                  * @example 512
@@ -2667,10 +2812,21 @@ export interface operations {
                  */
                 size?: "thumb" | "small" | "medium" | "large";
                 /**
-                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png; the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
+                 * @description Default png; jpeg is an alias of jpg. auto: the smallest format the request's Accept header names by its own type (avif, then webp; a higher q wins), else png (jpg when the background is opaque); the answer carries Vary: Accept. A URL minted with auto negotiates on every load.
                  * @example webp
                  */
                 format?: "png" | "webp" | "jpg" | "jpeg" | "avif" | "auto";
+                /**
+                 * @description What is behind the vehicle: transparent (default; the render's alpha with its soft contact shadow), white, studio (a photographer's light grey sweep, the contact shadow on it) or #RRGGBB (%23 for # in a URL). An opaque background makes every pixel opaque, and format=auto then falls back to jpg.
+                 * @example white
+                 */
+                background?: string | ("transparent" | "white" | "studio" | "none") | unknown;
+                /** @description The output is exactly the box, which then needs both w and h: contain, the picture whole inside it (the rest background); cover, the box filled from the picture's centre. Without fit the output keeps the render's square shape inside the box. */
+                fit?: "contain" | "cover";
+                /** @description Crop to the vehicle (and the dense core of its contact shadow), then contain it in the box (or cover it with fit=cover). A missing side of the box is the other's; no box is 1024 x 1024. The output's size is always known from the parameters. */
+                trim?: boolean;
+                /** @description Pixels of margin around the vehicle inside the output, with trim=true or fit=contain (a 400 naming padding otherwise); less than half the output's shorter side. */
+                padding?: number;
                 /**
                  * @description Serve only a variant already rendered (free, public); otherwise 404. Never renders.
                  * @example cached

@@ -47,16 +47,23 @@ from .format_ import Format
 from .format_auto import FormatAuto
 from .format_choice import FormatChoice
 from .format_option import FormatOption
+from .framing_options import FramingOptions
+from .get_image_background_type_0 import GetImageBackgroundType0
 from .get_image_color_type_0 import GetImageColorType0
 from .get_image_finish import GetImageFinish
+from .get_image_fit import GetImageFit
 from .get_image_format import GetImageFormat
 from .get_image_response import GetImageResponse
+from .get_image_scale import GetImageScale
 from .get_image_size import GetImageSize
 from .get_image_view import GetImageView
+from .get_legacy_image_background_type_0 import GetLegacyImageBackgroundType0
 from .get_legacy_image_color_type_0 import GetLegacyImageColorType0
 from .get_legacy_image_finish import GetLegacyImageFinish
+from .get_legacy_image_fit import GetLegacyImageFit
 from .get_legacy_image_format import GetLegacyImageFormat
 from .get_legacy_image_mode import GetLegacyImageMode
+from .get_legacy_image_scale import GetLegacyImageScale
 from .get_legacy_image_size import GetLegacyImageSize
 from .get_legacy_image_view import GetLegacyImageView
 from .get_spin_color_type_0 import GetSpinColorType0
@@ -65,16 +72,22 @@ from .get_spin_format import GetSpinFormat
 from .get_spin_layout import GetSpinLayout
 from .get_spin_response import GetSpinResponse
 from .get_spin_size import GetSpinSize
+from .head_image_background_type_0 import HeadImageBackgroundType0
 from .head_image_color_type_0 import HeadImageColorType0
 from .head_image_finish import HeadImageFinish
+from .head_image_fit import HeadImageFit
 from .head_image_format import HeadImageFormat
 from .head_image_response import HeadImageResponse
+from .head_image_scale import HeadImageScale
 from .head_image_size import HeadImageSize
 from .head_image_view import HeadImageView
+from .head_legacy_image_background_type_0 import HeadLegacyImageBackgroundType0
 from .head_legacy_image_color_type_0 import HeadLegacyImageColorType0
 from .head_legacy_image_finish import HeadLegacyImageFinish
+from .head_legacy_image_fit import HeadLegacyImageFit
 from .head_legacy_image_format import HeadLegacyImageFormat
 from .head_legacy_image_mode import HeadLegacyImageMode
+from .head_legacy_image_scale import HeadLegacyImageScale
 from .head_legacy_image_size import HeadLegacyImageSize
 from .head_legacy_image_view import HeadLegacyImageView
 from .head_spin_color_type_0 import HeadSpinColorType0
@@ -85,11 +98,16 @@ from .head_spin_response import HeadSpinResponse
 from .head_spin_size import HeadSpinSize
 from .hit_kind import HitKind
 from .image_request import ImageRequest
+from .image_request_background_type_0 import ImageRequestBackgroundType0
+from .image_request_background_type_3_type_0 import ImageRequestBackgroundType3Type0
+from .image_request_background_type_4_type_0 import ImageRequestBackgroundType4Type0
 from .image_request_color_type_0 import ImageRequestColorType0
 from .image_request_color_type_3_type_0 import ImageRequestColorType3Type0
 from .image_request_color_type_4_type_0 import ImageRequestColorType4Type0
 from .image_request_finish_type_0 import ImageRequestFinishType0
+from .image_request_fit_type_0 import ImageRequestFitType0
 from .image_request_format_type_0 import ImageRequestFormatType0
+from .image_request_scale_type_0 import ImageRequestScaleType0
 from .image_request_size_type_0 import ImageRequestSizeType0
 from .image_request_view_type_0 import ImageRequestViewType0
 from .image_url_data import ImageUrlData
@@ -187,16 +205,23 @@ __all__ = (
     "FormatAuto",
     "FormatChoice",
     "FormatOption",
+    "FramingOptions",
+    "GetImageBackgroundType0",
     "GetImageColorType0",
     "GetImageFinish",
+    "GetImageFit",
     "GetImageFormat",
     "GetImageResponse",
+    "GetImageScale",
     "GetImageSize",
     "GetImageView",
+    "GetLegacyImageBackgroundType0",
     "GetLegacyImageColorType0",
     "GetLegacyImageFinish",
+    "GetLegacyImageFit",
     "GetLegacyImageFormat",
     "GetLegacyImageMode",
+    "GetLegacyImageScale",
     "GetLegacyImageSize",
     "GetLegacyImageView",
     "GetSpinColorType0",
@@ -205,16 +230,22 @@ __all__ = (
     "GetSpinLayout",
     "GetSpinResponse",
     "GetSpinSize",
+    "HeadImageBackgroundType0",
     "HeadImageColorType0",
     "HeadImageFinish",
+    "HeadImageFit",
     "HeadImageFormat",
     "HeadImageResponse",
+    "HeadImageScale",
     "HeadImageSize",
     "HeadImageView",
+    "HeadLegacyImageBackgroundType0",
     "HeadLegacyImageColorType0",
     "HeadLegacyImageFinish",
+    "HeadLegacyImageFit",
     "HeadLegacyImageFormat",
     "HeadLegacyImageMode",
+    "HeadLegacyImageScale",
     "HeadLegacyImageSize",
     "HeadLegacyImageView",
     "HeadSpinColorType0",
@@ -225,11 +256,16 @@ __all__ = (
     "HeadSpinSize",
     "HitKind",
     "ImageRequest",
+    "ImageRequestBackgroundType0",
+    "ImageRequestBackgroundType3Type0",
+    "ImageRequestBackgroundType4Type0",
     "ImageRequestColorType0",
     "ImageRequestColorType3Type0",
     "ImageRequestColorType4Type0",
     "ImageRequestFinishType0",
+    "ImageRequestFitType0",
     "ImageRequestFormatType0",
+    "ImageRequestScaleType0",
     "ImageRequestSizeType0",
     "ImageRequestViewType0",
     "ImageUrlData",

@@ -19,17 +19,22 @@ class FormatAuto:
         Attributes:
             fallback (Format): An output format: png, webp and avif keep the transparent background; jpg is flattened on
                 white.
+            fallback_opaque (Format): An output format: png, webp and avif keep the transparent background; jpg is flattened
+                on white.
             preference (list[Format]): The formats tried in order when the `Accept` header names them
                 (by their own type, q above 0; a higher q wins, a tie keeps this
                 order). A wildcard names neither. Example: ['avif', 'webp'].
     """
 
     fallback: Format
+    fallback_opaque: Format
     preference: list[Format]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         fallback = self.fallback.value
+
+        fallback_opaque = self.fallback_opaque.value
 
         preference = []
         for preference_item_data in self.preference:
@@ -41,6 +46,7 @@ class FormatAuto:
         field_dict.update(
             {
                 "fallback": fallback,
+                "fallback_opaque": fallback_opaque,
                 "preference": preference,
             }
         )
@@ -52,6 +58,8 @@ class FormatAuto:
         d = dict(src_dict)
         fallback = Format(d.pop("fallback"))
 
+        fallback_opaque = Format(d.pop("fallback_opaque"))
+
         preference = []
         _preference = d.pop("preference")
         for preference_item_data in _preference:
@@ -61,6 +69,7 @@ class FormatAuto:
 
         format_auto = cls(
             fallback=fallback,
+            fallback_opaque=fallback_opaque,
             preference=preference,
         )
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..models.custom_colors import CustomColors
     from ..models.format_auto import FormatAuto
     from ..models.format_option import FormatOption
+    from ..models.framing_options import FramingOptions
     from ..models.options_document_links import OptionsDocumentLinks
     from ..models.options_document_paints import OptionsDocumentPaints
     from ..models.options_limits import OptionsLimits
@@ -38,6 +39,8 @@ class OptionsDocument:
         format_auto (FormatAuto): `format=auto`: the format is chosen per request from its `Accept`
             header, and the answer carries `Vary: Accept`.
         formats (list[FormatOption]):
+        framing (FramingOptions): How an output frames its render. Framing is free: the same credit as
+            the plain image, from the same render.
         limits (OptionsLimits):
         links (OptionsDocumentLinks): Where to go next: docs, errors, openapi, pricing, the endpoints.
         paints (OptionsDocumentPaints): Manufacturers' paint codes (`paint=CODE`), by make slug.
@@ -53,6 +56,7 @@ class OptionsDocument:
     extra_views: list[ViewOption]
     format_auto: FormatAuto
     formats: list[FormatOption]
+    framing: FramingOptions
     limits: OptionsLimits
     links: OptionsDocumentLinks
     paints: OptionsDocumentPaints
@@ -85,6 +89,8 @@ class OptionsDocument:
             formats_item = formats_item_data.to_dict()
             formats.append(formats_item)
 
+        framing = self.framing.to_dict()
+
         limits = self.limits.to_dict()
 
         links = self.links.to_dict()
@@ -111,6 +117,7 @@ class OptionsDocument:
                 "extra_views": extra_views,
                 "format_auto": format_auto,
                 "formats": formats,
+                "framing": framing,
                 "limits": limits,
                 "links": links,
                 "paints": paints,
@@ -130,6 +137,7 @@ class OptionsDocument:
         from ..models.custom_colors import CustomColors
         from ..models.format_auto import FormatAuto
         from ..models.format_option import FormatOption
+        from ..models.framing_options import FramingOptions
         from ..models.options_document_links import OptionsDocumentLinks
         from ..models.options_document_paints import OptionsDocumentPaints
         from ..models.options_limits import OptionsLimits
@@ -167,6 +175,8 @@ class OptionsDocument:
 
             formats.append(formats_item)
 
+        framing = FramingOptions.from_dict(d.pop("framing"))
+
         limits = OptionsLimits.from_dict(d.pop("limits"))
 
         links = OptionsDocumentLinks.from_dict(d.pop("links"))
@@ -192,6 +202,7 @@ class OptionsDocument:
             extra_views=extra_views,
             format_auto=format_auto,
             formats=formats,
+            framing=framing,
             limits=limits,
             links=links,
             paints=paints,

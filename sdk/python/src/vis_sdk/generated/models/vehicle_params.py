@@ -29,8 +29,15 @@ class VehicleParams:
             view (View): A camera view: the six studio views of spec §2, top (from directly above), or a turntable angle
                 angle-0 to angle-345 in steps of 15 (0 the nose, 90 the left side). Default front-3-4.
             year (int):
+            background (None | str | Unset): The framing asked for (docs/framing.md), each only when not its
+                default: `white`, `studio` or `#rrggbb`. Example: studio.
             finish (None | str | Unset): The finish of a `#rrggbb` colour: solid, metallic or pearl.
+            fit (None | str | Unset): `contain` or `cover` (a trimmed image's implied `contain` is left out).
             height (int | None | Unset):
+            padding (int | None | Unset):
+            scale (None | str | Unset): `relative` when asked for at the size class's one scale.
+            shadow (bool | None | Unset): `false` when asked for without the contact shadow.
+            trim (bool | None | Unset):
             width (int | None | Unset):
     """
 
@@ -40,8 +47,14 @@ class VehicleParams:
     model: str
     view: View
     year: int
+    background: None | str | Unset = UNSET
     finish: None | str | Unset = UNSET
+    fit: None | str | Unset = UNSET
     height: int | None | Unset = UNSET
+    padding: int | None | Unset = UNSET
+    scale: None | str | Unset = UNSET
+    shadow: bool | None | Unset = UNSET
+    trim: bool | None | Unset = UNSET
     width: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -58,17 +71,53 @@ class VehicleParams:
 
         year = self.year
 
+        background: None | str | Unset
+        if isinstance(self.background, Unset):
+            background = UNSET
+        else:
+            background = self.background
+
         finish: None | str | Unset
         if isinstance(self.finish, Unset):
             finish = UNSET
         else:
             finish = self.finish
 
+        fit: None | str | Unset
+        if isinstance(self.fit, Unset):
+            fit = UNSET
+        else:
+            fit = self.fit
+
         height: int | None | Unset
         if isinstance(self.height, Unset):
             height = UNSET
         else:
             height = self.height
+
+        padding: int | None | Unset
+        if isinstance(self.padding, Unset):
+            padding = UNSET
+        else:
+            padding = self.padding
+
+        scale: None | str | Unset
+        if isinstance(self.scale, Unset):
+            scale = UNSET
+        else:
+            scale = self.scale
+
+        shadow: bool | None | Unset
+        if isinstance(self.shadow, Unset):
+            shadow = UNSET
+        else:
+            shadow = self.shadow
+
+        trim: bool | None | Unset
+        if isinstance(self.trim, Unset):
+            trim = UNSET
+        else:
+            trim = self.trim
 
         width: int | None | Unset
         if isinstance(self.width, Unset):
@@ -88,10 +137,22 @@ class VehicleParams:
                 "year": year,
             }
         )
+        if background is not UNSET:
+            field_dict["background"] = background
         if finish is not UNSET:
             field_dict["finish"] = finish
+        if fit is not UNSET:
+            field_dict["fit"] = fit
         if height is not UNSET:
             field_dict["height"] = height
+        if padding is not UNSET:
+            field_dict["padding"] = padding
+        if scale is not UNSET:
+            field_dict["scale"] = scale
+        if shadow is not UNSET:
+            field_dict["shadow"] = shadow
+        if trim is not UNSET:
+            field_dict["trim"] = trim
         if width is not UNSET:
             field_dict["width"] = width
 
@@ -112,6 +173,15 @@ class VehicleParams:
 
         year = d.pop("year")
 
+        def _parse_background(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        background = _parse_background(d.pop("background", UNSET))
+
         def _parse_finish(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -121,6 +191,15 @@ class VehicleParams:
 
         finish = _parse_finish(d.pop("finish", UNSET))
 
+        def _parse_fit(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        fit = _parse_fit(d.pop("fit", UNSET))
+
         def _parse_height(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -129,6 +208,42 @@ class VehicleParams:
             return cast(int | None | Unset, data)
 
         height = _parse_height(d.pop("height", UNSET))
+
+        def _parse_padding(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        padding = _parse_padding(d.pop("padding", UNSET))
+
+        def _parse_scale(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        scale = _parse_scale(d.pop("scale", UNSET))
+
+        def _parse_shadow(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        shadow = _parse_shadow(d.pop("shadow", UNSET))
+
+        def _parse_trim(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        trim = _parse_trim(d.pop("trim", UNSET))
 
         def _parse_width(data: object) -> int | None | Unset:
             if data is None:
@@ -146,8 +261,14 @@ class VehicleParams:
             model=model,
             view=view,
             year=year,
+            background=background,
             finish=finish,
+            fit=fit,
             height=height,
+            padding=padding,
+            scale=scale,
+            shadow=shadow,
+            trim=trim,
             width=width,
         )
 

@@ -5,10 +5,13 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.get_image_background_type_0 import GetImageBackgroundType0
 from ...models.get_image_color_type_0 import GetImageColorType0
 from ...models.get_image_finish import GetImageFinish
+from ...models.get_image_fit import GetImageFit
 from ...models.get_image_format import GetImageFormat
 from ...models.get_image_response import GetImageResponse
+from ...models.get_image_scale import GetImageScale
 from ...models.get_image_size import GetImageSize
 from ...models.get_image_view import GetImageView
 from ...models.image_url_response import ImageUrlResponse
@@ -26,10 +29,16 @@ def _get_kwargs(
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
     format_: GetImageFormat | Unset = UNSET,
+    background: Any | GetImageBackgroundType0 | Unset = UNSET,
+    fit: GetImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -78,6 +87,14 @@ def _get_kwargs(
 
     params["finish"] = json_finish
 
+    params["shadow"] = shadow
+
+    json_scale: str | Unset = UNSET
+    if not isinstance(scale, Unset):
+        json_scale = scale.value
+
+    params["scale"] = json_scale
+
     params["w"] = w
 
     params["h"] = h
@@ -93,6 +110,25 @@ def _get_kwargs(
         json_format_ = format_.value
 
     params["format"] = json_format_
+
+    json_background: Any | str | Unset
+    if isinstance(background, Unset):
+        json_background = UNSET
+    elif isinstance(background, GetImageBackgroundType0):
+        json_background = background.value
+    else:
+        json_background = background
+    params["background"] = json_background
+
+    json_fit: str | Unset = UNSET
+    if not isinstance(fit, Unset):
+        json_fit = fit.value
+
+    params["fit"] = json_fit
+
+    params["trim"] = trim
+
+    params["padding"] = padding
 
     json_response: str | Unset = UNSET
     if not isinstance(response, Unset):
@@ -197,10 +233,16 @@ def sync_detailed(
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
     format_: GetImageFormat | Unset = UNSET,
+    background: Any | GetImageBackgroundType0 | Unset = UNSET,
+    fit: GetImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -221,10 +263,16 @@ def sync_detailed(
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
         format_ (GetImageFormat | Unset):
+        background (Any | GetImageBackgroundType0 | Unset):
+        fit (GetImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -247,10 +295,16 @@ def sync_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
@@ -275,10 +329,16 @@ def sync(
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
     format_: GetImageFormat | Unset = UNSET,
+    background: Any | GetImageBackgroundType0 | Unset = UNSET,
+    fit: GetImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -299,10 +359,16 @@ def sync(
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
         format_ (GetImageFormat | Unset):
+        background (Any | GetImageBackgroundType0 | Unset):
+        fit (GetImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -326,10 +392,16 @@ def sync(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
@@ -348,10 +420,16 @@ async def asyncio_detailed(
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
     format_: GetImageFormat | Unset = UNSET,
+    background: Any | GetImageBackgroundType0 | Unset = UNSET,
+    fit: GetImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -372,10 +450,16 @@ async def asyncio_detailed(
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
         format_ (GetImageFormat | Unset):
+        background (Any | GetImageBackgroundType0 | Unset):
+        fit (GetImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -398,10 +482,16 @@ async def asyncio_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
@@ -424,10 +514,16 @@ async def asyncio(
     color: Any | GetImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetImageSize | Unset = UNSET,
     format_: GetImageFormat | Unset = UNSET,
+    background: Any | GetImageBackgroundType0 | Unset = UNSET,
+    fit: GetImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: GetImageResponse | Unset = GetImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -448,10 +544,16 @@ async def asyncio(
         color (Any | GetImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetImageSize | Unset):
         format_ (GetImageFormat | Unset):
+        background (Any | GetImageBackgroundType0 | Unset):
+        fit (GetImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (GetImageResponse | Unset):  Default: GetImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -476,10 +578,16 @@ async def asyncio(
             color=color,
             paint=paint,
             finish=finish,
+            shadow=shadow,
+            scale=scale,
             w=w,
             h=h,
             size=size,
             format_=format_,
+            background=background,
+            fit=fit,
+            trim=trim,
+            padding=padding,
             response=response,
             if_none_match=if_none_match,
             x_request_id=x_request_id,

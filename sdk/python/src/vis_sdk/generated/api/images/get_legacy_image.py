@@ -6,10 +6,13 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.get_legacy_image_background_type_0 import GetLegacyImageBackgroundType0
 from ...models.get_legacy_image_color_type_0 import GetLegacyImageColorType0
 from ...models.get_legacy_image_finish import GetLegacyImageFinish
+from ...models.get_legacy_image_fit import GetLegacyImageFit
 from ...models.get_legacy_image_format import GetLegacyImageFormat
 from ...models.get_legacy_image_mode import GetLegacyImageMode
+from ...models.get_legacy_image_scale import GetLegacyImageScale
 from ...models.get_legacy_image_size import GetLegacyImageSize
 from ...models.get_legacy_image_view import GetLegacyImageView
 from ...models.problem import Problem
@@ -26,10 +29,16 @@ def _get_kwargs(
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
     format_: GetLegacyImageFormat | Unset = UNSET,
+    background: Any | GetLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: GetLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: GetLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -74,6 +83,14 @@ def _get_kwargs(
 
     params["finish"] = json_finish
 
+    params["shadow"] = shadow
+
+    json_scale: str | Unset = UNSET
+    if not isinstance(scale, Unset):
+        json_scale = scale.value
+
+    params["scale"] = json_scale
+
     params["w"] = w
 
     params["h"] = h
@@ -89,6 +106,25 @@ def _get_kwargs(
         json_format_ = format_.value
 
     params["format"] = json_format_
+
+    json_background: Any | str | Unset
+    if isinstance(background, Unset):
+        json_background = UNSET
+    elif isinstance(background, GetLegacyImageBackgroundType0):
+        json_background = background.value
+    else:
+        json_background = background
+    params["background"] = json_background
+
+    json_fit: str | Unset = UNSET
+    if not isinstance(fit, Unset):
+        json_fit = fit.value
+
+    params["fit"] = json_fit
+
+    params["trim"] = trim
+
+    params["padding"] = padding
 
     json_mode: str | Unset = UNSET
     if not isinstance(mode, Unset):
@@ -200,10 +236,16 @@ def sync_detailed(
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
     format_: GetLegacyImageFormat | Unset = UNSET,
+    background: Any | GetLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: GetLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: GetLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -229,10 +271,16 @@ def sync_detailed(
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
         format_ (GetLegacyImageFormat | Unset):
+        background (Any | GetLegacyImageBackgroundType0 | Unset):
+        fit (GetLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (GetLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -257,10 +305,16 @@ def sync_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         mode=mode,
         exp=exp,
         sig=sig,
@@ -287,10 +341,16 @@ def sync(
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
     format_: GetLegacyImageFormat | Unset = UNSET,
+    background: Any | GetLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: GetLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: GetLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -316,10 +376,16 @@ def sync(
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
         format_ (GetLegacyImageFormat | Unset):
+        background (Any | GetLegacyImageBackgroundType0 | Unset):
+        fit (GetLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (GetLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -345,10 +411,16 @@ def sync(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         mode=mode,
         exp=exp,
         sig=sig,
@@ -369,10 +441,16 @@ async def asyncio_detailed(
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
     format_: GetLegacyImageFormat | Unset = UNSET,
+    background: Any | GetLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: GetLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: GetLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -398,10 +476,16 @@ async def asyncio_detailed(
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
         format_ (GetLegacyImageFormat | Unset):
+        background (Any | GetLegacyImageBackgroundType0 | Unset):
+        fit (GetLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (GetLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -426,10 +510,16 @@ async def asyncio_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         mode=mode,
         exp=exp,
         sig=sig,
@@ -454,10 +544,16 @@ async def asyncio(
     color: Any | GetLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetLegacyImageSize | Unset = UNSET,
     format_: GetLegacyImageFormat | Unset = UNSET,
+    background: Any | GetLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: GetLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: GetLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -483,10 +579,16 @@ async def asyncio(
         color (Any | GetLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (GetLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetLegacyImageSize | Unset):
         format_ (GetLegacyImageFormat | Unset):
+        background (Any | GetLegacyImageBackgroundType0 | Unset):
+        fit (GetLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (GetLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -513,10 +615,16 @@ async def asyncio(
             color=color,
             paint=paint,
             finish=finish,
+            shadow=shadow,
+            scale=scale,
             w=w,
             h=h,
             size=size,
             format_=format_,
+            background=background,
+            fit=fit,
+            trim=trim,
+            padding=padding,
             mode=mode,
             exp=exp,
             sig=sig,

@@ -5,10 +5,13 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.head_image_background_type_0 import HeadImageBackgroundType0
 from ...models.head_image_color_type_0 import HeadImageColorType0
 from ...models.head_image_finish import HeadImageFinish
+from ...models.head_image_fit import HeadImageFit
 from ...models.head_image_format import HeadImageFormat
 from ...models.head_image_response import HeadImageResponse
+from ...models.head_image_scale import HeadImageScale
 from ...models.head_image_size import HeadImageSize
 from ...models.head_image_view import HeadImageView
 from ...models.image_url_response import ImageUrlResponse
@@ -26,10 +29,16 @@ def _get_kwargs(
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
     format_: HeadImageFormat | Unset = UNSET,
+    background: Any | HeadImageBackgroundType0 | Unset = UNSET,
+    fit: HeadImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -78,6 +87,14 @@ def _get_kwargs(
 
     params["finish"] = json_finish
 
+    params["shadow"] = shadow
+
+    json_scale: str | Unset = UNSET
+    if not isinstance(scale, Unset):
+        json_scale = scale.value
+
+    params["scale"] = json_scale
+
     params["w"] = w
 
     params["h"] = h
@@ -93,6 +110,25 @@ def _get_kwargs(
         json_format_ = format_.value
 
     params["format"] = json_format_
+
+    json_background: Any | str | Unset
+    if isinstance(background, Unset):
+        json_background = UNSET
+    elif isinstance(background, HeadImageBackgroundType0):
+        json_background = background.value
+    else:
+        json_background = background
+    params["background"] = json_background
+
+    json_fit: str | Unset = UNSET
+    if not isinstance(fit, Unset):
+        json_fit = fit.value
+
+    params["fit"] = json_fit
+
+    params["trim"] = trim
+
+    params["padding"] = padding
 
     json_response: str | Unset = UNSET
     if not isinstance(response, Unset):
@@ -192,10 +228,16 @@ def sync_detailed(
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
     format_: HeadImageFormat | Unset = UNSET,
+    background: Any | HeadImageBackgroundType0 | Unset = UNSET,
+    fit: HeadImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -215,10 +257,16 @@ def sync_detailed(
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
         format_ (HeadImageFormat | Unset):
+        background (Any | HeadImageBackgroundType0 | Unset):
+        fit (HeadImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -241,10 +289,16 @@ def sync_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
@@ -269,10 +323,16 @@ def sync(
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
     format_: HeadImageFormat | Unset = UNSET,
+    background: Any | HeadImageBackgroundType0 | Unset = UNSET,
+    fit: HeadImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -292,10 +352,16 @@ def sync(
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
         format_ (HeadImageFormat | Unset):
+        background (Any | HeadImageBackgroundType0 | Unset):
+        fit (HeadImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -319,10 +385,16 @@ def sync(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
@@ -341,10 +413,16 @@ async def asyncio_detailed(
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
     format_: HeadImageFormat | Unset = UNSET,
+    background: Any | HeadImageBackgroundType0 | Unset = UNSET,
+    fit: HeadImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -364,10 +442,16 @@ async def asyncio_detailed(
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
         format_ (HeadImageFormat | Unset):
+        background (Any | HeadImageBackgroundType0 | Unset):
+        fit (HeadImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -390,10 +474,16 @@ async def asyncio_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         response=response,
         if_none_match=if_none_match,
         x_request_id=x_request_id,
@@ -416,10 +506,16 @@ async def asyncio(
     color: Any | HeadImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadImageSize | Unset = UNSET,
     format_: HeadImageFormat | Unset = UNSET,
+    background: Any | HeadImageBackgroundType0 | Unset = UNSET,
+    fit: HeadImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     response: HeadImageResponse | Unset = HeadImageResponse.IMAGE,
     if_none_match: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
@@ -439,10 +535,16 @@ async def asyncio(
         color (Any | HeadImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadImageSize | Unset):
         format_ (HeadImageFormat | Unset):
+        background (Any | HeadImageBackgroundType0 | Unset):
+        fit (HeadImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         response (HeadImageResponse | Unset):  Default: HeadImageResponse.IMAGE.
         if_none_match (str | Unset):
         x_request_id (str | Unset):
@@ -467,10 +569,16 @@ async def asyncio(
             color=color,
             paint=paint,
             finish=finish,
+            shadow=shadow,
+            scale=scale,
             w=w,
             h=h,
             size=size,
             format_=format_,
+            background=background,
+            fit=fit,
+            trim=trim,
+            padding=padding,
             response=response,
             if_none_match=if_none_match,
             x_request_id=x_request_id,

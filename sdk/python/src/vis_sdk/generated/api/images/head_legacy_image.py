@@ -6,10 +6,13 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.head_legacy_image_background_type_0 import HeadLegacyImageBackgroundType0
 from ...models.head_legacy_image_color_type_0 import HeadLegacyImageColorType0
 from ...models.head_legacy_image_finish import HeadLegacyImageFinish
+from ...models.head_legacy_image_fit import HeadLegacyImageFit
 from ...models.head_legacy_image_format import HeadLegacyImageFormat
 from ...models.head_legacy_image_mode import HeadLegacyImageMode
+from ...models.head_legacy_image_scale import HeadLegacyImageScale
 from ...models.head_legacy_image_size import HeadLegacyImageSize
 from ...models.head_legacy_image_view import HeadLegacyImageView
 from ...models.problem import Problem
@@ -26,10 +29,16 @@ def _get_kwargs(
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
     format_: HeadLegacyImageFormat | Unset = UNSET,
+    background: Any | HeadLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: HeadLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: HeadLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -74,6 +83,14 @@ def _get_kwargs(
 
     params["finish"] = json_finish
 
+    params["shadow"] = shadow
+
+    json_scale: str | Unset = UNSET
+    if not isinstance(scale, Unset):
+        json_scale = scale.value
+
+    params["scale"] = json_scale
+
     params["w"] = w
 
     params["h"] = h
@@ -89,6 +106,25 @@ def _get_kwargs(
         json_format_ = format_.value
 
     params["format"] = json_format_
+
+    json_background: Any | str | Unset
+    if isinstance(background, Unset):
+        json_background = UNSET
+    elif isinstance(background, HeadLegacyImageBackgroundType0):
+        json_background = background.value
+    else:
+        json_background = background
+    params["background"] = json_background
+
+    json_fit: str | Unset = UNSET
+    if not isinstance(fit, Unset):
+        json_fit = fit.value
+
+    params["fit"] = json_fit
+
+    params["trim"] = trim
+
+    params["padding"] = padding
 
     json_mode: str | Unset = UNSET
     if not isinstance(mode, Unset):
@@ -200,10 +236,16 @@ def sync_detailed(
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
     format_: HeadLegacyImageFormat | Unset = UNSET,
+    background: Any | HeadLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: HeadLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: HeadLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -224,10 +266,16 @@ def sync_detailed(
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
         format_ (HeadLegacyImageFormat | Unset):
+        background (Any | HeadLegacyImageBackgroundType0 | Unset):
+        fit (HeadLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (HeadLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -252,10 +300,16 @@ def sync_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         mode=mode,
         exp=exp,
         sig=sig,
@@ -282,10 +336,16 @@ def sync(
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
     format_: HeadLegacyImageFormat | Unset = UNSET,
+    background: Any | HeadLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: HeadLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: HeadLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -306,10 +366,16 @@ def sync(
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
         format_ (HeadLegacyImageFormat | Unset):
+        background (Any | HeadLegacyImageBackgroundType0 | Unset):
+        fit (HeadLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (HeadLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -335,10 +401,16 @@ def sync(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         mode=mode,
         exp=exp,
         sig=sig,
@@ -359,10 +431,16 @@ async def asyncio_detailed(
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
     format_: HeadLegacyImageFormat | Unset = UNSET,
+    background: Any | HeadLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: HeadLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: HeadLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -383,10 +461,16 @@ async def asyncio_detailed(
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
         format_ (HeadLegacyImageFormat | Unset):
+        background (Any | HeadLegacyImageBackgroundType0 | Unset):
+        fit (HeadLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (HeadLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -411,10 +495,16 @@ async def asyncio_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
         format_=format_,
+        background=background,
+        fit=fit,
+        trim=trim,
+        padding=padding,
         mode=mode,
         exp=exp,
         sig=sig,
@@ -439,10 +529,16 @@ async def asyncio(
     color: Any | HeadLegacyImageColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadLegacyImageFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadLegacyImageScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadLegacyImageSize | Unset = UNSET,
     format_: HeadLegacyImageFormat | Unset = UNSET,
+    background: Any | HeadLegacyImageBackgroundType0 | Unset = UNSET,
+    fit: HeadLegacyImageFit | Unset = UNSET,
+    trim: bool | Unset = UNSET,
+    padding: int | Unset = UNSET,
     mode: HeadLegacyImageMode | Unset = UNSET,
     exp: str | Unset = UNSET,
     sig: str | Unset = UNSET,
@@ -463,10 +559,16 @@ async def asyncio(
         color (Any | HeadLegacyImageColorType0 | Unset):
         paint (str | Unset):
         finish (HeadLegacyImageFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadLegacyImageScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadLegacyImageSize | Unset):
         format_ (HeadLegacyImageFormat | Unset):
+        background (Any | HeadLegacyImageBackgroundType0 | Unset):
+        fit (HeadLegacyImageFit | Unset):
+        trim (bool | Unset):
+        padding (int | Unset):
         mode (HeadLegacyImageMode | Unset):
         exp (str | Unset):
         sig (str | Unset):
@@ -493,10 +595,16 @@ async def asyncio(
             color=color,
             paint=paint,
             finish=finish,
+            shadow=shadow,
+            scale=scale,
             w=w,
             h=h,
             size=size,
             format_=format_,
+            background=background,
+            fit=fit,
+            trim=trim,
+            padding=padding,
             mode=mode,
             exp=exp,
             sig=sig,

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class GetLegacyImageFit(StrEnum):
+    CONTAIN = "contain"
+    COVER = "cover"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class HeadImageBackgroundType0(StrEnum):
+    NONE = "none"
+    STUDIO = "studio"
+    TRANSPARENT = "transparent"
+    WHITE = "white"
+
+    def __str__(self) -> str:
+        return str(self.value)
