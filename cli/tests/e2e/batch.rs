@@ -9,9 +9,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use vis_tests::{TestApp, real_renderer, within_one_rate_window};
 
-use crate::support::{Output, PNG_MAGIC, Vis, credits, images_in};
+use crate::support::{Output, PNG_MAGIC, Vis, credits, images_in, whole_message};
 
 /// A CSV of `widths.len()` rows, the prewarm file's columns plus `width`.
 fn rows_csv(dir: &Path, widths: &[u32]) -> String {
@@ -80,35 +83,92 @@ async fn finish(child: tokio::process::Child) -> Output {
     }
 }
 
+/// A proxy in front of the server that passes the first `pass` image
+/// requests (`GET /api/v1/images/car`) and every other request through,
+/// and holds any image request after them: it never reaches the server
+/// and is never answered. Returns its base URL and how many it holds.
+async fn proxy_passing_images(
+    upstream: std::net::SocketAddr,
+    pass: usize,
+) -> (String, Arc<AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (passed, held) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let held_out = Arc::clone(&held);
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let (passed, held) = (Arc::clone(&passed), Arc::clone(&held));
+            tokio::spawn(async move {
+                let server = tokio::net::TcpStream::connect(upstream).await.unwrap();
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut server_read, mut server_write) = server.into_split();
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+                });
+                let (mut buf, mut chunk) = (Vec::new(), vec![0u8; 64 * 1024]);
+                loop {
+                    let n = match client_read.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => n,
+                    };
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(len) = whole_message(&buf) {
+                        let request: Vec<u8> = buf.drain(..len).collect();
+                        if request.starts_with(b"GET /api/v1/images/car?")
+                            && passed.fetch_add(1, Ordering::SeqCst) >= pass
+                        {
+                            // Held: this connection forwards nothing more.
+                            held.fetch_add(1, Ordering::SeqCst);
+                            std::future::pending::<()>().await;
+                        }
+                        if server_write.write_all(&request).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{address}"), held_out)
+}
+
 #[tokio::test]
 async fn a_batch_killed_part_way_resumes_skipping_what_it_has_and_never_pays_twice() {
     let app = TestApp::spawn_rendering(real_renderer(), |_| {}).await;
-    // Three requests a minute: the first run spends the window and waits
-    // in the limiter, where it is killed, with no request under way.
-    let key = app
-        .key_for("batch@example.com", 20, &["--rate-limit", "3"])
-        .await;
-    let vis = Vis::new(&app).with_key(&key);
+    let key = app.key_for("batch@example.com", 20, &[]).await;
     let widths = [64, 80, 96, 112, 128];
-    let csv = rows_csv(vis.home(), &widths);
-    let out = vis.home().join("out");
     warm_up(&app).await;
-    within_one_rate_window(40).await;
 
-    let mut first = vis
+    // The first run goes through a proxy that lets three images through
+    // and holds the rest: it is killed with its next requests held, none
+    // of them at the server, so nothing is charged that it has no file for
+    // (whatever the machine's load, unlike a kill timed against a clock).
+    let (proxy, held) = proxy_passing_images(app.addr, 3).await;
+    let first_vis = Vis::new(&app).with_key(&key).with_base_url(&proxy);
+    let csv = rows_csv(first_vis.home(), &widths);
+    let mut first = first_vis
         .command(&["batch", &csv, "-o", "out", "-j", "2"])
         .spawn()
         .unwrap();
+    let out = first_vis.home().join("out");
     wait_for_files(&out, 3).await;
-    // The limiter holds the fourth request until the window resets.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let start = Instant::now();
+    while held.load(Ordering::SeqCst) == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no fourth request"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     first.kill().await.expect("killed");
     let had = images_in(&out);
     assert_eq!(had.len(), 3, "{had:?}");
     assert_eq!(credits(&app, "batch@example.com").await, 17);
 
-    // The same command again: the three are skipped, the rest downloaded
-    // (after the window resets: a 429's Retry-After, never billed).
+    // The same command again, straight to the server: the three are
+    // skipped, the rest downloaded.
+    let vis = first_vis.with_base_url(&app.url(""));
     let second = vis.run(&["batch", &csv, "-o", "out", "--json"]).await.ok();
     second.never_shows(&key);
     let r = second.json();

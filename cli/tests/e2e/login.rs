@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use vis_tests::TestApp;
 
-use crate::support::Vis;
+use crate::support::{Vis, whole_message};
 
 #[tokio::test]
 async fn device_login_approved_by_the_operator_saves_the_key_privately_and_never_prints_it() {
@@ -112,19 +112,6 @@ struct Polls {
     slow_downs: usize,
     /// The proxy's own extra poll's answer (its error word).
     extra: Option<String>,
-}
-
-/// The length of the first whole HTTP/1.1 message (head and a
-/// Content-Length body) at the start of `buf`, if it is all there.
-fn whole_message(buf: &[u8]) -> Option<usize> {
-    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    let length = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or(0);
-    (buf.len() >= head_end + length).then_some(head_end + length)
 }
 
 /// A proxy in front of the server that passes every byte through, notes

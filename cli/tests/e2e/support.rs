@@ -203,3 +203,16 @@ pub fn images_in(dir: &Path) -> Vec<String> {
 }
 
 pub const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// The length of the first whole HTTP/1.1 message (head and a
+/// Content-Length body) at the start of `buf`, if it is all there.
+pub fn whole_message(buf: &[u8]) -> Option<usize> {
+    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    (buf.len() >= head_end + length).then_some(head_end + length)
+}
