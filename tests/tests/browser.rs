@@ -646,6 +646,43 @@ async fn the_playground_finds_a_model_by_typing_and_shows_its_render(
     .await
     .unwrap();
 
+    // Background and framing: the studio backdrop behind the vehicle,
+    // cropped to it; the image is opaque (read back through a canvas).
+    c.execute(
+        "document.querySelector('input[name=background][value=studio]').click(); \
+         document.getElementById('pg-trim').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_until(
+        &c,
+        "const i = document.getElementById('pg-image'); \
+         if (!(i.src.includes('background=studio') && i.src.includes('trim=true') && i.complete \
+               && i.naturalWidth > 0 && document.getElementById('pg-loading').hidden)) return false; \
+         const k = document.createElement('canvas'); k.width = i.naturalWidth; k.height = i.naturalHeight; \
+         const x = k.getContext('2d'); x.drawImage(i, 0, 0); \
+         return x.getImageData(1, 1, 1, 1).data[3] === 255;",
+        120,
+        "the Civic on the studio backdrop, cropped",
+    )
+    .await;
+    no_console_errors(&c, "/playground").await;
+    c.execute(
+        "document.querySelector('.segmented-backgrounds').scrollIntoView({block: 'center'});",
+        vec![],
+    )
+    .await
+    .unwrap();
+    shoot(&c, "playground-studio").await;
+    c.execute(
+        "document.querySelector('input[name=background][value=transparent]').click(); \
+         document.getElementById('pg-trim').click(); window.scrollTo(0, 0);",
+        vec![],
+    )
+    .await
+    .unwrap();
+
     // The angle slider picks a turntable angle: the image follows.
     c.execute(
         "const a = document.getElementById('pg-angle'); a.value = '60'; \
