@@ -210,6 +210,25 @@ async def main_session(s: ClientSession) -> None:
               resp.status_code == 200 and resp.headers.get("content-type", "").startswith("image/")
               and resp.content[:8] == b"\x89PNG\r\n\x1a\n", (resp.status_code, resp.headers.get("content-type")))
 
+    # Framing and staging (docs/framing.md): a studio banner cropped to the vehicle.
+    framed = await call(s, "get_image", {"make": "toyota", "model": "camry", "year": 2019, "view": "side",
+                                         "width": 320, "height": 180, "background": "studio", "trim": True,
+                                         "padding": 8, "shadow": "true", "format": "png"})
+    if ok_result("get_image framed answers", framed):
+        out = sc(framed)
+        check("get_image framed: 320 x 180", (out.get("width"), out.get("height")) == (320, 180), out)
+        images = [c for c in framed.content if isinstance(c, types.ImageContent)]
+        raw = base64.b64decode(images[0].data) if images else b""
+        # IHDR: width, height, bit depth, colour type; the studio backdrop is opaque but the
+        # encoder keeps RGBA (6), so read the size only.
+        check("get_image framed: a PNG of 320 x 180",
+              raw[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(raw[16:20], "big") == 320
+              and int.from_bytes(raw[20:24], "big") == 180, raw[:24])
+    problem("get_image trim not a boolean",
+            await call(s, "get_image", {"make": "toyota", "model": "camry", "year": 2019, "trim": "yes"}), 400, "trim")
+    problem("get_image fit without both sides",
+            await call(s, "get_image", {"make": "toyota", "model": "camry", "year": 2019, "fit": "cover"}), 400, "fit")
+
     fb = await call(s, "leave_feedback", {"request_id": request_id or "missing", "verdict": "bad",
                                           "reason": "e2e test: MCP session check"})
     if ok_result("leave_feedback answers", fb):

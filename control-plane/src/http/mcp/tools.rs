@@ -18,6 +18,7 @@ use crate::http::state::HttpState;
 enum Kind {
     Str,
     Int,
+    Bool,
     Array,
 }
 
@@ -166,8 +167,52 @@ fn vehicle_args(image: bool) -> Vec<Arg> {
             false,
             json!({ "type": "string", "enum": FORMATS, "description": "Image format (default png). avif is the smallest, but many model APIs do not read it: prefer png or webp for an image a model should see." }),
         ));
+        for (name, kind, schema) in framing_args() {
+            args.push(arg(name, kind, false, schema));
+        }
     }
     args
+}
+
+/// The staging and framing arguments of an image (docs/framing.md), as
+/// `GET /api/v1/images/car` takes them.
+fn framing_args() -> [(&'static str, Kind, Value); 6] {
+    [
+        (
+            "shadow",
+            Kind::Bool,
+            json!({ "type": "boolean", "description": "false: without the contact shadow under the vehicle (default true)." }),
+        ),
+        (
+            "scale",
+            Kind::Str,
+            json!({ "type": "string", "enum": ["fill", "relative"], "description": "relative: one metres-per-pixel per size class, so vehicles shown side by side keep their real sizes (default fill)." }),
+        ),
+        (
+            "background",
+            Kind::Str,
+            json!({ "type": "string", "description": "transparent (default), white, studio (a photographer's grey sweep) or #RRGGBB." }),
+        ),
+        (
+            "fit",
+            Kind::Str,
+            json!({ "type": "string", "enum": ["contain", "cover"], "description": "The image is exactly width x height (both needed): contain, the vehicle whole inside; cover, the box filled." }),
+        ),
+        (
+            "trim",
+            Kind::Bool,
+            json!({ "type": "boolean", "description": "Crop to the vehicle, then fit it in the box (a missing side is the other's)." }),
+        ),
+        (
+            "padding",
+            Kind::Int,
+            integer(
+                0,
+                256,
+                "Pixels of margin around the vehicle, with trim or fit=contain.",
+            ),
+        ),
+    ]
 }
 
 /// The output of tools that return an API document: its JSON body.
@@ -199,6 +244,10 @@ fn specs() -> Vec<Spec> {
         },
         "required": ["make", "model", "year"],
     });
+    let mut image_item = image_item;
+    for (name, _, schema) in framing_args() {
+        image_item["properties"][name] = schema;
+    }
     let mut feedback_args = vec![arg(
         "request_id",
         Kind::Str,
@@ -258,7 +307,7 @@ fn specs() -> Vec<Spec> {
                     "images",
                     Kind::Array,
                     true,
-                    json!({ "type": "array", "minItems": 1, "maxItems": 50, "items": image_item, "description": "The images, each {make, model, year, view?, color? (or paint?), finish?, width?, height?, size?, format?}." }),
+                    json!({ "type": "array", "minItems": 1, "maxItems": 50, "items": image_item, "description": "The images, each {make, model, year, view?, color? (or paint?), finish?, width?, height?, size?, format?, shadow?, scale?, background?, fit?, trim?, padding?}." }),
                 ),
                 arg(
                     "ttl_seconds",
@@ -491,6 +540,13 @@ fn coerce(spec: &Spec, mut given: JsonObject) -> Result<JsonObject, CallToolResu
                 Ok(v @ Value::Array(_)) => v,
                 _ => return Err(bad("an array (or a JSON array in a string)")),
             },
+            (Kind::Bool, v @ Value::Bool(_)) => v,
+            (Kind::Bool, Value::String(s)) => match s.trim() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => return Err(bad("true or false")),
+            },
+            (Kind::Bool, _) => return Err(bad("true or false")),
             (Kind::Str, v @ Value::String(_)) => v,
             (Kind::Str, Value::Number(n)) => Value::String(n.to_string()),
             (Kind::Int, _) => return Err(bad("an integer")),
@@ -694,6 +750,12 @@ async fn get_image(
             ("height", "h"),
             ("size", "size"),
             ("format", "format"),
+            ("shadow", "shadow"),
+            ("scale", "scale"),
+            ("background", "background"),
+            ("fit", "fit"),
+            ("trim", "trim"),
+            ("padding", "padding"),
         ],
     );
     let mut replay = None;
