@@ -212,6 +212,12 @@ pub struct SpinArgs {
     /// webp (default); a sprite may also be png, jpg or avif.
     #[arg(long)]
     pub format: Option<String>,
+    /// Every frame without the contact shadow.
+    #[arg(long)]
+    pub no_shadow: bool,
+    /// fill (default) or relative: every frame at the size class's one scale.
+    #[arg(long)]
+    pub scale: Option<String>,
     /// Where to write the spin [default: a name saying what it is].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -232,6 +238,8 @@ impl SpinArgs {
             ("w", self.width.map(|w| w.to_string())),
             ("format", self.format.clone()),
             ("layout", self.layout.clone()),
+            ("shadow", self.no_shadow.then(|| "false".to_owned())),
+            ("scale", self.scale.clone()),
         ];
         q.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
         q

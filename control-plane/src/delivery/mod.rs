@@ -183,12 +183,7 @@ impl Resolved {
             view_query(v.view),
             color_query(v.color)
         );
-        if !v.staging.shadow {
-            query.push_str("&shadow=false");
-        }
-        if v.staging.scale != vis_protocol::Scale::Fill {
-            query.push_str(&format!("&scale={}", v.staging.scale.id()));
-        }
+        query.push_str(&staging_query(v.staging));
         if let Some(w) = self.box_w {
             query.push_str(&format!("&w={w}"));
         }
@@ -220,6 +215,19 @@ pub fn view_of_query(view: Option<&str>, angle: Option<&str>) -> Option<View> {
             .map(View::Angle),
         None => view.unwrap_or(View::default().id()).parse().ok(),
     }
+}
+
+/// `&shadow=false` and `&scale=relative` of a staging, as the canonical
+/// query spells them (each only when not the default).
+pub fn staging_query(staging: Staging) -> String {
+    let mut query = String::new();
+    if !staging.shadow {
+        query.push_str("&shadow=false");
+    }
+    if staging.scale != vis_protocol::Scale::Fill {
+        query.push_str(&format!("&scale={}", staging.scale.id()));
+    }
+    query
 }
 
 /// `color=…` (and `&finish=…`) of a paint, as the canonical query spells it.

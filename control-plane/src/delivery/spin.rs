@@ -224,6 +224,7 @@ impl Spin {
             v.year,
             super::color_query(v.color)
         );
+        query.push_str(&super::staging_query(v.staging));
         if let Some(w) = f.box_w {
             query.push_str(&format!("&w={w}"));
         }

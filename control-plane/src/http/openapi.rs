@@ -756,16 +756,7 @@ fn spin_query() -> Vec<Value> {
         .filter(|p| {
             !matches!(
                 p["name"].as_str(),
-                Some(
-                    "view"
-                        | "angle"
-                        | "shadow"
-                        | "scale"
-                        | "background"
-                        | "fit"
-                        | "trim"
-                        | "padding"
-                )
+                Some("view" | "angle" | "background" | "fit" | "trim" | "padding")
             )
         })
         .collect();

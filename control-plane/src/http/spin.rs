@@ -23,10 +23,12 @@ use crate::http::error::ApiError;
 use crate::http::state::HttpState;
 
 /// Parameters this endpoint knows: an image's, less `view` and `angle` (a
-/// spin has every angle), plus `layout`.
-const KNOWN: [&str; 13] = [
-    "make", "brand", "model", "year", "color", "paint", "finish", "w", "h", "size", "format",
-    "layout", "response",
+/// spin has every angle) and the framing (`background`, `fit`, `trim`,
+/// `padding`: not yet), plus `layout`. `shadow` and `scale` stage every
+/// frame.
+const KNOWN: [&str; 15] = [
+    "make", "brand", "model", "year", "color", "paint", "finish", "shadow", "scale", "w", "h",
+    "size", "format", "layout", "response",
 ];
 
 /// The manifest of a spin (`response=manifest`; free).

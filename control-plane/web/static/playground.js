@@ -291,7 +291,7 @@
   function spinCurl(p) {
     var q = {};
     for (var k in p) q[k] = p[k];
-    q.view = ""; q.angle = ""; q.background = ""; q.trim = ""; q.shadow = "";
+    q.view = ""; q.angle = ""; q.background = ""; q.trim = "";
     q.size = q.size === "medium" || q.size === "large" ? "small" : q.size;
     q.format = "webp";
     return 'curl -H "Authorization: Bearer $VIS_KEY" -o spin.webp \\\n' +

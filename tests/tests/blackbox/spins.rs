@@ -235,3 +235,37 @@ async fn spin_parameters_that_cannot_be_are_400s_naming_them() {
         .unwrap();
     assert_eq!(account["data"]["credits"], 100, "nothing charged");
 }
+
+#[tokio::test]
+async fn a_staged_spin_is_24_staged_frames_and_takes_no_framing_yet() {
+    let app = TestApp::spawn().await;
+    let key = app.key_for("spin-staged@example.com", 100, &[]).await;
+    let staged = format!("{SPIN}&shadow=false&scale=relative&layout=sprite&format=png");
+    let m: serde_json::Value = app
+        .get_with_key(&format!("{staged}&response=manifest"), &key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let plain: serde_json::Value = app
+        .get_with_key(
+            &format!("{SPIN}&layout=sprite&format=png&response=manifest"),
+            &key,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    // Each frame is the staged variant, and the spin is another spin.
+    let f3 = m["data"]["frames"][3]["image_url"].as_str().unwrap();
+    assert!(
+        f3.contains("&angle=45&color=red&shadow=false&scale=relative&w=64"),
+        "{f3}"
+    );
+    assert_ne!(m["data"]["etag"], plain["data"]["etag"]);
+    for (extra, param) in [("&background=white", "background"), ("&trim=true", "trim")] {
+        let r = app.get_with_key(&format!("{staged}{extra}"), &key).await;
+        let p = problem(r, 400).await;
+        assert_eq!(p["param"], param, "{extra}: {p}");
+    }
+}

@@ -2281,6 +2281,13 @@ export interface operations {
                  * @example metallic
                  */
                 finish?: "solid" | "metallic" | "pearl";
+                /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+                shadow?: boolean;
+                /**
+                 * @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.
+                 * @example relative
+                 */
+                scale?: "fill" | "relative";
                 /**
                  * @description Fit each frame inside this box, 1 to 512 pixels; never enlarged. Default: frames of 512.
                  * @example 512
@@ -2423,6 +2430,13 @@ export interface operations {
                  * @example metallic
                  */
                 finish?: "solid" | "metallic" | "pearl";
+                /** @description The soft contact shadow under the vehicle: true (default) or false, the vehicle alone. Drawn by the renderer, so shadow=false is a render of its own. */
+                shadow?: boolean;
+                /**
+                 * @description fill (default): every vehicle fills the frame. relative: one metres-per-pixel for every vehicle of a size class (cars and light trucks, whose longest fits the frame; box trucks; buses; motorcycles), all on one ground line, so images shown side by side keep the vehicles' real sizes. A render of its own, like shadow=false.
+                 * @example relative
+                 */
+                scale?: "fill" | "relative";
                 /**
                  * @description Fit each frame inside this box, 1 to 512 pixels; never enlarged. Default: frames of 512.
                  * @example 512

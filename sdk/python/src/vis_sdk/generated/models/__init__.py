@@ -71,6 +71,7 @@ from .get_spin_finish import GetSpinFinish
 from .get_spin_format import GetSpinFormat
 from .get_spin_layout import GetSpinLayout
 from .get_spin_response import GetSpinResponse
+from .get_spin_scale import GetSpinScale
 from .get_spin_size import GetSpinSize
 from .head_image_background_type_0 import HeadImageBackgroundType0
 from .head_image_color_type_0 import HeadImageColorType0
@@ -95,6 +96,7 @@ from .head_spin_finish import HeadSpinFinish
 from .head_spin_format import HeadSpinFormat
 from .head_spin_layout import HeadSpinLayout
 from .head_spin_response import HeadSpinResponse
+from .head_spin_scale import HeadSpinScale
 from .head_spin_size import HeadSpinSize
 from .hit_kind import HitKind
 from .image_request import ImageRequest
@@ -229,6 +231,7 @@ __all__ = (
     "GetSpinFormat",
     "GetSpinLayout",
     "GetSpinResponse",
+    "GetSpinScale",
     "GetSpinSize",
     "HeadImageBackgroundType0",
     "HeadImageColorType0",
@@ -253,6 +256,7 @@ __all__ = (
     "HeadSpinFormat",
     "HeadSpinLayout",
     "HeadSpinResponse",
+    "HeadSpinScale",
     "HeadSpinSize",
     "HitKind",
     "ImageRequest",

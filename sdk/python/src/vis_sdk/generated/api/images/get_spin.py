@@ -10,6 +10,7 @@ from ...models.get_spin_finish import GetSpinFinish
 from ...models.get_spin_format import GetSpinFormat
 from ...models.get_spin_layout import GetSpinLayout
 from ...models.get_spin_response import GetSpinResponse
+from ...models.get_spin_scale import GetSpinScale
 from ...models.get_spin_size import GetSpinSize
 from ...models.problem import Problem
 from ...models.spin_manifest_response import SpinManifestResponse
@@ -24,6 +25,8 @@ def _get_kwargs(
     color: Any | GetSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetSpinSize | Unset = UNSET,
@@ -64,6 +67,14 @@ def _get_kwargs(
         json_finish = finish.value
 
     params["finish"] = json_finish
+
+    params["shadow"] = shadow
+
+    json_scale: str | Unset = UNSET
+    if not isinstance(scale, Unset):
+        json_scale = scale.value
+
+    params["scale"] = json_scale
 
     params["w"] = w
 
@@ -188,6 +199,8 @@ def sync_detailed(
     color: Any | GetSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetSpinSize | Unset = UNSET,
@@ -211,6 +224,8 @@ def sync_detailed(
         color (Any | GetSpinColorType0 | Unset):
         paint (str | Unset):
         finish (GetSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetSpinSize | Unset):
@@ -235,6 +250,8 @@ def sync_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
@@ -261,6 +278,8 @@ def sync(
     color: Any | GetSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetSpinSize | Unset = UNSET,
@@ -284,6 +303,8 @@ def sync(
         color (Any | GetSpinColorType0 | Unset):
         paint (str | Unset):
         finish (GetSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetSpinSize | Unset):
@@ -309,6 +330,8 @@ def sync(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
@@ -329,6 +352,8 @@ async def asyncio_detailed(
     color: Any | GetSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetSpinSize | Unset = UNSET,
@@ -352,6 +377,8 @@ async def asyncio_detailed(
         color (Any | GetSpinColorType0 | Unset):
         paint (str | Unset):
         finish (GetSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetSpinSize | Unset):
@@ -376,6 +403,8 @@ async def asyncio_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
@@ -400,6 +429,8 @@ async def asyncio(
     color: Any | GetSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: GetSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: GetSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: GetSpinSize | Unset = UNSET,
@@ -423,6 +454,8 @@ async def asyncio(
         color (Any | GetSpinColorType0 | Unset):
         paint (str | Unset):
         finish (GetSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (GetSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (GetSpinSize | Unset):
@@ -449,6 +482,8 @@ async def asyncio(
             color=color,
             paint=paint,
             finish=finish,
+            shadow=shadow,
+            scale=scale,
             w=w,
             h=h,
             size=size,

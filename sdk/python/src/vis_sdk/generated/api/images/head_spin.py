@@ -10,6 +10,7 @@ from ...models.head_spin_finish import HeadSpinFinish
 from ...models.head_spin_format import HeadSpinFormat
 from ...models.head_spin_layout import HeadSpinLayout
 from ...models.head_spin_response import HeadSpinResponse
+from ...models.head_spin_scale import HeadSpinScale
 from ...models.head_spin_size import HeadSpinSize
 from ...models.problem import Problem
 from ...models.spin_manifest_response import SpinManifestResponse
@@ -24,6 +25,8 @@ def _get_kwargs(
     color: Any | HeadSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadSpinSize | Unset = UNSET,
@@ -64,6 +67,14 @@ def _get_kwargs(
         json_finish = finish.value
 
     params["finish"] = json_finish
+
+    params["shadow"] = shadow
+
+    json_scale: str | Unset = UNSET
+    if not isinstance(scale, Unset):
+        json_scale = scale.value
+
+    params["scale"] = json_scale
 
     params["w"] = w
 
@@ -183,6 +194,8 @@ def sync_detailed(
     color: Any | HeadSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadSpinSize | Unset = UNSET,
@@ -204,6 +217,8 @@ def sync_detailed(
         color (Any | HeadSpinColorType0 | Unset):
         paint (str | Unset):
         finish (HeadSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadSpinSize | Unset):
@@ -228,6 +243,8 @@ def sync_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
@@ -254,6 +271,8 @@ def sync(
     color: Any | HeadSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadSpinSize | Unset = UNSET,
@@ -275,6 +294,8 @@ def sync(
         color (Any | HeadSpinColorType0 | Unset):
         paint (str | Unset):
         finish (HeadSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadSpinSize | Unset):
@@ -300,6 +321,8 @@ def sync(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
@@ -320,6 +343,8 @@ async def asyncio_detailed(
     color: Any | HeadSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadSpinSize | Unset = UNSET,
@@ -341,6 +366,8 @@ async def asyncio_detailed(
         color (Any | HeadSpinColorType0 | Unset):
         paint (str | Unset):
         finish (HeadSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadSpinSize | Unset):
@@ -365,6 +392,8 @@ async def asyncio_detailed(
         color=color,
         paint=paint,
         finish=finish,
+        shadow=shadow,
+        scale=scale,
         w=w,
         h=h,
         size=size,
@@ -389,6 +418,8 @@ async def asyncio(
     color: Any | HeadSpinColorType0 | Unset = UNSET,
     paint: str | Unset = UNSET,
     finish: HeadSpinFinish | Unset = UNSET,
+    shadow: bool | Unset = UNSET,
+    scale: HeadSpinScale | Unset = UNSET,
     w: int | Unset = UNSET,
     h: int | Unset = UNSET,
     size: HeadSpinSize | Unset = UNSET,
@@ -410,6 +441,8 @@ async def asyncio(
         color (Any | HeadSpinColorType0 | Unset):
         paint (str | Unset):
         finish (HeadSpinFinish | Unset):
+        shadow (bool | Unset):
+        scale (HeadSpinScale | Unset):
         w (int | Unset):
         h (int | Unset):
         size (HeadSpinSize | Unset):
@@ -436,6 +469,8 @@ async def asyncio(
             color=color,
             paint=paint,
             finish=finish,
+            shadow=shadow,
+            scale=scale,
             w=w,
             h=h,
             size=size,
