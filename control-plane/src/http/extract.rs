@@ -103,14 +103,20 @@ pub struct QueryParams(Vec<(String, String)>);
 
 impl QueryParams {
     pub fn parse(raw: Option<&str>, known: &[&str]) -> Result<QueryParams, ApiError> {
+        QueryParams::parse_known(raw, &[known])
+    }
+
+    /// [`QueryParams::parse`] with the known names in several lists (an
+    /// image's parameters, then an endpoint's own).
+    pub fn parse_known(raw: Option<&str>, known: &[&[&str]]) -> Result<QueryParams, ApiError> {
         let mut seen: Vec<(String, String)> = Vec::new();
         for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-            if !known.contains(&k.as_ref()) {
+            if !known.iter().any(|list| list.contains(&k.as_ref())) {
                 return Err(ApiError::bad_request(
                     k.as_ref(),
                     format!(
                         "unknown parameter; this endpoint accepts: {}",
-                        known.join(", ")
+                        known.concat().join(", ")
                     ),
                 ));
             }

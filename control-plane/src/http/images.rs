@@ -23,9 +23,11 @@ use crate::http::error::ApiError;
 use crate::http::state::HttpState;
 use crate::renders::DispatchError;
 
-/// Parameters this endpoint knows; anything else is a 400 naming it, because
-/// silently ignoring a misspelt parameter bills the wrong image.
-const KNOWN: [&str; 20] = [
+/// An image's query parameters, in the canonical order (`brand` beside
+/// `make`): the image endpoint's, the embeddable endpoint's and the
+/// interface description's one list. Anything else is a 400 naming it,
+/// because silently ignoring a misspelt parameter bills the wrong image.
+pub const IMAGE_PARAMS: [&str; 19] = [
     "make",
     "brand",
     "model",
@@ -45,7 +47,6 @@ const KNOWN: [&str; 20] = [
     "fit",
     "trim",
     "padding",
-    "response",
 ];
 
 pub const YEAR_MIN: u16 = 1990;
@@ -429,7 +430,7 @@ pub fn item_of(query: &super::extract::QueryParams) -> ImageItem {
 
 /// Parses and validates the query string; errors name the parameter.
 pub fn parse_query(raw: Option<&str>) -> Result<(ImageParams, ResponseForm), ApiError> {
-    let query = super::extract::QueryParams::parse(raw, &KNOWN)?;
+    let query = super::extract::QueryParams::parse_known(raw, &[&IMAGE_PARAMS, &["response"]])?;
     let item = item_of(&query);
     let params = validate(item, FieldNames::QUERY)?;
     let response = match query.get("response").map(str::trim) {

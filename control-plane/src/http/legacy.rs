@@ -29,8 +29,8 @@ use super::accept::Accept;
 use super::auth::{Principal, cached_principal, presented_key, require_images_read};
 use super::extract::{QueryParams, if_none_match};
 use super::images::{
-    FieldNames, balance_of, delivery_error, header_value, image_headers, item_of, keyed,
-    lookup_error, not_modified, validate, vary_if_auto,
+    FieldNames, IMAGE_PARAMS, balance_of, delivery_error, header_value, image_headers, item_of,
+    keyed, lookup_error, not_modified, validate, vary_if_auto,
 };
 use super::{context, rate};
 use crate::delivery::{ImageParams, Resolved};
@@ -41,34 +41,10 @@ use crate::http::state::HttpState;
 use crate::ratelimit::now_secs;
 use crate::renders::{Admission, SourceKind};
 
-/// Parameters this endpoint knows (spec §4, plus `partner`, which narrows
-/// a signature check to one partner and is covered by the signature).
-const KNOWN: [&str; 24] = [
-    "make",
-    "brand",
-    "model",
-    "year",
-    "view",
-    "angle",
-    "color",
-    "paint",
-    "finish",
-    "shadow",
-    "scale",
-    "w",
-    "h",
-    "size",
-    "format",
-    "background",
-    "fit",
-    "trim",
-    "padding",
-    "mode",
-    "exp",
-    "sig",
-    "key",
-    "partner",
-];
+/// Parameters this endpoint knows beside an image's (`images::IMAGE_PARAMS`):
+/// the grants' (spec §4, plus `partner`, which narrows a signature check to
+/// one partner and is covered by the signature).
+const GRANT_PARAMS: [&str; 5] = ["mode", "exp", "sig", "key", "partner"];
 
 /// Free example images and `mode=cached` (spec §8 Shared cache).
 pub const PUBLIC_CACHE: &str = "public, max-age=300, s-maxage=3600, stale-while-revalidate=60";
@@ -111,7 +87,7 @@ struct Raw {
 }
 
 fn parse(raw_query: Option<&str>) -> Result<Parsed, ApiError> {
-    let q = QueryParams::parse(raw_query, &KNOWN)?;
+    let q = QueryParams::parse_known(raw_query, &[&IMAGE_PARAMS, &GRANT_PARAMS])?;
     let get = |name: &str| q.get(name).map(str::to_owned);
     let item = item_of(&q);
     let params = validate(item, FieldNames::QUERY)?;

@@ -695,42 +695,25 @@ fn image_params() -> Vec<Value> {
         "scale" => json!("relative"),
         _ => json!("webp"),
     };
-    [
-        "make",
-        "model",
-        "year",
-        "view",
-        "angle",
-        "color",
-        "paint",
-        "finish",
-        "shadow",
-        "scale",
-        "w",
-        "h",
-        "size",
-        "format",
-        "background",
-        "fit",
-        "trim",
-        "padding",
-    ]
-    .iter()
-    .map(|name| {
-        let schema = fields.remove(*name).expect("an image field");
-        let required = matches!(*name, "make" | "model" | "year");
-        // `paint` and `angle` carry no example: with the example color and
-        // view they would be the combinations refused (color or paint,
-        // view or angle, not both); nor do `fit`, `trim` and `padding`,
-        // which need a box or each other.
-        let example = (!matches!(
-            *name,
-            "paint" | "angle" | "shadow" | "fit" | "trim" | "padding"
-        ))
-        .then(|| example(name));
-        query_param(name, required, schema, example)
-    })
-    .collect()
+    // `brand` is described under `make` (above).
+    super::images::IMAGE_PARAMS
+        .iter()
+        .filter(|name| **name != "brand")
+        .map(|name| {
+            let schema = fields.remove(*name).expect("an image field");
+            let required = matches!(*name, "make" | "model" | "year");
+            // `paint` and `angle` carry no example: with the example color and
+            // view they would be the combinations refused (color or paint,
+            // view or angle, not both); nor do `fit`, `trim` and `padding`,
+            // which need a box or each other.
+            let example = (!matches!(
+                *name,
+                "paint" | "angle" | "shadow" | "fit" | "trim" | "padding"
+            ))
+            .then(|| example(name));
+            query_param(name, required, schema, example)
+        })
+        .collect()
 }
 
 /// The query of GET /api/v1/images/car: the image's parameters and
