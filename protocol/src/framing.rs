@@ -40,17 +40,6 @@ impl Background {
             Background::Color(rgb) => crate::hex_of(rgb),
         }
     }
-
-    /// The spelling in keys (no `#`): `bg-white`, `bg-studio`, `bg-1a2b3c`.
-    fn key(self) -> Option<String> {
-        match self {
-            Background::Transparent => None,
-            Background::Color(rgb) if rgb != [255, 255, 255] => {
-                Some(format!("bg-{}", &crate::hex_of(rgb)[1..]))
-            }
-            other => Some(format!("bg-{}", other.id())),
-        }
-    }
 }
 
 impl std::str::FromStr for Background {
@@ -279,18 +268,19 @@ impl Framing {
     /// (`bg-white_cover`, `bg-studio_trim_pad-16`); empty for the plain
     /// output. Lower-case letters, digits, `-` and `_` only.
     pub fn key(&self) -> String {
+        let [(_, bg), (_, fit), (_, trim), (_, padding)] = self.canonical();
         let mut parts: Vec<String> = Vec::new();
-        parts.extend(self.background.key());
-        match self.fit {
-            Some(Fit::Contain) if self.trim => {}
-            Some(fit) => parts.push(fit.id().to_owned()),
-            None => {}
+        if !bg.is_empty() {
+            parts.push(format!("bg-{}", bg.trim_start_matches('#')));
         }
-        if self.trim {
+        if !fit.is_empty() {
+            parts.push(fit);
+        }
+        if !trim.is_empty() {
             parts.push("trim".into());
         }
-        if self.padding > 0 {
-            parts.push(format!("pad-{}", self.padding));
+        if !padding.is_empty() {
+            parts.push(format!("pad-{padding}"));
         }
         parts.join("_")
     }
