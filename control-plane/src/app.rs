@@ -264,6 +264,7 @@ pub async fn build(
             } else {
                 0
             },
+            batch: rc.batch,
             node_lease: Duration::from_secs(rc.node_lease_secs),
             node_heartbeat: Duration::from_secs(rc.node_heartbeat_secs),
         },

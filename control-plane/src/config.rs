@@ -629,12 +629,20 @@ impl DeliveryConfig {
     }
 }
 
+/// The most jobs one lease hands a node: a spin's frames.
+pub const MAX_BATCH: usize = vis_protocol::Angle::COUNT;
+
 /// Render dispatch and the in-process render node.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RenderConfig {
     /// In-process render workers (0 = none: remote nodes only).
     pub workers: usize,
+    /// The most jobs an in-process worker leases at once: queued jobs of one
+    /// vehicle and revision, drawn from one mesh (a spin's 24 frames). 1
+    /// leases one job at a time. Remote nodes ask for their own
+    /// (`render-node run --batch`), up to [`MAX_BATCH`].
+    pub batch: usize,
     /// Seconds a request waits for a cold render (spec: up to 2 minutes).
     pub job_timeout_secs: u64,
     /// Cold renders per UTC day unless `control-plane budget set` says otherwise.
@@ -664,6 +672,7 @@ impl Default for RenderConfig {
     fn default() -> Self {
         RenderConfig {
             workers: 2,
+            batch: MAX_BATCH,
             job_timeout_secs: 120,
             daily_budget: 10_000,
             max_queue_depth: 200,
@@ -1100,6 +1109,12 @@ impl Config {
             return Err(ConfigError::Invalid {
                 field: "render.max_queue_depth",
                 message: "must be at least 1 (VIS_RENDER_MAX_QUEUE_DEPTH)".into(),
+            });
+        }
+        if !(1..=MAX_BATCH).contains(&render.batch) {
+            return Err(ConfigError::Invalid {
+                field: "render.batch",
+                message: format!("must be between 1 and {MAX_BATCH}"),
             });
         }
         if render.job_timeout_secs == 0 {

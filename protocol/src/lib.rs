@@ -22,7 +22,7 @@ pub use paint::{
 pub use params::{Angle, Color, Format, FormatChoice, ParseError, SizePreset, View};
 pub use shape::BodyShape;
 pub use slug::{Slug, slugify};
-pub use variant::{RenderJob, Scale, Staging, VariantKey};
+pub use variant::{RenderJob, Scale, Staging, VariantKey, vehicle_of};
 
 /// The edge of every source render, in pixels (spec §1: square 1024x1024).
 pub const SOURCE_PX: u32 = 1024;

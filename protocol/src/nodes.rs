@@ -42,6 +42,19 @@ pub struct LeasedJob {
     /// 1 for the first attempt; a job whose node died is leased again.
     pub attempt: u32,
     pub job: RenderJob,
+    /// More queued jobs of the same vehicle and revision, leased with this
+    /// one when the node asked for a batch (`/lease?batch=N`, at most N
+    /// jobs in all): draw them from one mesh, after this one, and upload
+    /// each as it is drawn. Absent for a node that asked for one job.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batch: Vec<LeasedJob>,
+}
+
+impl LeasedJob {
+    /// This job and the rest of its batch, in drawing order.
+    pub fn jobs(&self) -> impl Iterator<Item = &LeasedJob> {
+        std::iter::once(self).chain(self.batch.iter())
+    }
 }
 
 /// `POST /jobs/{id}/failure`: why the node could not render the job.

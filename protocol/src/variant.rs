@@ -140,6 +140,24 @@ impl fmt::Display for VariantKey {
     }
 }
 
+impl VariantKey {
+    /// The vehicle the variant shows, `make/model/year`, whatever its
+    /// colour, view or staging: [`vehicle_of`] its text form.
+    pub fn vehicle(&self) -> String {
+        format!("{}/{}/{}", self.make, self.model, self.year)
+    }
+}
+
+/// The vehicle part (`make/model/year`) of a variant's text form: the
+/// variants a render node draws from one mesh share it (the job table's
+/// `vehicle` column). The whole text when it has fewer parts.
+pub fn vehicle_of(variant: &str) -> &str {
+    match variant.match_indices('/').nth(2) {
+        Some((at, _)) => &variant[..at],
+        None => variant,
+    }
+}
+
 impl std::str::FromStr for VariantKey {
     type Err = String;
 
@@ -193,6 +211,20 @@ pub struct RenderJob {
 mod tests {
     use super::*;
     use crate::{Color, Finish};
+
+    #[test]
+    fn a_variants_vehicle_is_its_first_three_parts() {
+        let key: VariantKey = "toyota/camry/2019/8c1a20-metallic/angle-45/noshadow"
+            .parse()
+            .unwrap();
+        assert_eq!(key.vehicle(), "toyota/camry/2019");
+        assert_eq!(vehicle_of(&key.to_string()), key.vehicle());
+        assert_eq!(
+            vehicle_of("toyota/camry/2019/red/side"),
+            "toyota/camry/2019"
+        );
+        assert_eq!(vehicle_of("toyota/camry"), "toyota/camry");
+    }
 
     #[test]
     fn variant_key_text_form() {

@@ -227,6 +227,45 @@ fn benches(c: &mut Criterion) {
     g.bench_function("turn_24_cold_frames_1024", |b| {
         b.iter(|| black_box(renderer.render_turn(&subject()).unwrap()))
     });
+    // What a render node does with a spin's 24 jobs: leased as one batch,
+    // drawn from one mesh and each encoded as its PNG source, against the
+    // same 24 jobs rendered one by one (a mesh each).
+    let jobs: Vec<vis_protocol::RenderJob> = vis_protocol::Angle::turn()
+        .map(|a| vis_protocol::RenderJob {
+            variant: vis_protocol::VariantKey {
+                make: vis_protocol::Slug::parse("toyota").unwrap(),
+                model: vis_protocol::Slug::parse("camry").unwrap(),
+                year: 2019,
+                color: Color::Red.into(),
+                view: View::Angle(a),
+                staging: Default::default(),
+            },
+            shape: BodyShape::Sedan,
+            revision: 1,
+            variation: 0,
+        })
+        .collect();
+    g.bench_function("batch_24_jobs_png_1024", |b| {
+        b.iter(|| {
+            let mut bytes = 0;
+            renderer.render_batch(&jobs, |_, rgba| {
+                bytes += vis_render::image::encode_png(&rgba.unwrap()).unwrap().len();
+            });
+            black_box(bytes)
+        })
+    });
+    g.bench_function("one_by_one_24_jobs_png_1024", |b| {
+        b.iter(|| {
+            let bytes: usize = jobs
+                .iter()
+                .map(|job| {
+                    let rgba = renderer.render(job).unwrap();
+                    vis_render::image::encode_png(&rgba).unwrap().len()
+                })
+                .sum();
+            black_box(bytes)
+        })
+    });
     g.bench_function("animated_webp_24x512", |b| {
         b.iter(|| black_box(vis_render::image::encode_animated_webp(&small, 83).unwrap()))
     });

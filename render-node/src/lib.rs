@@ -244,6 +244,27 @@ impl Renderer {
     /// [`fold_revision`]): its bytes would be served under the validator of
     /// procedural renders.
     pub fn render(&self, job: &RenderJob) -> Result<Rgba, RenderError> {
+        self.render_job(job, &mut Meshes::default())
+    }
+
+    /// Renders several jobs one after another on this renderer's device,
+    /// handing each render to `each` (with the job's index) as soon as it is
+    /// drawn. Consecutive jobs of one vehicle (make, model, year and body)
+    /// share one mesh, so a spin's 24 frames, or a vehicle's six views,
+    /// build it once: a render node's batch (docs/render-nodes.md). Each
+    /// render is the pixels [`Renderer::render`] draws for its job alone.
+    pub fn render_batch(
+        &self,
+        jobs: &[RenderJob],
+        mut each: impl FnMut(usize, Result<Rgba, RenderError>),
+    ) {
+        let mut meshes = Meshes::default();
+        for (i, job) in jobs.iter().enumerate() {
+            each(i, self.render_job(job, &mut meshes));
+        }
+    }
+
+    fn render_job(&self, job: &RenderJob, meshes: &mut Meshes) -> Result<Rgba, RenderError> {
         let base = job.revision.saturating_sub(job.variation);
         match (self.fingerprint(), is_folded(base)) {
             (None, true) => Err(format!(
@@ -275,32 +296,44 @@ impl Renderer {
         }
         .map_err(RenderError::Revision)?;
         let v = &job.variant;
-        self.render_subject(&Subject {
-            make: v.make.as_str(),
-            model: v.model.as_str(),
-            year: v.year,
-            shape: job.shape,
-            color: v.color,
-            view: v.view,
-            variation: job.variation,
-            staging: v.staging,
-        })
+        self.render_subject_with(
+            &Subject {
+                make: v.make.as_str(),
+                model: v.model.as_str(),
+                year: v.year,
+                shape: job.shape,
+                color: v.color,
+                view: v.view,
+                variation: job.variation,
+                staging: v.staging,
+            },
+            meshes,
+        )
     }
 
     /// Renders one subject: the procedural render, refined when a stage is
     /// attached. 1024x1024 RGBA, straight alpha.
     pub fn render_subject(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
+        self.render_subject_with(s, &mut Meshes::default())
+    }
+
+    fn render_subject_with(
+        &self,
+        s: &Subject<'_>,
+        meshes: &mut Meshes,
+    ) -> Result<Rgba, RenderError> {
         #[cfg(feature = "onnx")]
         if let Some(stage) = &self.refine {
-            let (rgba, guide) = self.render_with_guide(s)?;
+            let (rgba, view_proj) = self.draw(s, false, meshes)?;
+            let guide = onnx::Guide::rasterize(meshes.mesh(), &view_proj, rgba.width);
             return Ok(self.refine_with(stage, &rgba, &guide, s)?.0);
         }
-        Ok(self.draw(s, false)?.0)
+        Ok(self.draw(s, false, meshes)?.0)
     }
 
     /// The procedural render alone, even with a refinement stage attached.
     pub fn render_procedural(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
-        Ok(self.draw(s, false)?.0)
+        Ok(self.draw(s, false, &mut Meshes::default())?.0)
     }
 
     /// The procedural render and its guide maps (material and depth per
@@ -308,8 +341,9 @@ impl Renderer {
     /// refinement stage needs.
     #[cfg(feature = "onnx")]
     pub fn render_with_guide(&self, s: &Subject<'_>) -> Result<(Rgba, onnx::Guide), RenderError> {
-        let (rgba, mesh, view_proj) = self.draw(s, false)?;
-        let guide = onnx::Guide::rasterize(&mesh, &view_proj, rgba.width);
+        let mut meshes = Meshes::default();
+        let (rgba, view_proj) = self.draw(s, false, &mut meshes)?;
+        let guide = onnx::Guide::rasterize(meshes.mesh(), &view_proj, rgba.width);
         Ok((rgba, guide))
     }
 
@@ -319,7 +353,7 @@ impl Renderer {
     /// becomes through tone mapping and encoding, for colour checks. Never
     /// refined: it measures the procedural paint.
     pub fn render_flat_lit(&self, s: &Subject<'_>) -> Result<Rgba, RenderError> {
-        Ok(self.draw(s, true)?.0)
+        Ok(self.draw(s, true, &mut Meshes::default())?.0)
     }
 
     /// An orthographic elevation of the subject, as on an engineering
@@ -381,15 +415,17 @@ impl Renderer {
             .collect()
     }
 
+    /// Draws `s` with the mesh `meshes` holds for its vehicle (built when
+    /// it holds another's); the render and its camera.
     fn draw(
         &self,
         s: &Subject<'_>,
         flat_lit: bool,
-    ) -> Result<(Rgba, vehicle::Mesh, glam::Mat4), RenderError> {
-        let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
-        let mesh = vehicle::build(&params);
-        let framing = framing_of(s, &mesh, &params);
-        let (mut view_proj, eye) = framing.camera(&mesh, s.view);
+        meshes: &mut Meshes,
+    ) -> Result<(Rgba, glam::Mat4), RenderError> {
+        let (params, mesh) = meshes.of(&self.models, s);
+        let framing = framing_of(s, mesh, params);
+        let (mut view_proj, eye) = framing.camera(mesh, s.view);
         if s.variation > 0 {
             // Turn the vehicle a little on its turntable: ±1.5° steps,
             // alternating sides, at most 4.5°.
@@ -398,9 +434,44 @@ impl Renderer {
             view_proj *= glam::Mat4::from_rotation_y((sign * step).to_radians());
         }
         let frame = studio_frame(s, view_proj, eye, flat_lit);
-        let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
+        let pixels = self.passes.draw(&self.gpu, mesh, &frame)?;
         let n = self.passes.size();
-        Ok((Rgba::new(n, n, pixels)?, mesh, view_proj))
+        Ok((Rgba::new(n, n, pixels)?, view_proj))
+    }
+}
+
+/// The mesh of the vehicle drawn last, kept while a batch draws more of its
+/// views: a vehicle's mesh depends on its body, make, model and year only.
+#[derive(Default)]
+struct Meshes {
+    last: Option<(
+        (BodyShape, String, String, u16),
+        vehicle::Params,
+        vehicle::Mesh,
+    )>,
+}
+
+impl Meshes {
+    /// The parameters and mesh of `s`'s vehicle, built unless held.
+    fn of(
+        &mut self,
+        models: &vehicle::ModelLibrary,
+        s: &Subject<'_>,
+    ) -> (&vehicle::Params, &vehicle::Mesh) {
+        let id = (s.shape, s.make.to_owned(), s.model.to_owned(), s.year);
+        if self.last.as_ref().is_none_or(|(held, _, _)| *held != id) {
+            let params = vehicle::Params::resolve(models, s.shape, s.make, s.model, s.year);
+            let mesh = vehicle::build(&params);
+            self.last = Some((id, params, mesh));
+        }
+        let (_, params, mesh) = self.last.as_ref().expect("just built");
+        (params, mesh)
+    }
+
+    /// The mesh drawn last (after [`Meshes::of`]).
+    #[cfg(feature = "onnx")]
+    fn mesh(&self) -> &vehicle::Mesh {
+        &self.last.as_ref().expect("a mesh was drawn").2
     }
 }
 

@@ -151,6 +151,11 @@ enum Cmd {
         /// Renders at once.
         #[arg(long, env = "VIS_NODE_SLOTS", default_value_t = 1)]
         slots: u32,
+        /// The most jobs a slot leases at once: queued jobs of one vehicle,
+        /// drawn from one mesh (a spin's 24 frames). 1: one at a time.
+        #[arg(long, env = "VIS_NODE_BATCH", default_value_t = 24,
+              value_parser = clap::value_parser!(u32).range(1..=24))]
+        batch: u32,
         /// With --refine: the plain revision the control plane's revision
         /// was folded from (`render-node revision --base-revision`). Jobs
         /// under a folded revision that is not this node's are refused.
@@ -253,6 +258,7 @@ fn main() -> anyhow::Result<()> {
             control_plane,
             token,
             slots,
+            batch,
             base_revision,
         } => {
             let renderer = renderer.expect_base_revision(base_revision);
@@ -277,6 +283,7 @@ fn main() -> anyhow::Result<()> {
                     control_plane,
                     token,
                     slots,
+                    batch,
                 },
             ))?;
         }

@@ -4,6 +4,9 @@
 //! (docs/render-nodes.md; the wire types are `vis_protocol::nodes`).
 //!
 //! - **Slots.** `--slots N` renders run at once, each its own lease loop.
+//! - **Batches.** A slot leases up to `--batch N` jobs at once (24): queued
+//!   jobs of one vehicle and revision, drawn one after another from one
+//!   mesh and uploaded each as it is drawn (a spin's frames).
 //! - **Leases.** Every heartbeat names the jobs in hand, which renews their
 //!   leases; a node that dies stops heartbeating, and its jobs go back to the
 //!   queue when their leases run out (the control plane's `node_lease_secs`).
@@ -22,6 +25,7 @@ use crate::Renderer;
 use anyhow::Context;
 use reqwest::StatusCode;
 use tokio::sync::Mutex;
+use vis_protocol::RenderJob;
 use vis_protocol::nodes::{JobFailure, LeasedJob, NODE_API, NodeOrders, NodeReport};
 
 /// How long a lease request waits for a job on the control plane.
@@ -31,6 +35,8 @@ pub struct NodeOptions {
     pub control_plane: String,
     pub token: String,
     pub slots: u32,
+    /// The most jobs a slot leases at once.
+    pub batch: u32,
 }
 
 struct Node {
@@ -38,6 +44,7 @@ struct Node {
     base: String,
     auth: String,
     slots: u32,
+    batch: u32,
     adapter: String,
     renderer: Arc<Renderer>,
     in_flight: Mutex<HashSet<String>>,
@@ -62,6 +69,7 @@ pub async fn run(renderer: Renderer, options: NodeOptions) -> anyhow::Result<()>
         base: options.control_plane.trim_end_matches('/').to_owned(),
         auth: format!("Bearer {}", options.token),
         slots: options.slots.max(1),
+        batch: options.batch.max(1),
         adapter,
         renderer: Arc::new(renderer),
         in_flight: Mutex::new(HashSet::new()),
@@ -202,9 +210,11 @@ impl Node {
             match leased {
                 Ok(Some(leased)) => {
                     backoff = Duration::from_millis(250);
-                    self.in_flight.lock().await.insert(leased.id.clone());
+                    self.in_flight
+                        .lock()
+                        .await
+                        .extend(leased.jobs().map(|j| j.id.clone()));
                     self.render_and_report(slot, &leased).await;
-                    self.in_flight.lock().await.remove(&leased.id);
                 }
                 Ok(None) => {}
                 Err(e) => {
@@ -219,7 +229,10 @@ impl Node {
     async fn lease(&self) -> anyhow::Result<Option<LeasedJob>> {
         let response = self
             .http
-            .post(self.url(&format!("/lease?wait_ms={LEASE_WAIT_MS}")))
+            .post(self.url(&format!(
+                "/lease?wait_ms={LEASE_WAIT_MS}&batch={}",
+                self.batch
+            )))
             .header(reqwest::header::AUTHORIZATION, &self.auth)
             .send()
             .await?;
@@ -230,17 +243,55 @@ impl Node {
         }
     }
 
+    /// Draws a leased batch from one mesh and reports each job as it is
+    /// drawn; a job is in flight (its lease renewed by heartbeats) until
+    /// its report.
     async fn render_and_report(&self, slot: u32, leased: &LeasedJob) {
-        let started = Instant::now();
+        let jobs: Vec<&LeasedJob> = leased.jobs().collect();
+        let batch: Vec<RenderJob> = jobs.iter().map(|j| j.job.clone()).collect();
         let renderer = Arc::clone(&self.renderer);
-        let job = leased.job.clone();
-        let drawn = tokio::task::spawn_blocking(move || {
-            let rgba = renderer.render(&job).map_err(|e| e.to_string())?;
-            crate::image::encode_png(&rgba).map_err(|e| e.to_string())
-        })
-        .await
-        .unwrap_or_else(|e| Err(format!("render task failed: {e}")));
-        let ms = started.elapsed().as_millis();
+        let (done, mut drawn) = tokio::sync::mpsc::unbounded_channel();
+        let render = tokio::task::spawn_blocking(move || {
+            renderer.render_batch(&batch, |i, rgba| {
+                let png = rgba
+                    .map_err(|e| e.to_string())
+                    .and_then(|rgba| crate::image::encode_png(&rgba).map_err(|e| e.to_string()));
+                let _ = done.send((i, png));
+            });
+        });
+        let mut reported = vec![false; jobs.len()];
+        let mut last = Instant::now();
+        while let Some((i, png)) = drawn.recv().await {
+            let Some(job) = jobs.get(i) else { continue };
+            let ms = last.elapsed().as_millis();
+            last = Instant::now();
+            self.report_job(slot, job, png, ms).await;
+            reported[i] = true;
+        }
+        let panicked = render
+            .await
+            .err()
+            .map(|e| format!("render task failed: {e}"));
+        for (i, job) in jobs.iter().enumerate() {
+            if !reported[i] {
+                let error = panicked
+                    .clone()
+                    .unwrap_or_else(|| "render task failed".into());
+                self.report_job(slot, job, Err(error), last.elapsed().as_millis())
+                    .await;
+            }
+        }
+    }
+
+    /// Uploads a job's render, or reports why it failed, and takes it out
+    /// of the jobs in flight.
+    async fn report_job(
+        &self,
+        slot: u32,
+        leased: &LeasedJob,
+        drawn: Result<Vec<u8>, String>,
+        ms: u128,
+    ) {
         let sent = match drawn {
             Ok(png) => {
                 tracing::info!(slot, job.id = %leased.id, job.variant = %leased.job.variant, duration_ms = ms as u64, "rendered");
@@ -272,5 +323,6 @@ impl Node {
             }
             Err(e) => tracing::warn!(job.id = %leased.id, error = %e, "sending the result failed"),
         }
+        self.in_flight.lock().await.remove(&leased.id);
     }
 }

@@ -164,3 +164,43 @@ fn the_batch_draws_what_the_frames_draw_one_by_one() {
     );
     assert!((x1 - x0) as f32 > 0.8 * top.width as f32);
 }
+
+#[test]
+fn a_batch_draws_each_job_as_it_would_be_drawn_alone() {
+    use vis_protocol::{RenderJob, Slug, VariantKey};
+    let job = |model: &str, shape: BodyShape, view: View, variation: u32| RenderJob {
+        variant: VariantKey {
+            make: Slug::parse("acme").unwrap(),
+            model: Slug::parse(model).unwrap(),
+            year: 2020,
+            color: Color::Green.into(),
+            view,
+            staging: Default::default(),
+        },
+        shape,
+        revision: 1 + variation,
+        variation,
+    };
+    // Two frames of one vehicle (one mesh), another vehicle, then the
+    // first vehicle again re-rendered (a turned pose): the mesh is rebuilt
+    // where the vehicle changes and every render is its job's own.
+    let jobs = [
+        job("alpha", BodyShape::Sedan, angle(30), 0),
+        job("alpha", BodyShape::Sedan, View::Side, 0),
+        job("beta", BodyShape::Pickup, angle(30), 0),
+        job("alpha", BodyShape::Sedan, angle(30), 1),
+    ];
+    let mut drawn = Vec::new();
+    renderer().render_batch(&jobs, |i, r| drawn.push((i, r.expect("render"))));
+    assert_eq!(
+        drawn.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+        [0, 1, 2, 3],
+        "each render is handed on in order"
+    );
+    for (i, img) in &drawn {
+        let alone = renderer().render(&jobs[*i]).unwrap();
+        assert!(*img == alone, "job {i}: the batch drew other pixels");
+    }
+    assert!(drawn[0].1 != drawn[3].1, "a re-render's pose is its own");
+    assert!(drawn[0].1 != drawn[2].1, "another vehicle is another mesh");
+}

@@ -315,16 +315,23 @@ impl Deliverer {
         if let Ok(Some(obj)) = self.objects.get(&key).await {
             return Ok((obj.bytes, SourceKind::Cache));
         }
-        let jobs = spin.frames.iter().map(|f| RenderJob {
-            variant: f.variant.clone(),
-            shape: f.shape,
-            revision: f.revision,
-            variation: f.revision.saturating_sub(self.revisions.base()),
-        });
-        // Every frame goes through the one deduplicated render path at
-        // once; the render nodes take them as their slots allow. A frame
-        // whose request is abandoned still finishes and is kept.
+        let jobs: Vec<RenderJob> = spin
+            .frames
+            .iter()
+            .map(|f| RenderJob {
+                variant: f.variant.clone(),
+                shape: f.shape,
+                revision: f.revision,
+                variation: f.revision.saturating_sub(self.revisions.base()),
+            })
+            .collect();
+        // The cold frames are admitted and queued together, so one node
+        // leases them as one batch and draws them from one mesh; then every
+        // frame goes through the one deduplicated render path, joining its
+        // job. A frame whose request is abandoned still finishes and is kept.
+        self.dispatcher.admit_batch(&jobs).await?;
         let tasks: Vec<_> = jobs
+            .into_iter()
             .map(|job| {
                 let dispatcher = Arc::clone(&self.dispatcher);
                 tokio::spawn(async move { dispatcher.source_with(&job, Admission::Paid).await })

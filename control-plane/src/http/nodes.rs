@@ -145,10 +145,14 @@ async fn heartbeat(
 struct LeaseQuery {
     /// Milliseconds to wait for a job (long poll), at most 25 s.
     wait_ms: Option<u64>,
+    /// The most jobs to lease at once: the first job and queued jobs of its
+    /// vehicle and revision (1 when absent, as nodes before batches ask).
+    batch: Option<usize>,
 }
 
-/// `POST /lease?wait_ms=N`: the oldest queued job (or one whose node died),
-/// waiting up to N ms for one; 204 when none came (or the node drains).
+/// `POST /lease?wait_ms=N&batch=M`: the oldest queued job (or one whose
+/// node died) with up to M - 1 more of its vehicle, waiting up to N ms for
+/// one; 204 when none came (or the node drains).
 async fn lease(
     State(state): State<HttpState>,
     Node(node): Node,
@@ -159,16 +163,26 @@ async fn lease(
     }
     let wait = Duration::from_millis(q.wait_ms.unwrap_or(0)).min(MAX_WAIT);
     let deadline = tokio::time::Instant::now() + wait;
+    let batch = q.batch.unwrap_or(1).clamp(1, crate::config::MAX_BATCH);
     let dispatcher = &state.deliverer.dispatcher;
     loop {
         let queued = dispatcher.job_queued.notified();
-        if let Some(record) = state
+        let records = state
             .store
-            .lease_job(&node.lease_owner(), lease_ms(&state))
-            .await?
-        {
-            let job = match render_job(&record, dispatcher.config().revision) {
-                Ok(job) => job,
+            .lease_jobs(&node.lease_owner(), lease_ms(&state), batch)
+            .await?;
+        let mut leased: Vec<LeasedJob> = Vec::with_capacity(records.len());
+        for record in records {
+            match render_job(&record, dispatcher.config().revision) {
+                Ok(job) => {
+                    tracing::info!(node = %node.name, job.id = %record.id, job.variant = %record.variant, "job leased to a render node");
+                    leased.push(LeasedJob {
+                        id: record.id,
+                        attempt: u32::try_from(record.attempts).unwrap_or(u32::MAX),
+                        job,
+                        batch: Vec::new(),
+                    });
+                }
                 Err(e) => {
                     // A row no node could draw: fail it rather than hand it on.
                     state
@@ -176,16 +190,13 @@ async fn lease(
                         .finish_job(&record.id, &node.lease_owner(), Err(&e))
                         .await?;
                     dispatcher.job_finished.notify_waiters();
-                    continue;
                 }
-            };
-            tracing::info!(node = %node.name, job.id = %record.id, job.variant = %record.variant, "job leased to a render node");
-            return Ok(axum::Json(LeasedJob {
-                id: record.id,
-                attempt: u32::try_from(record.attempts).unwrap_or(u32::MAX),
-                job,
-            })
-            .into_response());
+            }
+        }
+        let mut leased = leased.into_iter();
+        if let Some(mut first) = leased.next() {
+            first.batch = leased.collect();
+            return Ok(axum::Json(first).into_response());
         }
         let now = tokio::time::Instant::now();
         if now >= deadline {

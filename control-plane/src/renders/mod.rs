@@ -26,7 +26,9 @@ use vis_protocol::{RenderJob, VariantKey};
 
 use crate::metrics::Metrics;
 use crate::objects::{ObjectKey, ObjectStore};
-use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, JobStore, NodeStore, StoreError};
+use crate::store::{
+    BudgetStore, Claim, JobPriority, JobStatus, JobStore, NewJob, NodeStore, StoreError,
+};
 
 /// Draws source renders. The in-process node uses the wgpu renderer; tests
 /// and remote-node adapters implement it too.
@@ -34,7 +36,22 @@ use crate::store::{BudgetStore, Claim, JobPriority, JobStatus, JobStore, NodeSto
 pub trait RenderBackend: Send + Sync + std::fmt::Debug {
     /// The job's source render as PNG bytes (1024x1024, transparent).
     async fn render_png(&self, job: &RenderJob) -> Result<Vec<u8>, String>;
+
+    /// Renders a leased batch (jobs of one vehicle) one after another,
+    /// sending each job's PNG, by index, on `done` as soon as it is drawn.
+    /// By default one by one with [`RenderBackend::render_png`]; the wgpu
+    /// renderer draws the batch from one mesh.
+    async fn render_batch(&self, jobs: Vec<RenderJob>, done: Rendered) {
+        for (i, job) in jobs.iter().enumerate() {
+            if done.send((i, self.render_png(job).await)).is_err() {
+                return;
+            }
+        }
+    }
 }
+
+/// Where a batch's renders go as they are drawn: (index in the batch, PNG).
+pub type Rendered = tokio::sync::mpsc::UnboundedSender<(usize, Result<Vec<u8>, String>)>;
 
 /// Operator settings for dispatch.
 #[derive(Debug, Clone)]
@@ -50,6 +67,8 @@ pub struct DispatchConfig {
     /// Render slots of the in-process pool (0: none). The queue-wait
     /// estimate adds the slots of the remote nodes that heartbeat.
     pub workers: usize,
+    /// The most jobs an in-process worker leases at once (`[render] batch`).
+    pub batch: usize,
     /// A remote node's job lease past its last heartbeat naming the job.
     pub node_lease: Duration,
     /// How often remote nodes heartbeat.
@@ -64,6 +83,7 @@ impl Default for DispatchConfig {
             default_daily_budget: 10_000,
             max_queue_depth: 200,
             workers: 2,
+            batch: crate::config::MAX_BATCH,
             node_lease: Duration::from_secs(30),
             node_heartbeat: Duration::from_secs(5),
         }
@@ -343,17 +363,9 @@ impl Dispatcher {
             }
             Ok::<(), StoreError>(())
         };
-        // Refuse rather than hang when the queue cannot drain within the
-        // time a client is told to wait.
-        let slots = self.render_slots().await;
-        let too_slow =
-            self.queue_wait_estimate(depth + 1, slots) > self.config.job_timeout.as_secs();
-        if depth >= self.config.max_queue_depth || too_slow {
+        if let Some(refused) = self.queue_refusal(depth, 1).await {
             give_back().await?;
-            self.metrics.queue_refusals.inc();
-            return Err(DispatchError::Overloaded {
-                retry_after_secs: self.queue_wait_estimate(depth, slots),
-            });
+            return Err(refused);
         }
         let (record, claim) = self
             .store
@@ -367,6 +379,94 @@ impl Dispatcher {
             Claim::Joined => give_back().await?,
         }
         Ok(record.id)
+    }
+
+    /// Why `n` more jobs may not join a queue `depth` deep, if they may not:
+    /// it is full, or it cannot drain within the time a client is told to
+    /// wait (refuse rather than hang).
+    async fn queue_refusal(&self, depth: i64, n: i64) -> Option<DispatchError> {
+        let slots = self.render_slots().await;
+        let too_slow =
+            self.queue_wait_estimate(depth + n, slots) > self.config.job_timeout.as_secs();
+        if depth + n > self.config.max_queue_depth || too_slow {
+            self.metrics.queue_refusals.inc();
+            return Some(DispatchError::Overloaded {
+                retry_after_secs: self.queue_wait_estimate(depth, slots),
+            });
+        }
+        None
+    }
+
+    /// Queues the cold ones of `jobs` (a spin's frames: one vehicle) for a
+    /// paying request, admitted together: the budget and the queue take them
+    /// all or refuse them all, and they are claimed in one transaction, so
+    /// a node leases them as one batch and draws them from one mesh. Frames
+    /// already rendered or with a live job are left alone. Each frame's
+    /// [`Dispatcher::source`] then joins its job.
+    pub async fn admit_batch(&self, jobs: &[RenderJob]) -> Result<(), DispatchError> {
+        let mut cold = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let key = source_key(&job.variant, job.revision);
+            if self.objects.head(&key).await?.is_some() {
+                continue;
+            }
+            let variant = job.variant.to_string();
+            if self
+                .store
+                .live_job(&variant, i64::from(job.revision))
+                .await?
+                .is_some()
+            {
+                continue;
+            }
+            cold.push((job, variant));
+        }
+        if cold.is_empty() {
+            return Ok(());
+        }
+        let n = i64::try_from(cold.len()).unwrap_or(i64::MAX);
+        let counts = self.store.job_counts().await?;
+        let depth = counts.queued_interactive() + counts.running;
+        let day = utc_day();
+        let limit = self.daily_budget().await?;
+        if !self.store.take_budgets(&day, limit, n).await? {
+            self.metrics.budget_refusals.inc();
+            return Err(DispatchError::BudgetSpent {
+                retry_after_secs: secs_until_utc_midnight(),
+            });
+        }
+        if let Some(refused) = self.queue_refusal(depth, n).await {
+            self.store.return_budgets(&day, n).await?;
+            return Err(refused);
+        }
+        let new: Vec<NewJob<'_>> = cold
+            .iter()
+            .map(|(job, variant)| NewJob {
+                variant,
+                revision: i64::from(job.revision),
+                shape: job.shape.id(),
+            })
+            .collect();
+        let claimed = match self.store.claim_jobs(&new, JobPriority::Interactive).await {
+            Ok(claimed) => claimed,
+            Err(e) => {
+                self.store.return_budgets(&day, n).await?;
+                return Err(e.into());
+            }
+        };
+        // Another request's jobs, queued since the first look, took no budget.
+        let joined = claimed.iter().filter(|(_, c)| *c == Claim::Joined).count();
+        if joined > 0 {
+            self.store
+                .return_budgets(&day, i64::try_from(joined).unwrap_or(n))
+                .await?;
+        }
+        let queued = claimed.len() - joined;
+        if queued > 0 {
+            self.metrics.renders_queued.inc_by(queued as u64);
+            self.job_queued.notify_one();
+        }
+        Ok(())
     }
 
     /// Waits for job `job_id`'s image; `None` when the job is gone

@@ -1,6 +1,7 @@
 //! The in-process render node: a pool of workers that lease jobs from the
-//! job table, draw them with a [`RenderBackend`], store the source PNG and
-//! finish the job. Remote nodes run the same loop over HTTP (`http/nodes.rs`).
+//! job table (a batch of one vehicle's jobs at a time), draw them with a
+//! [`RenderBackend`], store each source PNG and finish each job as it is
+//! drawn. Remote nodes run the same loop over HTTP (`http/nodes.rs`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use tokio::sync::Notify;
 use tracing::Instrument;
 use vis_protocol::{BodyShape, RenderJob, VariantKey};
 
-use super::{Dispatcher, RenderBackend, source_key};
+use super::{Dispatcher, RenderBackend, Rendered, source_key};
 use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
 use crate::store::{JobRecord, JobStore};
@@ -40,6 +41,20 @@ impl RenderBackend for InProcessRenderer {
         })
         .await
         .map_err(|e| format!("render task failed: {e}"))?
+    }
+
+    async fn render_batch(&self, jobs: Vec<RenderJob>, done: Rendered) {
+        let renderer = Arc::clone(&self.renderer);
+        // A panic drops `done` with jobs unsent: the worker fails those.
+        let _ = tokio::task::spawn_blocking(move || {
+            renderer.render_batch(&jobs, |i, rgba| {
+                let png = rgba.map_err(|e| e.to_string()).and_then(|rgba| {
+                    vis_render::image::encode_png(&rgba).map_err(|e| e.to_string())
+                });
+                let _ = done.send((i, png));
+            });
+        })
+        .await;
     }
 }
 
@@ -75,6 +90,7 @@ impl WorkerPool {
                     finished: Arc::clone(&dispatcher.job_finished),
                     stop: Arc::clone(&stop),
                     lease_ms,
+                    batch: dispatcher.config().batch.max(1),
                     base_revision: dispatcher.config().revision,
                 };
                 tokio::spawn(w.run())
@@ -113,6 +129,8 @@ struct Worker {
     finished: Arc<Notify>,
     stop: Arc<Stop>,
     lease_ms: i64,
+    /// The most jobs leased at once (`[render] batch`).
+    batch: usize,
     /// The deployment's render revision (`[render] revision`).
     base_revision: u32,
 }
@@ -129,13 +147,16 @@ impl Worker {
             {
                 return;
             }
-            match self.store.lease_job(&self.owner, self.lease_ms).await {
-                Ok(Some(job)) => {
-                    let span = tracing::info_span!("render_job", job.id = %job.id, job.variant = %job.variant, job.attempt = job.attempts);
-                    self.process(job).instrument(span).await;
+            match self
+                .store
+                .lease_jobs(&self.owner, self.lease_ms, self.batch)
+                .await
+            {
+                Ok(jobs) if !jobs.is_empty() => {
+                    self.process(jobs).await;
                     continue;
                 }
-                Ok(None) => {}
+                Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "leasing a render job failed"),
             }
             // Sleep until work is queued, a poll interval passes (jobs from
@@ -148,36 +169,77 @@ impl Worker {
         }
     }
 
-    async fn process(&self, record: JobRecord) {
-        let started = Instant::now();
-        let outcome = self.render(&record).await;
-        let elapsed_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
-        let finish = match &outcome {
-            Ok(()) => {
-                self.metrics.observe_render(elapsed_ms as f64);
-                tracing::info!(duration_ms = elapsed_ms, "render finished");
-                Ok(elapsed_ms)
+    /// Draws a leased batch and finishes each job as its render is stored.
+    async fn process(&self, records: Vec<JobRecord>) {
+        let mut batch = Vec::with_capacity(records.len());
+        for record in records {
+            match render_job(&record, self.base_revision) {
+                Ok(job) => batch.push((record, job)),
+                // A row no node could draw fails rather than blocks the rest.
+                Err(e) => self.finish(&record, Err(e)).await,
             }
-            Err(e) => {
-                self.metrics.renders_failed.inc();
-                tracing::warn!(error = %e, "render failed");
-                Err(e.as_str())
+        }
+        if batch.is_empty() {
+            return;
+        }
+        let span = tracing::info_span!("render_batch", jobs = batch.len(), vehicle = %batch[0].1.variant.vehicle());
+        let jobs: Vec<RenderJob> = batch.iter().map(|(_, job)| job.clone()).collect();
+        let (done, mut drawn) = tokio::sync::mpsc::unbounded_channel();
+        let render = self.backend.render_batch(jobs, done);
+        let keep = async {
+            let mut finished = vec![false; batch.len()];
+            let mut last = Instant::now();
+            while let Some((i, png)) = drawn.recv().await {
+                let Some((record, job)) = batch.get(i) else {
+                    continue;
+                };
+                // Each render's own time: since the one before it was drawn.
+                let elapsed = last.elapsed();
+                last = Instant::now();
+                let stored = match png {
+                    Ok(png) => store_source(self.objects.as_ref(), job, Bytes::from(png)).await,
+                    Err(e) => Err(e),
+                };
+                let ms = i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX);
+                self.finish(record, stored.map(|()| ms)).await;
+                finished[i] = true;
+            }
+            for (i, (record, _)) in batch.iter().enumerate() {
+                if !finished[i] {
+                    self.finish(record, Err("render task failed".into())).await;
+                }
             }
         };
-        match self.store.finish_job(&record.id, &self.owner, finish).await {
-            Ok(true) => {}
-            Ok(false) => {
-                tracing::warn!("lost the lease before finishing; another node owns the job")
-            }
-            Err(e) => tracing::error!(error = %e, "could not record the job's end"),
-        }
-        self.finished.notify_waiters();
+        tokio::join!(render, keep.instrument(span));
     }
 
-    async fn render(&self, record: &JobRecord) -> Result<(), String> {
-        let job = render_job(record, self.base_revision)?;
-        let png = self.backend.render_png(&job).await?;
-        store_source(self.objects.as_ref(), &job, Bytes::from(png)).await
+    /// Records a job's end (its render time, or why it failed) and wakes
+    /// its waiters.
+    async fn finish(&self, record: &JobRecord, outcome: Result<i64, String>) {
+        let span = tracing::info_span!("render_job", job.id = %record.id, job.variant = %record.variant, job.attempt = record.attempts);
+        async {
+            match &outcome {
+                Ok(ms) => {
+                    self.metrics.observe_render(*ms as f64);
+                    tracing::info!(duration_ms = ms, "render finished");
+                }
+                Err(e) => {
+                    self.metrics.renders_failed.inc();
+                    tracing::warn!(error = %e, "render failed");
+                }
+            }
+            let finish = outcome.as_ref().map(|ms| *ms).map_err(String::as_str);
+            match self.store.finish_job(&record.id, &self.owner, finish).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::warn!("lost the lease before finishing; another node owns the job")
+                }
+                Err(e) => tracing::error!(error = %e, "could not record the job's end"),
+            }
+        }
+        .instrument(span)
+        .await;
+        self.finished.notify_waiters();
     }
 }
 

@@ -124,19 +124,45 @@ impl JobCounts {
     }
 }
 
+/// A job to claim: its variant's text form, render revision and body shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewJob<'a> {
+    pub variant: &'a str,
+    pub revision: i64,
+    pub shape: &'a str,
+}
+
 #[async_trait]
 pub trait JobStore: Send + Sync + std::fmt::Debug {
-    /// The job for (variant, revision), creating it when absent and
-    /// re-queueing it when it failed, at `priority`. Joining a live job of a
-    /// lower priority raises it. The unique (variant, revision) key makes
-    /// this safe across control-plane replicas.
+    /// The jobs for (variant, revision), each created when absent and
+    /// re-queued when it failed, at `priority`, in one transaction: a node
+    /// never leases some of them before the rest are queued, so a spin's
+    /// frames are leased as one batch. Joining a live job of a lower
+    /// priority raises it. The unique (variant, revision) key makes this
+    /// safe across control-plane replicas. One answer per job, in order.
+    async fn claim_jobs(
+        &self,
+        jobs: &[NewJob<'_>],
+        priority: JobPriority,
+    ) -> Result<Vec<(JobRecord, Claim)>, StoreError>;
+    /// [`JobStore::claim_jobs`] for one job.
     async fn claim_job(
         &self,
         variant: &str,
         revision: i64,
         shape: &str,
         priority: JobPriority,
-    ) -> Result<(JobRecord, Claim), StoreError>;
+    ) -> Result<(JobRecord, Claim), StoreError> {
+        let job = NewJob {
+            variant,
+            revision,
+            shape,
+        };
+        self.claim_jobs(&[job], priority)
+            .await?
+            .pop()
+            .ok_or(StoreError::NotFound("render job"))
+    }
     /// Raises a live job to interactive priority (a request now waits on
     /// it); false when it is no longer live.
     async fn promote_job(&self, id: &str) -> Result<bool, StoreError>;
@@ -147,8 +173,27 @@ pub trait JobStore: Send + Sync + std::fmt::Debug {
     /// The job for (variant, revision) if it is queued or running.
     async fn live_job(&self, variant: &str, revision: i64)
     -> Result<Option<JobRecord>, StoreError>;
-    /// Leases the oldest queued job (or one whose lease expired) to `owner`.
-    async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError>;
+    /// Leases the oldest queued job (or one whose lease expired) to
+    /// `owner`, and when it is interactive up to `max - 1` more queued
+    /// interactive jobs of its vehicle and revision
+    /// (`vis_protocol::vehicle_of`), in one transaction: a batch a node
+    /// draws from one mesh. Prewarm jobs are leased alone, so an interactive
+    /// request overtakes a prewarm after one render at most. The first job
+    /// first, then the others oldest first; empty when nothing is queued.
+    async fn lease_jobs(
+        &self,
+        owner: &str,
+        lease_ms: i64,
+        max: usize,
+    ) -> Result<Vec<JobRecord>, StoreError>;
+    /// [`JobStore::lease_jobs`] of one job.
+    async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError> {
+        Ok(self
+            .lease_jobs(owner, lease_ms, 1)
+            .await?
+            .into_iter()
+            .next())
+    }
     /// Ends a leased job; false when `owner` no longer holds the lease.
     async fn finish_job(
         &self,
@@ -254,10 +299,19 @@ pub trait NodeStore: Send + Sync + std::fmt::Debug {
 
 #[async_trait]
 pub trait BudgetStore: Send + Sync + std::fmt::Debug {
+    /// Takes `n` cold renders from `day`'s budget of `limit`, all or none;
+    /// false when fewer than `n` are left.
+    async fn take_budgets(&self, day: &str, limit: i64, n: i64) -> Result<bool, StoreError>;
+    /// Returns `n` renders to `day`'s budget (never attempted).
+    async fn return_budgets(&self, day: &str, n: i64) -> Result<(), StoreError>;
     /// Takes one cold render from `day`'s budget of `limit`; false when spent.
-    async fn take_budget(&self, day: &str, limit: i64) -> Result<bool, StoreError>;
+    async fn take_budget(&self, day: &str, limit: i64) -> Result<bool, StoreError> {
+        self.take_budgets(day, limit, 1).await
+    }
     /// Returns one render to `day`'s budget (the render was never attempted).
-    async fn return_budget(&self, day: &str) -> Result<(), StoreError>;
+    async fn return_budget(&self, day: &str) -> Result<(), StoreError> {
+        self.return_budgets(day, 1).await
+    }
     async fn budget_used(&self, day: &str) -> Result<i64, StoreError>;
     async fn setting(&self, name: &str) -> Result<Option<String>, StoreError>;
     async fn set_setting(&self, name: &str, value: &str) -> Result<(), StoreError>;

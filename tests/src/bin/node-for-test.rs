@@ -26,6 +26,7 @@ fn main() -> anyhow::Result<()> {
             control_plane,
             token,
             slots,
+            batch: 24,
         },
     ))
 }

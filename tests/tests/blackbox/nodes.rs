@@ -8,7 +8,9 @@
 //!   late upload is refused;
 //! - a job whose node died on every attempt fails: its waiter gets a 502
 //!   and is charged nothing;
-//! - a drained node finishes and exits.
+//! - a drained node finishes and exits;
+//! - a node that asks for a batch leases a spin's 24 cold frames in one
+//!   answer and uploads each as it draws it; one that does not gets one job.
 //!
 //! Runs on the suite's database (SQLite, or PostgreSQL under
 //! `VIS_TEST_BACKEND=postgres`).
@@ -143,7 +145,7 @@ impl HandNode {
 #[tokio::test]
 async fn a_remote_node_renders_and_is_listed_drained_and_removed() {
     let app = app().await;
-    let key = app.key_for("node-user@example.com", 10, &[]).await;
+    let key = app.key_for("node-user@example.com", 34, &[]).await;
     let token = add_node(&app, "gpu-1").await;
     // Names are never reused.
     assert!(app.cli(&["nodes", "add", "gpu-1"]).await.is_err());
@@ -152,7 +154,7 @@ async fn a_remote_node_renders_and_is_listed_drained_and_removed() {
     let r = app.get_with_key(&variant("red"), &key).await;
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "x-image-source"), "generated");
-    assert_eq!(header(&r, "x-credits-remaining"), "9");
+    assert_eq!(header(&r, "x-credits-remaining"), "33");
     let png = r.bytes().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"));
 
@@ -196,6 +198,19 @@ async fn a_remote_node_renders_and_is_listed_drained_and_removed() {
     );
     // The token is never shown again.
     assert!(!app.cli(&["nodes", "list"]).await.unwrap().contains(&token));
+
+    // A spin: the node leases its 24 cold frames as one batch and draws
+    // them from one mesh.
+    let r = app
+        .get_with_key(
+            "/api/v1/images/spin?make=mazda&model=mx-5&year=2016&color=red&w=64&layout=sprite&format=png",
+            &key,
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "x-image-source"), "generated");
+    assert_eq!(header(&r, "x-credits-remaining"), "9");
+    assert_eq!(nodes_json(&app).await[0]["renders_total"], 25);
 
     // A drained node takes no more and exits.
     app.cli(&["nodes", "drain", "gpu-1"]).await.unwrap();
@@ -311,6 +326,63 @@ async fn a_job_whose_node_dies_every_time_fails_and_charges_nothing() {
         metrics.contains("vis_render_failures_today_by_cause{cause=\"render node lost\"} 1"),
         "{metrics}"
     );
+}
+
+#[tokio::test]
+async fn a_node_asking_for_a_batch_leases_a_spins_24_frames_in_one_answer() {
+    let app = app().await;
+    let key = app.key_for("node-batch@example.com", 30, &[]).await;
+    let client = vis_tests::http_client().build().unwrap();
+    let hand = HandNode {
+        client: client.clone(),
+        base: app.url(""),
+        token: add_node(&app, "batches").await,
+    };
+    assert_eq!(hand.register().await.status(), 200);
+    let spin = "/api/v1/images/spin?make=mazda&model=mx-5&year=2016&color=white&w=64&layout=sprite&format=png";
+    let waiting = request_in_background(&client, app.url(spin), &key);
+
+    let r = hand.post("/lease?wait_ms=10000&batch=24", None).await;
+    assert_eq!(r.status(), 200);
+    let leased: LeasedJob = r.json().await.unwrap();
+    let jobs: Vec<&LeasedJob> = leased.jobs().collect();
+    assert_eq!(jobs.len(), 24, "the spin's frames in one answer");
+    let mut angles: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            assert_eq!(j.job.variant.vehicle(), "mazda/mx-5/2016");
+            assert_eq!((j.attempt, j.job.revision), (1, leased.job.revision));
+            assert!(j.id == leased.id || j.batch.is_empty(), "one level");
+            j.job.variant.view.to_string()
+        })
+        .collect();
+    angles.sort();
+    angles.dedup();
+    assert_eq!(angles.len(), 24, "24 different angles: {angles:?}");
+    // Nothing is left for another node.
+    let r = hand.post("/lease?wait_ms=300&batch=24", None).await;
+    assert_eq!(r.status(), 204);
+
+    // Each frame is uploaded on its own, as it is drawn.
+    let tile = vis_render::image::Rgba::new(64, 64, [90, 90, 200, 255].repeat(64 * 64)).unwrap();
+    let png = vis_render::image::encode_png(&tile).unwrap();
+    for job in &jobs {
+        let r = client
+            .put(app.url(&format!("{NODE_API}/jobs/{}/source?render_ms=12", job.id)))
+            .bearer_auth(&hand.token)
+            .header("content-type", "image/png")
+            .body(png.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204, "frame {}", job.job.variant);
+    }
+    let r = waiting.await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "x-image-source"), "generated");
+    assert_eq!(header(&r, "x-credits-charged"), "24");
+    let listed = nodes_json(&app).await;
+    assert_eq!(listed[0]["renders_total"], 24, "{listed:?}");
 }
 
 #[tokio::test]

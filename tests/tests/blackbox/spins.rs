@@ -10,17 +10,19 @@
 
 use std::sync::{Arc, Mutex};
 
-use control_plane::renders::RenderBackend;
+use control_plane::renders::{RenderBackend, Rendered};
 use vis_protocol::RenderJob;
 use vis_tests::{Failing, TestApp, header, problem};
 
 const SPIN: &str = "/api/v1/images/spin?make=toyota&model=camry&year=2019&color=red&w=64";
 
 /// A render node drawing a 64 px tile per job, red = the angle / 15 * 10
-/// (255 for a view that is no angle), and remembering the views.
+/// (255 for a view that is no angle), and remembering the views and the
+/// size of each batch it was handed.
 #[derive(Debug, Default)]
 struct Tiles {
     views: Mutex<Vec<String>>,
+    batches: Mutex<Vec<usize>>,
 }
 
 fn shade(view: &str) -> u8 {
@@ -38,6 +40,13 @@ impl RenderBackend for Tiles {
         let tile = vis_render::image::Rgba::new(64, 64, [red, 40, 60, 255].repeat(64 * 64))
             .map_err(|e| e.to_string())?;
         vis_render::image::encode_png(&tile).map_err(|e| e.to_string())
+    }
+
+    async fn render_batch(&self, jobs: Vec<RenderJob>, done: Rendered) {
+        self.batches.lock().unwrap().push(jobs.len());
+        for (i, job) in jobs.iter().enumerate() {
+            let _ = done.send((i, self.render_png(job).await));
+        }
     }
 }
 
@@ -84,6 +93,11 @@ async fn a_spin_is_24_cached_frames_billed_24_credits_in_one_charge() {
     views.sort_by_key(|v| shade(v));
     let want: Vec<String> = (0..24).map(|i| format!("angle-{}", i * 15)).collect();
     assert_eq!(views, want, "one render per angle");
+    assert_eq!(
+        *tiles.batches.lock().unwrap(),
+        [24],
+        "the 24 cold frames were queued together and leased as one batch by one worker"
+    );
 
     // Again: the assembled spin, charged again, rendering nothing.
     let again = app

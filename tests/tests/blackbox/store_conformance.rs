@@ -9,9 +9,9 @@ use control_plane::store::prewarm::{ItemStatus, NewPrewarmItem, PrewarmState, Pr
 use control_plane::store::{
     AccountStore, ActivityStore, BudgetStore, ChargeWriter, Claim, CreditStore, DeliveryStore,
     DeliveryUrlStore, EntryKind, EventStore, JobPriority, JobStatus, JobStore, KeyStore,
-    LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewKey, PaidCheckout, PartnerStore, Payer,
-    PaymentOutcome, PaymentStore, PeopleStore, RateStore, RateTake, RevocationStore, RevokedKind,
-    SqlStore, Store, StoreError, now_millis,
+    LedgerStore, NewDelivery, NewDeliveryUrl, NewEntry, NewJob, NewKey, PaidCheckout, PartnerStore,
+    Payer, PaymentOutcome, PaymentStore, PeopleStore, RateStore, RateTake, RevocationStore,
+    RevokedKind, SqlStore, Store, StoreError, now_millis,
 };
 
 async fn suite(store: SqlStore) {
@@ -257,6 +257,7 @@ async fn suite(store: SqlStore) {
     delivery_urls(&store).await;
     jobs(&store).await;
     priorities_and_prewarm(&store).await;
+    batches(&store).await;
     budget(&store).await;
     events(&store).await;
     idempotent_mints(&store).await;
@@ -1423,6 +1424,132 @@ async fn priorities_and_prewarm(store: &SqlStore) {
     assert_eq!(store.prewarms(10).await.unwrap()[0].id, run.id);
 }
 
+/// Batches: jobs claimed together are queued together, and a lease takes
+/// the oldest job with the queued jobs of its vehicle and revision, up to
+/// the node's batch, never another vehicle's or revision's.
+async fn batches(store: &SqlStore) {
+    // Whatever earlier sections left queued goes first.
+    while !store
+        .lease_jobs("drain", 60_000, 24)
+        .await
+        .unwrap()
+        .is_empty()
+    {}
+    let frames: Vec<String> = (0..4)
+        .map(|i| format!("audi/tt/2016/red/angle-{}", i * 15))
+        .collect();
+    let (other, _) = store
+        .claim_job(
+            "audi/a4/2016/red/side",
+            1,
+            "sedan",
+            JobPriority::Interactive,
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    let new: Vec<NewJob<'_>> = frames
+        .iter()
+        .map(|variant| NewJob {
+            variant,
+            revision: 1,
+            shape: "coupe",
+        })
+        .collect();
+    let claimed = store
+        .claim_jobs(&new, JobPriority::Interactive)
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 4, "one answer per job");
+    assert!(claimed.iter().all(|(_, c)| *c == Claim::Created));
+    for (job, (record, _)) in new.iter().zip(&claimed) {
+        assert_eq!(record.variant, job.variant, "in order");
+    }
+    // Claiming them again joins them, in one transaction too.
+    let again = store
+        .claim_jobs(&new[..2], JobPriority::Interactive)
+        .await
+        .unwrap();
+    assert_eq!(
+        again
+            .iter()
+            .map(|(r, c)| (r.id.clone(), *c))
+            .collect::<Vec<_>>(),
+        claimed[..2]
+            .iter()
+            .map(|(r, _)| (r.id.clone(), Claim::Joined))
+            .collect::<Vec<_>>()
+    );
+    // The same vehicle at another revision is another batch.
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    let (rev2, _) = store
+        .claim_job(&frames[0], 2, "coupe", JobPriority::Interactive)
+        .await
+        .unwrap();
+
+    // The oldest job is another vehicle's: it comes alone.
+    let first = store.lease_jobs("node-batch", 60_000, 24).await.unwrap();
+    assert_eq!(
+        first.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+        [other.id.as_str()]
+    );
+    // Then three of the four frames (a batch of 3), every one leased.
+    let batch = store.lease_jobs("node-batch", 60_000, 3).await.unwrap();
+    assert_eq!(batch.len(), 3, "{batch:?}");
+    for job in &batch {
+        assert!(frames.contains(&job.variant), "{}", job.variant);
+        assert_eq!((job.revision, job.status), (1, JobStatus::Running));
+        assert_eq!(job.lease_owner.as_deref(), Some("node-batch"));
+    }
+    // The last frame, alone: revision 2 is not its batch.
+    let last = store.lease_jobs("node-other", 60_000, 24).await.unwrap();
+    assert_eq!(last.len(), 1, "{last:?}");
+    assert!(frames.contains(&last[0].variant) && last[0].revision == 1);
+    let rest = store.lease_jobs("node-other", 60_000, 24).await.unwrap();
+    assert_eq!(
+        rest.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+        [rev2.id.as_str()]
+    );
+    assert!(
+        store
+            .lease_jobs("node-other", 60_000, 24)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Each job of a batch is finished by its holder on its own.
+    for job in batch.iter().chain(&last).chain(&rest).chain(&first) {
+        let owner = job.lease_owner.as_deref().unwrap();
+        assert!(store.finish_job(&job.id, owner, Ok(5)).await.unwrap());
+    }
+
+    // Prewarm jobs are leased alone (an interactive request overtakes them
+    // after one render), and never join an interactive batch.
+    let views = ["audi/q5/2017/red/front", "audi/q5/2017/red/side"];
+    for v in views {
+        store
+            .claim_job(v, 1, "suv", JobPriority::Prewarm)
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    let (wanted, _) = store
+        .claim_job("audi/q5/2017/red/rear", 1, "suv", JobPriority::Interactive)
+        .await
+        .unwrap();
+    let alone = store.lease_jobs("node-p", 60_000, 24).await.unwrap();
+    assert_eq!(
+        alone.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+        [wanted.id.as_str()],
+        "the interactive job first, without the prewarm ones"
+    );
+    for _ in views {
+        let one = store.lease_jobs("node-p", 60_000, 24).await.unwrap();
+        assert_eq!(one.len(), 1, "{one:?}");
+        assert_eq!(one[0].priority, JobPriority::Prewarm);
+    }
+}
+
 async fn budget(store: &SqlStore) {
     assert_eq!(store.budget_used("2026-11-22").await.unwrap(), 0);
     assert!(store.take_budget("2026-11-22", 2).await.unwrap());
@@ -1434,6 +1561,19 @@ async fn budget(store: &SqlStore) {
     assert!(
         store.take_budget("2026-11-23", 2).await.unwrap(),
         "a new day starts fresh"
+    );
+    // Several at once: all or none.
+    assert!(store.take_budgets("2026-11-24", 5, 3).await.unwrap());
+    assert!(!store.take_budgets("2026-11-24", 5, 3).await.unwrap());
+    assert_eq!(store.budget_used("2026-11-24").await.unwrap(), 3);
+    assert!(store.take_budgets("2026-11-24", 5, 2).await.unwrap());
+    store.return_budgets("2026-11-24", 4).await.unwrap();
+    assert_eq!(store.budget_used("2026-11-24").await.unwrap(), 1);
+    store.return_budgets("2026-11-24", 9).await.unwrap();
+    assert_eq!(
+        store.budget_used("2026-11-24").await.unwrap(),
+        0,
+        "never below zero"
     );
     assert_eq!(store.setting("daily_render_budget").await.unwrap(), None);
     store

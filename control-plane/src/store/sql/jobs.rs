@@ -21,66 +21,36 @@ const LEASE_POSTGRES: &str = concat!(
     job_cols!()
 );
 
+/// The rest of a batch: queued interactive jobs of the first one's vehicle
+/// and revision ($4, $5), at most $6, oldest first.
+const LEASE_BATCH_SQLITE: &str = concat!(
+    "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
+     WHERE id IN (SELECT id FROM render_jobs WHERE status = 'queued' AND vehicle = $4 AND revision = $5 \
+     AND priority = 0 ORDER BY created_at LIMIT $6) RETURNING ",
+    job_cols!()
+);
+const LEASE_BATCH_POSTGRES: &str = concat!(
+    "UPDATE render_jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3 \
+     WHERE id IN (SELECT id FROM render_jobs WHERE status = 'queued' AND vehicle = $4 AND revision = $5 \
+     AND priority = 0 ORDER BY created_at LIMIT $6 FOR UPDATE SKIP LOCKED) RETURNING ",
+    job_cols!()
+);
+
 #[async_trait]
 impl JobStore for SqlStore {
-    async fn claim_job(
+    async fn claim_jobs(
         &self,
-        variant: &str,
-        revision: i64,
-        shape: &str,
+        jobs: &[NewJob<'_>],
         priority: JobPriority,
-    ) -> Result<(JobRecord, Claim), StoreError> {
+    ) -> Result<Vec<(JobRecord, Claim)>, StoreError> {
         let now = now_millis();
-        let created = sqlx::query(concat!(
-            "INSERT INTO render_jobs (id, variant, revision, shape, status, priority, attempts, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, 'queued', $6, 0, $5, $5) ON CONFLICT (variant, revision) DO NOTHING RETURNING ",
-            job_cols!()
-        ))
-        .bind(new_id())
-        .bind(variant)
-        .bind(revision)
-        .bind(shape)
-        .bind(now)
-        .bind(priority.rank())
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)?;
-        if let Some(row) = created {
-            return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Created));
+        let mut tx = self.begin_write().await?;
+        let mut claimed = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            claimed.push(claim_in(&mut tx, job, priority, now).await?);
         }
-        let requeued = sqlx::query(concat!(
-            "UPDATE render_jobs SET status = 'queued', error = NULL, lease_owner = NULL, lease_expires_at = NULL, \
-             priority = $4, created_at = $1, updated_at = $1 WHERE variant = $2 AND revision = $3 AND status = 'failed' RETURNING ",
-            job_cols!()
-        ))
-        .bind(now)
-        .bind(variant)
-        .bind(revision)
-        .bind(priority.rank())
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(map_err)?;
-        if let Some(row) = requeued {
-            return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Requeued));
-        }
-        let row = sqlx::query(concat!(
-            "SELECT ",
-            job_cols!(),
-            " FROM render_jobs WHERE variant = $1 AND revision = $2"
-        ))
-        .bind(variant)
-        .bind(revision)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(map_err)?;
-        let mut joined = JobRecord::from_row(&row).map_err(map_err)?;
-        if priority < joined.priority
-            && matches!(joined.status, JobStatus::Queued | JobStatus::Running)
-            && self.promote_job(&joined.id).await?
-        {
-            joined.priority = priority;
-        }
-        Ok((joined, Claim::Joined))
+        tx.commit().await.map_err(map_err)?;
+        Ok(claimed)
     }
 
     async fn promote_job(&self, id: &str) -> Result<bool, StoreError> {
@@ -128,11 +98,16 @@ impl JobStore for SqlStore {
             .map_err(map_err)
     }
 
-    async fn lease_job(&self, owner: &str, lease_ms: i64) -> Result<Option<JobRecord>, StoreError> {
+    async fn lease_jobs(
+        &self,
+        owner: &str,
+        lease_ms: i64,
+        max: usize,
+    ) -> Result<Vec<JobRecord>, StoreError> {
         let now = now_millis();
-        let sql = match self.dialect {
-            Dialect::Sqlite => LEASE_SQLITE,
-            Dialect::Postgres => LEASE_POSTGRES,
+        let (first_sql, batch_sql) = match self.dialect {
+            Dialect::Sqlite => (LEASE_SQLITE, LEASE_BATCH_SQLITE),
+            Dialect::Postgres => (LEASE_POSTGRES, LEASE_BATCH_POSTGRES),
         };
         // A job whose lease ran out MAX_JOB_ATTEMPTS times fails: each time
         // its node died (or lost the database) mid-render.
@@ -146,18 +121,51 @@ impl JobStore for SqlStore {
         .execute(&self.pool)
         .await
         .map_err(map_err)?;
-        let row = sqlx::query(sql)
+        let mut tx = self.begin_write().await?;
+        let first = sqlx::query(first_sql)
             .bind(owner)
             .bind(now + lease_ms)
             .bind(now)
             .bind(MAX_JOB_ATTEMPTS)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *tx)
             .await
             .map_err(map_err)?;
-        row.as_ref()
-            .map(JobRecord::from_row)
-            .transpose()
-            .map_err(map_err)
+        let Some(first) = first else {
+            tx.commit().await.map_err(map_err)?;
+            return Ok(Vec::new());
+        };
+        let first = JobRecord::from_row(&first).map_err(map_err)?;
+        // Only interactive jobs batch: a prewarm job is leased alone, so an
+        // interactive request queued behind it waits for one render at most.
+        let more = match first.priority {
+            JobPriority::Interactive => i64::try_from(max.saturating_sub(1)).unwrap_or(i64::MAX),
+            JobPriority::Prewarm => 0,
+        };
+        let mut batch = if more > 0 {
+            sqlx::query(batch_sql)
+                .bind(owner)
+                .bind(now + lease_ms)
+                .bind(now)
+                .bind(vis_protocol::vehicle_of(&first.variant))
+                .bind(first.revision)
+                .bind(more)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(map_err)?
+                .iter()
+                .map(JobRecord::from_row)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(map_err)?
+        } else {
+            Vec::new()
+        };
+        tx.commit().await.map_err(map_err)?;
+        // RETURNING keeps no order: the batch is drawn in the queue's.
+        batch.sort_by(|a, b| {
+            (a.priority, a.created_at, &a.id).cmp(&(b.priority, b.created_at, &b.id))
+        });
+        batch.insert(0, first);
+        Ok(batch)
     }
 
     async fn finish_job(
@@ -297,7 +305,7 @@ impl JobStore for SqlStore {
 
 #[async_trait]
 impl BudgetStore for SqlStore {
-    async fn take_budget(&self, day: &str, limit: i64) -> Result<bool, StoreError> {
+    async fn take_budgets(&self, day: &str, limit: i64, n: i64) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
         sqlx::query(
             "INSERT INTO render_budget (day, used) VALUES ($1, 0) ON CONFLICT (day) DO NOTHING",
@@ -307,10 +315,11 @@ impl BudgetStore for SqlStore {
         .await
         .map_err(map_err)?;
         let used: Option<i64> = sqlx::query_scalar(
-            "UPDATE render_budget SET used = used + 1 WHERE day = $1 AND used < $2 RETURNING used",
+            "UPDATE render_budget SET used = used + $3 WHERE day = $1 AND used + $3 <= $2 RETURNING used",
         )
         .bind(day)
         .bind(limit)
+        .bind(n)
         .fetch_optional(&mut *tx)
         .await
         .map_err(map_err)?;
@@ -318,9 +327,10 @@ impl BudgetStore for SqlStore {
         Ok(used.is_some())
     }
 
-    async fn return_budget(&self, day: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE render_budget SET used = used - 1 WHERE day = $1 AND used > 0")
+    async fn return_budgets(&self, day: &str, n: i64) -> Result<(), StoreError> {
+        sqlx::query("UPDATE render_budget SET used = CASE WHEN used > $2 THEN used - $2 ELSE 0 END WHERE day = $1")
             .bind(day)
+            .bind(n)
             .execute(&self.pool)
             .await
             .map_err(map_err)?;
@@ -353,4 +363,71 @@ impl BudgetStore for SqlStore {
             .map_err(map_err)?;
         Ok(())
     }
+}
+
+/// Claims one job inside the caller's write transaction (`claim_jobs`).
+async fn claim_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    job: &NewJob<'_>,
+    priority: JobPriority,
+    now: Millis,
+) -> Result<(JobRecord, Claim), StoreError> {
+    let created = sqlx::query(concat!(
+        "INSERT INTO render_jobs (id, variant, revision, shape, status, priority, attempts, created_at, updated_at, vehicle) \
+         VALUES ($1, $2, $3, $4, 'queued', $6, 0, $5, $5, $7) ON CONFLICT (variant, revision) DO NOTHING RETURNING ",
+        job_cols!()
+    ))
+    .bind(new_id())
+    .bind(job.variant)
+    .bind(job.revision)
+    .bind(job.shape)
+    .bind(now)
+    .bind(priority.rank())
+    .bind(vis_protocol::vehicle_of(job.variant))
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    if let Some(row) = created {
+        return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Created));
+    }
+    let requeued = sqlx::query(concat!(
+        "UPDATE render_jobs SET status = 'queued', error = NULL, lease_owner = NULL, lease_expires_at = NULL, \
+         priority = $4, created_at = $1, updated_at = $1, vehicle = $5 \
+         WHERE variant = $2 AND revision = $3 AND status = 'failed' RETURNING ",
+        job_cols!()
+    ))
+    .bind(now)
+    .bind(job.variant)
+    .bind(job.revision)
+    .bind(priority.rank())
+    .bind(vis_protocol::vehicle_of(job.variant))
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    if let Some(row) = requeued {
+        return Ok((JobRecord::from_row(&row).map_err(map_err)?, Claim::Requeued));
+    }
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        job_cols!(),
+        " FROM render_jobs WHERE variant = $1 AND revision = $2"
+    ))
+    .bind(job.variant)
+    .bind(job.revision)
+    .fetch_one(&mut **tx)
+    .await
+    .map_err(map_err)?;
+    let mut joined = JobRecord::from_row(&row).map_err(map_err)?;
+    if priority < joined.priority && matches!(joined.status, JobStatus::Queued | JobStatus::Running)
+    {
+        // A request now waits on it: raise it (as `promote_job`).
+        sqlx::query("UPDATE render_jobs SET priority = $2 WHERE id = $1")
+            .bind(&joined.id)
+            .bind(priority.rank())
+            .execute(&mut **tx)
+            .await
+            .map_err(map_err)?;
+        joined.priority = priority;
+    }
+    Ok((joined, Claim::Joined))
 }
