@@ -2619,4 +2619,26 @@ async fn history_aggregates(store: &SqlStore) {
             "over {span} days"
         );
     }
+    // The window is read by rank, `limit` rows: a variant below the first
+    // ranks that live rows lift into them is still counted whole.
+    execute_raw(
+        store,
+        &charge("hist/today/2020/red/front", now_millis(), 12),
+    )
+    .await
+    .unwrap();
+    let since = now - 5 * 86_400_000;
+    let all = store.recount_top_variants(since, 50).await.unwrap();
+    let at = all
+        .iter()
+        .position(|(v, _)| v == "hist/today/2020/red/front")
+        .unwrap();
+    let k = i64::try_from(at + 1).unwrap();
+    let top = store.top_variants(since, k).await.unwrap();
+    assert_eq!(top, all[..=at].to_vec(), "the first {k}");
+    assert_eq!(
+        top[at],
+        ("hist/today/2020/red/front".into(), 14),
+        "2 rolled up and 12 live: {top:?}"
+    );
 }

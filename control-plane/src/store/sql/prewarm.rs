@@ -239,37 +239,64 @@ impl PrewarmStore for SqlStore {
         since: Millis,
         limit: i64,
     ) -> Result<Vec<(String, i64)>, StoreError> {
-        // Whole UTC days from the day `since` falls in: the closed ones
-        // (before today) from `variant_window`, today's from `variant_days`,
-        // and the ledger's rows after the rollup's mark (at most
-        // ROLLUP_MARGIN_MS of them, read by primary key). One transaction,
-        // so a replica rolling up meanwhile cannot count a row twice.
+        // Whole UTC days from the day `since` falls in, through today:
+        // `variant_window` holds them as rolled up (one row per variant,
+        // ranked by an index), and the ledger's rows after the rollup's
+        // mark (at most ROLLUP_MARGIN_MS of them, read by primary key) are
+        // added live. The first `limit` of the window by rank, merged with
+        // the live rows' variants (and their window counts), is exact: a
+        // variant with no live rows ranks as it does in the window. One
+        // transaction, so a replica rolling up meanwhile cannot count a row
+        // twice. The cost is `limit` rows and the live tail, not the
+        // window's variants.
         let first_day = since.div_euclid(DAY_MS);
-        let last_closed = now_millis().div_euclid(DAY_MS) - 1;
+        let today = now_millis().div_euclid(DAY_MS);
         let mut tx = self.begin_write().await?;
         let rolled = roll_up_variant_days(&mut tx).await?;
-        hold_window(&mut tx, first_day, last_closed).await?;
-        let top = sqlx::query_as::<_, (String, i64)>(
-            "SELECT variant, CAST(SUM(n) AS BIGINT) AS n FROM ( \
-               SELECT variant, n FROM variant_window \
-               UNION ALL \
-               SELECT variant, n FROM variant_days WHERE day >= $1 AND day > $2 \
-               UNION ALL \
-               SELECT variant, 1 AS n FROM ledger \
-               WHERE id > $3 AND kind = 'charge' AND variant IS NOT NULL AND created_at >= $4 \
-             ) t GROUP BY variant ORDER BY n DESC, variant LIMIT $5",
+        hold_window(&mut tx, first_day, today).await?;
+        let ranked = sqlx::query_as::<_, (String, i64)>(
+            "SELECT variant, n FROM variant_window ORDER BY n DESC, variant LIMIT $1",
         )
-        .bind(first_day)
-        .bind(last_closed)
-        .bind(rolled)
-        .bind(first_day * DAY_MS)
         .bind(limit)
         .fetch_all(&mut *tx)
         .await
         .map_err(map_err)?;
+        let live = sqlx::query_as::<_, (String, i64, i64)>(
+            "SELECT t.variant, CAST(t.n AS BIGINT) AS n, COALESCE(w.n, 0) AS held FROM ( \
+               SELECT variant, COUNT(*) AS n FROM ledger \
+               WHERE id > $1 AND kind = 'charge' AND variant IS NOT NULL AND created_at >= $2 \
+               GROUP BY variant \
+             ) t LEFT JOIN variant_window w ON w.variant = t.variant",
+        )
+        .bind(rolled)
+        .bind(first_day * DAY_MS)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(map_err)?;
         tx.commit().await.map_err(map_err)?;
-        Ok(top)
+        Ok(merge_live(ranked, live, limit))
     }
+}
+
+/// The window's first variants by rank, with the live rows' counts added
+/// (`live`: variant, live count, its count in the window): ranked again by
+/// count, then name, and cut to `limit`.
+fn merge_live(
+    ranked: Vec<(String, i64)>,
+    live: Vec<(String, i64, i64)>,
+    limit: i64,
+) -> Vec<(String, i64)> {
+    if live.is_empty() {
+        return ranked;
+    }
+    let mut counts: std::collections::HashMap<String, i64> = ranked.into_iter().collect();
+    for (variant, n, held) in live {
+        *counts.entry(variant).or_insert(held) += n;
+    }
+    let mut top: Vec<(String, i64)> = counts.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    top.truncate(usize::try_from(limit).unwrap_or(0));
+    top
 }
 
 const DAY_MS: i64 = 86_400_000;
@@ -351,7 +378,8 @@ async fn roll_up_variant_days(
     Ok(upto)
 }
 
-/// The span of closed days `variant_window` holds (`from > to`: none).
+/// The span of days `variant_window` holds (`from > to`: none); it runs
+/// through today.
 async fn window_span(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
 ) -> Result<(i64, i64), StoreError> {
@@ -366,8 +394,8 @@ async fn window_span(
 
 /// Makes `variant_window` hold the days `from..=to` (none when `from > to`),
 /// summed from `variant_days` when its span differs: once a day for a given
-/// `--top-days`, a read of the span's days x variants; every other call
-/// reads one row.
+/// `--top-days` (the span ends today), a read of the span's days x
+/// variants; every other call reads one row.
 async fn hold_window(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     from: i64,
