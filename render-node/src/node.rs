@@ -252,19 +252,19 @@ impl Node {
         let renderer = Arc::clone(&self.renderer);
         let (done, mut drawn) = tokio::sync::mpsc::unbounded_channel();
         let render = tokio::task::spawn_blocking(move || {
+            // Each render's own time, measured where it is drawn.
+            let mut last = Instant::now();
             renderer.render_batch(&batch, |i, rgba| {
                 let png = rgba
                     .map_err(|e| e.to_string())
                     .and_then(|rgba| crate::image::encode_png(&rgba).map_err(|e| e.to_string()));
-                let _ = done.send((i, png));
+                let _ = done.send((i, png, last.elapsed().as_millis()));
+                last = Instant::now();
             });
         });
         let mut reported = vec![false; jobs.len()];
-        let mut last = Instant::now();
-        while let Some((i, png)) = drawn.recv().await {
+        while let Some((i, png, ms)) = drawn.recv().await {
             let Some(job) = jobs.get(i) else { continue };
-            let ms = last.elapsed().as_millis();
-            last = Instant::now();
             self.report_job(slot, job, png, ms).await;
             reported[i] = true;
         }
@@ -277,8 +277,7 @@ impl Node {
                 let error = panicked
                     .clone()
                     .unwrap_or_else(|| "render task failed".into());
-                self.report_job(slot, job, Err(error), last.elapsed().as_millis())
-                    .await;
+                self.report_job(slot, job, Err(error), 0).await;
             }
         }
     }

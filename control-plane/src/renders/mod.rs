@@ -42,16 +42,30 @@ pub trait RenderBackend: Send + Sync + std::fmt::Debug {
     /// By default one by one with [`RenderBackend::render_png`]; the wgpu
     /// renderer draws the batch from one mesh.
     async fn render_batch(&self, jobs: Vec<RenderJob>, done: Rendered) {
-        for (i, job) in jobs.iter().enumerate() {
-            if done.send((i, self.render_png(job).await)).is_err() {
+        for (index, job) in jobs.iter().enumerate() {
+            let started = Instant::now();
+            let png = self.render_png(job).await;
+            let ms = started.elapsed().as_millis() as u64;
+            if done.send(Drawn { index, png, ms }).is_err() {
                 return;
             }
         }
     }
 }
 
-/// Where a batch's renders go as they are drawn: (index in the batch, PNG).
-pub type Rendered = tokio::sync::mpsc::UnboundedSender<(usize, Result<Vec<u8>, String>)>;
+/// One render of a batch, sent as soon as it is drawn.
+#[derive(Debug)]
+pub struct Drawn {
+    /// The job's place in the batch.
+    pub index: usize,
+    /// Its source render (PNG), or why there is none.
+    pub png: Result<Vec<u8>, String>,
+    /// How long it took to draw and encode, on its own.
+    pub ms: u64,
+}
+
+/// Where a batch's renders go as they are drawn.
+pub type Rendered = tokio::sync::mpsc::UnboundedSender<Drawn>;
 
 /// Operator settings for dispatch.
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 use tracing::Instrument;
 use vis_protocol::{BodyShape, RenderJob, VariantKey};
 
-use super::{Dispatcher, RenderBackend, Rendered, source_key};
+use super::{Dispatcher, Drawn, RenderBackend, Rendered, source_key};
 use crate::metrics::Metrics;
 use crate::objects::ObjectStore;
 use crate::store::{JobRecord, JobStore};
@@ -47,11 +47,15 @@ impl RenderBackend for InProcessRenderer {
         let renderer = Arc::clone(&self.renderer);
         // A panic drops `done` with jobs unsent: the worker fails those.
         let _ = tokio::task::spawn_blocking(move || {
-            renderer.render_batch(&jobs, |i, rgba| {
+            // Each render's own time, measured where it is drawn.
+            let mut last = Instant::now();
+            renderer.render_batch(&jobs, |index, rgba| {
                 let png = rgba.map_err(|e| e.to_string()).and_then(|rgba| {
                     vis_render::image::encode_png(&rgba).map_err(|e| e.to_string())
                 });
-                let _ = done.send((i, png));
+                let ms = last.elapsed().as_millis() as u64;
+                let _ = done.send(Drawn { index, png, ms });
+                last = Instant::now();
             });
         })
         .await;
@@ -188,21 +192,17 @@ impl Worker {
         let render = self.backend.render_batch(jobs, done);
         let keep = async {
             let mut finished = vec![false; batch.len()];
-            let mut last = Instant::now();
-            while let Some((i, png)) = drawn.recv().await {
-                let Some((record, job)) = batch.get(i) else {
+            while let Some(Drawn { index, png, ms }) = drawn.recv().await {
+                let Some((record, job)) = batch.get(index) else {
                     continue;
                 };
-                // Each render's own time: since the one before it was drawn.
-                let elapsed = last.elapsed();
-                last = Instant::now();
                 let stored = match png {
                     Ok(png) => store_source(self.objects.as_ref(), job, Bytes::from(png)).await,
                     Err(e) => Err(e),
                 };
-                let ms = i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX);
+                let ms = i64::try_from(ms).unwrap_or(i64::MAX);
                 self.finish(record, stored.map(|()| ms)).await;
-                finished[i] = true;
+                finished[index] = true;
             }
             for (i, (record, _)) in batch.iter().enumerate() {
                 if !finished[i] {

@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use control_plane::renders::{RenderBackend, Rendered};
+use control_plane::renders::{Drawn, RenderBackend, Rendered};
 use vis_protocol::RenderJob;
 use vis_tests::{Failing, TestApp, header, problem};
 
@@ -44,8 +44,9 @@ impl RenderBackend for Tiles {
 
     async fn render_batch(&self, jobs: Vec<RenderJob>, done: Rendered) {
         self.batches.lock().unwrap().push(jobs.len());
-        for (i, job) in jobs.iter().enumerate() {
-            let _ = done.send((i, self.render_png(job).await));
+        for (index, job) in jobs.iter().enumerate() {
+            let png = self.render_png(job).await;
+            let _ = done.send(Drawn { index, png, ms: 1 });
         }
     }
 }
