@@ -444,12 +444,11 @@ impl Renderer {
 /// views: a vehicle's mesh depends on its body, make, model and year only.
 #[derive(Default)]
 struct Meshes {
-    last: Option<(
-        (BodyShape, String, String, u16),
-        vehicle::Params,
-        vehicle::Mesh,
-    )>,
+    last: Option<(MeshOf, vehicle::Params, vehicle::Mesh)>,
 }
+
+/// What a mesh is built from: body, make, model and year.
+type MeshOf = (BodyShape, String, String, u16);
 
 impl Meshes {
     /// The parameters and mesh of `s`'s vehicle, built unless held.
@@ -458,7 +457,7 @@ impl Meshes {
         models: &vehicle::ModelLibrary,
         s: &Subject<'_>,
     ) -> (&vehicle::Params, &vehicle::Mesh) {
-        let id = (s.shape, s.make.to_owned(), s.model.to_owned(), s.year);
+        let id: MeshOf = (s.shape, s.make.to_owned(), s.model.to_owned(), s.year);
         if self.last.as_ref().is_none_or(|(held, _, _)| *held != id) {
             let params = vehicle::Params::resolve(models, s.shape, s.make, s.model, s.year);
             let mesh = vehicle::build(&params);
