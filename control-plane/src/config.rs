@@ -1448,6 +1448,25 @@ mod tests {
     }
 
     #[test]
+    fn a_render_batch_is_between_one_and_a_spin() {
+        for bad in [0, MAX_BATCH + 1] {
+            let err = Config::from_toml(&format!("[render]\nbatch = {bad}"), Overrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("render.batch"), "{err}");
+        }
+        let c = Config::from_toml("[render]\nbatch = 1", Overrides::default()).unwrap();
+        assert_eq!(c.render.batch, 1);
+        assert_eq!(
+            Config::from_toml("", Overrides::default())
+                .unwrap()
+                .render
+                .batch,
+            24
+        );
+    }
+
+    #[test]
     fn a_bad_value_names_its_key_and_its_layer() {
         let err = Config::from_toml("[render]\nworkers = \"many\"", Overrides::default())
             .unwrap_err()
