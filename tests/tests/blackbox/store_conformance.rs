@@ -1480,6 +1480,19 @@ async fn batches(store: &SqlStore) {
             .map(|(r, _)| (r.id.clone(), Claim::Joined))
             .collect::<Vec<_>>()
     );
+    // Answers come back in the caller's order, whatever order the rows
+    // are claimed in.
+    let reversed: Vec<NewJob<'_>> = new.iter().rev().copied().collect();
+    let back = store
+        .claim_jobs(&reversed, JobPriority::Interactive)
+        .await
+        .unwrap();
+    assert_eq!(
+        back.iter()
+            .map(|(r, _)| r.variant.as_str())
+            .collect::<Vec<_>>(),
+        reversed.iter().map(|j| j.variant).collect::<Vec<_>>()
+    );
     // The same vehicle at another revision is another batch.
     tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     let (rev2, _) = store
@@ -1547,6 +1560,49 @@ async fn batches(store: &SqlStore) {
         let one = store.lease_jobs("node-p", 60_000, 24).await.unwrap();
         assert_eq!(one.len(), 1, "{one:?}");
         assert_eq!(one[0].priority, JobPriority::Prewarm);
+    }
+
+    // Two claims of the same jobs in opposite orders at once both succeed
+    // (on PostgreSQL they would deadlock if rows were claimed as given).
+    for round in 0..4 {
+        let pair: Vec<String> = (0..24)
+            .map(|i| format!("audi/r8/2016/red/angle-{}/r{round}", i * 15))
+            .collect();
+        let store_a = store.clone();
+        let (fwd, rev) = (pair.clone(), pair.iter().rev().cloned().collect::<Vec<_>>());
+        let claim = |store: SqlStore, variants: Vec<String>| async move {
+            let jobs: Vec<NewJob<'_>> = variants
+                .iter()
+                .map(|variant| NewJob {
+                    variant,
+                    revision: 1,
+                    shape: "coupe",
+                })
+                .collect();
+            store
+                .claim_jobs(&jobs, JobPriority::Interactive)
+                .await
+                .map(|c| c.len())
+        };
+        let (a, b) = tokio::join!(
+            tokio::spawn(claim(store_a, fwd)),
+            tokio::spawn(claim(store.clone(), rev))
+        );
+        assert_eq!(
+            (a.unwrap().unwrap(), b.unwrap().unwrap()),
+            (24, 24),
+            "round {round}"
+        );
+    }
+    // Nothing of this section is left queued for the next.
+    loop {
+        let jobs = store.lease_jobs("drain", 60_000, 24).await.unwrap();
+        if jobs.is_empty() {
+            break;
+        }
+        for job in jobs {
+            assert!(store.finish_job(&job.id, "drain", Ok(1)).await.unwrap());
+        }
     }
 }
 

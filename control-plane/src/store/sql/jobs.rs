@@ -44,13 +44,19 @@ impl JobStore for SqlStore {
         priority: JobPriority,
     ) -> Result<Vec<(JobRecord, Claim)>, StoreError> {
         let now = now_millis();
+        // Rows are claimed in one order, whatever the caller's: two
+        // transactions claiming overlapping jobs on PostgreSQL then wait on
+        // each other's rows one way round, never deadlock. The answers come
+        // back in the caller's order.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| (jobs[i].variant, jobs[i].revision));
         let mut tx = self.begin_write().await?;
-        let mut claimed = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            claimed.push(claim_in(&mut tx, job, priority, now).await?);
+        let mut claimed: Vec<Option<(JobRecord, Claim)>> = vec![None; jobs.len()];
+        for i in order {
+            claimed[i] = Some(claim_in(&mut tx, &jobs[i], priority, now).await?);
         }
         tx.commit().await.map_err(map_err)?;
-        Ok(claimed)
+        Ok(claimed.into_iter().flatten().collect())
     }
 
     async fn promote_job(&self, id: &str) -> Result<bool, StoreError> {
