@@ -264,6 +264,25 @@ impl Renderer {
         }
     }
 
+    /// [`Renderer::render_batch`] with each render encoded as its PNG
+    /// source: what a render node stores for each job. `each` gets the job's
+    /// index, its PNG (or why there is none) and the milliseconds that
+    /// render and encode took on their own.
+    pub fn render_batch_png(
+        &self,
+        jobs: &[RenderJob],
+        mut each: impl FnMut(usize, Result<Vec<u8>, String>, u64),
+    ) {
+        let mut last = std::time::Instant::now();
+        self.render_batch(jobs, |i, rgba| {
+            let png = rgba
+                .map_err(|e| e.to_string())
+                .and_then(|rgba| image::encode_png(&rgba).map_err(|e| e.to_string()));
+            each(i, png, last.elapsed().as_millis() as u64);
+            last = std::time::Instant::now();
+        });
+    }
+
     fn render_job(&self, job: &RenderJob, meshes: &mut Meshes) -> Result<Rgba, RenderError> {
         let base = job.revision.saturating_sub(job.variation);
         match (self.fingerprint(), is_folded(base)) {
@@ -396,21 +415,20 @@ impl Renderer {
     }
 
     /// The 24 turntable angles of the subject (0° to 345°, 15° apart; its
-    /// own view is ignored) from one mesh and one framing, drawn one after
+    /// own view and variation are ignored) from one mesh, drawn one after
     /// another on this renderer's device: a spin's cold frames in one
     /// batch. Each frame is the pixels [`Renderer::render_procedural`]
     /// draws for that angle (`tests/angles.rs`); never refined.
     pub fn render_turn(&self, s: &Subject<'_>) -> Result<Vec<Rgba>, RenderError> {
-        let params = vehicle::Params::resolve(&self.models, s.shape, s.make, s.model, s.year);
-        let mesh = vehicle::build(&params);
-        let framing = framing_of(s, &mesh, &params);
-        let n = self.passes.size();
+        let mut meshes = Meshes::default();
         vis_protocol::Angle::turn()
             .map(|a| {
-                let (view_proj, eye) = framing.camera(&mesh, View::Angle(a));
-                let frame = studio_frame(s, view_proj, eye, false);
-                let pixels = self.passes.draw(&self.gpu, &mesh, &frame)?;
-                Ok(Rgba::new(n, n, pixels)?)
+                let frame = Subject {
+                    view: View::Angle(a),
+                    variation: 0,
+                    ..s.clone()
+                };
+                Ok(self.draw(&frame, false, &mut meshes)?.0)
             })
             .collect()
     }

@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::Renderer;
 use anyhow::Context;
@@ -252,14 +252,8 @@ impl Node {
         let renderer = Arc::clone(&self.renderer);
         let (done, mut drawn) = tokio::sync::mpsc::unbounded_channel();
         let render = tokio::task::spawn_blocking(move || {
-            // Each render's own time, measured where it is drawn.
-            let mut last = Instant::now();
-            renderer.render_batch(&batch, |i, rgba| {
-                let png = rgba
-                    .map_err(|e| e.to_string())
-                    .and_then(|rgba| crate::image::encode_png(&rgba).map_err(|e| e.to_string()));
-                let _ = done.send((i, png, last.elapsed().as_millis()));
-                last = Instant::now();
+            renderer.render_batch_png(&batch, |i, png, ms| {
+                let _ = done.send((i, png, ms));
             });
         });
         let mut reported = vec![false; jobs.len()];
@@ -289,11 +283,11 @@ impl Node {
         slot: u32,
         leased: &LeasedJob,
         drawn: Result<Vec<u8>, String>,
-        ms: u128,
+        ms: u64,
     ) {
         let sent = match drawn {
             Ok(png) => {
-                tracing::info!(slot, job.id = %leased.id, job.variant = %leased.job.variant, duration_ms = ms as u64, "rendered");
+                tracing::info!(slot, job.id = %leased.id, job.variant = %leased.job.variant, duration_ms = ms, "rendered");
                 self.http
                     .put(self.url(&format!("/jobs/{}/source?render_ms={ms}", leased.id)))
                     .header(reqwest::header::AUTHORIZATION, &self.auth)

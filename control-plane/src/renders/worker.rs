@@ -4,7 +4,7 @@
 //! drawn. Remote nodes run the same loop over HTTP (`http/nodes.rs`).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -47,15 +47,8 @@ impl RenderBackend for InProcessRenderer {
         let renderer = Arc::clone(&self.renderer);
         // A panic drops `done` with jobs unsent: the worker fails those.
         let _ = tokio::task::spawn_blocking(move || {
-            // Each render's own time, measured where it is drawn.
-            let mut last = Instant::now();
-            renderer.render_batch(&jobs, |index, rgba| {
-                let png = rgba.map_err(|e| e.to_string()).and_then(|rgba| {
-                    vis_render::image::encode_png(&rgba).map_err(|e| e.to_string())
-                });
-                let ms = last.elapsed().as_millis() as u64;
+            renderer.render_batch_png(&jobs, |index, png, ms| {
                 let _ = done.send(Drawn { index, png, ms });
-                last = Instant::now();
             });
         })
         .await;
@@ -228,7 +221,7 @@ impl Worker {
                     tracing::warn!(error = %e, "render failed");
                 }
             }
-            let finish = outcome.as_ref().map(|ms| *ms).map_err(String::as_str);
+            let finish = outcome.as_ref().copied().map_err(String::as_str);
             match self.store.finish_job(&record.id, &self.owner, finish).await {
                 Ok(true) => {}
                 Ok(false) => {

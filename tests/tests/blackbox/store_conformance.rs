@@ -1424,6 +1424,18 @@ async fn priorities_and_prewarm(store: &SqlStore) {
     assert_eq!(store.prewarms(10).await.unwrap()[0].id, run.id);
 }
 
+/// Jobs of a coupe's variants at revision 1.
+fn coupes(variants: &[String]) -> Vec<NewJob<'_>> {
+    variants
+        .iter()
+        .map(|variant| NewJob {
+            variant,
+            revision: 1,
+            shape: "coupe",
+        })
+        .collect()
+}
+
 /// Batches: jobs claimed together are queued together, and a lease takes
 /// the oldest job with the queued jobs of its vehicle and revision, up to
 /// the node's batch, never another vehicle's or revision's.
@@ -1448,14 +1460,7 @@ async fn batches(store: &SqlStore) {
         .await
         .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(3)).await;
-    let new: Vec<NewJob<'_>> = frames
-        .iter()
-        .map(|variant| NewJob {
-            variant,
-            revision: 1,
-            shape: "coupe",
-        })
-        .collect();
+    let new = coupes(&frames);
     let claimed = store
         .claim_jobs(&new, JobPriority::Interactive)
         .await
@@ -1565,20 +1570,16 @@ async fn batches(store: &SqlStore) {
     // Two claims of the same jobs in opposite orders at once both succeed
     // (on PostgreSQL they would deadlock if rows were claimed as given).
     for round in 0..4 {
-        let pair: Vec<String> = (0..24)
+        let frames: Vec<String> = (0..24)
             .map(|i| format!("audi/r8/2016/red/angle-{}/r{round}", i * 15))
             .collect();
         let store_a = store.clone();
-        let (fwd, rev) = (pair.clone(), pair.iter().rev().cloned().collect::<Vec<_>>());
+        let (fwd, rev) = (
+            frames.clone(),
+            frames.iter().rev().cloned().collect::<Vec<_>>(),
+        );
         let claim = |store: SqlStore, variants: Vec<String>| async move {
-            let jobs: Vec<NewJob<'_>> = variants
-                .iter()
-                .map(|variant| NewJob {
-                    variant,
-                    revision: 1,
-                    shape: "coupe",
-                })
-                .collect();
+            let jobs = coupes(&variants);
             store
                 .claim_jobs(&jobs, JobPriority::Interactive)
                 .await
