@@ -1,7 +1,8 @@
 //! The benchmark behind `infra/bench-history.sh` (docs/benchmarks.md,
 //! "History: cost as data grows"): the real app on a database, each read
-//! path that history could slow timed on the empty database, then again
-//! after a year of history is seeded into the same database.
+//! path that history could slow timed on the empty database, again after
+//! a day of history is seeded into it, and again after the 364 days before
+//! that day are seeded too (a year).
 //!
 //! Timed (medians of `--iterations` calls, after 3 unmeasured):
 //! - `GET /api/v1/account` (its `usage_30d`), with a key;
@@ -17,15 +18,23 @@
 //!   call after the seed, which rolls the seeded ledger up, is printed
 //!   apart.
 //!
+//! Why a day: an empty database answers some paths with nothing (no
+//! variants to rank, no nodes' durations to report), so its time is the
+//! cost of an empty answer. The day holds the year's last day exactly
+//! (today's jobs on the same four nodes, the day's charges over the same
+//! skewed variants), so its answers are the year's in size: year / day is
+//! what history itself costs. Both ratios are printed.
+//!
 //! The seed (one transaction, set-based, with the migrations' indexes and
 //! triggers in place): 10,000 accounts (the bench's two among them), 10
 //! million ledger rows over the last 365 days (charges of skewed variants,
 //! 1% refunded), 2 million render jobs over the same year (2% failed, four
-//! nodes). Sizes are flags.
+//! nodes), as a day (1/365 of each, dated over the last 24 hours) and then
+//! the rest over the 364 days before it. Sizes are flags.
 //!
 //! Usage: bench-history DATA_DIR [--database-url URL] [--iterations N]
 //! [--ledger-rows N] [--accounts N] [--jobs N]. Prints one line per path:
-//! `name empty_ms seeded_ms ratio`.
+//! `name | empty | a day | a year | year/day | year/empty` (ms).
 
 use std::time::{Duration, Instant};
 
@@ -200,18 +209,26 @@ async fn main() -> anyhow::Result<()> {
     let empty = measure("empty").await;
 
     let seeder = SqlStore::connect(&url).await?;
-    let started = Instant::now();
-    let sql = if url.starts_with("sqlite:") {
-        seed_sqlite(&args, &person.id, &keyed.id)
-    } else {
-        seed_postgres(&args, &person.id, &keyed.id)
+    let sqlite = url.starts_with("sqlite:");
+    let seed = |part: Part| {
+        let seeder = &seeder;
+        let sql = seed_sql(sqlite, &args, &person.id, &keyed.id, part);
+        async move {
+            let started = Instant::now();
+            execute_raw(seeder, &sql).await?;
+            if !sqlite {
+                // What autovacuum does after a load this size.
+                execute_raw(seeder, "ANALYZE").await?;
+            }
+            eprintln!("seeded {part:?} in {:.1} s", started.elapsed().as_secs_f64());
+            anyhow::Ok(())
+        }
     };
-    execute_raw(&seeder, &sql).await?;
-    if !url.starts_with("sqlite:") {
-        // What autovacuum does after a load this size.
-        execute_raw(&seeder, "ANALYZE").await?;
-    }
-    eprintln!("seeded in {:.1} s", started.elapsed().as_secs_f64());
+    seed(Part::Day).await?;
+    store.top_variants(now_millis() - 30 * DAY_MS, 1000).await?;
+    let day = measure("a day").await;
+
+    seed(Part::Rest).await?;
     let started = Instant::now();
     store.top_variants(now_millis() - 30 * DAY_MS, 1000).await?;
     println!(
@@ -221,9 +238,9 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let seeded = measure("seeded").await;
-    println!("path | empty (ms) | a year of history (ms) | ratio");
-    for ((name, e), (_, s)) in empty.iter().zip(&seeded) {
-        println!("{name} | {e:.2} | {s:.2} | {:.2}", s / e);
+    println!("path | empty (ms) | a day (ms) | a year (ms) | year/day | year/empty");
+    for (((name, e), (_, d)), (_, y)) in empty.iter().zip(&day).zip(&seeded) {
+        println!("{name} | {e:.2} | {d:.2} | {y:.2} | {:.2} | {:.2}", y / d, y / e);
     }
     server.abort();
     Ok(())
@@ -291,22 +308,23 @@ async fn sign_up(client: &reqwest::Client, base: &str, email: &str) -> anyhow::R
 /// The seed's rows as one SELECT over `g` (1..n), shared by both dialects:
 /// integer arithmetic only. `acct` maps `g` to an account id; the variant
 /// index is cubically skewed toward 0 (a few variants are most requested).
-fn ledger_select(args: &Args, person: &str, keyed: &str, t0: i64) -> String {
-    let step = 365 * DAY_MS / args.ledger_rows.max(1);
-    let a = args.accounts;
+fn ledger_select(person: &str, keyed: &str, a: i64, part: &Span) -> String {
+    let Span { t0, step, tag, .. } = part;
     format!(
         "SELECT CASE g % {a} WHEN 0 THEN '{person}' WHEN 1 THEN '{keyed}' ELSE 'seed-' || (g % {a}) END, \
-           'charge', -1, 1000, 'image delivery', 'seed-req-' || g, {t0} + g * {step}, \
+           'charge', -1, 1000, 'image delivery', '{tag}-req-' || g, {t0} + g * {step}, \
            'seed/m' || ((((g * 2654435761) % 1000003) * ((g * 2654435761) % 1000003) / 1000003) \
              * ((g * 2654435761) % 1000003) / 1000003 * 20000 / 1000003) || '/2020/red/front', \
            1, 1024, 768, 'png', CASE WHEN g % 5 = 0 THEN 'generated' ELSE 'cache' END"
     )
 }
 
-fn jobs_select(args: &Args, t0: i64) -> String {
-    let step = 365 * DAY_MS / args.jobs.max(1);
+fn jobs_select(part: &Span) -> String {
+    let Span {
+        t0, job_step: step, tag, ..
+    } = part;
     format!(
-        "SELECT 'seed-job-' || g, 'seed/j' || g || '/2020/red/front', 1, 'sedan', \
+        "SELECT '{tag}-job-' || g, '{tag}/j' || g || '/2020/red/front', 1, 'sedan', \
            CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'done' END, CASE WHEN g % 5 = 0 THEN 1 ELSE 0 END, 1, \
            CASE WHEN g % 50 <> 0 THEN NULL WHEN g % 3 = 0 THEN 'render node lost' ELSE 'gpu lost' END, \
            CASE WHEN g % 50 = 0 THEN NULL ELSE 200 + (g * 7919) % 3000 END, \
@@ -318,52 +336,90 @@ const LEDGER_COLS: &str = "INSERT INTO ledger (account_id, kind, delta, balance_
 const JOB_COLS: &str = "INSERT INTO render_jobs (id, variant, revision, shape, status, priority, attempts, error, duration_ms, created_at, updated_at, finished_by) ";
 
 /// 1% of the seeded charges refunded (a refund names its charge).
-const REFUNDS: &str = "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, created_at, refund_of) \
-     SELECT account_id, 'refund', 1, 1000, 'render failed', created_at + 1000, id FROM ledger \
-     WHERE kind = 'charge' AND reference LIKE 'seed-req-%' AND id % 100 = 0";
-
-fn counts(args: &Args) -> (i64, i64) {
-    // Charges and refunds together make `ledger_rows`.
-    let charges = args.ledger_rows * 100 / 101;
-    (charges, args.jobs)
-}
-
-fn seed_postgres(args: &Args, person: &str, keyed: &str) -> String {
-    let t0 = now_millis() - 365 * DAY_MS;
-    let (charges, jobs) = counts(args);
-    let a = args.accounts;
+fn refunds(tag: &str) -> String {
     format!(
-        "BEGIN;\n\
-         INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
-           SELECT 'seed-' || g, 'seed-' || g || '@example.com', 1000000, 0, 0, {t0} FROM generate_series(2::bigint, {a} - 1) g;\n\
-         {LEDGER_COLS} {} FROM generate_series(1::bigint, {charges}) g;\n\
-         {REFUNDS};\n\
-         {JOB_COLS} {} FROM generate_series(1::bigint, {jobs}) g;\n\
-         COMMIT;",
-        ledger_select(args, person, keyed, t0),
-        jobs_select(args, t0)
+        "INSERT INTO ledger (account_id, kind, delta, balance_after, reason, created_at, refund_of) \
+         SELECT account_id, 'refund', 1, 1000, 'render failed', created_at + 1000, id FROM ledger \
+         WHERE kind = 'charge' AND reference LIKE '{tag}-req-%' AND id % 100 = 0"
     )
 }
 
-fn seed_sqlite(args: &Args, person: &str, keyed: &str) -> String {
-    let t0 = now_millis() - 365 * DAY_MS;
-    let (charges, jobs) = counts(args);
+/// The seed in two parts: the last day (with the accounts), then the 364
+/// days before it.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Day,
+    Rest,
+}
+
+/// One part's rows: `charges` ledger rows from `t0` every `step` ms,
+/// `jobs` render jobs every `job_step` ms, their ids tagged `tag`.
+struct Span {
+    t0: i64,
+    step: i64,
+    charges: i64,
+    jobs: i64,
+    job_step: i64,
+    tag: &'static str,
+}
+
+impl Part {
+    fn span(self, args: &Args) -> Span {
+        // Charges and refunds together make `ledger_rows`.
+        let (charges, jobs) = (args.ledger_rows * 100 / 101, args.jobs);
+        let (day_charges, day_jobs) = (charges / 365, jobs / 365);
+        let now = now_millis();
+        let (t0, days, charges, jobs, tag) = match self {
+            Part::Day => (now - DAY_MS, 1, day_charges, day_jobs, "day"),
+            Part::Rest => (
+                now - 365 * DAY_MS,
+                364,
+                charges - day_charges,
+                jobs - day_jobs,
+                "seed",
+            ),
+        };
+        Span {
+            t0,
+            step: days * DAY_MS / charges.max(1),
+            charges,
+            jobs,
+            job_step: days * DAY_MS / jobs.max(1),
+            tag,
+        }
+    }
+}
+
+/// One part of the seed as one transaction, set-based: SQLite counts with a
+/// recursive CTE, PostgreSQL with `generate_series`.
+fn seed_sql(sqlite: bool, args: &Args, person: &str, keyed: &str, part: Part) -> String {
+    let span = part.span(args);
     let a = args.accounts;
-    let series = |n: i64| {
-        format!("WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < {n})")
+    // `select` over g = 1..=n.
+    let over = |n: i64, select: String| {
+        if sqlite {
+            format!(
+                "WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < {n}) {select} FROM s"
+            )
+        } else {
+            format!("{select} FROM generate_series(1::bigint, {n}) g")
+        }
+    };
+    // The accounts but the bench's two (g 0 and 1 name them).
+    let accounts = match part {
+        Part::Day => format!(
+            "INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
+             SELECT 'seed-' || (g + 1), 'seed-' || (g + 1) || '@example.com', 1000000, 0, 0, {} FROM ({}) t;\n",
+            now_millis() - 365 * DAY_MS,
+            over(a - 2, "SELECT g".into())
+        ),
+        Part::Rest => String::new(),
     };
     format!(
-        "BEGIN IMMEDIATE;\n\
-         INSERT INTO accounts (id, email, balance, auto_reload, has_payment_method, created_at) \
-           {} SELECT 'seed-' || g, 'seed-' || g || '@example.com', 1000000, 0, 0, {t0} FROM s WHERE g >= 2 AND g < {a};\n\
-         {LEDGER_COLS} {} {} FROM s;\n\
-         {REFUNDS};\n\
-         {JOB_COLS} {} {} FROM s;\n\
-         COMMIT;",
-        series(a),
-        series(charges),
-        ledger_select(args, person, keyed, t0),
-        series(jobs),
-        jobs_select(args, t0)
+        "{}\n{accounts}{LEDGER_COLS} {};\n{};\n{JOB_COLS} {};\nCOMMIT;",
+        if sqlite { "BEGIN IMMEDIATE;" } else { "BEGIN;" },
+        over(span.charges, ledger_select(person, keyed, a, &span)),
+        refunds(span.tag),
+        over(span.jobs, jobs_select(&span)),
     )
 }
