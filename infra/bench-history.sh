@@ -3,11 +3,11 @@
 # the real app on an empty database, each read path that history could slow
 # timed (GET /api/v1/account, /dashboard, /dashboard/operator.json, /metrics,
 # `control-plane status`, a cold admission's reads, `prewarm --top`'s
-# selection), then a year of history seeded into the same database (10
-# million ledger rows over 10,000 accounts, 2 million render jobs: one
-# set-based transaction) and every path timed again. Prints the medians and
-# their ratios (tests/src/bin/bench-history.rs), then the query plans of the
-# reads that touch the big tables.
+# selection), then again after a day of history and again after the year
+# it ends (10 million ledger rows over 10,000 accounts, 2 million render
+# jobs: two set-based transactions). Prints the medians and their ratios,
+# year/day and year/empty (tests/src/bin/bench-history.rs), then the query
+# plans of the reads that touch the big tables.
 # Usage: infra/bench-history.sh [sqlite|postgres] [iterations]
 # postgres needs VIS_DATABASE_URL=postgres://… (a database it may fill; it
 # creates a fresh one beside it and drops it after).
