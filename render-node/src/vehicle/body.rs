@@ -7,7 +7,7 @@
 
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
 use super::mesh::{Material, Mesh};
 use vis_protocol::BodyShape;
@@ -50,6 +50,15 @@ fn arch_gap(shape: BodyShape) -> f32 {
         _ => 1.09,
     }
 }
+
+/// The shapes drawn as cars (not tall bodies) where a rule differs.
+const CAR_SHAPES: [BodyShape; 5] = [
+    BodyShape::Sedan,
+    BodyShape::Coupe,
+    BodyShape::Convertible,
+    BodyShape::Hatchback,
+    BodyShape::Wagon,
+];
 
 fn sp(c: f32, n: f32) -> f32 {
     c.signum() * c.abs().powf(2.0 / n)
@@ -242,12 +251,23 @@ impl<'a> Lower<'a> {
         // the bumper instead of ending in a vertical face.
         let tf = 1.0 - ((self.xf - x) / self.round_f).clamp(0.0, 1.0);
         let tr = 1.0 - ((x - self.xr) / self.round_r).clamp(0.0, 1.0);
-        let (t, pw, ph, mid_frac) = if tf >= tr {
+        // A car's nose is a face under a rounded bonnet edge, its most
+        // forward point at bumper height; until session 24 it closed in a
+        // half ellipse to a point a quarter of the way up (the blind checks'
+        // "bulbous nose", with the lamps on its rounded corners seen
+        // edge-on). Tall bodies keep their blunt fronts.
+        let face = if CAR_SHAPES.contains(&p.shape) {
+            (2.0, 0.15)
+        } else {
+            (0.0, 0.0)
+        };
+        let front = tf >= tr;
+        let (t, pw, ph, mid_frac) = if front {
             (
                 tf,
                 p.boxy + 1.6,
-                (p.boxy + 0.4 - 1.6 * p.era).max(2.2),
-                0.45 - 0.2 * p.era,
+                (p.boxy + 0.4 - 1.6 * p.era).max(2.2) + face.0,
+                0.45 - 0.2 * p.era + face.1,
             )
         } else {
             (tr, p.boxy + 1.6, p.boxy + 0.4, 0.45)
@@ -255,10 +275,19 @@ impl<'a> Lower<'a> {
         if t > 0.0 {
             let ew = (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw);
             let eh = (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph);
+            // The chin: the front bumper's lower edge closes over half the
+            // run, squarer, so the face stands on it rather than tucking
+            // under.
+            let (tb, pb) = if front {
+                (1.0 - ((self.xf - x) / (self.round_f * 0.5)).clamp(0.0, 1.0), ph + 1.0)
+            } else {
+                (t, ph)
+            };
+            let eb = (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb);
             let mid = bottom + (top - bottom) * mid_frac;
             top = mid + (top - mid) * eh.max(0.02);
             wing *= eh;
-            bottom = mid - (mid - bottom) * eh.max(0.02);
+            bottom = mid - (mid - bottom) * eb.max(0.02);
             hw *= ew.max(0.015);
         }
         Section {
@@ -343,6 +372,13 @@ impl<'a> Lower<'a> {
 
     /// Is (y, z) inside the section at x? (Ignores arches.)
     fn inside(&self, x: f32, y: f32, z: f32) -> bool {
+        // Past the nose or the tail the sections stay closed to a sliver
+        // round the tip's height, which a search at that height found
+        // "inside" all the way out: a 1999 Discovery's spare wheel hung
+        // 0.3 m behind its tailgate once its belt rose (session 24).
+        if x > self.xf || x < self.xr {
+            return false;
+        }
         let s = self.section(x);
         let mid = s.bottom + (s.top - s.bottom) * 0.42;
         let cy = if y >= mid {
@@ -522,9 +558,22 @@ impl<'a> Lower<'a> {
                 );
             }
         }
-        if p.spec.cladding {
-            for ax in self.arches() {
-                self.arch_cladding(mesh, ax);
+        for ax in self.arches() {
+            if p.spec.cladding {
+                self.arch_ring(mesh, ax, p.ride + 0.11, &[-0.012, 0.03, 0.075], Material::Trim);
+            } else {
+                // A painted lip round the opening: the loft's own edge
+                // steps where its cells cross the arch (the dark notches
+                // at the opening's top corners and sides that the session-23
+                // blind check read as "jagged edges around the wheel
+                // arches"); the lip is a smooth circle over it.
+                self.arch_ring(
+                    mesh,
+                    ax,
+                    p.ride + 0.03,
+                    &[-0.012, 0.01, 0.04],
+                    Material::Paint,
+                );
             }
         }
         // A sliding door's track: a dark line along the flank under the
@@ -699,15 +748,16 @@ impl<'a> Lower<'a> {
         z * (1.0 + self.flare(x) * f)
     }
 
-    /// Black arch cladding (SUVs, crossovers, pickups, wagons): a ring
-    /// 7.5 cm wide round the arch at `ax`, its legs running down to the
-    /// rocker's cladding, laid a few millimetres off the flank as its own
-    /// patch so both edges are smooth circles at any size. Its inner edge
-    /// reaches 1.2 cm into the opening, covering the body's edge there.
-    fn arch_cladding(&self, mesh: &mut Mesh, ax: f32) {
+    /// A ring round the arch at `ax`, its legs running down to `bottom`,
+    /// laid a few millimetres off the flank as its own patch so both edges
+    /// are smooth circles at any size; `across` are its rows' offsets from
+    /// the arch's edge (negative: into the opening, covering the body's
+    /// edge there). Black arch cladding (SUVs, crossovers, pickups, wagons)
+    /// is 7.5 cm wide down to the rocker's cladding; a painted arch has a
+    /// lip of a few centimetres.
+    fn arch_ring(&self, mesh: &mut Mesh, ax: f32, bottom: f32, across: &[f32], m: Material) {
         let p = self.p;
         let (r, wr) = (self.arch_r, p.wheel_radius);
-        let bottom = p.ride + 0.11;
         // The path: (x, y) on the arch's edge and its outward direction.
         let mut path: Vec<(f32, f32, f32, f32)> = Vec::new();
         let legs = 4;
@@ -724,7 +774,6 @@ impl<'a> Lower<'a> {
             let y = bottom + (wr - bottom) * k as f32 / legs as f32;
             path.push((ax - r, y, -1.0, 0.0));
         }
-        let across = [-0.012, 0.03, 0.075];
         for side in [-1.0f32, 1.0] {
             mesh.grid(
                 path.len(),
@@ -735,7 +784,7 @@ impl<'a> Lower<'a> {
                     let (x, y) = (x + nx * across[j], y + ny * across[j]);
                     Vec3::new(x, y, side * (self.flank_z(x, y) + 0.006))
                 },
-                |_, _| Some((Material::Trim, [0.0, 0.0])),
+                |_, _| Some((m, [0.0, 0.0])),
             );
         }
     }
@@ -1391,28 +1440,33 @@ pub fn build_car(p: &Params) -> Mesh {
     rear_face(&mut mesh, &lower, p);
     features(&mut mesh, &lower, p, tyre_w);
 
-    // Mirrors on the doors just behind the A-pillars.
+    // Mirrors on the doors just behind the A-pillars: a housing about 19 cm
+    // out, 11 cm tall and 9 cm deep (a rounded box), its glass facing back,
+    // on a short stalk. (Until session 24 an ellipsoid 20 x 12 x 15 cm,
+    // which two blind checks named "oversized ball mirrors".)
     if spec.cabin != Cabin::None {
-        let mx = lower.cowl - 0.18;
-        let my = p.belt + 0.08;
+        let mx = lower.cowl - 0.16;
+        let my = p.belt + 0.075;
         let mirror_m = if p.era < 0.3 {
             Material::Trim
         } else {
             Material::Paint
         };
         let scale = if p.length > 6.0 { 1.5 } else { 1.0 };
+        let half = Vec3::new(0.045, 0.055, 0.095) * scale;
         for side in [-1.0f32, 1.0] {
-            let mz = side * (hw * 0.9 + 0.075 * scale);
-            mesh.ellipsoid(
-                Vec3::new(mx, my, mz),
-                Vec3::new(0.075, 0.06, 0.1) * scale,
-                Quat::IDENTITY,
-                mirror_m,
+            let mz = side * (hw * 0.92 + half.z);
+            mesh.rounded_box(Vec3::new(mx, my, mz), half, 3.2, mirror_m);
+            mesh.rounded_box(
+                Vec3::new(mx - half.x * 0.78, my, mz),
+                Vec3::new(0.012, half.y * 0.8, half.z * 0.85),
+                4.0,
+                Material::Glass,
             );
             mesh.tube(
-                Vec3::new(mx + 0.02, my - 0.03, side * hw * 0.86),
-                Vec3::new(mx, my - 0.02, mz - side * 0.04),
-                0.018,
+                Vec3::new(mx + 0.01, my - 0.035 * scale, side * hw * 0.86),
+                Vec3::new(mx, my - 0.03 * scale, mz - side * half.z * 0.6),
+                0.016,
                 Material::Trim,
             );
         }
@@ -1749,6 +1803,21 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             ((lamp_top - h, lamp_top), hw * 0.55, hw * 0.93)
         }
         Headlamp::PopUp => ((lamp_top - 0.1, lamp_top), hw * 0.55, hw * 0.9),
+    };
+    // A lamp stays on the face: its outer edge goes no further round the
+    // nose's corner than where the surface has fallen 0.25 m behind the
+    // tip at the lamp's height. Projected along x, the part beyond that lay
+    // on the flank stretched into a streak half a metre long, which the
+    // session-24 blind check took for a rendering glitch on the wings.
+    let zo = {
+        let y = (lamp.0 + lamp.1) / 2.0;
+        let at = |z: f32| lower.surface_x(y, z, lower.fa, lower.xf + 0.01);
+        let tip = at(0.0);
+        let mut z = zo;
+        while z > zi + 0.06 && at(z) < tip - 0.25 {
+            z -= 0.01;
+        }
+        z
     };
     let lamp_h = lamp.1 - lamp.0;
     let head = c.headlamp;

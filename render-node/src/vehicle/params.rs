@@ -738,6 +738,9 @@ impl Params {
             (B::Van, _) => 0.13,
             (B::Minivan, _) | (_, Roofline::OneBox) => 0.06,
             (_, Roofline::Dome) => 0.08,
+            // Session 24: a thicker body under less glass, since crossovers
+            // read as estates in three blind checks running.
+            (B::Crossover | B::Suv, _) => -0.04,
             _ => 0.0,
         };
         let belt = (h * (1.0 - glass_frac)).max(ride + 0.3);
