@@ -279,7 +279,10 @@ impl<'a> Lower<'a> {
             // run, squarer, so the face stands on it rather than tucking
             // under.
             let (tb, pb) = if front {
-                (1.0 - ((self.xf - x) / (self.round_f * 0.5)).clamp(0.0, 1.0), ph + 1.0)
+                (
+                    1.0 - ((self.xf - x) / (self.round_f * 0.5)).clamp(0.0, 1.0),
+                    ph + 1.0,
+                )
             } else {
                 (t, ph)
             };
@@ -560,7 +563,13 @@ impl<'a> Lower<'a> {
         }
         for ax in self.arches() {
             if p.spec.cladding {
-                self.arch_ring(mesh, ax, p.ride + 0.11, &[-0.012, 0.03, 0.075], Material::Trim);
+                self.arch_ring(
+                    mesh,
+                    ax,
+                    p.ride + 0.11,
+                    &[-0.012, 0.03, 0.075],
+                    Material::Trim,
+                );
             } else {
                 // A painted lip round the opening: the loft's own edge
                 // steps where its cells cross the arch (the dark notches
