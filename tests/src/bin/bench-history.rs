@@ -223,7 +223,10 @@ async fn main() -> anyhow::Result<()> {
                 // year's measure on two cores).
                 execute_raw(seeder, "VACUUM ANALYZE").await?;
             }
-            eprintln!("seeded {part:?} in {:.1} s", started.elapsed().as_secs_f64());
+            eprintln!(
+                "seeded {part:?} in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
             anyhow::Ok(())
         }
     };
@@ -243,7 +246,11 @@ async fn main() -> anyhow::Result<()> {
     let seeded = measure("seeded").await;
     println!("path | empty (ms) | a day (ms) | a year (ms) | year/day | year/empty");
     for (((name, e), (_, d)), (_, y)) in empty.iter().zip(&day).zip(&seeded) {
-        println!("{name} | {e:.2} | {d:.2} | {y:.2} | {:.2} | {:.2}", y / d, y / e);
+        println!(
+            "{name} | {e:.2} | {d:.2} | {y:.2} | {:.2} | {:.2}",
+            y / d,
+            y / e
+        );
     }
     server.abort();
     Ok(())
@@ -324,7 +331,10 @@ fn ledger_select(person: &str, keyed: &str, a: i64, part: &Span) -> String {
 
 fn jobs_select(part: &Span) -> String {
     let Span {
-        t0, job_step: step, tag, ..
+        t0,
+        job_step: step,
+        tag,
+        ..
     } = part;
     format!(
         "SELECT '{tag}-job-' || g, '{tag}/j' || g || '/2020/red/front', 1, 'sedan', \
