@@ -156,10 +156,9 @@ pub fn vehicle_sheet(
         Color::Yellow,
     ];
     for (r, v) in vehicles.iter().enumerate() {
-        let generation = renderer
-            .models()
-            .identity()
-            .lookup(&v.make, &v.model, v.year);
+        let models = renderer.models();
+        let (make, model) = models.drawn_as(&v.make, &v.model, v.year);
+        let generation = models.identity().lookup(make, model, v.year);
         let shape = v
             .shape
             .or(generation.map(|g| g.body))

@@ -457,3 +457,98 @@ mod wheels {
         assert_eq!(style("ford", "transit", 2019, BodyShape::Van).0 % 8, steel);
     }
 }
+
+/// `models/bases.csv`: the file on disk is the embedded one, every row is a
+/// catalog model of its years without curated rows of its own, drawn as a
+/// curated base, and resolves to exactly that base's body.
+mod bases {
+    use std::path::Path;
+
+    use vis_catalog::Catalog;
+    use vis_protocol::BodyShape;
+    use vis_render::vehicle::bases::BaseTable;
+    use vis_render::vehicle::{ModelLibrary, Params};
+
+    #[test]
+    fn the_table_on_disk_is_the_embedded_one() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/bases.csv"),
+        )
+        .unwrap();
+        let table = BaseTable::parse(&text).expect("bases.csv parses");
+        let disk: Vec<_> = table.rows().collect();
+        let embedded = BaseTable::embedded();
+        assert_eq!(disk, embedded.rows().collect::<Vec<_>>());
+        assert!(disk.len() >= 100, "only {} rows", disk.len());
+    }
+
+    #[test]
+    fn every_row_is_an_uncurated_catalog_model_drawn_as_a_curated_one() {
+        let cat = Catalog::embedded();
+        let lib = ModelLibrary::embedded();
+        let mut bad = Vec::new();
+        for r in lib.bases().rows() {
+            let id = format!("bases.csv line {} ({}/{})", r.line, r.make, r.model);
+            let Some(make) = cat.makes().iter().find(|m| m.slug == r.make) else {
+                bad.push(format!("{id}: make not in the catalog"));
+                continue;
+            };
+            let models = cat.models_of_make(make, None);
+            match models.iter().find(|m| m.slug == r.model) {
+                None => bad.push(format!("{id}: model not in the catalog")),
+                Some(m) if !m.years.iter().any(|y| (r.from..=r.to).contains(y)) => {
+                    bad.push(format!("{id}: no catalog year in {}-{}", r.from, r.to))
+                }
+                Some(_) => {}
+            }
+            if lib.identity().lookup(&r.make, &r.model, r.from).is_some() {
+                bad.push(format!("{id}: curated itself, the row would never apply"));
+            }
+            if lib
+                .identity()
+                .lookup(&r.base_make, &r.base_model, r.from)
+                .is_none()
+            {
+                bad.push(format!(
+                    "{id}: base {}/{} is not curated",
+                    r.base_make, r.base_model
+                ));
+            }
+        }
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    #[test]
+    fn a_trim_is_drawn_exactly_as_its_base_of_the_year() {
+        let lib = ModelLibrary::embedded();
+        let body = |make: &str, model: &str, year: u16| {
+            format!(
+                "{:?}",
+                Params::resolve(&lib, BodyShape::Sedan, make, model, year)
+            )
+        };
+        for (make, model, year, base_make, base_model) in [
+            ("bmw", "m3", 2019, "bmw", "3-series"),
+            ("bmw", "330i", 2005, "bmw", "3-series"),
+            ("volkswagen", "gti", 2015, "volkswagen", "golf-gti"),
+            ("gmc", "yukon-xl", 2018, "chevrolet", "suburban"),
+            ("toyota", "celsior", 1995, "lexus", "ls"),
+            ("nissan", "fairlady", 2005, "nissan", "350z"),
+            ("nissan", "fairlady", 2015, "nissan", "370z"),
+        ] {
+            let p = Params::resolve(&lib, BodyShape::Sedan, make, model, year);
+            assert!(
+                p.generation.is_some(),
+                "{make}/{model} {year} drew from norms"
+            );
+            assert_eq!(
+                body(make, model, year),
+                body(base_make, base_model, year),
+                "{make}/{model} {year} is not {base_make}/{base_model}"
+            );
+        }
+        // A model without rows still draws from its body style's norms.
+        let p = Params::resolve(&lib, BodyShape::Sedan, "toyota", "crown", 2015);
+        assert!(p.generation.is_none());
+    }
+}

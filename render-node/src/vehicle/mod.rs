@@ -1,6 +1,7 @@
 //! Parametric vehicles: shape descriptions (models/), per-model resolution,
 //! meshes, and the camera framing rules of docs/rendering.md.
 
+pub mod bases;
 pub mod body;
 pub mod faces;
 pub mod identity;

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use vis_protocol::BodyShape;
 
+use super::bases::BaseTable;
 use super::faces::{Face, FaceTable, Profile, ProfileTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
@@ -106,6 +107,7 @@ pub struct ModelLibrary {
     faces: FaceTable,
     profiles: ProfileTable,
     wheels: WheelTable,
+    bases: BaseTable,
 }
 
 impl ModelLibrary {
@@ -118,6 +120,7 @@ impl ModelLibrary {
         lib.faces = FaceTable::embedded();
         lib.profiles = ProfileTable::embedded();
         lib.wheels = WheelTable::embedded();
+        lib.bases = BaseTable::embedded();
         lib
     }
 
@@ -145,6 +148,10 @@ impl ModelLibrary {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
         lib.wheels = WheelTable::parse(&text).map_err(RenderError::Models)?;
+        let path = dir.join("bases.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.bases = BaseTable::parse(&text).map_err(RenderError::Models)?;
         Ok(lib)
     }
 
@@ -174,6 +181,7 @@ impl ModelLibrary {
             faces: FaceTable::default(),
             profiles: ProfileTable::default(),
             wheels: WheelTable::default(),
+            bases: BaseTable::default(),
         })
     }
 
@@ -194,6 +202,23 @@ impl ModelLibrary {
     /// Side-profile control values per curated generation.
     pub fn profiles(&self) -> &ProfileTable {
         &self.profiles
+    }
+
+    /// Catalog models drawn as a curated one (`models/bases.csv`).
+    pub fn bases(&self) -> &BaseTable {
+        &self.bases
+    }
+
+    /// The (make, model) a catalog model is drawn as in a model year: its
+    /// base from `models/bases.csv` when it has no identity rows of its
+    /// own, else itself.
+    pub fn drawn_as<'a>(&'a self, make: &'a str, model: &'a str, year: u16) -> (&'a str, &'a str) {
+        if self.identity.lookup(make, model, year).is_none()
+            && let Some(base) = self.bases.lookup(make, model, year)
+        {
+            return base;
+        }
+        (make, model)
     }
 
     /// Wheel designs per make and era (`models/wheels.csv`).
@@ -360,6 +385,8 @@ impl Params {
         model: &str,
         year: u16,
     ) -> Params {
+        // A trim or market name is its base model, hash included.
+        let (make, model) = lib.drawn_as(make, model, year);
         let seed = fnv1a(format!("{make}/{model}").as_bytes());
         if let Some(g) = lib.identity().lookup(make, model, year) {
             let face = lib.faces().lookup(make, model, g.from);
