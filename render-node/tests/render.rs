@@ -604,11 +604,11 @@ fn the_plate_carries_no_text() {
 }
 
 /// Compares with a stored 256 px golden (`support/golden.rs`: a missing or
-/// changed golden fails unless `VIS_BLESS=1`).
-fn check_golden(name: &str, img: &Rgba) {
+/// changed golden fails unless `VIS_BLESS=1`); returns the failure.
+fn check_golden(name: &str, img: &Rgba) -> Result<(), String> {
     let small = resize(img, 256, 256).unwrap();
-    let Some(bytes) = golden::stored(name, &small) else {
-        return;
+    let Some(bytes) = golden::stored(name, &small)? else {
+        return Ok(());
     };
     let gold = decode_png(&bytes).unwrap();
     assert_eq!((gold.width, gold.height), (256, 256));
@@ -638,26 +638,29 @@ fn check_golden(name: &str, img: &Rgba) {
     let mean = total / (256.0 * 256.0);
     if mean > 2.5 || bad > 150 {
         let d = Rgba::new(256, 256, diff).unwrap();
-        golden::differs(
+        return golden::differs(
             name,
             &small,
             Some(&d),
             &format!("mean {mean:.2}, {bad} strong pixels"),
         );
     }
+    Ok(())
 }
 
 #[test]
 fn golden_images_match() {
-    check_golden(
-        "sedan-front-3-4",
-        &all_views()[&(BodyShape::Sedan, View::Front34)],
-    );
-    check_golden("suv-side", &all_views()[&(BodyShape::Suv, View::Side)]);
-    check_golden(
-        "motorcycle-rear-3-4",
-        &all_views()[&(BodyShape::Motorcycle, View::Rear34)],
-    );
+    // Every golden is compared before the test fails, so one run names all
+    // that differ (and a bless run rewrites all of them: look at each).
+    let failures: Vec<String> = [
+        ("sedan-front-3-4", BodyShape::Sedan, View::Front34),
+        ("suv-side", BodyShape::Suv, View::Side),
+        ("motorcycle-rear-3-4", BodyShape::Motorcycle, View::Rear34),
+    ]
+    .into_iter()
+    .filter_map(|(name, shape, view)| check_golden(name, &all_views()[&(shape, view)]).err())
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

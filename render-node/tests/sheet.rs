@@ -47,7 +47,8 @@ fn the_icon_sheet_matches_its_golden() {
     let vehicles = parse_vehicle_list(&text).unwrap();
     assert_eq!(vehicles.len(), 24, "the review sheet holds 24 vehicles");
     let sheet = vehicle_sheet(renderer(), 64, &vehicles, Default::default()).unwrap();
-    let Some(bytes) = golden::stored("icons-sheet", &sheet) else {
+    let Some(bytes) = golden::stored("icons-sheet", &sheet).unwrap_or_else(|e| panic!("{e}"))
+    else {
         return;
     };
     let gold = decode_png(&bytes).unwrap();
@@ -64,7 +65,8 @@ fn the_icon_sheet_matches_its_golden() {
             &sheet,
             None,
             &format!("mean {mean:.2}, {strong} strong pixels, limit {limit}"),
-        );
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
