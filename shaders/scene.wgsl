@@ -311,9 +311,11 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             c = vec3<f32>(0.006);
         }
         case 14u: {
-            // Contrast roof under the same clear coat as the paint.
+            // Contrast roof under the same clear coat as the paint: white
+            // over dark paint, black over light; always white for a
+            // two-tone glasshouse (uv.x 1).
             let l = dot(scene.paint.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));
-            let base = select(vec3<f32>(0.75), vec3<f32>(0.012), l > 0.25);
+            let base = select(select(vec3<f32>(0.75), vec3<f32>(0.012), l > 0.25), vec3<f32>(0.75), i.uv.x > 0.5);
             let f = fresnel(nv, 0.045);
             c = base * irr * (1.0 - f);
             k1 = vec3<f32>(f);

@@ -1232,6 +1232,11 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // is the top's): a black roof and rear quarters over the glass.
     let soft_top = spec.cabin == Cabin::Open && !open;
     let contrast = p.cues.features.has(Feature::ContrastRoof) && !open;
+    // Two-tone: the whole glasshouse's paint (roof, pillars, the band
+    // round the windows) white over the body colour: the ID. Buzz's (and
+    // the old bus's) signature. uv.x 1 tells the shader white whatever the
+    // paint.
+    let two_tone = p.cues.features.has(Feature::TwoTone) && !open;
     let glass_roof = p.cues.features.has(Feature::GlassRoof) && !open;
     mesh.grid(
         rows.len(),
@@ -1260,6 +1265,10 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             if contrast && i + 1 >= glass_rows {
                 return Some((Material::Roof, [0.0, 0.0]));
             }
+            let white = Some((Material::Roof, [1.0, 0.0]));
+            if two_tone && (i + 1 >= glass_rows || !in_glass || top_frame) {
+                return white;
+            }
             if soft_top && (i + 1 >= glass_rows || (in_glass && matches!(seg, 3 | 5))) {
                 return Some((Material::Trim, [0.0, 0.0]));
             }
@@ -1284,6 +1293,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                     }
                 }
                 1 | 7 => Material::Trim,
+                3 | 5 if two_tone => return white,
                 3 | 5 => Material::Paint,
                 _ => {
                     let u = along;
@@ -1291,6 +1301,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                     if soft_top && u < side_glass[0] {
                         Material::Trim
                     } else if u < side_glass[0] || u > side_glass[1] {
+                        if two_tone {
+                            return white;
+                        }
                         Material::Paint
                     } else if pillars.iter().any(|pp| (u - pp).abs() < pillar_w) {
                         Material::Trim

@@ -218,6 +218,7 @@ vocabulary!(
         RaisedWings = "raised-wings",
         GlassRoof = "glass-roof",
         TriBarTailLamps = "tri-bar-tail-lamps",
+        TwoTone = "two-tone",
     }
 );
 

@@ -713,6 +713,11 @@ impl Params {
             _ if body == B::Pickup => 0.44,
             (_, Roofline::OneBox, _) => 0.5,
             (_, Roofline::Notchback | Roofline::Open, _) if cues.deck >= Deck::Medium => 0.44,
+            // Full-size SUVs on truck frames carry their front axle forward
+            // like the pickups they share it with (0.52 until session 25:
+            // the Suburban's and Land Cruiser's noses ran 0.15-0.3 m long
+            // and their bonnets past the front doors).
+            (_, Roofline::Boxy, Bonnet::Long) if body == B::Suv => 0.43,
             (_, Roofline::Hatch | Roofline::Wagon | Roofline::Boxy, Bonnet::Short) => 0.58,
             (_, Roofline::Hatch | Roofline::Wagon | Roofline::Boxy, _) => 0.52,
             (_, _, Bonnet::Long) => 0.46,
@@ -827,7 +832,10 @@ impl Params {
             (_, _, Bonnet::Medium) => 0.19,
             (_, _, Bonnet::Long) => 0.3,
         } + if tall_body { 0.04 } else { 0.0 };
-        let ws_base = front_overhang + cowl_share * wb;
+        // The front clip does not grow with a long-wheelbase version: a
+        // Suburban's windshield stands as far behind its front axle as a
+        // Tahoe's, a crew cab's as a regular cab's (session 25).
+        let ws_base = front_overhang + cowl_share * wb.min(3.0);
 
         // Windshield rake (degrees from horizontal): upright on old and boxy
         // bodies, laid back on sports cars and one-boxes.
@@ -1046,4 +1054,5 @@ fn generic_features(f: Features) -> Features {
         .without(Feature::RaisedWings)
         .without(Feature::GlassRoof)
         .without(Feature::TriBarTailLamps)
+        .without(Feature::TwoTone)
 }
