@@ -863,6 +863,25 @@ impl<'a> Lower<'a> {
         steps: u32,
         mask: impl Fn(f32, f32) -> Option<Material>,
     ) {
+        self.end_patch_uv(mesh, front, (y0, y1), (z0, z1), (nu, nv), scale, steps, 1.0, mask);
+    }
+
+    /// [`Self::end_patch_steps`] with the quads' uv.y scaled by `uv_v`:
+    /// the grille shader draws seven slats over uv.y 0..1, so 0 draws a
+    /// plain dark opening and larger values finer slats.
+    #[allow(clippy::too_many_arguments)]
+    fn end_patch_uv(
+        &self,
+        mesh: &mut Mesh,
+        front: bool,
+        (y0, y1): (f32, f32),
+        (z0, z1): (f32, f32),
+        (nu, nv): (usize, usize),
+        scale: f32,
+        steps: u32,
+        uv_v: f32,
+        mask: impl Fn(f32, f32) -> Option<Material>,
+    ) {
         let lift = 0.008 * scale;
         let (from, to) = if front {
             (self.fa, self.xf + 0.01)
@@ -904,7 +923,7 @@ impl<'a> Lower<'a> {
             |i, j| {
                 let v = (i as f32 + 0.5) / nv as f32;
                 let u = (j as f32 + 0.5) / nu as f32;
-                mask(u, v).map(|m| (m, [u, v]))
+                mask(u, v).map(|m| (m, [u, v * uv_v]))
             },
         );
     }
@@ -1295,6 +1314,8 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 1 | 7 => Material::Trim,
                 3 | 5 if two_tone => return white,
                 3 | 5 => Material::Paint,
+                // The data's side glass is drawn over a body-coloured side.
+                _ if p.dlo.is_some() => Material::Paint,
                 _ => {
                     let u = along;
                     let _ = a;
@@ -1315,9 +1336,119 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             Some((m, [0.0, 0.0]))
         },
     );
+    if let Some(d) = p.dlo.filter(|_| !open) {
+        let side_at = |y: f32| {
+            frame(&Row {
+                y,
+                v: (y - belt) / (roof - belt),
+                inset: 0.0,
+                cap: 0.0,
+                fil: 0.0,
+            })
+        };
+        dlo_patch(mesh, p, &d, (belt + 0.012, glass_top), &side_at);
+        if let Some(b) = d.b {
+            // The doors part under the data's B-pillar.
+            return vec![p.length / 2.0 - b * p.length];
+        }
+    }
     // B-pillar x at the beltline, for the door lines.
     let (xc, a, _, _) = frame(&rows[1]);
     spec.pillars.iter().map(|pp| xc + a * pp).collect()
+}
+
+/// The side glass of `models/dlo.csv` on both flanks of the glasshouse
+/// between heights `ys`: the outline cut by the glasshouse's straight side
+/// (the A-pillar and the rear glass's pillar still bound it), a B-pillar
+/// and a quarter-window bar in black, and a surround. `side_at(y)` is the
+/// glasshouse's slice at y: (centre x, half length, half width, corner
+/// radius).
+fn dlo_patch(
+    mesh: &mut Mesh,
+    p: &Params,
+    d: &super::outlines::Dlo,
+    ys: (f32, f32),
+    side_at: &dyn Fn(f32) -> (f32, f32, f32, f32),
+) {
+    use super::outlines::{Surround, polygon_inside};
+    let poly = d.polygon();
+    let len = p.length;
+    let gh = ys.1 - ys.0;
+    let x_of = |fx: f32| len / 2.0 - fx * len;
+    // The span drawn: the outline's, within the body.
+    let fx0 = poly.iter().map(|q| q.0).fold(1.0, f32::min) - 0.01;
+    let fx1 = poly.iter().map(|q| q.0).fold(0.0, f32::max) + 0.01;
+    let inside = |fx: f32, fy: f32| polygon_inside(&poly, fx, fy);
+    // z of the glasshouse's side at (x, y): None past its straight part.
+    let side_z = |x: f32, y: f32| -> Option<f32> {
+        let (xc, a, hw, rc) = side_at(y);
+        let dx = (x - xc).abs();
+        let ex = a - rc;
+        if dx <= ex {
+            Some(hw)
+        } else if dx < a {
+            let t = dx - ex;
+            Some(hw - rc + (rc * rc - t * t).max(0.0).sqrt())
+        } else {
+            None
+        }
+    };
+    let straight = |x: f32, y: f32| {
+        let (xc, a, _, rc) = side_at(y);
+        (x - xc).abs() < a - rc - 0.01
+    };
+    let mask = |u: f32, v: f32| -> Option<Material> {
+        let (fx, fy) = (fx0 + (fx1 - fx0) * u, v);
+        let (x, y) = (x_of(fx), ys.0 + gh * v);
+        if !inside(fx, fy) || !straight(x, y) {
+            return None;
+        }
+        let t = 0.015;
+        let (du, dv) = (t / len, t / gh);
+        let rim = !inside(fx + du, fy)
+            || !inside(fx - du, fy)
+            || !inside(fx, fy + dv)
+            || !inside(fx, fy - dv)
+            || !straight(x + t, y)
+            || !straight(x - t, y);
+        let pillar = d.b.is_some_and(|b| ((fx - b) * len).abs() < 0.035)
+            || d.q.is_some_and(|q| ((fx - q) * len).abs() < 0.012);
+        Some(match (rim, pillar) {
+            (true, _) if d.surround == Surround::Chrome => Material::Chrome,
+            (true, _) if d.surround == Surround::Black => Material::Trim,
+            (_, true) => Material::Trim,
+            _ => Material::Glass,
+        })
+    };
+    // Cells of 1.2 cm: coarser ones lost the surround and stepped the
+    // slanted edges.
+    let nu = (((fx1 - fx0) * len / 0.012).round() as usize).clamp(20, 320);
+    let nv = ((gh / 0.012).round() as usize).clamp(8, 48);
+    let cell = |i: usize, j: usize| {
+        mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32)
+    };
+    for side in [1.0f32, -1.0] {
+        // Columns run rearwards on the right (+z) and forwards on the left,
+        // so both flanks face out.
+        mesh.grid(
+            nv + 1,
+            nu + 1,
+            false,
+            |i, j| {
+                let jj = if side > 0.0 { j } else { nu - j };
+                let (u, v) = snap_to_outline(&mask, &cell, (nu, nv), i, jj);
+                let x = x_of(fx0 + (fx1 - fx0) * u);
+                let y = ys.0 + gh * v;
+                let z = side_z(x, y).unwrap_or(0.0) + 0.004;
+                Vec3::new(x, y, z * side)
+            },
+            |i, j| {
+                let jj = if side > 0.0 { j } else { nu - 1 - j };
+                let (u, v) = ((jj as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32);
+                mask(u, v).map(|m| (m, [0.0, 0.0]))
+            },
+        );
+    }
 }
 
 fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
@@ -1857,9 +1988,18 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         }
         z
     };
+    // Outlines from data (models/outlines.csv) place the lamp and draw its
+    // shape; heights are fractions of the nose's.
+    let nose_y = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
+    let ol = p.outline.as_deref();
+    let head_shape = ol.and_then(|o| o.head.as_ref());
+    let (lamp, zi, zo) = match head_shape {
+        Some(h) => ((h.y0 * nose_y, h.y1 * nose_y), h.x0 * hw, h.x1 * hw),
+        None => (lamp, zi, zo),
+    };
     let lamp_h = lamp.1 - lamp.0;
     let head = c.headlamp;
-    if head == Headlamp::PopUp {
+    if head == Headlamp::PopUp && head_shape.is_none() {
         // Closed pop-up lamps: only the lids' shut lines on the wings.
         pair(
             lower,
@@ -1872,13 +2012,17 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             |_, _| true,
         );
     } else {
-        let outline = move |u: f32, v: f32| lamp_outline(head, era, u, v);
+        let outline = move |u: f32, v: f32| match head_shape {
+            Some(h) if !h.points.is_empty() => h.inside(u, v),
+            _ => lamp_outline(head, era, u, v),
+        };
         let g = Graphic {
             inside: &outline,
             w: zo - zi,
             h: lamp_h,
         };
         let grid = match (head, face.drl) {
+            _ if head_shape.is_some_and(|h| !h.points.is_empty()) => (44, 18),
             (_, Drl::None) => match head {
                 // As drawn before the graphics: plain lamps are unchanged.
                 Headlamp::Round | Headlamp::Square => (28, 28),
@@ -1933,7 +2077,24 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         lower.end_patch(mesh, true, ys, (-w, w), grid, m);
     };
     let g_on = |b: bool| b.then_some(Material::Grille);
-    match c.grille {
+    let data_grilles = ol.map_or(&[][..], |o| &o.grilles[..]);
+    for sh in data_grilles {
+        let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
+        outline_patch(lower, mesh, true, sh, ys, hw, &|z, y| {
+            // Lamps set in a grille stay lamps.
+            let (u, v) = ((z - zi) / (zo - zi), (y - lamp.0) / lamp_h);
+            head != Headlamp::PopUp
+                && (0.0..1.0).contains(&u)
+                && (0.0..1.0).contains(&v)
+                && g_lamp_inside(head, head_shape, era, u, v)
+        });
+    }
+    let grille_kind = if data_grilles.is_empty() {
+        c.grille
+    } else {
+        Grille::Intakes
+    };
+    match grille_kind {
         Grille::None | Grille::Closed => {}
         Grille::Slot => {
             let h = 0.05 + 0.02 * (1.0 - era);
@@ -2171,6 +2332,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let auto = matches!(c.grille, Grille::Intakes | Grille::None | Grille::Oval)
         || c.engine != Engine::Front;
     let intakes = match face.intakes {
+        _ if !data_grilles.is_empty() => Intakes::None,
         Intakes::Auto if auto && c.grille == Grille::Oval => Intakes::Corners,
         Intakes::Auto if auto => Intakes::Triple,
         Intakes::Auto if c.grille == Grille::Closed => Intakes::Wide,
@@ -2214,7 +2376,20 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     lower.end_patch(mesh, true, val, (-hw * 0.78, hw * 0.78), (24, 3), |_, _| {
         Some(valance)
     });
-    if plate_c - 0.076 < val.1 || plate_c + 0.076 > lamp.0 - 0.01 {
+    if !data_grilles.is_empty() {
+        // On the lowest centred opening if it is tall enough to hold it,
+        // else on the valance under the openings.
+        let lowest = data_grilles
+            .iter()
+            .filter(|g| {
+                g.centred() && (g.y1 - g.y0) * nose_y > 0.15 && g.y1 * nose_y < lamp.0 + 0.02
+            })
+            .min_by(|a, b| a.y0.total_cmp(&b.y0));
+        plate_c = match lowest {
+            Some(g) => (g.y0 + g.y1) / 2.0 * nose_y,
+            _ => (val.0 + val.1) / 2.0 + 0.03,
+        };
+    } else if plate_c - 0.076 < val.1 || plate_c + 0.076 > lamp.0 - 0.01 {
         plate_c = (val.1 + 0.08).max(p.ride + 0.2);
     }
     plate(lower, mesh, true, plate_c);
@@ -2238,6 +2413,102 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         Material::Amber,
         |_, _| true,
     );
+}
+
+/// Inside a head lamp's outline (u, v in its box): the data's polygon, else
+/// the lamp type's shape.
+fn g_lamp_inside(
+    head: Headlamp,
+    shape: Option<&super::outlines::Shape>,
+    era: f32,
+    u: f32,
+    v: f32,
+) -> bool {
+    match shape {
+        Some(h) if !h.points.is_empty() => h.inside(u, v),
+        _ => lamp_outline(head, era, u, v),
+    }
+}
+
+/// One grille outline of `models/outlines.csv` on the nose (or tail): a
+/// centred shape across the face, else one a side. `skip(z, y)` leaves out
+/// points (lamps set in the grille). Fills: dark, horizontal or vertical
+/// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim.
+fn outline_patch(
+    lower: &Lower<'_>,
+    mesh: &mut Mesh,
+    front: bool,
+    sh: &super::outlines::Shape,
+    ys: (f32, f32),
+    hw: f32,
+    skip: &dyn Fn(f32, f32) -> bool,
+) {
+    use super::outlines::Fill;
+    let (z0, z1) = (sh.x0 * hw, sh.x1 * hw);
+    let w = z1 - z0;
+    let h = ys.1 - ys.0;
+    let centred = sh.centred();
+    let inside = |u: f32, v: f32| sh.inside(if centred { u.abs() } else { u }, v);
+    let mat = |u: f32, v: f32| -> Option<Material> {
+        if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
+            return None;
+        }
+        let t = 0.014;
+        if sh.rim {
+            let (du, dv) = (t / w, t / h);
+            if !inside(u + du, v) || !inside(u - du, v) || !inside(u, v + dv) || !inside(u, v - dv)
+            {
+                return Some(Material::Chrome);
+            }
+        }
+        let (x, y) = (u * w, v * h);
+        Some(match sh.fill {
+            Fill::Dark | Fill::Lamp => Material::Grille,
+            Fill::Hbars => {
+                if (y / 0.032).fract() < 0.3 {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                }
+            }
+            Fill::Vbars => {
+                if (x / 0.028).fract() < 0.3 {
+                    Material::Chrome
+                } else {
+                    Material::Grille
+                }
+            }
+            // A lattice aliased into bright speckles at 512 and 1024 px
+            // (session 21): a mesh is drawn as its dark opening.
+            Fill::Mesh => Material::Grille,
+            Fill::Chrome => Material::Chrome,
+            Fill::Black => Material::Trim,
+            Fill::Paint => Material::Paint,
+        })
+    };
+    let res = |m: f32, per: f32, lo: usize, hi: usize| ((m / per).round() as usize).clamp(lo, hi);
+    // Cells about 1.5 cm, finer across vertical bars and up horizontal ones;
+    // the surface is found to 0.02 mm (16 bisections) for smooth normals.
+    let (cu, cv) = match sh.fill {
+        Fill::Vbars => (0.011, 0.02),
+        Fill::Hbars => (0.02, 0.01),
+        _ => (0.016, 0.014),
+    };
+    // The shader's slats (seven over uv.y 0..1): none on a dark opening,
+    // fine ones 2.5 cm apart on a mesh.
+    let uv_v = if sh.fill == Fill::Mesh { h / (7.0 * 0.025) } else { 0.0 };
+    if centred {
+        let grid = (res(2.0 * w, cu, 12, 72), res(h, cv, 4, 36));
+        lower.end_patch_uv(mesh, front, ys, (-z1, z1), grid, 1.0, 16, uv_v, |u, v| {
+            mat((u - 0.5).abs() * 2.0, v)
+        });
+    } else {
+        let grid = (res(w, cu, 8, 40), res(h, cv, 4, 30));
+        lower.end_patch_uv(mesh, front, ys, (z0, z1), grid, 1.0, 16, uv_v, mat);
+        lower.end_patch_uv(mesh, front, ys, (-z1, -z0), grid, 1.0, 16, uv_v, |u, v| {
+            mat(1.0 - u, v)
+        });
+    }
 }
 
 /// The material of a tail lamp's point: the bright graphic or the dark

@@ -7,6 +7,7 @@ pub mod faces;
 pub mod identity;
 pub mod mesh;
 pub mod motorcycle;
+pub mod outlines;
 pub mod params;
 pub mod wheels;
 

@@ -9,6 +9,7 @@ use vis_protocol::BodyShape;
 
 use super::bases::BaseTable;
 use super::faces::{Face, FaceTable, Profile, ProfileTable};
+use super::outlines::{Dlo, DloTable, Outline, OutlineTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
@@ -106,6 +107,8 @@ pub struct ModelLibrary {
     identity: IdentityLibrary,
     faces: FaceTable,
     profiles: ProfileTable,
+    outlines: OutlineTable,
+    dlos: DloTable,
     wheels: WheelTable,
     bases: BaseTable,
 }
@@ -119,6 +122,8 @@ impl ModelLibrary {
         lib.identity = IdentityLibrary::embedded();
         lib.faces = FaceTable::embedded();
         lib.profiles = ProfileTable::embedded();
+        lib.outlines = OutlineTable::embedded();
+        lib.dlos = DloTable::embedded();
         lib.wheels = WheelTable::embedded();
         lib.bases = BaseTable::embedded();
         lib
@@ -144,6 +149,14 @@ impl ModelLibrary {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
         lib.profiles = ProfileTable::parse(&text).map_err(RenderError::Models)?;
+        let path = dir.join("outlines.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.outlines = OutlineTable::parse(&text).map_err(RenderError::Models)?;
+        let path = dir.join("dlo.csv");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
+        lib.dlos = DloTable::parse(&text).map_err(RenderError::Models)?;
         let path = dir.join("wheels.csv");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
@@ -180,6 +193,8 @@ impl ModelLibrary {
             identity: IdentityLibrary::default(),
             faces: FaceTable::default(),
             profiles: ProfileTable::default(),
+            outlines: OutlineTable::default(),
+            dlos: DloTable::default(),
             wheels: WheelTable::default(),
             bases: BaseTable::default(),
         })
@@ -219,6 +234,16 @@ impl ModelLibrary {
             return base;
         }
         (make, model)
+    }
+
+    /// Lamp and grille outlines per generation (`models/outlines.csv`).
+    pub fn outlines(&self) -> &OutlineTable {
+        &self.outlines
+    }
+
+    /// Side-glass outlines per generation (`models/dlo.csv`).
+    pub fn dlos(&self) -> &DloTable {
+        &self.dlos
     }
 
     /// Wheel designs per make and era (`models/wheels.csv`).
@@ -311,6 +336,11 @@ pub struct Params {
     /// Lamp signature, intakes and tail graphic (`models/faces.csv`); its
     /// head lamp and grille are already folded into `cues`.
     pub face: Face,
+    /// Lamp and grille outlines of a curated generation
+    /// (`models/outlines.csv`): drawn instead of the face's shapes.
+    pub outline: Option<std::sync::Arc<Outline>>,
+    /// The side glass of a curated generation (`models/dlo.csv`).
+    pub dlo: Option<Dlo>,
     /// Head lamp and grille scale (per model).
     pub lamp_scale: f32,
     pub rim_style: u32,
@@ -391,7 +421,10 @@ impl Params {
         if let Some(g) = lib.identity().lookup(make, model, year) {
             let face = lib.faces().lookup(make, model, g.from);
             let profile = lib.profiles().lookup(make, model, g.from);
-            return Self::curated(lib, g, seed)
+            let mut p = Self::curated(lib, g, seed);
+            p.outline = lib.outlines().lookup(make, model, g.from);
+            p.dlo = lib.dlos().lookup(make, model, g.from);
+            return p
                 .with_face(face)
                 .with_profile(profile)
                 .with_wheel(lib.wheels(), make, model, g.from);
@@ -624,6 +657,8 @@ impl Params {
             arc: None,
             roof_edge: None,
             face: Face::default(),
+            outline: None,
+            dlo: None,
             lamp_scale: 1.0,
             rim_style: HASH_STYLES[(unit(seed, 22) * 3.0) as usize % 3],
             spokes: [5, 6, 7, 10, 5, 12][(unit(seed, 23) * 6.0) as usize % 6],
@@ -1013,6 +1048,8 @@ impl Params {
             arc,
             roof_edge: None,
             face: Face::default(),
+            outline: None,
+            dlo: None,
             lamp_scale: 0.9 + 0.2 * unit(gseed, 24),
             rim_style: HASH_STYLES[(unit(gseed, 22) * 3.0) as usize % 3],
             spokes: [5, 6, 7, 10, 5, 12, 8, 9][(unit(gseed, 23) * 8.0) as usize % 8],

@@ -1,0 +1,480 @@
+//! Lamp, grille and side-window outlines per generation, as data
+//! (docs/rendering.md, "Faces and tails" and "Side profiles").
+//!
+//! `models/outlines.csv` draws a generation's head lamps, grille openings
+//! and tail lamps as polygons in a box placed on the face:
+//!
+//! ```text
+//! make,models,from,to,part,x0,x1,y0,y1,fill,points,note
+//! ```
+//!
+//! `models/dlo.csv` draws its side glass (the daylight opening) from named
+//! control points:
+//!
+//! ```text
+//! make,models,from,to,a_base,a_top,top,c_top,c_y,c_base,kink_x,kink_y,b,q,surround,note
+//! ```
+//!
+//! Both name models the way `faces.csv` does (`+`-joined slugs, launch
+//! years); every row of the first group of rows that fits is drawn (a
+//! face's lamp, its upper and its lower grille). Shapes only: never a logo
+//! or lettering.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use super::identity::vocabulary;
+
+/// The embedded face outlines.
+pub const EMBEDDED: &str = include_str!("../../../models/outlines.csv");
+/// The embedded side-glass outlines.
+pub const DLO_EMBEDDED: &str = include_str!("../../../models/dlo.csv");
+
+/// The columns of `models/outlines.csv`.
+pub const COLUMNS: [&str; 12] = [
+    "make", "models", "from", "to", "part", "x0", "x1", "y0", "y1", "fill", "points", "note",
+];
+
+/// The columns of `models/dlo.csv`.
+pub const DLO_COLUMNS: [&str; 16] = [
+    "make", "models", "from", "to", "a_base", "a_top", "top", "c_top", "c_y", "c_base", "kink_x",
+    "kink_y", "b", "q", "surround", "note",
+];
+
+vocabulary!(
+    /// What an outline row draws.
+    Part {
+        Head = "head",
+        Grille = "grille",
+        Tail = "tail",
+    }
+);
+
+vocabulary!(
+    /// How an outline is filled. `lamp` draws a head lamp with the face's
+    /// running-light signature (faces.csv `drl`) or a tail lamp's graphic.
+    Fill {
+        Lamp = "lamp",
+        Dark = "dark",
+        Hbars = "hbars",
+        Vbars = "vbars",
+        Mesh = "mesh",
+        Chrome = "chrome",
+        Black = "black",
+        Paint = "paint",
+    }
+);
+
+vocabulary!(
+    /// The trim around the side glass.
+    Surround {
+        Black = "black",
+        Chrome = "chrome",
+        None = "none",
+    }
+);
+
+/// One outline: a polygon in its box. `u` runs across the box from its
+/// inner edge (`x0`, towards the centre line) outwards, `v` up from its
+/// bottom; both 0..1. A box from the centre line (`x0` = 0) is one shape
+/// across the face whose points give its right half; any other box is drawn
+/// once a side, mirrored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    pub part: Part,
+    /// Box across, fractions of the body's half width (0: centre line).
+    pub x0: f32,
+    pub x1: f32,
+    /// Box up, fractions of the face's height (0: the ground; 1: the
+    /// bonnet's leading edge, or the tail's top at the rear).
+    pub y0: f32,
+    pub y1: f32,
+    pub fill: Fill,
+    /// A chrome rim around the outline.
+    pub rim: bool,
+    /// The polygon; empty: the whole box (a head lamp: the outline of its
+    /// lamp type).
+    pub points: Vec<(f32, f32)>,
+}
+
+impl Shape {
+    /// Inside the outline at (u, v) (even-odd rule).
+    pub fn inside(&self, u: f32, v: f32) -> bool {
+        if !(0.0..1.0).contains(&u) || !(0.0..1.0).contains(&v) {
+            return false;
+        }
+        polygon_inside(&self.points, u, v)
+    }
+
+    /// Centred on the centre line: one shape across the face.
+    pub fn centred(&self) -> bool {
+        self.x0 <= 0.0
+    }
+}
+
+/// Even-odd point-in-polygon; an empty polygon is the unit square.
+pub fn polygon_inside(pts: &[(f32, f32)], u: f32, v: f32) -> bool {
+    if pts.is_empty() {
+        return true;
+    }
+    let mut inside = false;
+    let mut j = pts.len() - 1;
+    for i in 0..pts.len() {
+        let (ui, vi) = pts[i];
+        let (uj, vj) = pts[j];
+        if (vi > v) != (vj > v) && u < (uj - ui) * (v - vi) / (vj - vi) + ui {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
+}
+
+/// A generation's face outlines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outline {
+    pub head: Option<Shape>,
+    /// Every opening of the face: where there is one, faces.csv's grille
+    /// and intakes are not drawn.
+    pub grilles: Vec<Shape>,
+    pub tail: Option<Shape>,
+}
+
+/// One row of `models/outlines.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutlineRow {
+    pub make: String,
+    pub models: Vec<String>,
+    pub from: u16,
+    pub to: u16,
+    pub shape: Shape,
+    pub line: usize,
+}
+
+fn models_of(s: &str) -> Result<Vec<String>, String> {
+    let m: Vec<String> = s.split('+').map(str::to_owned).collect();
+    if s.is_empty() || m.iter().any(|m| m.is_empty() || m == "*") {
+        return Err(format!("models {s:?}: model slugs joined by +"));
+    }
+    Ok(m)
+}
+
+fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
+    let y = |i: usize| {
+        cols[i]
+            .parse::<u16>()
+            .ok()
+            .filter(|y| (1950..=2030).contains(y))
+            .ok_or_else(|| format!("{file}: {:?}: a year 1950-2030", cols[i]))
+    };
+    let (from, to) = (y(2)?, y(3)?);
+    if from > to {
+        return Err(format!("years {from}..{to} run backwards"));
+    }
+    Ok((from, to))
+}
+
+fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
+    s.parse::<f32>()
+        .ok()
+        .filter(|x| x.is_finite() && (lo..=hi).contains(x))
+        .ok_or_else(|| format!("{name} {s:?}: a number {lo}..{hi}"))
+}
+
+fn opt_frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<Option<f32>, String> {
+    if s == "-" {
+        Ok(None)
+    } else {
+        frac(name, s, lo, hi).map(Some)
+    }
+}
+
+/// Parses `u:v u:v ...` (`-`: none).
+pub fn parse_points(s: &str) -> Result<Vec<(f32, f32)>, String> {
+    if s == "-" {
+        return Ok(Vec::new());
+    }
+    let mut pts = Vec::new();
+    for p in s.split_whitespace() {
+        let (u, v) = p
+            .split_once(':')
+            .ok_or_else(|| format!("point {p:?}: u:v"))?;
+        pts.push((frac("u", u, 0.0, 1.0)?, frac("v", v, 0.0, 1.0)?));
+    }
+    if pts.len() < 3 {
+        return Err(format!("points {s:?}: at least three u:v pairs, or -"));
+    }
+    Ok(pts)
+}
+
+/// Every outline row, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct OutlineTable {
+    rows: Vec<OutlineRow>,
+}
+
+impl OutlineTable {
+    pub fn embedded() -> OutlineTable {
+        // Checked by tests; failing here is a build defect.
+        OutlineTable::parse(EMBEDDED).expect("embedded models/outlines.csv parses")
+    }
+
+    pub fn parse(text: &str) -> Result<OutlineTable, String> {
+        let mut rows = Vec::new();
+        for (line, cols) in super::identity::csv_records("outlines.csv", text, &COLUMNS)? {
+            let at = |e: String| format!("outlines.csv line {line}: {e}");
+            let models = models_of(cols[1]).map_err(at)?;
+            let (from, to) = years("outlines.csv", &cols).map_err(at)?;
+            let part: Part = cols[4].parse().map_err(at)?;
+            let x0 = frac("x0", cols[5], 0.0, 1.0).map_err(at)?;
+            let x1 = frac("x1", cols[6], 0.0, 1.05).map_err(at)?;
+            let y0 = frac("y0", cols[7], 0.0, 1.0).map_err(at)?;
+            let y1 = frac("y1", cols[8], 0.0, 1.0).map_err(at)?;
+            if x1 <= x0 + 0.02 || y1 <= y0 + 0.01 {
+                return Err(at("the box must have x0 < x1 and y0 < y1".into()));
+            }
+            let mut fill_parts = cols[9].split('+');
+            let fill: Fill = fill_parts.next().unwrap_or("").parse().map_err(at)?;
+            let mut rim = false;
+            for f in fill_parts {
+                if f == "rim" {
+                    rim = true;
+                } else {
+                    return Err(at(format!("fill {:?}: a fill, then +rim", cols[9])));
+                }
+            }
+            if (part == Part::Grille) == (fill == Fill::Lamp) {
+                return Err(at(format!(
+                    "fill {:?}: lamps are filled `lamp`, grilles are not",
+                    cols[9]
+                )));
+            }
+            let points = parse_points(cols[10]).map_err(at)?;
+            rows.push(OutlineRow {
+                make: cols[0].to_owned(),
+                models,
+                from,
+                to,
+                shape: Shape {
+                    part,
+                    x0,
+                    x1,
+                    y0,
+                    y1,
+                    fill,
+                    rim,
+                    points,
+                },
+                line,
+            });
+        }
+        Ok(OutlineTable { rows })
+    }
+
+    pub fn rows(&self) -> &[OutlineRow] {
+        &self.rows
+    }
+
+    /// The outlines of a model whose generation was launched in `year`:
+    /// every row naming it whose years hold `year`.
+    pub fn lookup(&self, make: &str, model: &str, year: u16) -> Option<Arc<Outline>> {
+        let mut out = Outline::default();
+        let mut any = false;
+        for r in &self.rows {
+            if r.make != make || !(r.from..=r.to).contains(&year) {
+                continue;
+            }
+            if !r.models.iter().any(|m| m == model) {
+                continue;
+            }
+            any = true;
+            match r.shape.part {
+                Part::Head => out.head = out.head.take().or(Some(r.shape.clone())),
+                Part::Tail => out.tail = out.tail.take().or(Some(r.shape.clone())),
+                Part::Grille => out.grilles.push(r.shape.clone()),
+            }
+        }
+        any.then(|| Arc::new(out))
+    }
+}
+
+/// A generation's side glass from named control points, in side view: `x`
+/// a fraction of the body's length from the nose (0) to the tail (1), `y`
+/// a fraction of the glasshouse's side from the belt (0) to where the side
+/// turns into the roof (1). The glass is this outline cut by the
+/// glasshouse's side (so the A-pillar and the rear glass's pillar still
+/// bound it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Dlo {
+    /// The A-pillar's foot on the belt, and where it meets the roof line.
+    pub a_base: f32,
+    pub a_top: f32,
+    /// The roof line's height over the front door.
+    pub top: f32,
+    /// The rear top corner (the C-pillar's top): x and height.
+    pub c_top: f32,
+    pub c_y: f32,
+    /// The rear edge's foot: x, at height `kink_y`.
+    pub c_base: f32,
+    /// The quarter window's kink: the lower line leaves the belt at
+    /// `kink_x` and rises to `kink_y` at `c_base` (Hofmeister's, a rising
+    /// rear quarter); `kink_y` 0 keeps the lower line on the belt.
+    pub kink_x: f32,
+    pub kink_y: f32,
+    /// The B-pillar's centre, if there is one on the glass.
+    pub b: Option<f32>,
+    /// A thin bar between a rear door's glass and a quarter window.
+    pub q: Option<f32>,
+    pub surround: Surround,
+}
+
+impl Dlo {
+    /// The outline as a polygon of (x, y) points, front lower corner first,
+    /// the roof line sampled as a curve.
+    pub fn polygon(&self) -> Vec<(f32, f32)> {
+        let mut pts = vec![(self.a_base, 0.0), (self.a_top, self.top)];
+        // The roof line: a quadratic from the A-pillar's top, level over the
+        // front door, falling to the rear corner.
+        let p1 = (self.a_top + (self.c_top - self.a_top) * 0.62, self.top);
+        let p2 = (self.c_top, self.c_y);
+        let n = 12;
+        for k in 1..=n {
+            let t = k as f32 / n as f32;
+            let a = (1.0 - t) * (1.0 - t);
+            let b = 2.0 * t * (1.0 - t);
+            let c = t * t;
+            pts.push((
+                a * self.a_top + b * p1.0 + c * p2.0,
+                a * self.top + b * p1.1 + c * p2.1,
+            ));
+        }
+        pts.push((self.c_base, self.kink_y));
+        if self.kink_y > 0.0 {
+            pts.push((self.kink_x, 0.0));
+        }
+        pts
+    }
+}
+
+/// One row of `models/dlo.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DloRow {
+    pub make: String,
+    pub models: Vec<String>,
+    pub from: u16,
+    pub to: u16,
+    pub dlo: Dlo,
+    pub line: usize,
+}
+
+/// Every side-glass row, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct DloTable {
+    rows: Vec<DloRow>,
+}
+
+impl DloTable {
+    pub fn embedded() -> DloTable {
+        DloTable::parse(DLO_EMBEDDED).expect("embedded models/dlo.csv parses")
+    }
+
+    pub fn parse(text: &str) -> Result<DloTable, String> {
+        let mut rows = Vec::new();
+        for (line, cols) in super::identity::csv_records("dlo.csv", text, &DLO_COLUMNS)? {
+            let at = |e: String| format!("dlo.csv line {line}: {e}");
+            let models = models_of(cols[1]).map_err(at)?;
+            let (from, to) = years("dlo.csv", &cols).map_err(at)?;
+            let x = |i: usize| frac(DLO_COLUMNS[i], cols[i], 0.0, 1.0).map_err(at);
+            let dlo = Dlo {
+                a_base: x(4)?,
+                a_top: x(5)?,
+                top: x(6)?,
+                c_top: x(7)?,
+                c_y: x(8)?,
+                c_base: x(9)?,
+                kink_x: x(10)?,
+                kink_y: x(11)?,
+                b: opt_frac("b", cols[12], 0.0, 1.0).map_err(at)?,
+                q: opt_frac("q", cols[13], 0.0, 1.0).map_err(at)?,
+                surround: cols[14].parse().map_err(at)?,
+            };
+            if !(dlo.a_base < dlo.c_base && dlo.a_top < dlo.c_top && dlo.kink_x <= dlo.c_base) {
+                return Err(at(
+                    "the points must run a_base < c_base, a_top < c_top, kink_x <= c_base".into(),
+                ));
+            }
+            if dlo.top < 0.3 || dlo.c_y > dlo.top + 0.05 || dlo.kink_y >= dlo.c_y {
+                return Err(at("heights: top >= 0.3, c_y <= top, kink_y < c_y".into()));
+            }
+            rows.push(DloRow {
+                make: cols[0].to_owned(),
+                models,
+                from,
+                to,
+                dlo,
+                line,
+            });
+        }
+        Ok(DloTable { rows })
+    }
+
+    pub fn rows(&self) -> &[DloRow] {
+        &self.rows
+    }
+
+    /// The side glass of a model whose generation was launched in `year`:
+    /// the first row naming it.
+    pub fn lookup(&self, make: &str, model: &str, year: u16) -> Option<Dlo> {
+        self.rows
+            .iter()
+            .find(|r| {
+                r.make == make
+                    && (r.from..=r.to).contains(&year)
+                    && r.models.iter().any(|m| m == model)
+            })
+            .map(|r| r.dlo)
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}..{} x {}..{}", self.part, self.x0, self.x1, self.y0, self.y1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polygons_and_rows_parse() {
+        let sq = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        assert!(polygon_inside(&sq, 0.5, 0.5));
+        let tri = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)];
+        assert!(polygon_inside(&tri, 0.2, 0.2));
+        assert!(!polygon_inside(&tri, 0.8, 0.8));
+        let t = OutlineTable::parse(
+            "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
+             acme,alpha,2010,2020,head,0.4,0.95,0.7,0.9,lamp,0:0 1:0 1:1,\n\
+             acme,alpha,2010,2020,grille,0,0.4,0.3,0.6,hbars+rim,-,\n",
+        )
+        .unwrap();
+        let o = t.lookup("acme", "alpha", 2015).unwrap();
+        assert!(o.head.is_some() && o.grilles.len() == 1 && o.grilles[0].rim);
+        assert!(t.lookup("acme", "alpha", 2021).is_none());
+        let bad = OutlineTable::parse(
+            "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
+             acme,alpha,2010,2020,grille,0,0.4,0.3,0.6,lamp,-,\n",
+        );
+        assert!(bad.unwrap_err().contains("line 2"));
+        let d = DloTable::parse(
+            "make,models,from,to,a_base,a_top,top,c_top,c_y,c_base,kink_x,kink_y,b,q,surround,note\n\
+             acme,alpha,2010,2020,0.3,0.4,0.9,0.7,0.8,0.75,0.7,0.2,0.5,-,chrome,\n",
+        )
+        .unwrap();
+        let dlo = d.lookup("acme", "alpha", 2010).unwrap();
+        assert!(polygon_inside(&dlo.polygon(), 0.5, 0.5));
+        assert!(!polygon_inside(&dlo.polygon(), 0.74, 0.05));
+    }
+}
