@@ -1,0 +1,132 @@
+//! Face outlines (`models/outlines.csv`) and side glass (`models/dlo.csv`)
+//! per generation: the files on disk are the embedded ones, every row names
+//! a curated generation that takes it, the target faces resolve, and the
+//! drawn meshes carry them (docs/rendering.md, "Faces and tails", "Side
+//! profiles").
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Instant;
+
+use vis_protocol::BodyShape;
+use vis_render::vehicle::outlines::{DloTable, OutlineTable, Part};
+use vis_render::vehicle::{self, IdentityLibrary, Material, ModelLibrary, Params};
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(name))
+        .unwrap()
+}
+
+#[test]
+fn the_tables_on_disk_are_the_embedded_ones() {
+    let t = OutlineTable::parse(&read("outlines.csv")).expect("outlines.csv parses");
+    assert_eq!(t.rows(), OutlineTable::embedded().rows());
+    let d = DloTable::parse(&read("dlo.csv")).expect("dlo.csv parses");
+    assert_eq!(d.rows(), DloTable::embedded().rows());
+}
+
+#[test]
+fn every_row_is_taken_by_a_curated_generation() {
+    let lib = IdentityLibrary::embedded();
+    let mut bad = Vec::new();
+    let takes = |make: &str, models: &[String], from: u16, to: u16| {
+        lib.generations()
+            .any(|g| g.make == make && models.contains(&g.model) && (from..=to).contains(&g.from))
+    };
+    for r in OutlineTable::embedded().rows() {
+        if !takes(&r.make, &r.models, r.from, r.to) {
+            bad.push(format!("outlines.csv line {}", r.line));
+        }
+    }
+    for r in DloTable::embedded().rows() {
+        if !takes(&r.make, &r.models, r.from, r.to) {
+            bad.push(format!("dlo.csv line {}", r.line));
+        }
+    }
+    assert!(bad.is_empty(), "no curated generation takes {bad:?}");
+}
+
+fn p(make: &str, model: &str, year: u16) -> Params {
+    Params::resolve(&ModelLibrary::embedded(), BodyShape::Sedan, make, model, year)
+}
+
+#[test]
+fn the_target_generations_have_faces_and_side_glass() {
+    let faces = [
+        ("toyota", "camry", 2019),
+        ("honda", "accord", 2019),
+        ("honda", "civic", 2018),
+        ("bmw", "3-series", 2020),
+        ("audi", "a4", 2019),
+        ("mercedes-benz", "s-class", 2016),
+        ("ford", "mustang", 2019),
+        ("dodge", "challenger", 2015),
+        ("tesla", "model-3", 2019),
+    ];
+    let mut seen = BTreeSet::new();
+    for (make, model, year) in faces {
+        let q = p(make, model, year);
+        let o = q.outline.as_deref().unwrap_or_else(|| panic!("{make} {model}: no outline"));
+        assert!(o.head.is_some(), "{make} {model}: a head lamp outline");
+        assert!(!o.grilles.is_empty(), "{make} {model}: openings");
+        assert!(o.grilles.iter().all(|g| g.part == Part::Grille));
+        assert!(q.dlo.is_some(), "{make} {model}: side glass");
+        // Same-year faces differ.
+        assert!(seen.insert(format!("{o:?}")), "{make} {model} repeats a face");
+    }
+    for (make, model, year) in [("chrysler", "pt-cruiser", 2005), ("porsche", "911", 2012)] {
+        assert!(p(make, model, year).dlo.is_some(), "{make} {model}: side glass");
+    }
+    // Another generation of the same model keeps the drawn face.
+    assert!(p("toyota", "camry", 2010).outline.is_none());
+}
+
+#[test]
+fn outlined_meshes_carry_their_grilles_and_side_glass() {
+    let count = |q: &Params, m: Material| {
+        vehicle::build(q)
+            .vertices
+            .iter()
+            .filter(|v| v.material == m as u32)
+            .count()
+    };
+    let camry = p("toyota", "camry", 2019);
+    let mut plain = camry.clone();
+    plain.outline = None;
+    plain.dlo = None;
+    // The barred lower grille (chrome bars) and the chrome surround.
+    assert!(count(&camry, Material::Chrome) > count(&plain, Material::Chrome) + 200);
+    // Side glass from the data: glass on the flanks above the belt.
+    let side_glass = |q: &Params| {
+        vehicle::build(q)
+            .vertices
+            .iter()
+            .filter(|v| v.material == Material::Glass as u32 && v.pos[2].abs() > 0.5)
+            .count()
+    };
+    assert!(side_glass(&camry) > 100);
+    // A Model 3 has no grille: its only openings are dark, none chrome.
+    let m3 = p("tesla", "model-3", 2019);
+    let o = m3.outline.as_deref().unwrap();
+    assert!(o.grilles.iter().all(|g| !g.rim));
+}
+
+/// The mesh build with outlines stays cheap; prints both timings (the
+/// budget, 15 ms, is for a release build: see docs/rendering.md).
+#[test]
+fn outlined_mesh_build_time() {
+    let camry = p("toyota", "camry", 2019);
+    let mut plain = camry.clone();
+    plain.outline = None;
+    plain.dlo = None;
+    let time = |q: &Params| {
+        let _ = vehicle::build(q);
+        let t = Instant::now();
+        for _ in 0..3 {
+            let _ = vehicle::build(q);
+        }
+        t.elapsed().as_secs_f64() * 1000.0 / 3.0
+    };
+    let (a, b) = (time(&camry), time(&plain));
+    eprintln!("mesh build: with outlines {a:.1} ms, without {b:.1} ms");
+}
