@@ -81,6 +81,8 @@ fn benches(c: &mut Criterion) {
         ("jeep", "wrangler", 2018),
         ("porsche", "911", 2021),
         ("subaru", "outback", 2020),
+        // Face outlines and side glass from models/outlines.csv and dlo.csv.
+        ("toyota", "camry", 2019),
     ] {
         g.bench_function(BenchmarkId::new("build_fitted", model), |b| {
             b.iter(|| {

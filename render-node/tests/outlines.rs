@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::Instant;
 
 use vis_protocol::BodyShape;
 use vis_render::vehicle::outlines::{DloTable, OutlineTable, Part};
@@ -109,24 +108,4 @@ fn outlined_meshes_carry_their_grilles_and_side_glass() {
     let m3 = p("tesla", "model-3", 2019);
     let o = m3.outline.as_deref().unwrap();
     assert!(o.grilles.iter().all(|g| !g.rim));
-}
-
-/// The mesh build with outlines stays cheap; prints both timings (the
-/// budget, 15 ms, is for a release build: see docs/rendering.md).
-#[test]
-fn outlined_mesh_build_time() {
-    let camry = p("toyota", "camry", 2019);
-    let mut plain = camry.clone();
-    plain.outline = None;
-    plain.dlo = None;
-    let time = |q: &Params| {
-        let _ = vehicle::build(q);
-        let t = Instant::now();
-        for _ in 0..3 {
-            let _ = vehicle::build(q);
-        }
-        t.elapsed().as_secs_f64() * 1000.0 / 3.0
-    };
-    let (a, b) = (time(&camry), time(&plain));
-    eprintln!("mesh build: with outlines {a:.1} ms, without {b:.1} ms");
 }
