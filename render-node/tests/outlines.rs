@@ -12,8 +12,12 @@ use vis_render::vehicle::outlines::{DloTable, OutlineTable, Part};
 use vis_render::vehicle::{self, IdentityLibrary, Material, ModelLibrary, Params};
 
 fn read(name: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../models").join(name))
-        .unwrap()
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../models")
+            .join(name),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -46,7 +50,13 @@ fn every_row_is_taken_by_a_curated_generation() {
 }
 
 fn p(make: &str, model: &str, year: u16) -> Params {
-    Params::resolve(&ModelLibrary::embedded(), BodyShape::Sedan, make, model, year)
+    Params::resolve(
+        &ModelLibrary::embedded(),
+        BodyShape::Sedan,
+        make,
+        model,
+        year,
+    )
 }
 
 #[test]
@@ -65,16 +75,25 @@ fn the_target_generations_have_faces_and_side_glass() {
     let mut seen = BTreeSet::new();
     for (make, model, year) in faces {
         let q = p(make, model, year);
-        let o = q.outline.as_deref().unwrap_or_else(|| panic!("{make} {model}: no outline"));
+        let o = q
+            .outline
+            .as_deref()
+            .unwrap_or_else(|| panic!("{make} {model}: no outline"));
         assert!(o.head.is_some(), "{make} {model}: a head lamp outline");
         assert!(!o.grilles.is_empty(), "{make} {model}: openings");
         assert!(o.grilles.iter().all(|g| g.part == Part::Grille));
         assert!(q.dlo.is_some(), "{make} {model}: side glass");
         // Same-year faces differ.
-        assert!(seen.insert(format!("{o:?}")), "{make} {model} repeats a face");
+        assert!(
+            seen.insert(format!("{o:?}")),
+            "{make} {model} repeats a face"
+        );
     }
     for (make, model, year) in [("chrysler", "pt-cruiser", 2005), ("porsche", "911", 2012)] {
-        assert!(p(make, model, year).dlo.is_some(), "{make} {model}: side glass");
+        assert!(
+            p(make, model, year).dlo.is_some(),
+            "{make} {model}: side glass"
+        );
     }
     // Another generation of the same model keeps the drawn face.
     assert!(p("toyota", "camry", 2010).outline.is_none());

@@ -863,7 +863,17 @@ impl<'a> Lower<'a> {
         steps: u32,
         mask: impl Fn(f32, f32) -> Option<Material>,
     ) {
-        self.end_patch_uv(mesh, front, (y0, y1), (z0, z1), (nu, nv), scale, steps, 1.0, mask);
+        self.end_patch_uv(
+            mesh,
+            front,
+            (y0, y1),
+            (z0, z1),
+            (nu, nv),
+            scale,
+            steps,
+            1.0,
+            mask,
+        );
     }
 
     /// [`Self::end_patch_steps`] with the quads' uv.y scaled by `uv_v`:
@@ -1424,9 +1434,8 @@ fn dlo_patch(
     // slanted edges.
     let nu = (((fx1 - fx0) * len / 0.012).round() as usize).clamp(20, 320);
     let nv = ((gh / 0.012).round() as usize).clamp(8, 48);
-    let cell = |i: usize, j: usize| {
-        mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32)
-    };
+    let cell =
+        |i: usize, j: usize| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32);
     for side in [1.0f32, -1.0] {
         // Columns run rearwards on the right (+z) and forwards on the left,
         // so both flanks face out.
@@ -1973,11 +1982,21 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         }
         Headlamp::PopUp => ((lamp_top - 0.1, lamp_top), hw * 0.55, hw * 0.9),
     };
+    // Outlines from data (models/outlines.csv) place the lamp and draw its
+    // shape; heights are fractions of the nose's.
+    let nose_y = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
+    let ol = p.outline.as_deref();
+    let head_shape = ol.and_then(|o| o.head.as_ref());
+    let (lamp, zi, zo) = match head_shape {
+        Some(h) => ((h.y0 * nose_y, h.y1 * nose_y), h.x0 * hw, h.x1 * hw),
+        None => (lamp, zi, zo),
+    };
     // A lamp stays on the face: its outer edge goes no further round the
     // nose's corner than where the surface has fallen 0.25 m behind the
     // tip at the lamp's height. Projected along x, the part beyond that lay
     // on the flank stretched into a streak half a metre long, which the
-    // session-24 blind check took for a rendering glitch on the wings.
+    // session-24 blind check took for a rendering glitch on the wings. An
+    // outline's box is narrowed the same way (its shape squeezed into it).
     let zo = {
         let y = (lamp.0 + lamp.1) / 2.0;
         let at = |z: f32| lower.surface_x(y, z, lower.fa, lower.xf + 0.01);
@@ -1987,15 +2006,6 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             z -= 0.01;
         }
         z
-    };
-    // Outlines from data (models/outlines.csv) place the lamp and draw its
-    // shape; heights are fractions of the nose's.
-    let nose_y = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
-    let ol = p.outline.as_deref();
-    let head_shape = ol.and_then(|o| o.head.as_ref());
-    let (lamp, zi, zo) = match head_shape {
-        Some(h) => ((h.y0 * nose_y, h.y1 * nose_y), h.x0 * hw, h.x1 * hw),
-        None => (lamp, zi, zo),
     };
     let lamp_h = lamp.1 - lamp.0;
     let head = c.headlamp;
@@ -2496,7 +2506,11 @@ fn outline_patch(
     };
     // The shader's slats (seven over uv.y 0..1): none on a dark opening,
     // fine ones 2.5 cm apart on a mesh.
-    let uv_v = if sh.fill == Fill::Mesh { h / (7.0 * 0.025) } else { 0.0 };
+    let uv_v = if sh.fill == Fill::Mesh {
+        h / (7.0 * 0.025)
+    } else {
+        0.0
+    };
     if centred {
         let grid = (res(2.0 * w, cu, 12, 72), res(h, cv, 4, 36));
         lower.end_patch_uv(mesh, front, ys, (-z1, z1), grid, 1.0, 16, uv_v, |u, v| {

@@ -439,7 +439,11 @@ impl DloTable {
 
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}..{} x {}..{}", self.part, self.x0, self.x1, self.y0, self.y1)
+        write!(
+            f,
+            "{} {}..{} x {}..{}",
+            self.part, self.x0, self.x1, self.y0, self.y1
+        )
     }
 }
 

@@ -9,11 +9,11 @@ use vis_protocol::BodyShape;
 
 use super::bases::BaseTable;
 use super::faces::{Face, FaceTable, Profile, ProfileTable};
-use super::outlines::{Dlo, DloTable, Outline, OutlineTable};
 use super::identity::{
     BODIES, Bonnet, CabStyle, Cues, Deck, Engine, Feature, Features, Generation, Glasshouse,
     Grille, Headlamp, IdentityLibrary, Roofline,
 };
+use super::outlines::{Dlo, DloTable, Outline, OutlineTable};
 use super::wheels::{Wheel, WheelTable};
 use crate::RenderError;
 
@@ -424,10 +424,12 @@ impl Params {
             let mut p = Self::curated(lib, g, seed);
             p.outline = lib.outlines().lookup(make, model, g.from);
             p.dlo = lib.dlos().lookup(make, model, g.from);
-            return p
-                .with_face(face)
-                .with_profile(profile)
-                .with_wheel(lib.wheels(), make, model, g.from);
+            return p.with_face(face).with_profile(profile).with_wheel(
+                lib.wheels(),
+                make,
+                model,
+                g.from,
+            );
         }
         if BODIES.contains(&shape)
             && let Some(p) = Self::from_norms(lib, shape, seed, year)
