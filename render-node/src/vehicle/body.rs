@@ -904,11 +904,12 @@ impl<'a> Lower<'a> {
             let from = self.bed.map_or(self.ra, |b| self.ra.min(b.front));
             (from, self.xr - 0.01)
         };
-        let cell = |i: usize, j: usize| {
-            let v = (i as f32 + 0.5) / nv as f32;
-            let u = (j as f32 + 0.5) / nu as f32;
-            mask(u, v)
-        };
+        // Each cell's material once (snapping asks for each four times).
+        let cells: Vec<Option<Material>> = (0..nv)
+            .flat_map(|i| (0..nu).map(move |j| (i, j)))
+            .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
+            .collect();
+        let cell = |i: usize, j: usize| cells[i * nu + j];
         mesh.grid(
             nv + 1,
             nu + 1,
@@ -917,6 +918,16 @@ impl<'a> Lower<'a> {
                 let (u, v) = snap_to_outline(&mask, &cell, (nu, nv), i, j);
                 let y = y0 + (y1 - y0) * v;
                 let mut z = z0 + (z1 - z0) * u;
+                // A vertex no quad uses needs no surface: left at the
+                // search's start, inside the body, so no bound moves.
+                let used = [i.wrapping_sub(1), i].iter().any(|&a| {
+                    [j.wrapping_sub(1), j]
+                        .iter()
+                        .any(|&b| a < nv && b < nu && cell(a, b).is_some())
+                });
+                if !used {
+                    return Vec3::new(from, y, z * 0.5);
+                }
                 // Pull points the section cannot hold (past the shoulder) inwards.
                 for _ in 0..40 {
                     if self.inside(from, y, z) {
@@ -933,7 +944,7 @@ impl<'a> Lower<'a> {
             |i, j| {
                 let v = (i as f32 + 0.5) / nv as f32;
                 let u = (j as f32 + 0.5) / nu as f32;
-                mask(u, v).map(|m| (m, [u, v * uv_v]))
+                cell(i, j).map(|m| (m, [u, v * uv_v]))
             },
         );
     }
@@ -972,7 +983,7 @@ fn snap_to_outline(
         }
         let (mut a, mut b) = (centre(qa), centre(qb));
         let ma = m[k];
-        for _ in 0..8 {
+        for _ in 0..5 {
             let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
             if mask(mid.0, mid.1) == ma {
                 a = mid;
@@ -1434,8 +1445,18 @@ fn dlo_patch(
     // slanted edges.
     let nu = (((fx1 - fx0) * len / 0.012).round() as usize).clamp(20, 320);
     let nv = ((gh / 0.012).round() as usize).clamp(8, 48);
-    let cell =
-        |i: usize, j: usize| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32);
+    // Each cell's material and each vertex's snapped (u, v) once for both
+    // flanks: the mask's polygon tests were a third of the outlined mesh's
+    // build (session 25).
+    let cells: Vec<Option<Material>> = (0..nv)
+        .flat_map(|i| (0..nu).map(move |j| (i, j)))
+        .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
+        .collect();
+    let cell = |i: usize, j: usize| cells[i * nu + j];
+    let snapped: Vec<(f32, f32)> = (0..=nv)
+        .flat_map(|i| (0..=nu).map(move |j| (i, j)))
+        .map(|(i, j)| snap_to_outline(&mask, &cell, (nu, nv), i, j))
+        .collect();
     for side in [1.0f32, -1.0] {
         // Columns run rearwards on the right (+z) and forwards on the left,
         // so both flanks face out.
@@ -1445,7 +1466,7 @@ fn dlo_patch(
             false,
             |i, j| {
                 let jj = if side > 0.0 { j } else { nu - j };
-                let (u, v) = snap_to_outline(&mask, &cell, (nu, nv), i, jj);
+                let (u, v) = snapped[i * (nu + 1) + jj];
                 let x = x_of(fx0 + (fx1 - fx0) * u);
                 let y = ys.0 + gh * v;
                 let z = side_z(x, y).unwrap_or(0.0) + 0.004;
@@ -1453,8 +1474,7 @@ fn dlo_patch(
             },
             |i, j| {
                 let jj = if side > 0.0 { j } else { nu - 1 - j };
-                let (u, v) = ((jj as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32);
-                mask(u, v).map(|m| (m, [0.0, 0.0]))
+                cell(i, jj).map(|m| (m, [0.0, 0.0]))
             },
         );
     }
@@ -2513,13 +2533,13 @@ fn outline_patch(
     };
     if centred {
         let grid = (res(2.0 * w, cu, 12, 72), res(h, cv, 4, 36));
-        lower.end_patch_uv(mesh, front, ys, (-z1, z1), grid, 1.0, 16, uv_v, |u, v| {
+        lower.end_patch_uv(mesh, front, ys, (-z1, z1), grid, 1.0, 14, uv_v, |u, v| {
             mat((u - 0.5).abs() * 2.0, v)
         });
     } else {
         let grid = (res(w, cu, 8, 40), res(h, cv, 4, 30));
-        lower.end_patch_uv(mesh, front, ys, (z0, z1), grid, 1.0, 16, uv_v, mat);
-        lower.end_patch_uv(mesh, front, ys, (-z1, -z0), grid, 1.0, 16, uv_v, |u, v| {
+        lower.end_patch_uv(mesh, front, ys, (z0, z1), grid, 1.0, 14, uv_v, mat);
+        lower.end_patch_uv(mesh, front, ys, (-z1, -z0), grid, 1.0, 14, uv_v, |u, v| {
             mat(1.0 - u, v)
         });
     }
