@@ -918,16 +918,6 @@ impl<'a> Lower<'a> {
                 let (u, v) = snap_to_outline(&mask, &cell, (nu, nv), i, j);
                 let y = y0 + (y1 - y0) * v;
                 let mut z = z0 + (z1 - z0) * u;
-                // A vertex no quad uses needs no surface: left at the
-                // search's start, inside the body, so no bound moves.
-                let used = [i.wrapping_sub(1), i].iter().any(|&a| {
-                    [j.wrapping_sub(1), j]
-                        .iter()
-                        .any(|&b| a < nv && b < nu && cell(a, b).is_some())
-                });
-                if !used {
-                    return Vec3::new(from, y, z * 0.5);
-                }
                 // Pull points the section cannot hold (past the shoulder) inwards.
                 for _ in 0..40 {
                     if self.inside(from, y, z) {
