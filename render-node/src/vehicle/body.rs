@@ -910,14 +910,49 @@ impl<'a> Lower<'a> {
             .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
             .collect();
         let cell = |i: usize, j: usize| cells[i * nu + j];
-        mesh.grid(
+        let snapped: Vec<(f32, f32)> = (0..=nv)
+            .flat_map(|i| (0..=nu).map(move |j| (i, j)))
+            .map(|(i, j)| snap_to_outline(&mask, &cell, (nu, nv), i, j))
+            .collect();
+        let at = |i: usize, j: usize| snapped[i * (nu + 1) + j];
+        // A vertex is placed on the surface only where it is drawn or a
+        // drawn vertex takes its normal from it (`Mesh::grid` reads each
+        // vertex's four grid neighbours): the rest of a lamp's or grille's
+        // box is never seen, and its surface searches were a fifth of an
+        // outlined face's mesh. (Skipping only the vertices no quad uses,
+        // session 25, bent the normals at a drawn edge: reverted.)
+        let used = |i: usize, j: usize| {
+            let drawn = |a: usize, b: usize| a < nv && b < nu && cells[a * nu + b].is_some();
+            drawn(i, j)
+                || (i > 0 && drawn(i - 1, j))
+                || (j > 0 && drawn(i, j - 1))
+                || (i > 0 && j > 0 && drawn(i - 1, j - 1))
+        };
+        let needed = |i: usize, j: usize| {
+            used(i, j)
+                || (i > 0 && used(i - 1, j))
+                || used(i + 1, j)
+                || (j > 0 && used(i, j - 1))
+                || used(i, j + 1)
+        };
+        // A grille's slats (the shader's, over uv.y) from a uv per point,
+        // interpolated: with one uv per quad (until session 26) the slats
+        // were sampled once per cell and aliased into a few coarse bars.
+        let point_uv = |i: usize, j: usize| {
+            let (u, v) = at(i, j);
+            [u, v * uv_v]
+        };
+        mesh.grid_quads(
             nv + 1,
             nu + 1,
             false,
             |i, j| {
-                let (u, v) = snap_to_outline(&mask, &cell, (nu, nv), i, j);
+                let (u, v) = at(i, j);
                 let y = y0 + (y1 - y0) * v;
                 let mut z = z0 + (z1 - z0) * u;
+                if !needed(i, j) {
+                    return Vec3::new(from, y, z);
+                }
                 // Pull points the section cannot hold (past the shoulder) inwards.
                 for _ in 0..40 {
                     if self.inside(from, y, z) {
@@ -934,7 +969,10 @@ impl<'a> Lower<'a> {
             |i, j| {
                 let v = (i as f32 + 0.5) / nv as f32;
                 let u = (j as f32 + 0.5) / nu as f32;
-                cell(i, j).map(|m| (m, [u, v * uv_v]))
+                cell(i, j).map(|m| {
+                    let per_point = (m == Material::Grille).then_some(&point_uv);
+                    (m, per_point, [u, v * uv_v])
+                })
             },
         );
     }

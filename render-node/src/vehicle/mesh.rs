@@ -97,7 +97,9 @@ impl Mesh {
         });
     }
 
-    fn grid_quads<U: Fn(usize, usize) -> [f32; 2]>(
+    /// [`Self::grid`] where each quad chooses: its own uv, or (`Some`) a
+    /// uv per grid point interpolated across it.
+    pub fn grid_quads<U: Fn(usize, usize) -> [f32; 2]>(
         &mut self,
         rows: usize,
         cols: usize,
