@@ -1955,22 +1955,28 @@ fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Optio
         return Some(Material::Drl);
     }
     // Projectors: the lamps themselves, inside the rings or the housing.
+    let ringed =
+        matches!(drl, Drl::Rings | Drl::Halo | Drl::FourPoint) && (round || drl == Drl::Rings);
     let proj = match drl {
-        Drl::Rings | Drl::Halo | Drl::FourPoint if round || drl == Drl::Rings => rings
+        _ if ringed => rings
             .iter()
             .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * 0.45),
         Drl::FourPoint => false,
         _ => {
-            let r = (g.h * 0.28).min(0.045);
-            [0.4, 0.64]
+            let r = (g.h * 0.2).min(0.03);
+            [0.42, 0.62]
                 .iter()
-                .any(|cu| g.dist(u, v, *cu, 0.55) < r && g.w > 4.0 * r)
+                .any(|cu| g.dist(u, v, *cu, 0.5) < r && g.w > 4.0 * r)
         }
     };
-    Some(if proj {
-        Material::HeadLamp
-    } else {
-        Material::LampHousing
+    // Behind a running-light signature the projectors are small chrome
+    // lenses, not lit: two bright dots in every modern lamp (until session
+    // 26) read as the same twin round lamps on every make in a blind check,
+    // over the outline and the signature that tell them apart.
+    Some(match proj {
+        true if ringed => Material::HeadLamp,
+        true => Material::Chrome,
+        false => Material::LampHousing,
     })
 }
 
