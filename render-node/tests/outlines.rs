@@ -128,3 +128,46 @@ fn outlined_meshes_carry_their_grilles_and_side_glass() {
     let o = m3.outline.as_deref().unwrap();
     assert!(o.grilles.iter().all(|g| !g.rim));
 }
+
+#[test]
+fn grille_slats_come_from_a_uv_per_point() {
+    // The shader draws a grille's slats from uv.y; with one uv per quad
+    // (until session 26) they were sampled once per cell and a spindle
+    // showed four coarse bars. Each grille quad's corners now carry their
+    // own uv.y, so its slats are as fine as the pixels.
+    let mesh = vehicle::build(&p("lexus", "rx", 2017));
+    let grille: Vec<_> = mesh
+        .vertices
+        .chunks(4)
+        .filter(|q| q[0].material == Material::Grille as u32)
+        .collect();
+    assert!(grille.len() > 200, "the spindle has {} quads", grille.len());
+    let varying = grille
+        .iter()
+        .filter(|q| q.iter().any(|v| (v.uv[1] - q[0].uv[1]).abs() > 1e-4))
+        .count();
+    assert!(
+        varying * 10 > grille.len() * 9,
+        "{varying} of {} grille quads interpolate uv.y",
+        grille.len()
+    );
+}
+
+#[test]
+fn signature_lamps_keep_their_projectors_unlit_and_ringed_lamps_lit() {
+    // Two bright projector dots in every modern lamp read as the same twin
+    // round lamps on every make (session 26's blind check): behind a
+    // running-light signature they are chrome; BMW's rings keep theirs lit.
+    let lit = |q: &Params| {
+        vehicle::build(q)
+            .vertices
+            .iter()
+            .filter(|v| v.material == Material::HeadLamp as u32)
+            .count()
+    };
+    assert_eq!(lit(&p("toyota", "corolla", 2021)), 0);
+    assert_eq!(lit(&p("honda", "cr-v", 2019)), 0);
+    assert!(lit(&p("bmw", "3-series", 2020)) > 0);
+    // A lamp without a signature is lit all over, as before.
+    assert!(lit(&p("toyota", "corolla", 1995)) > 0);
+}

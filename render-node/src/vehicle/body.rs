@@ -918,8 +918,8 @@ impl<'a> Lower<'a> {
         // A vertex is placed on the surface only where it is drawn or a
         // drawn vertex takes its normal from it (`Mesh::grid` reads each
         // vertex's four grid neighbours): the rest of a lamp's or grille's
-        // box is never seen, and its surface searches were a fifth of an
-        // outlined face's mesh. (Skipping only the vertices no quad uses,
+        // box is never seen, and its surface searches were about a tenth of
+        // an outlined mesh. (Skipping only the vertices no quad uses,
         // session 25, bent the normals at a drawn edge: reverted.)
         let used = |i: usize, j: usize| {
             let drawn = |a: usize, b: usize| a < nv && b < nu && cells[a * nu + b].is_some();
