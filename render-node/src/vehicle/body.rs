@@ -904,16 +904,8 @@ impl<'a> Lower<'a> {
             let from = self.bed.map_or(self.ra, |b| self.ra.min(b.front));
             (from, self.xr - 0.01)
         };
-        // Each cell's material once (snapping asks for each four times).
-        let cells: Vec<Option<Material>> = (0..nv)
-            .flat_map(|i| (0..nu).map(move |j| (i, j)))
-            .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
-            .collect();
+        let (cells, snapped) = cells_and_snaps(&mask, (nu, nv));
         let cell = |i: usize, j: usize| cells[i * nu + j];
-        let snapped: Vec<(f32, f32)> = (0..=nv)
-            .flat_map(|i| (0..=nu).map(move |j| (i, j)))
-            .map(|(i, j)| snap_to_outline(&mask, &cell, (nu, nv), i, j))
-            .collect();
         let at = |i: usize, j: usize| snapped[i * (nu + 1) + j];
         // A vertex is placed on the surface only where it is drawn or a
         // drawn vertex takes its normal from it (`Mesh::grid` reads each
@@ -976,6 +968,26 @@ impl<'a> Lower<'a> {
             },
         );
     }
+}
+
+/// A patch's `nu` x `nv` cells' materials (row by row) and its grid
+/// points' (u, v) snapped to the outline the materials draw
+/// ([`snap_to_outline`], row by row, `nu + 1` a row): each cell's material
+/// is asked of `mask` once, where snapping asks for each four times.
+fn cells_and_snaps(
+    mask: &impl Fn(f32, f32) -> Option<Material>,
+    (nu, nv): (usize, usize),
+) -> (Vec<Option<Material>>, Vec<(f32, f32)>) {
+    let cells: Vec<Option<Material>> = (0..nv)
+        .flat_map(|i| (0..nu).map(move |j| (i, j)))
+        .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
+        .collect();
+    let cell = |i: usize, j: usize| cells[i * nu + j];
+    let snapped = (0..=nv)
+        .flat_map(|i| (0..=nu).map(move |j| (i, j)))
+        .map(|(i, j)| snap_to_outline(mask, &cell, (nu, nv), i, j))
+        .collect();
+    (cells, snapped)
 }
 
 /// A patch vertex moved onto the outline its quads' materials draw: where
@@ -1473,18 +1485,10 @@ fn dlo_patch(
     // slanted edges.
     let nu = (((fx1 - fx0) * len / 0.012).round() as usize).clamp(20, 320);
     let nv = ((gh / 0.012).round() as usize).clamp(8, 48);
-    // Each cell's material and each vertex's snapped (u, v) once for both
-    // flanks: the mask's polygon tests were a third of the outlined mesh's
-    // build (session 25).
-    let cells: Vec<Option<Material>> = (0..nv)
-        .flat_map(|i| (0..nu).map(move |j| (i, j)))
-        .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
-        .collect();
+    // Once for both flanks: the mask's polygon tests were a third of the
+    // outlined mesh's build (session 25).
+    let (cells, snapped) = cells_and_snaps(&mask, (nu, nv));
     let cell = |i: usize, j: usize| cells[i * nu + j];
-    let snapped: Vec<(f32, f32)> = (0..=nv)
-        .flat_map(|i| (0..=nu).map(move |j| (i, j)))
-        .map(|(i, j)| snap_to_outline(&mask, &cell, (nu, nv), i, j))
-        .collect();
     for side in [1.0f32, -1.0] {
         // Columns run rearwards on the right (+z) and forwards on the left,
         // so both flanks face out.
