@@ -1308,6 +1308,14 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         side_glass[0] = side_glass[0].max(door - 0.3);
     }
     let rows_ref = &rows;
+    let dlo = if open {
+        None
+    } else {
+        p.dlo.or_else(|| {
+            let belt_row = frame(&rows[1]);
+            kicked_quarter(p, lower, belt_row, frame(&rows[n_glass]), &pillars)
+        })
+    };
     // A convertible is drawn with its fabric top up (the published height
     // is the top's): a black roof and rear quarters over the glass.
     let soft_top = spec.cabin == Cabin::Open && !open;
@@ -1376,7 +1384,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
                 3 | 5 if two_tone => return white,
                 3 | 5 => Material::Paint,
                 // The data's side glass is drawn over a body-coloured side.
-                _ if p.dlo.is_some() => Material::Paint,
+                _ if dlo.is_some() => Material::Paint,
                 _ => {
                     let u = along;
                     let _ = a;
@@ -1397,7 +1405,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             Some((m, [0.0, 0.0]))
         },
     );
-    if let Some(d) = p.dlo.filter(|_| !open) {
+    if let Some(d) = dlo {
         let side_at = |y: f32| {
             frame(&Row {
                 y,
@@ -1416,6 +1424,56 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // B-pillar x at the beltline, for the door lines.
     let (xc, a, _, _) = frame(&rows[1]);
     spec.pillars.iter().map(|pp| xc + a * pp).collect()
+}
+
+/// The side glass of a modern crossover without a `models/dlo.csv` row:
+/// the glasshouse's own outline with a B-pillar, a bar behind the rear
+/// door and a rear quarter window whose foot kicks up towards the raked
+/// D-pillar, in a black surround. A rectangle of glass running to the
+/// tailgate is an estate's (three blind checks read crossovers as estates).
+/// `belt` and `top` are the glasshouse's slices (centre x, half length,
+/// half width, corner radius) at the belt and at the glass's top.
+fn kicked_quarter(
+    p: &Params,
+    lower: &Lower<'_>,
+    belt: (f32, f32, f32, f32),
+    top: (f32, f32, f32, f32),
+    pillars: &[f32],
+) -> Option<super::outlines::Dlo> {
+    let modern = p.era >= 0.5; // launched from 2008
+    if p.shape != BodyShape::Crossover
+        || !matches!(p.spec.cabin, Cabin::Hatch | Cabin::Wagon)
+        || p.spec.doors < 4
+        || !modern
+        || p.arc.is_some()
+    {
+        return None;
+    }
+    let b = *pillars.first()?;
+    // Fractions of the length from the nose, as the data's.
+    let f = |x: f32| (p.length / 2.0 - x) / p.length;
+    let front = |(xc, a, _, rc): (f32, f32, f32, f32)| f(xc + a - rc) - 0.005;
+    let rear = |(xc, a, _, rc): (f32, f32, f32, f32)| f(xc - a + rc) + 0.005;
+    let q = f(lower.ra + lower.arch_r + 0.05);
+    // A broad D-pillar: the glass stops 18 cm short of the tailgate's
+    // pillar at the belt, 9 cm at the top.
+    let c_base = rear(belt) - 0.18 / p.length;
+    if q > c_base - 0.04 {
+        return None;
+    }
+    Some(super::outlines::Dlo {
+        a_base: front(belt),
+        a_top: front(top),
+        top: 0.96,
+        c_top: rear(top) - 0.09 / p.length,
+        c_y: 0.86,
+        c_base,
+        kink_x: q + 0.01,
+        kink_y: 0.4,
+        b: Some(f(belt.0 + belt.1 * b)),
+        q: Some(q),
+        surround: super::outlines::Surround::Black,
+    })
 }
 
 /// The side glass of `models/dlo.csv` on both flanks of the glasshouse
