@@ -171,3 +171,55 @@ fn signature_lamps_keep_their_projectors_unlit_and_ringed_lamps_lit() {
     // A lamp without a signature is lit all over, as before.
     assert!(lit(&p("toyota", "corolla", 1995)) > 0);
 }
+
+/// The side glass's rear foot: how far the lowest flank glass in the
+/// rearmost 10 cm of the side glass stands above the lowest of all. Side
+/// glass faces sideways (the rear glass, wrapping round the corners, faces
+/// back).
+fn quarter_window_kick(q: &Params) -> f32 {
+    let glass: Vec<[f32; 3]> = vehicle::build(q)
+        .vertices
+        .iter()
+        .filter(|v| v.material == Material::Glass as u32 && v.normal[2].abs() > 0.9)
+        .map(|v| v.pos)
+        .collect();
+    assert!(!glass.is_empty(), "no side glass");
+    let rear = glass.iter().map(|v| v[0]).fold(f32::MAX, f32::min);
+    let low = |keep: &dyn Fn(&[f32; 3]) -> bool| {
+        glass
+            .iter()
+            .filter(|v| keep(v))
+            .map(|v| v[1])
+            .fold(f32::MAX, f32::min)
+    };
+    low(&|v| v[0] < rear + 0.1) - low(&|_| true)
+}
+
+#[test]
+fn modern_crossovers_without_a_row_kick_up_their_rear_quarter_window() {
+    // A rectangle of side glass running to the tailgate is an estate's:
+    // three blind checks read crossovers as estates. A crossover launched
+    // from 2008 without a dlo.csv row draws a quarter window whose foot
+    // rises towards the D-pillar; older crossovers and estates keep the
+    // glass on the belt to the end.
+    for (make, model, year) in [
+        ("chevrolet", "equinox", 2019),
+        ("volkswagen", "tiguan", 2019),
+        ("hyundai", "tucson", 2017),
+    ] {
+        let q = p(make, model, year);
+        assert!(q.dlo.is_none(), "{make} {model} has a row of its own");
+        let kick = quarter_window_kick(&q);
+        assert!(
+            kick > 0.08,
+            "{make} {model}: the quarter's foot rises {kick} m"
+        );
+    }
+    for (make, model, year) in [("chevrolet", "equinox", 2006), ("volvo", "v60", 2015)] {
+        let kick = quarter_window_kick(&p(make, model, year));
+        assert!(
+            kick < 0.03,
+            "{make} {model}: the glass's foot rises {kick} m"
+        );
+    }
+}
