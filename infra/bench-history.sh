@@ -19,9 +19,10 @@ ensure_rust
 ensure_packages sqlite3 postgresql-client
 DB=${1:-sqlite}
 ITER=${2:-30}
-# The dev profile builds dependencies (SQLite, sqlx, hyper) at opt-level 3
-# (Cargo.toml); the figures are the databases' work and the HTTP path.
-cargo build --quiet -p vis-tests --bin bench-history
+# Release, as deployed: `prewarm --top --dry-run` expands its ranks
+# through the catalog, work the dev profile leaves unoptimised in the
+# workspace's own crates (the other paths are the databases' work and HTTP).
+cargo build --quiet --release -p vis-tests --bin bench-history
 DATA=$(mktemp -d /tmp/vis-history.XXXXXX)
 URL=""
 cleanup() {
@@ -40,7 +41,7 @@ if [ "$DB" = postgres ]; then
   URL="${VIS_DATABASE_URL%/*}/$NAME"
   ARGS+=(--database-url "$URL")
 fi
-RUST_LOG=warn "$CARGO_TARGET_DIR/debug/bench-history" "$DATA" "${ARGS[@]}"
+RUST_LOG=warn "$CARGO_TARGET_DIR/release/bench-history" "$DATA" "${ARGS[@]}"
 
 # The plans of the reads that touch the big tables, on the seeded data.
 ACCT=seed-42

@@ -37,6 +37,10 @@ pub struct PrewarmCli {
     pub selection: SelectionArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    /// Prints the selection's variants, one a line (or as JSON), and queues
+    /// nothing: what a prewarm with these flags would render.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// How a job is driven.
@@ -103,8 +107,37 @@ pub async fn prewarm(config: &Config, cli: PrewarmCli, as_json: bool) -> Result<
                 .ok_or_else(|| CliError::Usage(format!("no prewarm job {id}")))?;
             drive(config, store.clone(), found, &run, as_json, true).await
         }
+        None if cli.dry_run => dry_run(&*store, &cli.selection, as_json).await,
         None => start(config, store.clone(), &cli.selection, &cli.run, as_json).await,
     }
+}
+
+/// The selection expanded, nothing queued.
+async fn dry_run(
+    store: &SqlStore,
+    args: &SelectionArgs,
+    as_json: bool,
+) -> Result<String, CliError> {
+    let plan = selection::plan(args, vis_catalog::Catalog::embedded(), store)
+        .await
+        .map_err(CliError::Usage)?;
+    let variants: Vec<String> = plan.variants.iter().map(|(v, _)| v.to_string()).collect();
+    eprintln!(
+        "{} variants, {} derived outputs each (dry run: nothing queued)",
+        variants.len(),
+        plan.outputs.len()
+    );
+    let text = variants.join("\n");
+    Ok(say(
+        as_json,
+        json!({
+            "selection": plan.selection,
+            "outputs": Output::list_to_string(&plan.outputs),
+            "total": variants.len(),
+            "variants": variants,
+        }),
+        &text,
+    ))
 }
 
 async fn start(

@@ -234,6 +234,12 @@ pub async fn plan(
             .top_variants(since, i64::from(n))
             .await
             .map_err(|e| format!("--top: {e}"))?;
+        if top.is_empty() {
+            return Err(format!(
+                "--top: no variant was requested in the last {} days",
+                args.top_days
+            ));
+        }
         for (text, _) in top {
             let Ok(v) = text.parse::<VariantKey>() else {
                 continue;

@@ -16,7 +16,10 @@
 //! - `prewarm --top 1000`'s selection read, `top_variants` over 30 days
 //!   (the rest of the command renders and does not read history); its first
 //!   call after the seed, which rolls the seeded ledger up, is printed
-//!   apart.
+//!   apart;
+//! - `control-plane prewarm --top 1000 --dry-run --json`, the operator
+//!   command in process, as `status` is: its store opened, the selection
+//!   read, expanded through the catalog and printed, nothing queued.
 //!
 //! Why a day: an empty database answers some paths with nothing (no
 //! variants to rank, no nodes' durations to report), so its time is the
@@ -27,7 +30,8 @@
 //!
 //! The seed (one transaction, set-based, with the migrations' indexes and
 //! triggers in place): 10,000 accounts (the bench's two among them), 10
-//! million ledger rows over the last 365 days (charges of skewed variants,
+//! million ledger rows over the last 365 days (charges of skewed catalog
+//! variants,
 //! 1% refunded), 2 million render jobs over the same year (2% failed, four
 //! nodes), as a day (1/365 of each, dated over the last 24 hours) and then
 //! the rest over the 364 days before it. Sizes are flags.
@@ -201,6 +205,25 @@ async fn main() -> anyhow::Result<()> {
                 })
                 .await,
             ));
+            rows.push((
+                "control-plane prewarm --top 1000 --dry-run --json",
+                median(n, || async {
+                    // An empty database ranks nothing: the command reads
+                    // the same and refuses the empty selection.
+                    match cli(s(&["--json", "prewarm", "--top", "1000", "--dry-run"])).await {
+                        Ok(out) => {
+                            // Every rank is a catalog variant (`variant_sql`).
+                            let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
+                            assert_eq!(plan["total"], 1000, "{label}");
+                        }
+                        Err(control_plane::cli::CliError::Usage(m)) if label == "empty" => {
+                            assert!(m.starts_with("--top: no variant"), "{m}");
+                        }
+                        Err(e) => panic!("prewarm --dry-run: {e:?}"),
+                    }
+                })
+                .await,
+            ));
             eprintln!("measured: {label}");
             rows
         }
@@ -323,9 +346,53 @@ fn ledger_select(person: &str, keyed: &str, a: i64, part: &Span) -> String {
     format!(
         "SELECT CASE g % {a} WHEN 0 THEN '{person}' WHEN 1 THEN '{keyed}' ELSE 'seed-' || (g % {a}) END, \
            'charge', -1, 1000, 'image delivery', '{tag}-req-' || g, {t0} + g * {step}, \
-           'seed/m' || ((((g * 2654435761) % 1000003) * ((g * 2654435761) % 1000003) / 1000003) \
-             * ((g * 2654435761) % 1000003) / 1000003 * 20000 / 1000003) || '/2020/red/front', \
-           1, 1024, 768, 'png', CASE WHEN g % 5 = 0 THEN 'generated' ELSE 'cache' END"
+           {}, \
+           1, 1024, 768, 'png', CASE WHEN g % 5 = 0 THEN 'generated' ELSE 'cache' END",
+        variant_sql(
+            "((((g * 2654435761) % 1000003) * ((g * 2654435761) % 1000003) / 1000003) \
+             * ((g * 2654435761) % 1000003) / 1000003 * 20000 / 1000003)"
+        )
+    )
+}
+
+/// The catalog variant with index `m` (0..20,000), as SQL: eight models sold
+/// every year from 2005 to 2024, fifteen colours, eight views (19,200 apart),
+/// so `prewarm --top` finds its ranks in the catalog as a real day's would.
+fn variant_sql(m: &str) -> String {
+    const MODELS: [&str; 8] = [
+        "toyota/camry",
+        "toyota/corolla",
+        "honda/civic",
+        "honda/accord",
+        "ford/f-150",
+        "ford/mustang",
+        "bmw/3-series",
+        "volkswagen/golf",
+    ];
+    const VIEWS: [&str; 8] = [
+        "front",
+        "front-3-4",
+        "side",
+        "side-right",
+        "rear",
+        "rear-3-4",
+        "top",
+        "angle-30",
+    ];
+    let colors: Vec<&str> = vis_protocol::Color::ALL.iter().map(|c| c.id()).collect();
+    let pick = |names: &[&str], index: String| {
+        let arms: Vec<String> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("WHEN {i} THEN '{n}'"))
+            .collect();
+        format!("CASE {index} {} END", arms.join(" "))
+    };
+    format!(
+        "{} || '/' || (2005 + ({m}) / 8 % 20) || '/' || {} || '/' || {}",
+        pick(&MODELS, format!("({m}) % 8")),
+        pick(&colors, format!("({m}) / 160 % 15")),
+        pick(&VIEWS, format!("({m}) / 2400 % 8")),
     )
 }
 

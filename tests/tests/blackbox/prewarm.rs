@@ -1,8 +1,9 @@
 //! Prewarm jobs (docs/render-nodes.md, "Prewarm jobs"), driven by the real
 //! `control-plane prewarm` command against a control plane whose in-process
 //! node renders with the real renderer:
-//! - a selection is rendered with its derived outputs, which requests then
-//!   get from the cache; a re-run skips every variant for free;
+//! - a dry run lists a selection's variants and queues nothing; the
+//!   selection is then rendered with its derived outputs, which requests
+//!   then get from the cache; a re-run skips every variant for free;
 //! - prewarming stops at the budget reserve (exit 3, paused) while
 //!   interactive requests still render, and a re-run of the same selection
 //!   resumes the same job;
@@ -69,6 +70,37 @@ async fn a_prewarm_renders_its_selection_and_a_rerun_skips_it_for_free() {
         "--formats",
         "webp,png",
     ];
+    // A dry run lists what the selection would render and queues nothing.
+    let dry: Vec<&str> = selection.iter().copied().chain(["--dry-run"]).collect();
+    let plan = json(&app.cli(&dry).await.unwrap());
+    let mut planned: Vec<&str> = plan["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    planned.sort_unstable();
+    assert_eq!(
+        planned,
+        [
+            "toyota/camry/2020/red/rear",
+            "toyota/camry/2020/red/side",
+            "toyota/camry/2021/red/rear",
+            "toyota/camry/2021/red/side",
+        ],
+        "{plan}"
+    );
+    assert_eq!(
+        (plan["total"].clone(), plan["outputs"].clone()),
+        (4.into(), "256:webp,256:png".into())
+    );
+    assert_eq!(renders.renders(), 0);
+    let listed = app.cli(&["prewarm", "list"]).await.unwrap();
+    assert!(
+        listed.contains("no prewarm jobs"),
+        "a dry run queued a job: {listed}"
+    );
+
     let report = json(&app.cli(&selection).await.unwrap());
     assert_eq!(report["state"], "done", "{report}");
     assert_eq!(report["total"], 4);
@@ -296,6 +328,14 @@ async fn bad_selections_are_refused_naming_the_flag() {
                 "prewarm", "--make", "toyota", "--models", "camry", "--years", "1900",
             ],
             "no variants",
+        ),
+        (
+            vec!["prewarm", "--top", "5"],
+            "--top: no variant was requested",
+        ),
+        (
+            vec!["prewarm", "--top", "5", "--dry-run"],
+            "--top: no variant was requested",
         ),
         (vec!["prewarm"], "--make"),
         (vec!["prewarm", "status", "pw_nosuchjob"], "no prewarm job"),
