@@ -83,6 +83,8 @@ fn benches(c: &mut Criterion) {
         ("subaru", "outback", 2020),
         // Face outlines and side glass from models/outlines.csv and dlo.csv.
         ("toyota", "camry", 2019),
+        // A crossover's side glass made from its glasshouse (no dlo row).
+        ("chevrolet", "equinox", 2019),
     ] {
         g.bench_function(BenchmarkId::new("build_fitted", model), |b| {
             b.iter(|| {

@@ -1308,12 +1308,17 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         side_glass[0] = side_glass[0].max(door - 0.3);
     }
     let rows_ref = &rows;
+    let two_tone_body = p.cues.features.has(Feature::TwoTone);
     let dlo = if open {
         None
     } else {
         p.dlo.or_else(|| {
-            let belt_row = frame(&rows[1]);
-            kicked_quarter(p, lower, belt_row, frame(&rows[n_glass]), &pillars)
+            let (belt_row, top_row) = (frame(&rows[1]), frame(&rows[n_glass]));
+            kicked_quarter(p, lower, belt_row, top_row, &pillars).or_else(|| {
+                (!two_tone_body && !dome)
+                    .then(|| plain_side_glass(p, belt_row, top_row, &pillars, side_glass))
+                    .flatten()
+            })
         })
     };
     // A convertible is drawn with its fabric top up (the published height
@@ -1424,6 +1429,61 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // B-pillar x at the beltline, for the door lines.
     let (xc, a, _, _) = frame(&rows[1]);
     spec.pillars.iter().map(|pp| xc + a * pp).collect()
+}
+
+/// The side glass of a four-door car, estate, SUV or van without a
+/// `models/dlo.csv` row, as an outline made from its glasshouse: the
+/// glasshouse's A-pillar, the rear edge where the shape's `side_glass`
+/// ends it (a straight line from the belt to the top, where the cells of
+/// the glasshouse stepped it), the first pillar upright and 7 cm wide, a
+/// second (an estate's C-pillar, a van's) as a bar. The glasshouse drew its
+/// pillars cell by cell at a fraction of each row's length, so they leant
+/// with the rear glass and stepped at every row: the "odd slanted or
+/// jagged" pillars of the session-27 blind check.
+fn plain_side_glass(
+    p: &Params,
+    belt: (f32, f32, f32, f32),
+    top: (f32, f32, f32, f32),
+    pillars: &[f32],
+    side_glass: [f32; 2],
+) -> Option<super::outlines::Dlo> {
+    if p.spec.doors < 3
+        || !matches!(
+            p.spec.cabin,
+            Cabin::ThreeBox | Cabin::Hatch | Cabin::Wagon | Cabin::OneBox
+        )
+    {
+        return None;
+    }
+    let f = |x: f32| (p.length / 2.0 - x) / p.length;
+    let front = |(xc, a, _, rc): (f32, f32, f32, f32)| f(xc + a - rc) - 0.005;
+    // Where the glass ends at the rear: the shape's fraction of the row's
+    // half length, as the glasshouse's cells had it, or its straight end.
+    let rear = |(xc, a, _, rc): (f32, f32, f32, f32)| f(xc + (a * side_glass[0]).max(rc - a));
+    let at = |(xc, a, _, _): (f32, f32, f32, f32), u: f32| f(xc + a * u);
+    let c_base = rear(belt);
+    let inside = |fx: f32| fx > front(belt) + 0.02 && fx < c_base - 0.02;
+    let b = pillars
+        .first()
+        .map(|&u| at(belt, u))
+        .filter(|&fx| inside(fx));
+    let q = pillars
+        .get(1)
+        .map(|&u| at(belt, u))
+        .filter(|&fx| inside(fx));
+    Some(super::outlines::Dlo {
+        a_base: front(belt),
+        a_top: front(top),
+        top: 0.96,
+        c_top: rear(top),
+        c_y: 0.9,
+        c_base,
+        kink_x: c_base,
+        kink_y: 0.0,
+        b,
+        q,
+        surround: super::outlines::Surround::None,
+    })
 }
 
 /// The side glass of a modern crossover without a `models/dlo.csv` row:
