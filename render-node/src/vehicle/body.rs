@@ -1584,12 +1584,14 @@ fn dlo_patch(
         }
         let t = 0.015;
         let (du, dv) = (t / len, t / gh);
-        let rim = !inside(fx + du, fy)
-            || !inside(fx - du, fy)
-            || !inside(fx, fy + dv)
-            || !inside(fx, fy - dv)
-            || !straight(x + t, y)
-            || !straight(x - t, y);
+        // (Six more outline tests a cell: only a drawn surround needs them.)
+        let rim = d.surround != Surround::None
+            && (!inside(fx + du, fy)
+                || !inside(fx - du, fy)
+                || !inside(fx, fy + dv)
+                || !inside(fx, fy - dv)
+                || !straight(x + t, y)
+                || !straight(x - t, y));
         let pillar = d.b.is_some_and(|b| ((fx - b) * len).abs() < 0.035)
             || d.q.is_some_and(|q| ((fx - q) * len).abs() < 0.012);
         Some(match (rim, pillar) {
@@ -1599,10 +1601,18 @@ fn dlo_patch(
             _ => Material::Glass,
         })
     };
-    // Cells of 1.2 cm: coarser ones lost the surround and stepped the
-    // slanted edges.
-    let nu = (((fx1 - fx0) * len / 0.012).round() as usize).clamp(20, 320);
-    let nv = ((gh / 0.012).round() as usize).clamp(8, 48);
+    // Cells of 1.2 cm where a surround is drawn: coarser ones lost it
+    // (and, before the vertices snapped to the outline, stepped the
+    // slanted edges). Without one, 2.4 cm: a quarter of the cells, the
+    // edges still on the outline (at 1.2 cm the plain side glass added
+    // about 2 ms to an SUV's mesh, session 27).
+    let cell = if d.surround == Surround::None {
+        0.024
+    } else {
+        0.012
+    };
+    let nu = (((fx1 - fx0) * len / cell).round() as usize).clamp(20, 320);
+    let nv = ((gh / cell).round() as usize).clamp(8, 48);
     // Once for both flanks: the mask's polygon tests were a third of the
     // outlined mesh's build (session 25).
     let (cells, snapped) = cells_and_snaps(&mask, (nu, nv));
