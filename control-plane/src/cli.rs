@@ -83,7 +83,7 @@ pub enum Command {
     /// interactive requests always overtake (docs/render-nodes.md). With
     /// selection flags, starts a job (or resumes the unfinished job of the
     /// same selection) and drives it with a progress display.
-    Prewarm(prewarm::PrewarmCli),
+    Prewarm(Box<prewarm::PrewarmCli>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -380,7 +380,7 @@ pub async fn run(cli: Cli) -> Result<String, CliError> {
         }
         Command::Prewarm(cmd) => {
             no_fresh_database(&config)?;
-            prewarm::prewarm(&config, cmd, cli.json).await
+            prewarm::prewarm(&config, *cmd, cli.json).await
         }
         other => {
             no_fresh_database(&config)?;

@@ -107,7 +107,7 @@ pub async fn prewarm(config: &Config, cli: PrewarmCli, as_json: bool) -> Result<
                 .ok_or_else(|| CliError::Usage(format!("no prewarm job {id}")))?;
             drive(config, store.clone(), found, &run, as_json, true).await
         }
-        None if cli.dry_run => dry_run(&*store, &cli.selection, as_json).await,
+        None if cli.dry_run => dry_run(&store, &cli.selection, as_json).await,
         None => start(config, store.clone(), &cli.selection, &cli.run, as_json).await,
     }
 }
