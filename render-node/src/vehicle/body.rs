@@ -84,6 +84,55 @@ pub struct Lower<'a> {
     /// A pickup's open bed: the cab-to-bed gap's x, the bed's front wall,
     /// the tailgate's inner face, and the floor's height.
     pub bed: Option<Bed>,
+    /// The sections of the rounded nose and tail, sampled (see
+    /// [`EndSections`]): empty until [`Lower::new`] fills them.
+    ends: [EndSections; 2],
+}
+
+/// The sections over one rounded end of the body, sampled every
+/// [`EndSections::STEP`] and read back linearly interpolated. A section in
+/// a rounded end closes in by six powers (width, height and chin), and the
+/// surface searches of the lamp and grille patches, all in the ends, ask
+/// for about twenty sections a vertex: computed each time they were half
+/// an outlined mesh's build (docs/benchmarks.md, "Session 28").
+#[derive(Default)]
+struct EndSections {
+    x0: f32,
+    sections: Vec<Section>,
+}
+
+impl EndSections {
+    /// Half a millimetre: the interpolated surface is within a fraction of
+    /// that of the computed one, far under a pixel at 1024 px.
+    const STEP: f32 = 0.0005;
+
+    fn sample(x0: f32, x1: f32, section: impl Fn(f32) -> Section) -> EndSections {
+        let n = ((x1 - x0) / Self::STEP).ceil().max(1.0) as usize;
+        EndSections {
+            x0,
+            sections: (0..=n)
+                .map(|i| section(x0 + i as f32 * Self::STEP))
+                .collect(),
+        }
+    }
+
+    fn at(&self, x: f32) -> Option<Section> {
+        let f = (x - self.x0) / Self::STEP;
+        let last = self.sections.len().checked_sub(1)?;
+        if !(f >= 0.0 && f <= last as f32) {
+            return None;
+        }
+        let i = (f as usize).min(last.saturating_sub(1));
+        let (a, b) = (self.sections[i], self.sections[(i + 1).min(last)]);
+        let t = f - i as f32;
+        let mix = |a: f32, b: f32| a + (b - a) * t;
+        Some(Section {
+            bottom: mix(a.bottom, b.bottom),
+            top: mix(a.top, b.top),
+            hw: mix(a.hw, b.hw),
+            wing: mix(a.wing, b.wing),
+        })
+    }
 }
 
 /// A pickup's open bed (session 19; until then the loft's top behind the
@@ -159,7 +208,7 @@ impl<'a> Lower<'a> {
                     .min(p.belt - 0.25),
             }
         });
-        Lower {
+        let lower = Lower {
             p,
             xf,
             xr,
@@ -173,6 +222,19 @@ impl<'a> Lower<'a> {
             hw: p.width / 2.0,
             skirts: p.cues.features.has(Feature::WheelSkirts),
             bed,
+            ends: Default::default(),
+        };
+        // The ends close in over `round_f` and `round_r` (and the chin over
+        // half the nose's): sampled from just inside them to the tips.
+        let nose = EndSections::sample(lower.xf - lower.round_f - 0.001, lower.xf, |x| {
+            lower.section_exact(x)
+        });
+        let tail = EndSections::sample(lower.xr, lower.xr + lower.round_r + 0.001, |x| {
+            lower.section_exact(x)
+        });
+        Lower {
+            ends: [nose, tail],
+            ..lower
         }
     }
 
@@ -236,7 +298,16 @@ impl<'a> Lower<'a> {
         (wing - bonnet).max(0.0)
     }
 
+    /// The section at x: in the rounded ends from their samples, elsewhere
+    /// computed.
     fn section(&self, x: f32) -> Section {
+        self.ends
+            .iter()
+            .find_map(|e| e.at(x))
+            .unwrap_or_else(|| self.section_exact(x))
+    }
+
+    fn section_exact(&self, x: f32) -> Section {
         let p = self.p;
         let mut top = self.top(x);
         let mut wing = self.wing(x, top);
@@ -332,9 +403,18 @@ impl<'a> Lower<'a> {
     /// A point on the section at x, angle parameter theta (0 = right side
     /// middle, going up over the top).
     fn point(&self, s: Section, x: f32, th: f32) -> (Vec3, f32, f32) {
+        self.point_on(s, x, self.unit(th))
+    }
+
+    /// The section's unit superellipse at theta: (cz, cy).
+    fn unit(&self, th: f32) -> (f32, f32) {
         let n = self.exponent(th.sin());
-        let cz = sp(th.cos(), n);
-        let cy = sp(th.sin(), n);
+        (sp(th.cos(), n), sp(th.sin(), n))
+    }
+
+    /// [`Self::point`] at the unit point `(cz, cy)` of [`Self::unit`]: the
+    /// loft takes its 72 once, not once a section.
+    fn point_on(&self, s: Section, x: f32, (cz, cy): (f32, f32)) -> (Vec3, f32, f32) {
         // Shoulder tumblehome and rocker tuck-under.
         let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
         let z = cz
@@ -387,7 +467,11 @@ impl<'a> Lower<'a> {
     /// continuous, so its gradient is the surface's inward normal. Above
     /// or below the section, minus |z| and the distance past its edge.
     fn margin(&self, x: f32, y: f32, z: f32) -> f32 {
-        let s = self.section(x);
+        self.margin_in(self.section(x), y, z)
+    }
+
+    /// [`Self::margin`] in the section `s`.
+    fn margin_in(&self, s: Section, y: f32, z: f32) -> f32 {
         let mid = s.bottom + (s.top - s.bottom) * 0.42;
         let span = if y >= mid {
             s.top_at(z.abs() / s.hw.max(1e-4)) - mid
@@ -405,14 +489,20 @@ impl<'a> Lower<'a> {
     }
 
     /// The outward normal of the surface at a point on it, from
-    /// [`Self::margin`]'s gradient (central differences over 4 mm).
+    /// [`Self::margin`]'s gradient.
     fn normal(&self, p: Vec3) -> Vec3 {
+        // Forward differences over 2 mm (central ones, until session 28,
+        // took two more margins a vertex): a patch uses the direction only
+        // to stand 8 mm off the surface, where a few degrees move a point
+        // a fraction of a millimetre along it (its shading comes from its
+        // own grid).
         let h = 0.002;
-        let d = |e: Vec3| self.margin(p.x + e.x, p.y + e.y, p.z + e.z);
+        let s = self.section(p.x);
+        let at = self.margin_in(s, p.y, p.z);
         let g = Vec3::new(
-            d(Vec3::X * h) - d(Vec3::X * -h),
-            d(Vec3::Y * h) - d(Vec3::Y * -h),
-            d(Vec3::Z * h) - d(Vec3::Z * -h),
+            self.margin(p.x + h, p.y, p.z) - at,
+            self.margin_in(s, p.y + h, p.z) - at,
+            self.margin_in(s, p.y, p.z + h) - at,
         );
         (-g).normalize_or_zero()
     }
@@ -426,22 +516,65 @@ impl<'a> Lower<'a> {
     /// [`Self::surface_x`] with `steps` bisections (12 find it within
     /// 0.3 mm over a 1.2 m overhang: enough for a lamp's dense patch).
     fn surface_x_in(&self, y: f32, z: f32, from: f32, to: f32, steps: u32) -> f32 {
+        self.surface_x_near(y, z, (from, to), steps, None)
+    }
+
+    /// [`Self::surface_x_in`] started from `hint`, the surface's x at a
+    /// neighbouring point of a patch: where the surface crosses within a
+    /// 64th of the search's span of it (two tests say so), the last
+    /// `steps - 6` bisections find it there to the same precision, four
+    /// tests fewer than from the axle. Along x a section only closes in
+    /// towards the tip, so the crossing is the one the whole search finds.
+    fn surface_x_near(
+        &self,
+        y: f32,
+        z: f32,
+        (from, to): (f32, f32),
+        steps: u32,
+        hint: Option<f32>,
+    ) -> f32 {
         if !self.inside(from, y, z) {
             return from;
+        }
+        self.search_x(y, z, (from, to), steps, hint)
+    }
+
+    /// [`Self::surface_x_near`] where (y, z) is known inside at `from`.
+    fn search_x(
+        &self,
+        y: f32,
+        z: f32,
+        (from, to): (f32, f32),
+        steps: u32,
+        hint: Option<f32>,
+    ) -> f32 {
+        if let Some(h) = hint {
+            let d = (to - from) / 64.0;
+            let (a, b) = (h - d, h + d);
+            let within = |x: f32| (x - from) * (to - x) >= 0.0;
+            if within(a) && within(b) && self.inside(a, y, z) && !self.inside(b, y, z) {
+                return boundary(a, b, steps.saturating_sub(6), |x| self.inside(x, y, z));
+            }
         }
         boundary(from, to, steps, |x| self.inside(x, y, z))
     }
 
     /// The flank's |z| at (x, y).
     fn surface_z(&self, x: f32, y: f32) -> f32 {
-        boundary(0.0, self.hw * 1.2, 18, |z| self.inside(x, y, z))
+        // [`Self::inside`] at one x: its section once, not once a step.
+        let within = x <= self.xf && x >= self.xr;
+        let s = self.section(x);
+        boundary(0.0, self.hw * 1.2, 18, |z| {
+            within && self.margin_in(s, y, z) >= 0.0
+        })
     }
 
     /// Top surface height at (x, z).
     pub fn surface_y(&self, x: f32, z: f32) -> f32 {
+        let within = x <= self.xf && x >= self.xr;
         let s = self.section(x);
         let (a, b) = ((s.bottom + s.top) / 2.0, s.top + s.wing + 0.01);
-        boundary(a, b, 18, |y| self.inside(x, y, z))
+        boundary(a, b, 18, |y| within && self.margin_in(s, y, z) >= 0.0)
     }
 
     fn stations(&self, extra: &[f32]) -> Vec<f32> {
@@ -497,6 +630,12 @@ impl<'a> Lower<'a> {
         let bed_k = self.bed.map(|b| self.bed_cells((b.front + b.tail) / 2.0));
         let sections: Vec<Section> = xs.iter().map(|x| self.section(*x)).collect();
         let th = |j: usize| -FRAC_PI_2 + TAU * j as f32 / around as f32;
+        // The unit points round a section, at each point and each cell's
+        // middle.
+        let ring: Vec<_> = (0..around).map(|j| self.unit(th(j))).collect();
+        let mids: Vec<_> = (0..around)
+            .map(|j| self.unit(th(j) + PI / around as f32))
+            .collect();
         // Side intakes ahead of the rear wheels (mid-engined cars).
         let intakes = p.cues.features.has(Feature::SideIntakes);
         let intake = (self.ra + self.arch_r + 0.06, self.ra + self.arch_r + 0.5);
@@ -504,10 +643,10 @@ impl<'a> Lower<'a> {
             xs.len(),
             around,
             true,
-            |i, j| self.point(sections[i], xs[i], th(j)).0,
+            |i, j| self.point_on(sections[i], xs[i], ring[j]).0,
             |i, j| {
                 let xm = (xs[i] + xs[i + 1]) / 2.0;
-                let (pt, cz, cy) = self.point(sections[i], xm, th(j) + PI / around as f32);
+                let (pt, cz, cy) = self.point_on(sections[i], xm, mids[j]);
                 let y = self.y_of(sections[i], cy, pt.z);
                 // Inside a wheel well (the cells lifted onto the arch, and
                 // the walls at its ends): dark like the liners, not paint
@@ -934,6 +1073,9 @@ impl<'a> Lower<'a> {
             let (u, v) = at(i, j);
             [u, v * uv_v]
         };
+        // The surface's x at the last point searched, (i, j, x): the grid's
+        // points are placed row by row, so the point before is a neighbour.
+        let last = std::cell::Cell::new((usize::MAX, usize::MAX, 0.0));
         mesh.grid_quads(
             nv + 1,
             nu + 1,
@@ -946,13 +1088,23 @@ impl<'a> Lower<'a> {
                     return Vec3::new(from, y, z);
                 }
                 // Pull points the section cannot hold (past the shoulder) inwards.
+                let mut held = false;
                 for _ in 0..40 {
                     if self.inside(from, y, z) {
+                        held = true;
                         break;
                     }
                     z *= 0.97;
                 }
-                let at = Vec3::new(self.surface_x_in(y, z, from, to, steps), y, z);
+                let (li, lj, lx) = last.get();
+                let hint = (li == i && lj.wrapping_add(1) == j).then_some(lx);
+                let x = if held {
+                    self.search_x(y, z, (from, to), steps, hint)
+                } else {
+                    self.surface_x_near(y, z, (from, to), steps, hint)
+                };
+                last.set((i, j, x));
+                let at = Vec3::new(x, y, z);
                 // Lifted along the surface normal, from the gradient of the
                 // section's margin (until session 25, from three more
                 // searches for the surface 4 mm away: the mesh took 25 ms).
@@ -1250,8 +1402,8 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         (xc, a, hw, rc)
     };
     let bow = 0.05 + 0.05 * p.era;
-    let point = |r: &Row, j: usize| -> (Vec3, usize, f32) {
-        let (xc, a, hw, rc) = frame(r);
+    // A point round row `r`, whose frame is `(xc, a, hw, rc)`.
+    let point = |r: &Row, (xc, a, hw, rc): (f32, f32, f32, f32), j: usize| -> (Vec3, usize, f32) {
         let (seg, t) = seg_of(j);
         let (ex, ez) = (a - rc, hw - rc);
         let (x, z) = match seg {
@@ -1308,6 +1460,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         side_glass[0] = side_glass[0].max(door - 0.3);
     }
     let rows_ref = &rows;
+    // Each row's frame once (its glass lines bend by powers), not once a
+    // point.
+    let frames: Vec<_> = rows.iter().map(&frame).collect();
     let two_tone_body = p.cues.features.has(Feature::TwoTone);
     let dlo = if open {
         None
@@ -1335,10 +1490,10 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         rows.len(),
         total,
         true,
-        |i, j| point(&rows_ref[i], j).0,
+        |i, j| point(&rows_ref[i], frames[i], j).0,
         |i, j| {
-            let (_, seg, along) = point(&rows_ref[i], j);
-            let (_, a, _, _) = frame(&rows_ref[i]);
+            let (_, seg, along) = point(&rows_ref[i], frames[i], j);
+            let (_, a, _, _) = frames[i];
             let in_glass = i >= 1 && i < glass_rows;
             let top_frame = i + 1 == glass_rows;
             let v = rows_ref[i].v;

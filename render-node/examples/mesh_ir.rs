@@ -1,0 +1,35 @@
+//! Builds one vehicle's mesh `n` times and prints the vertex count: a
+//! harness for counting the mesh build's instructions, which on a shared
+//! 2-core machine say more than criterion's times (docs/benchmarks.md,
+//! "Session 28"):
+//!
+//! ```text
+//! cargo build --release -p vis-render --example mesh_ir
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     $CARGO_TARGET_DIR/release/examples/mesh_ir toyota camry 2019 2
+//! ```
+//!
+//! One build's count is the difference between `n` = 2 and `n` = 1 (the
+//! first also parses the embedded model tables).
+
+use vis_protocol::BodyShape;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(make), Some(model), Some(Ok(year))) = (
+        args.first(),
+        args.get(1),
+        args.get(2).map(|y| y.parse::<u16>()),
+    ) else {
+        eprintln!("usage: mesh_ir MAKE MODEL YEAR [N]");
+        std::process::exit(2);
+    };
+    let n: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1);
+    let library = vis_render::vehicle::ModelLibrary::embedded();
+    let mut vertices = 0;
+    for _ in 0..n {
+        let p = vis_render::vehicle::Params::resolve(&library, BodyShape::Sedan, make, model, year);
+        vertices += vis_render::vehicle::build(&p).vertices.len();
+    }
+    println!("{vertices}");
+}
