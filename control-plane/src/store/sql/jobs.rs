@@ -255,25 +255,23 @@ impl JobStore for SqlStore {
     }
 
     async fn finishes_on(&self, day: i64) -> Result<DayFinishes, StoreError> {
-        // '' is how the aggregates key "no owner" (a key column is never
-        // NULL); NULLIF reads it back as None.
-        let renders = sqlx::query_as::<_, RenderBucket>(
-            "SELECT NULLIF(owner, '') AS owner, bucket, n AS renders, lo AS min_ms, hi AS max_ms \
-             FROM render_finish_days WHERE day = $1 ORDER BY owner, bucket",
+        // One row, not one per node and bucket: each row through the driver
+        // costs more than reading it (on SQLite several times more:
+        // docs/benchmarks.md, "History"), and a busy day has hundreds. Each
+        // aggregate is one text of records (RS-separated) of fields
+        // (US-separated); '' is how the aggregates key "no owner" (a key
+        // column is never NULL). Neither separator can occur in a node's
+        // name or a cause (both are printable).
+        let (renders, failures): (Option<String>, Option<String>) = sqlx::query_as(
+            "SELECT                (SELECT string_agg(owner || $2 || CAST(bucket AS TEXT) || $2 || CAST(n AS TEXT)                   || $2 || CAST(lo AS TEXT) || $2 || CAST(hi AS TEXT), $3)                 FROM render_finish_days WHERE day = $1),                (SELECT string_agg(owner || $2 || cause || $2 || CAST(n AS TEXT), $3)                 FROM render_failure_days WHERE day = $1)",
         )
         .bind(day)
-        .fetch_all(&self.pool)
+        .bind(FIELD_SEP)
+        .bind(RECORD_SEP)
+        .fetch_one(&self.pool)
         .await
         .map_err(map_err)?;
-        let failures = sqlx::query_as::<_, FailureCount>(
-            "SELECT NULLIF(owner, '') AS owner, cause, n AS failures \
-             FROM render_failure_days WHERE day = $1 ORDER BY owner, cause",
-        )
-        .bind(day)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(map_err)?;
-        Ok(DayFinishes { renders, failures })
+        parse_finishes(renders.as_deref(), failures.as_deref())
     }
 
     async fn job_counts(&self) -> Result<JobCounts, StoreError> {
@@ -436,4 +434,65 @@ async fn claim_in(
         joined.priority = priority;
     }
     Ok((joined, Claim::Joined))
+}
+
+const FIELD_SEP: &str = "\u{1f}";
+const RECORD_SEP: &str = "\u{1e}";
+
+/// The two aggregates of [`JobStore::finishes_on`] as rows, ordered by
+/// owner (no owner first) then bucket or cause, as the table's key orders
+/// them (the aggregate's order is unspecified).
+fn parse_finishes(
+    renders: Option<&str>,
+    failures: Option<&str>,
+) -> Result<DayFinishes, StoreError> {
+    fn records(text: Option<&str>) -> impl Iterator<Item = Vec<&str>> {
+        text.unwrap_or_default()
+            .split(RECORD_SEP)
+            .filter(|r| !r.is_empty())
+            .map(|r| r.split(FIELD_SEP).collect())
+    }
+    fn owner(field: &str) -> Option<String> {
+        (!field.is_empty()).then(|| field.to_owned())
+    }
+    fn int(field: &str) -> Result<i64, StoreError> {
+        field
+            .parse()
+            .map_err(|_| StoreError::Database(format!("render_finish_days: unreadable {field:?}")))
+    }
+    let mut out = DayFinishes {
+        renders: Vec::new(),
+        failures: Vec::new(),
+    };
+    for f in records(renders) {
+        let [o, bucket, n, lo, hi] = f[..] else {
+            return Err(StoreError::Database(
+                "render_finish_days: an unreadable row".into(),
+            ));
+        };
+        out.renders.push(RenderBucket {
+            owner: owner(o),
+            bucket: int(bucket)?,
+            renders: int(n)?,
+            min_ms: int(lo)?,
+            max_ms: int(hi)?,
+        });
+    }
+    for f in records(failures) {
+        let [o, cause, n] = f[..] else {
+            return Err(StoreError::Database(
+                "render_failure_days: an unreadable row".into(),
+            ));
+        };
+        out.failures.push(FailureCount {
+            owner: owner(o),
+            cause: cause.to_owned(),
+            failures: int(n)?,
+        });
+    }
+    out.renders
+        .sort_by(|a, b| (&a.owner, a.bucket).cmp(&(&b.owner, b.bucket)));
+    out.failures
+        .sort_by(|a, b| (&a.owner, &a.cause).cmp(&(&b.owner, &b.cause)));
+    Ok(out)
 }
