@@ -268,3 +268,75 @@ fn side_glass_without_a_row_ends_in_a_straight_pillar() {
         );
     }
 }
+
+#[test]
+fn a_generations_tail_row_draws_its_own_tail_lamps() {
+    // Until session 28 tail rows parsed and were not drawn: every
+    // generation took one of faces.csv's few graphics in a box of its own.
+    // Now each row's lamps fill its box: a fraction of the half width
+    // across, a fraction of the tail's top on the centre line up.
+    let mut rows = 0;
+    for r in OutlineTable::embedded().rows() {
+        if r.shape.part != Part::Tail {
+            continue;
+        }
+        rows += 1;
+        let q = p(&r.make, &r.models[0], r.from);
+        let name = format!("{} {} {}", r.make, r.models[0], r.from);
+        let lower = vehicle::body::Lower::new(&q);
+        let top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0);
+        let sh = &r.shape;
+        // The lamps' vertices on the tail (a high-mounted stop lamp stands
+        // at the rear glass's top, ahead of it).
+        let mesh = vehicle::build(&q);
+        let lamps: Vec<[f32; 3]> = mesh
+            .vertices
+            .iter()
+            .filter(|v| {
+                (v.material == Material::TailLamp as u32 || v.material == Material::TailLens as u32)
+                    && v.pos[0] <= lower.xr + lower.round_r + 0.05
+            })
+            .map(|v| v.pos)
+            .collect();
+        assert!(lamps.len() > 100, "{name}: {} lamp vertices", lamps.len());
+        let (lo, hi) = lamps
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(v[1]), b.max(v[1])));
+        let (near, far) = lamps.iter().fold((f32::MAX, f32::MIN), |(a, b), v| {
+            (a.min(v[2].abs()), b.max(v[2].abs()))
+        });
+        let (y0, y1) = (sh.y0 * top, sh.y1 * top);
+        let (z0, z1) = (sh.x0 * lower.hw, sh.x1 * lower.hw);
+        let e = 0.03;
+        assert!(
+            lo >= y0 - e && hi <= y1 + e,
+            "{name}: lamps {lo:.2}..{hi:.2} m up, its box {y0:.2}..{y1:.2}"
+        );
+        assert!(
+            hi - lo >= 0.8 * (y1 - y0),
+            "{name}: lamps {:.2} m tall, its box {:.2}",
+            hi - lo,
+            y1 - y0
+        );
+        // (A point the section cannot hold, over a rounded corner, is
+        // pulled in by a few per cent.)
+        assert!(
+            near >= 0.85 * z0 - e && far <= z1 + e,
+            "{name}: lamps {near:.2}..{far:.2} m out, its box {z0:.2}..{z1:.2}"
+        );
+        assert!(
+            far - near >= 0.8 * (z1 - z0),
+            "{name}: lamps {:.2} m wide, its box {:.2}",
+            far - near,
+            z1 - z0
+        );
+        // A lit band round a dark lens, not a lamp lit all over.
+        let lens = mesh
+            .vertices
+            .iter()
+            .filter(|v| v.material == Material::TailLens as u32)
+            .count();
+        assert!(lens > 20, "{name}: {lens} lens vertices");
+    }
+    assert!(rows >= 19, "{rows} tail rows");
+}

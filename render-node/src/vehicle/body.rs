@@ -2804,16 +2804,27 @@ fn outline_patch(
         if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
             return None;
         }
-        let t = 0.014;
-        if sh.rim {
+        // Within `t` metres of the outline's edge.
+        let near_edge = |t: f32| {
             let (du, dv) = (t / w, t / h);
-            if !inside(u + du, v) || !inside(u - du, v) || !inside(u, v + dv) || !inside(u, v - dv)
-            {
-                return Some(Material::Chrome);
-            }
+            !inside(u + du, v) || !inside(u - du, v) || !inside(u, v + dv) || !inside(u, v - dv)
+        };
+        if sh.rim && near_edge(0.014) {
+            return Some(Material::Chrome);
         }
         let (x, y) = (u * w, v * h);
         Some(match sh.fill {
+            // A head lamp's outline is drawn by the lamp; a tail lamp's is
+            // the lamp: a lit band 2.2 cm deep tracing its outline round a
+            // dark red lens, as LED tail lamps are drawn (lit all over, a
+            // shape read as a red blot).
+            Fill::Lamp if !front => {
+                if near_edge(0.022) {
+                    Material::TailLamp
+                } else {
+                    Material::TailLens
+                }
+            }
             Fill::Dark | Fill::Lamp => Material::Grille,
             Fill::Hbars => {
                 if (y / 0.032).fract() < 0.3 {
@@ -2994,11 +3005,25 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             tail_graphic(graphic, &g, u, v)
         }
     };
-    let steps = if lit_only { 14 } else { 12 };
-    lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
-    let mirrored = |u: f32, v: f32| draw(1.0 - u, v);
-    lower.end_patch_steps(mesh, false, ys, (-zs.1, -zs.0), grid, 1.0, steps, mirrored);
-    if graphic == Tail::Bar || (f.has(Feature::TailBar) && !big && lit_only) {
+    // A generation's own tail lamps (models/outlines.csv), in a box whose
+    // heights are fractions of the tail's top on the centre line: they are
+    // its whole graphic (no bar across unless the row draws one).
+    let own_tail = p.outline.as_deref().and_then(|o| o.tail.as_ref());
+    match own_tail {
+        Some(sh) => {
+            let top = tail_top + 0.08;
+            let ys = (sh.y0 * top, sh.y1 * top);
+            outline_patch(lower, mesh, false, sh, ys, hw, &|_, _| false);
+        }
+        None => {
+            let steps = if lit_only { 14 } else { 12 };
+            lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
+            let mirrored = |u: f32, v: f32| draw(1.0 - u, v);
+            lower.end_patch_steps(mesh, false, ys, (-zs.1, -zs.0), grid, 1.0, steps, mirrored);
+        }
+    }
+    if own_tail.is_none() && (graphic == Tail::Bar || (f.has(Feature::TailBar) && !big && lit_only))
+    {
         let (y0, y1) = if graphic == Tail::Bar {
             (ys.1 - 0.028, ys.1 - 0.006)
         } else {
