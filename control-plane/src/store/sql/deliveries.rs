@@ -12,23 +12,24 @@ impl DeliveryStore for SqlStore {
     ) -> Result<UsageCounts, StoreError> {
         // Image delivery charges are the ledger rows with a variant; a
         // refund names the charge it refunds (at most one, by a unique index).
-        // The refund is probed once per charge (`ledger_refund_of`), never
-        // joined: PostgreSQL merge-joined the whole refund index, O(every
-        // refund). One statement, one row: each round trip through the
-        // driver costs about what the window's reads do (docs/benchmarks.md,
-        // "History").
+        // The refund is probed per charge (`ledger_refund_of`), never joined:
+        // PostgreSQL merge-joined the whole refund index, O(every refund).
         let row = sqlx::query(
-            "SELECT c.requests, c.images, c.cache_hits, u.url_requests, u.urls_loaded FROM \
-               (SELECT CAST(COUNT(*) AS BIGINT) AS requests, \
-                  CAST(COALESCE(SUM(1 - refunded), 0) AS BIGINT) AS images, \
-                  CAST(COALESCE(SUM(CASE WHEN source = 'cache' THEN 1 - refunded ELSE 0 END), 0) AS BIGINT) AS cache_hits \
-                FROM (SELECT ch.source, \
-                        CASE WHEN EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = ch.id) THEN 1 ELSE 0 END AS refunded \
-                      FROM ledger ch \
-                      WHERE ch.account_id = $1 AND ch.created_at >= $2 AND ch.variant IS NOT NULL) t) c, \
-               (SELECT CAST(COUNT(DISTINCT request_id) AS BIGINT) AS url_requests, \
-                  CAST(COALESCE(SUM(CASE WHEN uses > 0 AND failed_at IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS urls_loaded \
-                FROM delivery_urls WHERE account_id = $1 AND created_at >= $2) u",
+            "SELECT CAST(COUNT(*) AS BIGINT) AS requests, \
+               CAST(COALESCE(SUM(CASE WHEN NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END), 0) AS BIGINT) AS images, \
+               CAST(COALESCE(SUM(CASE WHEN c.source = 'cache' AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.refund_of = c.id) THEN 1 ELSE 0 END), 0) AS BIGINT) AS cache_hits \
+             FROM ledger c \
+             WHERE c.account_id = $1 AND c.created_at >= $2 AND c.variant IS NOT NULL",
+        )
+        .bind(account_id)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(map_err)?;
+        let urls = sqlx::query(
+            "SELECT CAST(COUNT(DISTINCT request_id) AS BIGINT) AS requests, \
+               CAST(COALESCE(SUM(CASE WHEN uses > 0 AND failed_at IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT) AS loaded \
+             FROM delivery_urls WHERE account_id = $1 AND created_at >= $2",
         )
         .bind(account_id)
         .bind(since)
@@ -39,8 +40,8 @@ impl DeliveryStore for SqlStore {
             requests: row.try_get("requests").map_err(map_err)?,
             images: row.try_get("images").map_err(map_err)?,
             cache_hits: row.try_get("cache_hits").map_err(map_err)?,
-            url_requests: row.try_get("url_requests").map_err(map_err)?,
-            urls_loaded: row.try_get("urls_loaded").map_err(map_err)?,
+            url_requests: urls.try_get("requests").map_err(map_err)?,
+            urls_loaded: urls.try_get("loaded").map_err(map_err)?,
         })
     }
 
