@@ -49,7 +49,7 @@ NOW=$(($(date +%s) * 1000))
 SINCE=$((NOW - 30 * 86400000))
 DAY=$((NOW / 86400000))
 QUERIES=(
-  "SELECT COUNT(*) FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id WHERE c.account_id = '$ACCT' AND c.created_at >= $SINCE AND c.variant IS NOT NULL"
+  "SELECT COUNT(c.variant), SUM(CASE WHEN c.refund_of IS NULL THEN 0 WHEN EXISTS (SELECT 1 FROM ledger x WHERE x.id = c.refund_of AND x.created_at >= $SINCE AND x.variant IS NOT NULL) THEN 1 ELSE 0 END), SUM(CASE WHEN c.kind = 'charge' THEN c.delta ELSE 0 END) FROM ledger c WHERE c.account_id = '$ACCT' AND c.created_at >= $SINCE"
   "SELECT c.created_at / 86400000, COUNT(*) FROM ledger c LEFT JOIN ledger r ON r.refund_of = c.id WHERE c.account_id = '$ACCT' AND c.created_at >= $SINCE GROUP BY 1"
   "SELECT status, priority, n FROM render_job_counts"
   "SELECT owner, bucket, n, lo, hi FROM render_finish_days WHERE day = $DAY"

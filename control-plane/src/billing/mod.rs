@@ -7,7 +7,7 @@ pub use ledger::Ledger;
 
 use serde::Serialize;
 
-use crate::store::{DeliveryStore, EntryKind, LedgerStore, Millis, StoreError};
+use crate::store::{DeliveryStore, Millis, StoreError};
 
 pub const CREDITS_PER_DOLLAR: i64 = 1000;
 pub const CREDITS_PER_IMAGE: i64 = 1;
@@ -73,23 +73,17 @@ pub const THIRTY_DAYS_MS: Millis = 30 * 24 * 60 * 60 * 1000;
 /// before the first; a URL's loads are served to browsers and CDNs, not
 /// attributed), and credits spent as charges net of refunds.
 pub async fn usage_since(
-    store: &(impl DeliveryStore + LedgerStore + ?Sized),
+    store: &(impl DeliveryStore + ?Sized),
     account_id: &str,
     since: Millis,
 ) -> Result<Usage, StoreError> {
     let counts = store.usage_since(account_id, since).await?;
-    let charged = store
-        .sum_since(account_id, EntryKind::Charge, since)
-        .await?;
-    let refunded = store
-        .sum_since(account_id, EntryKind::Refund, since)
-        .await?;
     Ok(Usage {
         requests: counts.requests + counts.url_requests,
         images: counts.images + counts.urls_loaded,
         cache_hit_rate: (counts.images > 0)
             .then(|| counts.cache_hits as f64 / counts.images as f64),
-        credits_spent: (-charged - refunded).max(0),
+        credits_spent: (-counts.charged - counts.refunded).max(0),
     })
 }
 

@@ -51,6 +51,10 @@ pub struct UsageCounts {
     pub url_requests: i64,
     /// Minted URLs whose image has been delivered (first load succeeded).
     pub urls_loaded: i64,
+    /// Sum of the window's `charge` deltas (zero or negative).
+    pub charged: i64,
+    /// Sum of the window's `refund` deltas (zero or positive).
+    pub refunded: i64,
 }
 
 #[async_trait]

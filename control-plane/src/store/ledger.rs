@@ -71,13 +71,6 @@ pub struct NewEntry<'a> {
 #[async_trait]
 pub trait LedgerStore: Send + Sync + std::fmt::Debug {
     async fn entries(&self, account_id: &str, limit: i64) -> Result<Vec<LedgerEntry>, StoreError>;
-    /// Sum of the deltas of `kind` entries at or after `since`.
-    async fn sum_since(
-        &self,
-        account_id: &str,
-        kind: EntryKind,
-        since: Millis,
-    ) -> Result<i64, StoreError>;
 }
 
 /// Every write that moves credits or a balance, and the balance itself: the

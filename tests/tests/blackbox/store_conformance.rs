@@ -107,21 +107,11 @@ async fn suite(store: SqlStore) {
         store.append_entry("no-such-account", charge("x")).await,
         Err(StoreError::NotFound(_))
     ));
-    assert_eq!(
-        store.sum_since(&a.id, EntryKind::Charge, 0).await.unwrap(),
-        -1
-    );
-    assert_eq!(
-        store.sum_since(&a.id, EntryKind::Refund, 0).await.unwrap(),
-        1
-    );
-    assert_eq!(
-        store
-            .sum_since(&a.id, EntryKind::Charge, i64::MAX)
-            .await
-            .unwrap(),
-        0
-    );
+    // The window's sums of charges and refunds (credits spent, usage_30d).
+    let all = store.usage_since(&a.id, 0).await.unwrap();
+    assert_eq!((all.charged, all.refunded), (-1, 1));
+    let none = store.usage_since(&a.id, i64::MAX).await.unwrap();
+    assert_eq!((none.charged, none.refunded), (0, 0));
 
     // Concurrent charges against a small balance: exactly `balance` succeed,
     // and the ledger's last balance_after equals the account balance.
@@ -252,6 +242,7 @@ async fn suite(store: SqlStore) {
     );
 
     deliveries(&store).await;
+    usage_window(&store).await;
     charge_batches(&store, std::sync::Arc::new(SqlStore::clone(&store))).await;
     shared(&store).await;
     delivery_urls(&store).await;
@@ -427,6 +418,57 @@ fn delivery(tag: &str, account_id: &str, source: &'static str) -> NewDelivery {
         source,
         credits: 1,
     }
+}
+
+/// `usage_30d`'s window: a refund takes its image off only when its charge
+/// is in the window (a refund of an older charge is still credits returned),
+/// and a refunded cache hit is no longer a cache hit.
+async fn usage_window(store: &SqlStore) {
+    let acct = store.create_account("w@example.com", 5).await.unwrap();
+    store
+        .charge_delivery(&delivery("w1", &acct.id, "cache"))
+        .await
+        .unwrap();
+    store
+        .charge_delivery(&delivery("w2", &acct.id, "generated"))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let w1 = store
+        .delivery_by_request_id("req-w1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        store.refund_delivery(w1.id, "failed").await.unwrap(),
+        Some(4)
+    );
+    let all = store.usage_since(&acct.id, 0).await.unwrap();
+    assert_eq!(
+        (
+            all.requests,
+            all.images,
+            all.cache_hits,
+            all.charged,
+            all.refunded
+        ),
+        (2, 1, 0, -2, 1)
+    );
+    let window = store.usage_since(&acct.id, later).await.unwrap();
+    assert_eq!(
+        (
+            window.requests,
+            window.images,
+            window.cache_hits,
+            window.charged,
+            window.refunded
+        ),
+        (0, 0, 0, 0, 1)
+    );
 }
 
 async fn deliveries(store: &SqlStore) {

@@ -1,4 +1,5 @@
-//! `LedgerStore`: reading the ledger (entries and sums). Writes go through
+//! `LedgerStore`: reading the ledger's entries (usage over a window is
+//! deliveries.rs's `usage_since`). Writes go through
 //! `CreditStore` (credits.rs), the adapter behind `billing::Ledger`.
 
 use super::*;
@@ -20,25 +21,5 @@ impl LedgerStore for SqlStore {
             .map(LedgerEntry::from_row)
             .collect::<Result<_, _>>()
             .map_err(map_err)
-    }
-
-    async fn sum_since(
-        &self,
-        account_id: &str,
-        kind: EntryKind,
-        since: Millis,
-    ) -> Result<i64, StoreError> {
-        // CAST keeps the sum an integer in both dialects (PostgreSQL widens
-        // SUM(bigint) to numeric).
-        sqlx::query_scalar(
-            "SELECT CAST(COALESCE(SUM(delta), 0) AS BIGINT) FROM ledger \
-             WHERE account_id = $1 AND kind = $2 AND created_at >= $3",
-        )
-        .bind(account_id)
-        .bind(kind.as_str())
-        .bind(since)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(map_err)
     }
 }
