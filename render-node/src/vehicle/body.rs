@@ -650,10 +650,18 @@ impl<'a> Lower<'a> {
                 let y = self.y_of(sections[i], cy, pt.z);
                 // Inside a wheel well (the cells lifted onto the arch, and
                 // the walls at its ends): dark like the liners, not paint
-                // seen through the opening.
+                // seen through the opening. Not a band of the flank whose
+                // lower edge is lifted onto the arch and whose upper edge
+                // stands above it: at the arch's top corners those drew
+                // dark ticks outside the opening (session-27 blind check).
                 let cap = sections[i].top_at(pt.z.abs() / sections[i].hw.max(1e-4)) - 0.08;
                 if cy < 0.7 && self.in_well(xm, y, cap) {
-                    return Some((Material::Liner, [0.0, 0.0]));
+                    let (a, _, ca) = self.point_on(sections[i], xm, ring[j]);
+                    let (b, _, cb) = self.point_on(sections[i], xm, ring[(j + 1) % around]);
+                    let (lo, hi) = if ca <= cb { (a.y, b.y) } else { (b.y, a.y) };
+                    if hi - lo < 0.01 {
+                        return Some((Material::Liner, [0.0, 0.0]));
+                    }
                 }
                 let side = cz.abs() > 0.55;
                 // Shut lines: a dark groove with a lighter lip each side,
@@ -1449,6 +1457,20 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // side glass of a coupe, never a saloon's two equal windows.
     let mut side_glass = spec.side_glass;
     let mut pillars = spec.pillars.clone();
+    // A four-door's B-pillar (and an estate's C-pillar) stand where its
+    // doors part, placed from the wheels (`four_door_lines`), not at a
+    // fraction of the glasshouse: that put an SUV's B-pillar far back
+    // over a long front door and a short rear one (session-27 blind check).
+    if let Some((b, rear)) = four_door_lines(p, lower) {
+        let (xc, a, _, _) = frame(&rows[1]);
+        let u = |x: f32| (x - xc) / a.max(0.1);
+        if let Some(first) = pillars.first_mut() {
+            *first = u(b);
+        }
+        if let Some(second) = pillars.get_mut(1) {
+            *second = u(rear);
+        }
+    }
     // A dome's side glass is one D-shaped window under the crown.
     if spec.doors == 2
         && !dome
@@ -1669,7 +1691,7 @@ fn kicked_quarter(
     let f = |x: f32| (p.length / 2.0 - x) / p.length;
     let front = |(xc, a, _, rc): (f32, f32, f32, f32)| f(xc + a - rc) - 0.005;
     let rear = |(xc, a, _, rc): (f32, f32, f32, f32)| f(xc - a + rc) + 0.005;
-    let q = f(lower.ra + lower.arch_r + 0.05);
+    let q = f(four_door_lines(p, lower).map_or(lower.ra + lower.arch_r + 0.05, |(_, r)| r));
     // A broad D-pillar: the glass stops 18 cm short of the tailgate's
     // pillar at the belt, 9 cm at the top.
     let c_base = rear(belt) - 0.18 / p.length;
@@ -1684,7 +1706,7 @@ fn kicked_quarter(
         c_y: 0.86,
         c_base,
         kink_x: q + 0.01,
-        kink_y: 0.4,
+        kink_y: 0.5,
         b: Some(f(belt.0 + belt.1 * b)),
         q: Some(q),
         surround: super::outlines::Surround::Black,
@@ -2006,7 +2028,8 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
             if let Some(b) = pillars.first() {
                 gaps.push(*b);
             }
-            gaps.push(lower.ra + lower.arch_r + 0.05);
+            let rear = four_door_lines(p, lower).map_or(lower.ra + lower.arch_r + 0.05, |(_, r)| r);
+            gaps.push(rear);
         } else if spec.doors == 3 {
             // A sliding side door behind the front door (a van without
             // side glass has no B-pillar to start it at).
@@ -2020,6 +2043,39 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
     gaps
 }
 
+/// A four-door car's (saloon, hatchback, estate, SUV) B-pillar and rear
+/// doors' rear shut line along x, from its wheels: the rear doors end over
+/// the rear wheel (their foot is cut round the arch), a saloon's a little
+/// ahead of its axle, an estate's, crossover's or SUV's over the wheel's
+/// front, and the front doors take 53% of the length from the front
+/// door's shut line to there, as most such cars' do. `None` for other
+/// bodies, and where `models/dlo.csv` places the generation's B-pillar.
+fn four_door_lines(p: &Params, lower: &Lower<'_>) -> Option<(f32, f32)> {
+    let spec = &p.spec;
+    if spec.doors < 4
+        || spec.cargo_box
+        || !matches!(
+            spec.cabin,
+            Cabin::ThreeBox | Cabin::Hatch | Cabin::Wagon | Cabin::OneBox
+        )
+    {
+        return None;
+    }
+    let front = lower.fa - lower.arch_r - 0.06;
+    // An estate's or SUV's rear door stops over the front of the wheel,
+    // leaving room for the quarter window behind it.
+    let quarter =
+        spec.cabin == Cabin::Wagon || matches!(p.shape, BodyShape::Crossover | BodyShape::Suv);
+    let over = if quarter { 0.6 } else { 0.15 };
+    let rear = lower.ra + over * lower.arch_r;
+    let b = front - 0.53 * (front - rear);
+    let b = p
+        .dlo
+        .and_then(|d| d.b)
+        .map_or(b, |fb| p.length / 2.0 - fb * p.length);
+    Some((b, rear))
+}
+
 /// A two-door car's door's rear shut line.
 fn door_rear(lower: &Lower<'_>) -> f32 {
     lower.fa - lower.arch_r - 0.06 - 1.05 - 0.15 * lower.p.era
@@ -2028,8 +2084,14 @@ fn door_rear(lower: &Lower<'_>) -> f32 {
 /// Side doors the body is drawn with (both sides): one door between each
 /// pair of neighbouring shut lines.
 pub fn door_count(p: &Params) -> u32 {
+    2 * shut_lines(p).len().saturating_sub(1) as u32
+}
+
+/// The doors' shut lines along x (metres, the nose positive), front to
+/// rear, as the body draws them.
+pub fn shut_lines(p: &Params) -> Vec<f32> {
     if p.shape == vis_protocol::BodyShape::Motorcycle {
-        return 0;
+        return Vec::new();
     }
     let lower = Lower::new(p);
     let pillars = if p.spec.cabin == Cabin::None {
@@ -2037,8 +2099,7 @@ pub fn door_count(p: &Params) -> u32 {
     } else {
         greenhouse(&mut Mesh::default(), &lower, false)
     };
-    let lines = door_lines(p, &lower, &pillars);
-    2 * lines.len().saturating_sub(1) as u32
+    door_lines(p, &lower, &pillars)
 }
 
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {

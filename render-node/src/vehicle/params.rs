@@ -717,7 +717,9 @@ impl Params {
             },
             _ => Vec::new(),
         };
-        if spec.cabin == Cabin::OneBox && four {
+        // A van's or minivan's side door slides; a one-box hatchback's
+        // (Fit, Note, A-Class) rear doors are hinged, as a saloon's.
+        if spec.cabin == Cabin::OneBox && four && matches!(body, B::Van | B::Minivan) {
             spec.doors = 3;
         }
         // Flares are black cladding on trucks and off-roaders, body-coloured
