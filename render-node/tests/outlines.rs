@@ -400,3 +400,28 @@ fn four_door_bodies_part_their_doors_near_the_middle() {
         bad.join("\n")
     );
 }
+
+#[test]
+fn coupe_crossovers_end_in_a_tailgate_above_the_belt() {
+    // A fastback crossover's or SUV's roof falls to a tailgate standing
+    // well above the belt; a fastback saloon's runs down to a deck at the
+    // belt (two blind checks read the Murano, Macan and Evoque as saloons).
+    let lift = |body: BodyShape, make: &str, model: &str, year: u16| {
+        let q = Params::resolve(&ModelLibrary::embedded(), body, make, model, year);
+        (q.deck - q.belt) / (q.height - q.belt)
+    };
+    for (make, model, year) in [
+        ("porsche", "macan", 2017),
+        ("land-rover", "range-rover-evoque", 2013),
+        ("nissan", "murano", 2018),
+    ] {
+        let l = lift(BodyShape::Crossover, make, model, year);
+        assert!(l > 0.25, "{make} {model}: tail {l} of the glass height above the belt");
+    }
+    for (make, model, year) in [("bmw", "x6", 2020), ("audi", "q8", 2019)] {
+        let l = lift(BodyShape::Suv, make, model, year);
+        assert!(l > 0.25, "{make} {model}: tail {l} of the glass height above the belt");
+    }
+    let saloon = lift(BodyShape::Sedan, "tesla", "model-s", 2015);
+    assert!(saloon < 0.1, "a fastback saloon's deck stands {saloon} above the belt");
+}

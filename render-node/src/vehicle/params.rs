@@ -847,6 +847,12 @@ impl Params {
             // A rear-engined fastback's roofline carries on down past the
             // belt to a low tail.
             (Roofline::Fastback, Engine::Rear) => belt - 0.3 * (belt - ride),
+            // A coupe crossover's or SUV's roof (Macan, Evoque, X6,
+            // Murano) falls to a tailgate standing well above the belt, a
+            // broad body-coloured rear quarter under it: run down to a
+            // deck at the belt, as a saloon's, two blind checks read it as
+            // a saloon (sessions 27, 29).
+            (Roofline::Fastback, _) if matches!(body, B::Crossover | B::Suv) => belt + 0.3 * gh,
             (Roofline::Fastback, _) => belt + 0.02,
             _ => belt - 0.02,
         };
