@@ -416,12 +416,21 @@ fn coupe_crossovers_end_in_a_tailgate_above_the_belt() {
         ("nissan", "murano", 2018),
     ] {
         let l = lift(BodyShape::Crossover, make, model, year);
-        assert!(l > 0.25, "{make} {model}: tail {l} of the glass height above the belt");
+        assert!(
+            l > 0.25,
+            "{make} {model}: tail {l} of the glass height above the belt"
+        );
     }
     for (make, model, year) in [("bmw", "x6", 2020), ("audi", "q8", 2019)] {
         let l = lift(BodyShape::Suv, make, model, year);
-        assert!(l > 0.25, "{make} {model}: tail {l} of the glass height above the belt");
+        assert!(
+            l > 0.25,
+            "{make} {model}: tail {l} of the glass height above the belt"
+        );
     }
     let saloon = lift(BodyShape::Sedan, "tesla", "model-s", 2015);
-    assert!(saloon < 0.1, "a fastback saloon's deck stands {saloon} above the belt");
+    assert!(
+        saloon < 0.1,
+        "a fastback saloon's deck stands {saloon} above the belt"
+    );
 }
