@@ -2022,7 +2022,7 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
     let spec = &p.spec;
     let mut gaps = Vec::new();
     if spec.doors > 0 {
-        let front_door = lower.fa - lower.arch_r - 0.06;
+        let front_door = front_door_line(lower);
         gaps.push(front_door);
         if spec.doors >= 4 {
             if let Some(b) = pillars.first() {
@@ -2061,7 +2061,7 @@ fn four_door_lines(p: &Params, lower: &Lower<'_>) -> Option<(f32, f32)> {
     {
         return None;
     }
-    let front = lower.fa - lower.arch_r - 0.06;
+    let front = front_door_line(lower);
     // An estate's or SUV's rear door stops over the front of the wheel,
     // leaving room for the quarter window behind it.
     let quarter =
@@ -2076,9 +2076,17 @@ fn four_door_lines(p: &Params, lower: &Lower<'_>) -> Option<(f32, f32)> {
     Some((b, rear))
 }
 
+/// The front doors' front shut line along x: behind the front arch, and
+/// no further forward than the windshield's foot, where a door's leading
+/// edge meets the A-pillar (on a long bonnet the wing runs on between the
+/// arch and the door, or the door's corner stood under the bonnet).
+fn front_door_line(lower: &Lower<'_>) -> f32 {
+    (lower.fa - lower.arch_r - 0.06).min(lower.cowl + 0.05)
+}
+
 /// A two-door car's door's rear shut line.
 fn door_rear(lower: &Lower<'_>) -> f32 {
-    lower.fa - lower.arch_r - 0.06 - 1.05 - 0.15 * lower.p.era
+    front_door_line(lower) - 1.05 - 0.15 * lower.p.era
 }
 
 /// Side doors the body is drawn with (both sides): one door between each
