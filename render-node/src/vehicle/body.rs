@@ -2048,8 +2048,9 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
 /// the rear wheel (their foot is cut round the arch), a saloon's a little
 /// ahead of its axle, an estate's, crossover's or SUV's over the wheel's
 /// front, and the front doors take 53% of the length from the front
-/// door's shut line to there, as most such cars' do. `None` for other
-/// bodies, and where `models/dlo.csv` places the generation's B-pillar.
+/// door's shut line to there, as most such cars' do, unless
+/// `models/dlo.csv` places the generation's B-pillar. `None` for other
+/// bodies.
 fn four_door_lines(p: &Params, lower: &Lower<'_>) -> Option<(f32, f32)> {
     let spec = &p.spec;
     if spec.doors < 4
