@@ -434,3 +434,88 @@ fn coupe_crossovers_end_in_a_tailgate_above_the_belt() {
         "a fastback saloon's deck stands {saloon} above the belt"
     );
 }
+
+#[test]
+fn pickup_beds_carry_the_rear_wheels() {
+    // A crew cab ran back over the rear arch of a mid-size truck, leaving a
+    // bed "absurdly short" (session-30 blind check: the Frontier and the
+    // Ridgeline). Over every curated pickup: the bed's front wall stands
+    // ahead of the rear axle, as on every real pickup.
+    let models = ModelLibrary::embedded();
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for g in IdentityLibrary::embedded().generations() {
+        // The Cybertruck's profile row (models/profiles.csv) runs its sail
+        // over the covered vault to the tail.
+        if g.body != BodyShape::Pickup || g.model == "cybertruck" {
+            continue;
+        }
+        seen += 1;
+        let q = Params::resolve(&models, g.body, &g.make, &g.model, g.from);
+        let rear_axle = q.length / 2.0 - q.front_overhang - q.wheelbase;
+        // The bed's front wall (vehicle::body: a gap behind the cab).
+        let bed_front = -q.length / 2.0 + q.bl_base - 0.065;
+        if bed_front < rear_axle + 0.35 {
+            bad.push(format!(
+                "{} {} {}: bed starts {:.2} m ahead of the rear axle",
+                g.make,
+                g.model,
+                g.from,
+                bed_front - rear_axle
+            ));
+        }
+    }
+    assert!(seen >= 20, "only {seen} pickups checked");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn squared_off_minivans_stay_one_box_with_sliding_doors() {
+    // The Grand Caravan's row says `boxy`; drawn as a boxy wagon (upright
+    // windshield behind a long flat bonnet, hinged doors) it read as an SUV
+    // (session-30 blind check). It keeps a minivan's one-box body, raked
+    // glass and sliding door, with squarer corners than a Sienna's.
+    let models = ModelLibrary::embedded();
+    let caravan = Params::resolve(&models, BodyShape::Minivan, "dodge", "grand-caravan", 2015);
+    let sienna = Params::resolve(&models, BodyShape::Minivan, "toyota", "sienna", 2015);
+    assert_eq!(caravan.spec.cabin, vehicle::params::Cabin::OneBox);
+    assert_eq!(caravan.spec.doors, 3, "a sliding side door");
+    let foot_behind_axle = |q: &Params| q.ws_base - q.front_overhang;
+    assert!(
+        foot_behind_axle(&caravan) < foot_behind_axle(&sienna) + 0.05,
+        "the Grand Caravan's windshield foot stands {:.2} m behind its front axle, the Sienna's {:.2}",
+        foot_behind_axle(&caravan),
+        foot_behind_axle(&sienna)
+    );
+    assert!(
+        caravan.boxy > sienna.boxy,
+        "squarer corners than a Sienna's"
+    );
+}
+
+#[test]
+fn trucks_stand_on_their_frames() {
+    // Pickups and truck-framed SUVs sat on a road SUV's sills, a blind
+    // check's "lifted estates ... far too low" two sessions running. Their
+    // sills stand near hub height; a saloon's well below it.
+    let models = ModelLibrary::embedded();
+    let sill = |body, make: &str, model: &str, year| {
+        let q = Params::resolve(&models, body, make, model, year);
+        q.ride / q.wheel_radius
+    };
+    for (body, make, model, year) in [
+        (BodyShape::Pickup, "ford", "f-150", 2019),
+        (BodyShape::Pickup, "nissan", "frontier", 2015),
+        (BodyShape::Pickup, "toyota", "tacoma", 2018),
+        (BodyShape::Suv, "chevrolet", "tahoe", 2019),
+        (BodyShape::Suv, "jeep", "wrangler", 2018),
+    ] {
+        let s = sill(body, make, model, year);
+        assert!(s > 0.9, "{make} {model}: sill at {s:.2} of the hub height");
+    }
+    let saloon = sill(BodyShape::Sedan, "toyota", "camry", 2019);
+    assert!(
+        saloon < 0.6,
+        "a Camry's sill at {saloon:.2} of the hub height"
+    );
+}

@@ -397,6 +397,11 @@ const HASH_STYLES: [u32; 3] = [0, 1, 8];
 /// (pseudo-)generation.
 const GENERATION_YEARS: u16 = 7;
 
+/// How far a pickup bed's front wall stands ahead of the rear axle (m):
+/// about 0.45-0.5 m on crew-cab short beds (F-150, Frontier, Tacoma), more
+/// on long beds, whose cabs end well ahead of it anyway.
+pub const BED_AHEAD_OF_AXLE: f32 = 0.45;
+
 impl Params {
     /// Resolves a body for one make/model/year. Colour and view play no
     /// part, so a model is the same vehicle in every render.
@@ -682,6 +687,16 @@ impl Params {
         gseed: u64,
     ) -> Params {
         use BodyShape as B;
+        // A squared-off minivan (Grand Caravan RT, Town & Country RT,
+        // Carnival) is still a one-box: its windshield runs forward over a
+        // short bonnet and its side doors slide; only its corners are
+        // squarer. Drawn as a boxy wagon (upright glass behind a long flat
+        // bonnet, hinged doors) it read as an SUV (blind check, session 30).
+        let squared_minivan = body == B::Minivan && cues.roofline == Roofline::Boxy;
+        let mut cues = cues;
+        if squared_minivan {
+            cues.roofline = Roofline::OneBox;
+        }
         let mut spec = lib.spec(body).clone();
         let f = cues.features;
         let vintage = if f.has(Feature::Classic) { 1.0 } else { 0.0 };
@@ -782,11 +797,18 @@ impl Params {
         let wheel_radius = (rim_in * 0.0254 + 2.0 * tyre_w * aspect.clamp(0.25, 0.8)) / 2.0;
 
         // Sill height above the ground.
+        // Session 30: trucks' cabs and body-on-frame SUVs stand on their
+        // frames, their sills above the hubs (0.29-0.3 until then, where
+        // two blind checks running read pickups and SUVs as "lifted
+        // estates" sitting "far too low").
+        let framed =
+            body == B::Suv && cues.roofline == Roofline::Boxy && cues.bonnet == Bonnet::Long;
         let ride = match body {
-            B::Suv if offroad => 0.3,
+            B::Suv if offroad => 0.36,
+            B::Suv if framed => 0.35,
             // Road SUVs sit with their sills near the wheel hubs.
-            B::Suv => 0.29,
-            B::Pickup => 0.29,
+            B::Suv => 0.3,
+            B::Pickup => 0.37,
             // 0.22 until session 19: crossovers sat like hatchbacks.
             B::Crossover => 0.245,
             B::Van => 0.22,
@@ -977,7 +999,14 @@ impl Params {
                 Some(CabStyle::Extended) => 2.05,
                 _ => 1.55,
             } * (wb / 3.6).sqrt();
-            bl_base = (l - ws_base - cab_len).max(0.8);
+            // The bed carries the rear wheels: its front wall stands
+            // ahead of the rear axle, however long the bonnet and the cab
+            // style would make the cab. Until session 30 a crew cab ran
+            // back over the rear arch of a mid-size truck (the Frontier's
+            // and Ridgeline's beds "absurdly short", blind check).
+            let rear_axle = front_overhang + wb;
+            let cab_end = (ws_base + cab_len).min(rear_axle - BED_AHEAD_OF_AXLE);
+            bl_base = (l - cab_end).max(0.8);
         }
         // Keep a roof between the glasses.
         let min_roof = if cues.rear_fastback() {
@@ -1010,6 +1039,7 @@ impl Params {
                 _ => 0.0,
             }
             - if cues.engine == Engine::Mid { 0.3 } else { 0.0 }
+            + if squared_minivan { 0.8 } else { 0.0 }
             + 0.8 * vintage;
         // A dome: the glasshouse follows one arc that starts below the belt;
         // the windshield's and the rear glass's feet are where it crosses
