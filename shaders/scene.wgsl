@@ -158,7 +158,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 let sheen = soft_env(r) * tint * 0.3;
                 let cell = floor(i.world * 1400.0);
                 let flake = step(0.985, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
-                c = base * irr * 0.8 * (1.0 - f) + sheen * (1.0 - f) + (base + vec3<f32>(0.3)) * flake * 0.15;
+                c = base * irr * 0.8 * (1.0 - f) + sheen * (1.0 - f) + (base + vec3<f32>(0.3)) * flake * 0.06;
                 k1 = vec3<f32>(f);
             } else if (scene.paint.w > 0.5) {
                 // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
@@ -166,7 +166,10 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 let cell = floor(i.world * 900.0);
                 let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
                 let f = fresnel(nv, 0.05);
-                c = base * irr * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.35;
+                // The flakes are finer than a pixel and shaded once per
+                // pixel: at 0.35 (until session 30) they read as grain on
+                // silver bonnets (blind checks, sessions 27 and 29).
+                c = base * irr * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.1;
                 k1 = vec3<f32>(f);
             } else {
                 // Clear coat over a diffuse base.
@@ -225,7 +228,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 margin = 0.58 - d;
             } else if (design == 2.0) {
                 // Pairs of thin spokes that join towards the hub.
-                margin = 0.11 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
+                margin = 0.15 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
             } else if (design == 3.0) {
                 margin = 0.3 - d;
             } else if (design == 4.0) {
@@ -241,9 +244,13 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             let solid = 1.0 - in_window * step(margin, 0.0);
             let gap = 1.0 - solid;
             let lip = step(0.9, rad);
-            var base = vec3<f32>(0.12) * irr;
-            var spec = vec3<f32>(0.75, 0.76, 0.78);
-            var rough = 0.25;
+            // Painted silver alloy: a light diffuse grey under a satin
+            // clear coat. Until session 30 it was a dark mirror (0.12 grey
+            // under a 0.75 reflection) between black windows: chrome wire
+            // wheels, "retro" and "of the wrong era" in two blind checks.
+            var base = vec3<f32>(0.3) * irr;
+            var spec = vec3<f32>(0.32, 0.33, 0.34);
+            var rough = 0.3;
             if (fin == 1.0) {
                 // Painted dark grey.
                 base = vec3<f32>(0.042) * irr + vec3<f32>(0.02);
@@ -252,9 +259,9 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 // A machined face: bright, with the spokes' edges and the
                 // pockets' walls painted dark.
                 let edge = in_window * (1.0 - step(0.07, margin));
-                base = mix(vec3<f32>(0.15) * irr, vec3<f32>(0.03) * irr, edge);
-                spec = mix(vec3<f32>(0.9, 0.91, 0.93), vec3<f32>(0.2), edge);
-                rough = 0.12;
+                base = mix(vec3<f32>(0.34) * irr, vec3<f32>(0.03) * irr, edge);
+                spec = mix(vec3<f32>(0.55, 0.56, 0.58), vec3<f32>(0.2), edge);
+                rough = 0.15;
             }
             if (design == 5.0) {
                 // The hubcap's grey plastic; the steel rim beyond it dark.
@@ -263,9 +270,12 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
                 spec = mix(vec3<f32>(0.35), vec3<f32>(0.1), steel);
                 rough = 0.4;
             }
-            let hub = (1.0 - step(0.14, rad)) * 0.6;
-            let keep = solid * (1.0 - hub);
-            c = (base * solid + vec3<f32>(0.012) * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
+            // A small flat centre cap, satin dark: a glossy one (until
+            // session 30) caught the studio as a chrome dome.
+            let hub = 1.0 - step(0.11, rad);
+            let keep = solid * (1.0 - 0.85 * hub);
+            // Through the windows: the brake disc's dull grey, not a hole.
+            c = (base * solid + vec3<f32>(0.06) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
             k1 = spec * keep;
             r1 = rough;
             k2 = vec3<f32>(lip * 0.3 * (1.0 - hub));

@@ -519,3 +519,45 @@ fn trucks_stand_on_their_frames() {
         "a Camry's sill at {saloon:.2} of the hub height"
     );
 }
+
+#[test]
+fn every_door_has_a_handle_on_both_sides() {
+    // "Slab sides, no door handles" (session-30 blind check): a pull in a
+    // dark recess under the window line of each door, both flanks.
+    let models = ModelLibrary::embedded();
+    for (body, make, model, year, doors_a_side) in [
+        (BodyShape::Sedan, "toyota", "camry", 2019, 2),
+        (BodyShape::Suv, "bmw", "x5", 2020, 2),
+        (BodyShape::Coupe, "ford", "mustang", 2020, 1),
+        (BodyShape::Minivan, "toyota", "sienna", 2019, 2),
+    ] {
+        let q = Params::resolve(&models, body, make, model, year);
+        let lines = vehicle::body::shut_lines(&q);
+        let mesh = vehicle::build(&q);
+        let mut handles = 0;
+        for door in lines.windows(2) {
+            for side in [-1.0f32, 1.0] {
+                let recess = mesh
+                    .vertices
+                    .iter()
+                    .filter(|v| {
+                        v.material == Material::Trim as u32
+                            && v.pos[0] < door[0]
+                            && v.pos[0] > door[1]
+                            && (v.pos[1] - (q.belt - 0.1)).abs() < 0.035
+                            && v.pos[2] * side > q.width * 0.35
+                    })
+                    .count();
+                if recess >= 60 {
+                    handles += 1;
+                }
+            }
+        }
+        assert_eq!(lines.len(), doors_a_side + 1, "{make} {model}: {lines:?}");
+        assert_eq!(
+            handles,
+            2 * doors_a_side,
+            "{make} {model}: {handles} handles for {doors_a_side} doors a side"
+        );
+    }
+}

@@ -243,7 +243,19 @@ impl Mesh {
     /// A rounded box: a superellipsoid with exponent `e` (2 = ellipsoid,
     /// larger = boxier), half extents `h`.
     pub fn rounded_box(&mut self, center: Vec3, h: Vec3, e: f32, material: Material) {
-        let (rows, cols) = (16, 28);
+        self.rounded_box_cells(center, h, e, material, (16, 28));
+    }
+
+    /// [`Self::rounded_box`] with `cells` rows (pole to pole) and columns
+    /// (round the waist): fewer for parts a few pixels across.
+    pub fn rounded_box_cells(
+        &mut self,
+        center: Vec3,
+        h: Vec3,
+        e: f32,
+        material: Material,
+        (rows, cols): (usize, usize),
+    ) {
         let f = |c: f32| c.signum() * c.abs().powf(2.0 / e);
         self.grid(
             rows + 1,
