@@ -455,7 +455,7 @@ fn pickup_beds_carry_the_rear_wheels() {
         let rear_axle = q.length / 2.0 - q.front_overhang - q.wheelbase;
         // The bed's front wall (vehicle::body: a gap behind the cab).
         let bed_front = -q.length / 2.0 + q.bl_base - 0.065;
-        if bed_front < rear_axle + 0.35 {
+        if bed_front < rear_axle + 0.25 {
             bad.push(format!(
                 "{} {} {}: bed starts {:.2} m ahead of the rear axle",
                 g.make,

@@ -397,10 +397,11 @@ const HASH_STYLES: [u32; 3] = [0, 1, 8];
 /// (pseudo-)generation.
 const GENERATION_YEARS: u16 = 7;
 
-/// How far a pickup bed's front wall stands ahead of the rear axle (m):
-/// about 0.45-0.5 m on crew-cab short beds (F-150, Frontier, Tacoma), more
-/// on long beds, whose cabs end well ahead of it anyway.
-pub const BED_AHEAD_OF_AXLE: f32 = 0.45;
+/// The least a pickup's cab ends ahead of the rear axle (m), so that its
+/// bed carries the rear wheels: real crew-cab short beds start 0.25-0.5 m
+/// ahead of it (Hilux and Avalanche 0.25-0.3, F-150 and Frontier about
+/// 0.5), long beds more.
+pub const BED_AHEAD_OF_AXLE: f32 = 0.35;
 
 impl Params {
     /// Resolves a body for one make/model/year. Colour and view play no
@@ -897,12 +898,16 @@ impl Params {
             (_, Roofline::OneBox, _) => 0.12,
             (_, _, Bonnet::Short) => 0.13,
             (_, _, Bonnet::Medium) => 0.19,
+            // A truck's or SUV's long bonnet ends about 0.85 m behind its
+            // front axle (0.3 + 0.04 until session 30: a metre and more,
+            // "far longer than any real pickup's" in two blind checks).
+            (_, _, Bonnet::Long) if tall_body => 0.25,
             (_, _, Bonnet::Long) => 0.3,
         } + if tall_body { 0.04 } else { 0.0 };
         // The front clip does not grow with a long-wheelbase version: a
         // Suburban's windshield stands as far behind its front axle as a
         // Tahoe's, a crew cab's as a regular cab's (session 25).
-        let ws_base = front_overhang + cowl_share * wb.min(3.0);
+        let mut ws_base = front_overhang + cowl_share * wb.min(3.0);
 
         // Windshield rake (degrees from horizontal): upright on old and boxy
         // bodies, laid back on sports cars and one-boxes.
@@ -1004,7 +1009,14 @@ impl Params {
             // style would make the cab. Until session 30 a crew cab ran
             // back over the rear arch of a mid-size truck (the Frontier's
             // and Ridgeline's beds "absurdly short", blind check).
+            // Where the cab style would run past that, the windshield
+            // moves forward by half the excess (to no less than 0.6 m
+            // behind the front axle) and the cab gives up the rest, so a
+            // mid-size crew cab (Hilux, Avalanche) keeps room for its rear
+            // doors.
             let rear_axle = front_overhang + wb;
+            let excess = (ws_base + cab_len - (rear_axle - BED_AHEAD_OF_AXLE)).max(0.0);
+            ws_base = (ws_base - excess / 2.0).max((front_overhang + 0.6).min(ws_base));
             let cab_end = (ws_base + cab_len).min(rear_axle - BED_AHEAD_OF_AXLE);
             bl_base = (l - cab_end).max(0.8);
         }
