@@ -108,6 +108,9 @@ fn hash3(p: vec3<f32>) -> f32 {
 
 @fragment
 fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    // The metres a pixel covers here (taken before any branch: derivatives
+    // need uniform control flow), so fine patterns can be antialiased.
+    let fw = length(fwidth(i.world));
     if (i.material == 12u) {
         // Ground: black with the blurred occlusion as alpha.
         let uv = (i.world.xz - scene.shadow_rect.xy) * scene.shadow_rect.zw;
@@ -303,8 +306,34 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             c = vec3<f32>(0.82, 0.83, 0.84) * irr;
         }
         case 9u: {
-            let slat = step(0.55, fract(i.uv.y * 7.0));
-            c = mix(vec3<f32>(0.01), vec3<f32>(0.02), slat);
+            // A grille's opening: uv.x's integer part / 2 picks the fill
+            // (vehicle::body::GrilleTexture): 0 horizontal slats over uv.y,
+            // 1 vertical slats 2.8 cm apart, 2 a diamond mesh of 3.5 cm
+            // cells (a cascading or honeycomb grille's), both in world space. A pattern finer than a few pixels
+            // fades to its mean instead of aliasing into speckles.
+            let tex = floor(i.uv.x / 2.0);
+            var slat = step(0.55, fract(i.uv.y * 7.0));
+            if (tex > 0.5) {
+                var d = abs(fract(i.world.z / 0.028) - 0.5);
+                var aa = fw / 0.028;
+                var edge = 0.3;
+                var mean = 0.4;
+                if (tex > 1.5) {
+                    let a = (i.world.z + i.world.y) / 0.035;
+                    let b = (i.world.z - i.world.y) / 0.035;
+                    d = max(abs(fract(a) - 0.5), abs(fract(b) - 0.5));
+                    aa = fw * 1.41 / 0.035;
+                    edge = 0.36;
+                    mean = 0.5;
+                }
+                let sharp = smoothstep(edge - aa, edge + aa, d);
+                slat = mix(mean, sharp, clamp(1.5 - 2.5 * aa, 0.0, 1.0));
+            }
+            // Horizontal slats show by their reflections; vertical slats
+            // and a mesh face forward and catch little, so their bars are
+            // a lit dark grey.
+            let lit = step(0.5, tex) * 0.045;
+            c = mix(vec3<f32>(0.01), vec3<f32>(0.02) + lit * irr, slat);
             k1 = vec3<f32>(0.25 * slat);
             r1 = 0.2;
         }

@@ -2551,6 +2551,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let data_grilles = ol.map_or(&[][..], |o| &o.grilles[..]);
     for sh in data_grilles {
         let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
+        let from = mesh.vertices.len();
         outline_patch(lower, mesh, true, sh, ys, hw, &|z, y| {
             // Lamps set in a grille stay lamps.
             let (u, v) = ((z - zi) / (zo - zi), (y - lamp.0) / lamp_h);
@@ -2559,7 +2560,11 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
                 && (0.0..1.0).contains(&v)
                 && g_lamp_inside(head, head_shape, era, u, v)
         });
+        if sh.fill == super::outlines::Fill::Mesh {
+            grille_texture(mesh, from, GrilleTexture::Mesh);
+        }
     }
+    let grille_from = mesh.vertices.len();
     let grille_kind = if data_grilles.is_empty() {
         c.grille
     } else {
@@ -2798,6 +2803,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             });
         }
     }
+    grille_texture(mesh, grille_from, GrilleTexture::of(grille_kind));
     // Lower intakes: data (faces.csv), or wide on sports faces and a slot
     // elsewhere.
     let auto = matches!(c.grille, Grille::Intakes | Grille::None | Grille::Oval)
@@ -2905,6 +2911,50 @@ fn g_lamp_inside(
 /// centred shape across the face, else one a side. `skip(z, y)` leaves out
 /// points (lamps set in the grille). Fills: dark, horizontal or vertical
 /// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim.
+/// What fills a grille's opening, drawn by `scene.wgsl` from the
+/// integer part of the grille's uv.x (2 per texture, as a rim's style):
+/// horizontal slats (over uv.y), vertical slats 2.8 cm apart or a diamond
+/// mesh of 3.5 cm cells (both
+/// in world space, antialiased by the pixel's footprint). Until session
+/// 30 every grille was horizontal slats, "a block grille of horizontal
+/// slats on most vehicles" (blind check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrilleTexture {
+    Slats = 0,
+    Vertical = 1,
+    Mesh = 2,
+}
+
+impl GrilleTexture {
+    /// A grille shape's usual fill: vertical slats in kidneys, waterfalls
+    /// and slots; a mesh in frames, hexagons, spindles, crosshairs and
+    /// trapezoids; horizontal slats elsewhere.
+    pub fn of(g: Grille) -> GrilleTexture {
+        match g {
+            Grille::Kidney | Grille::Waterfall | Grille::SevenSlot | Grille::Tall => {
+                GrilleTexture::Vertical
+            }
+            Grille::Mesh
+            | Grille::Hexagon
+            | Grille::Spindle
+            | Grille::Frame
+            | Grille::Crosshair
+            | Grille::Trapezoid => GrilleTexture::Mesh,
+            _ => GrilleTexture::Slats,
+        }
+    }
+}
+
+/// Gives the grille cells drawn since vertex `from` their texture.
+fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
+    let offset = 2.0 * t as u32 as f32;
+    for v in &mut mesh.vertices[from..] {
+        if v.material == Material::Grille as u32 {
+            v.uv[0] += offset;
+        }
+    }
+}
+
 fn outline_patch(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
