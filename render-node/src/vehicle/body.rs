@@ -1344,7 +1344,10 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     } else if p.cues.rear_fastback() {
         // Over a rear engine the glass is one convex sweep from the roof.
         0.4
-    } else if fastback {
+    } else if fastback || p.cues.roofline == super::identity::Roofline::Hatch {
+        // A hatch's glass is a straight rake too: bent into the roof as an
+        // estate's, hatchbacks read as estates (the A-Class, session 30;
+        // the Countryman and Leaf, session 29).
         0.1 + 0.15 * arch
     } else {
         0.1 + 0.5 * arch
