@@ -251,10 +251,13 @@ impl<'a> Lower<'a> {
         let p = self.p;
         let belt = p.belt;
         if x > self.cowl {
-            // Older bonnets run level and drop at the nose; newer ones
-            // slope down all the way.
+            // A bonnet runs nearly level from the cowl and falls at the
+            // nose, a newer one more so. Until session 30 a newer one fell
+            // almost linearly all the way (exponent 1.2) to a nose half as
+            // low again: "a very long, bulbous, downward-curving bonnet"
+            // in all three of that session's blind checks.
             let t = ((x - self.cowl) / (self.xf - self.cowl)).clamp(0.0, 1.0);
-            let k = 1.7 - 0.5 * (p.era - p.vintage).max(0.0);
+            let k = 1.7 + 0.3 * (p.era - p.vintage).max(0.0);
             belt - (belt - p.hood) * t.powf(k)
         } else if x > self.deck_start {
             // A slight wedge: the beltline rises towards the tail.
@@ -2930,19 +2933,17 @@ pub enum GrilleTexture {
 
 impl GrilleTexture {
     /// A grille shape's usual fill: vertical slats in kidneys, waterfalls
-    /// and slots; a mesh in frames, hexagons, spindles, crosshairs and
-    /// trapezoids; horizontal slats elsewhere.
+    /// and slots; a mesh in mesh grilles, frames, spindles and crosshairs;
+    /// horizontal slats elsewhere. (Meshed trapezoids and hexagons, Kia's,
+    /// Nissan's and Subaru's, read as Lexus spindles in a blind check.)
     pub fn of(g: Grille) -> GrilleTexture {
         match g {
             Grille::Kidney | Grille::Waterfall | Grille::SevenSlot | Grille::Tall => {
                 GrilleTexture::Vertical
             }
-            Grille::Mesh
-            | Grille::Hexagon
-            | Grille::Spindle
-            | Grille::Frame
-            | Grille::Crosshair
-            | Grille::Trapezoid => GrilleTexture::Mesh,
+            Grille::Mesh | Grille::Spindle | Grille::Frame | Grille::Crosshair => {
+                GrilleTexture::Mesh
+            }
             _ => GrilleTexture::Slats,
         }
     }
