@@ -799,7 +799,7 @@ impl Params {
 
         // Sill height above the ground.
         // Session 30: trucks' cabs and body-on-frame SUVs stand on their
-        // frames, their sills above the hubs (0.29-0.3 until then, where
+        // frames, their sills near hub height (0.29-0.3 until then, where
         // two blind checks running read pickups and SUVs as "lifted
         // estates" sitting "far too low").
         let framed =
