@@ -2557,7 +2557,6 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let data_grilles = ol.map_or(&[][..], |o| &o.grilles[..]);
     for sh in data_grilles {
         let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
-        let from = mesh.vertices.len();
         outline_patch(lower, mesh, true, sh, ys, hw, &|z, y| {
             // Lamps set in a grille stay lamps.
             let (u, v) = ((z - zi) / (zo - zi), (y - lamp.0) / lamp_h);
@@ -2566,9 +2565,6 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
                 && (0.0..1.0).contains(&v)
                 && g_lamp_inside(head, head_shape, era, u, v)
         });
-        if sh.fill == super::outlines::Fill::Mesh {
-            grille_texture(mesh, from, GrilleTexture::Mesh);
-        }
     }
     let grille_from = mesh.vertices.len();
     let grille_kind = if data_grilles.is_empty() {
@@ -2913,17 +2909,12 @@ fn g_lamp_inside(
     }
 }
 
-/// One grille outline of `models/outlines.csv` on the nose (or tail): a
-/// centred shape across the face, else one a side. `skip(z, y)` leaves out
-/// points (lamps set in the grille). Fills: dark, horizontal or vertical
-/// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim.
 /// What fills a grille's opening, drawn by `scene.wgsl` from the
 /// integer part of the grille's uv.x (2 per texture, as a rim's style):
 /// horizontal slats (over uv.y), vertical slats 2.8 cm apart or a diamond
-/// mesh of 3.5 cm cells (both
-/// in world space, antialiased by the pixel's footprint). Until session
-/// 30 every grille was horizontal slats, "a block grille of horizontal
-/// slats on most vehicles" (blind check).
+/// mesh of 3.5 cm cells (both in world space, antialiased by the pixel's
+/// footprint). Until session 30 every grille was horizontal slats, "a
+/// block grille of horizontal slats on most vehicles" (blind check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GrilleTexture {
     Slats = 0,
@@ -2959,6 +2950,10 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
     }
 }
 
+/// One grille outline of `models/outlines.csv` on the nose (or tail): a
+/// centred shape across the face, else one a side. `skip(z, y)` leaves out
+/// points (lamps set in the grille). Fills: dark, horizontal or vertical
+/// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim.
 fn outline_patch(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
@@ -3014,8 +3009,9 @@ fn outline_patch(
                     Material::Grille
                 }
             }
-            // A lattice aliased into bright speckles at 512 and 1024 px
-            // (session 21): a mesh is drawn as its dark opening.
+            // A lattice of cells aliased into bright speckles at 512 and
+            // 1024 px (session 21): a mesh is its dark opening, the
+            // shader's antialiased mesh texture over it (below).
             Fill::Mesh => Material::Grille,
             Fill::Chrome => Material::Chrome,
             Fill::Black => Material::Trim,
@@ -3030,13 +3026,15 @@ fn outline_patch(
         Fill::Hbars => (0.02, 0.01),
         _ => (0.016, 0.014),
     };
-    // The shader's slats (seven over uv.y 0..1): none on a dark opening,
-    // fine ones 2.5 cm apart on a mesh.
+    // uv.y over the opening: none on a dark opening or bars; on a mesh
+    // (whose texture the shader draws in world space) 2.5 cm slats' worth,
+    // the horizontal slats a mesh grille was drawn with before session 30.
     let uv_v = if sh.fill == Fill::Mesh {
         h / (7.0 * 0.025)
     } else {
         0.0
     };
+    let from = mesh.vertices.len();
     if centred {
         let grid = (res(2.0 * w, cu, 12, 72), res(h, cv, 4, 36));
         lower.end_patch_uv(mesh, front, ys, (-z1, z1), grid, 1.0, 14, uv_v, |u, v| {
@@ -3048,6 +3046,9 @@ fn outline_patch(
         lower.end_patch_uv(mesh, front, ys, (-z1, -z0), grid, 1.0, 14, uv_v, |u, v| {
             mat(1.0 - u, v)
         });
+    }
+    if sh.fill == Fill::Mesh {
+        grille_texture(mesh, from, GrilleTexture::Mesh);
     }
 }
 
