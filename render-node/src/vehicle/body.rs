@@ -609,6 +609,15 @@ impl<'a> Lower<'a> {
         xs.retain(|x| *x >= self.xr && *x <= self.xf);
         xs.sort_by(f32::total_cmp);
         xs.dedup_by(|a, b| (*a - *b).abs() < 0.002);
+        // The nose's tip is a station: the dense rings put one 1.2 mm short
+        // of it, which the dedup kept in its place. That ring is still a
+        // third of the nose wide and tall (the ends close steeply at the
+        // tip), so until session 31 the loft ended in an open hole there:
+        // through it, the front wheel wells' liners drew a black box under
+        // every grille, which outlined faces could not cover.
+        if let Some(last) = xs.last_mut() {
+            *last = self.xf;
+        }
         xs
     }
 
@@ -2852,9 +2861,23 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     } else {
         Material::Trim
     };
-    lower.end_patch(mesh, true, val, (-hw * 0.78, hw * 0.78), (24, 3), |_, _| {
-        Some(valance)
-    });
+    // A generation's own openings keep their shapes: the lip stays under
+    // the lowest of them (until session 31 its 12 cm band covered their
+    // feet, a dark block low on every outlined nose).
+    let val_top = data_grilles
+        .iter()
+        .map(|g| g.y0 * nose_y - 0.01)
+        .fold(val.1, f32::min);
+    if val_top - val.0 > 0.03 {
+        lower.end_patch(
+            mesh,
+            true,
+            (val.0, val_top),
+            (-hw * 0.78, hw * 0.78),
+            (24, 3),
+            |_, _| Some(valance),
+        );
+    }
     if !data_grilles.is_empty() {
         // On the lowest centred opening if it is tall enough to hold it,
         // else on the valance under the openings.

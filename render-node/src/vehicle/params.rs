@@ -886,6 +886,9 @@ impl Params {
         // wheelbase that grows with the bonnet.
         let cowl_share = match (cues.engine, cues.roofline, cues.bonnet) {
             (Engine::Mid, _, _) => 0.04,
+            // A front-engined two-seater's cockpit sits just ahead of the
+            // rear axle, behind a bonnet that covers most of the wheelbase.
+            (Engine::Front, Roofline::Open, _) if cues.deck <= Deck::Short => 0.4,
             // A rear-engined fastback's boot is ahead of the cabin: the
             // windshield stands well back from the front wheels.
             (Engine::Rear, Roofline::Fastback, _) => 0.22,
@@ -977,6 +980,15 @@ impl Params {
             // At 30° and 0.35 m further back it ran on like a notchback
             // coupe's roof (the generic coupe and convertible silhouettes
             // reached IoU 0.933 once the saloon boot grew).
+            // A front-engined two-seater's top covers only the seats: it
+            // ends over the rear axle in a sloping quarter, and a short
+            // deck falls to the tail. Until session 31 it ended a metre and
+            // more ahead of the tail, upright, over a level deck: "a ute"
+            // (an S2000 in a blind check; the MX-5, Z4 and SLK alike).
+            Roofline::Open if cues.engine == Engine::Front && cues.deck <= Deck::Short => (
+                ((l - wb) * (1.0 - share) + 0.04 * wb).max(deck_len),
+                36.0,
+            ),
             Roofline::Open => (
                 deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb) + 0.35,
                 45.0,
