@@ -203,8 +203,8 @@ fn modern_crossovers_without_a_row_kick_up_their_rear_quarter_window() {
     // rises towards the D-pillar; older crossovers and estates keep the
     // glass on the belt to the end.
     for (make, model, year) in [
-        ("chevrolet", "equinox", 2019),
-        ("volkswagen", "tiguan", 2019),
+        ("jeep", "compass", 2019),
+        ("toyota", "rav4", 2015),
         ("hyundai", "tucson", 2017),
     ] {
         let q = p(make, model, year);
