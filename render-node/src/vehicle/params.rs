@@ -513,7 +513,7 @@ impl Params {
         // Keep a roof between the glasses; a sharp edge (0) is an apex:
         // the glasses meet, their runs scaled to fill the room.
         let l = self.length;
-        self.roof_edge = pr.edge;
+        self.roof_edge = pr.edge.or(self.roof_edge);
         let apex = pr.edge == Some(0.0);
         let room = l - self.ws_base - self.bl_base - if apex { 0.0 } else { 0.05 * l };
         if apex {
@@ -694,6 +694,11 @@ impl Params {
         // squarer. Drawn as a boxy wagon (upright glass behind a long flat
         // bonnet, hinged doors) it read as an SUV (blind check, session 30).
         let squared_minivan = body == B::Minivan && cues.roofline == Roofline::Boxy;
+        // A front-engined two-seater with its top up (MX-5, S2000, Z4):
+        // its cockpit and short top sit just ahead of the rear axle.
+        let roadster = cues.roofline == Roofline::Open
+            && cues.engine == Engine::Front
+            && cues.deck <= Deck::Short;
         let mut cues = cues;
         if squared_minivan {
             cues.roofline = Roofline::OneBox;
@@ -868,6 +873,8 @@ impl Params {
         let deck = match (cues.roofline, cues.engine) {
             (Roofline::Dome, _) => belt - 0.35 * (belt - ride),
             (_, Engine::Mid) => belt + 0.01,
+            // A two-seater's short deck stands high over its tail.
+            (Roofline::Open, _) if roadster => belt + 0.07,
             (Roofline::Notchback | Roofline::Open, _) => belt + 0.04,
             // A rear-engined fastback's roofline carries on down past the
             // belt to a low tail.
@@ -888,7 +895,7 @@ impl Params {
             (Engine::Mid, _, _) => 0.04,
             // A front-engined two-seater's cockpit sits just ahead of the
             // rear axle, behind a bonnet that covers most of the wheelbase.
-            (Engine::Front, Roofline::Open, _) if cues.deck <= Deck::Short => 0.4,
+            _ if roadster => 0.4,
             // A rear-engined fastback's boot is ahead of the cabin: the
             // windshield stands well back from the front wheels.
             (Engine::Rear, Roofline::Fastback, _) => 0.22,
@@ -930,6 +937,10 @@ impl Params {
         } + 9.0 * (1.0 - era);
         if cues.engine == Engine::Mid {
             rake -= 4.0;
+        }
+        // A two-seater's framed windshield stands up more than a coupe's.
+        if roadster {
+            rake += 6.0;
         }
         if cues.roofline == Roofline::Boxy {
             rake = rake.max(if era < 0.35 { 62.0 } else { 52.0 });
@@ -985,7 +996,7 @@ impl Params {
             // deck falls to the tail. Until session 31 it ended a metre and
             // more ahead of the tail, upright, over a level deck: "a ute"
             // (an S2000 in a blind check; the MX-5, Z4 and SLK alike).
-            Roofline::Open if cues.engine == Engine::Front && cues.deck <= Deck::Short => (
+            Roofline::Open if roadster => (
                 ((l - wb) * (1.0 - share) + 0.04 * wb).max(deck_len),
                 36.0,
             ),
@@ -1114,7 +1125,9 @@ impl Params {
             era,
             vintage,
             arc,
-            roof_edge: None,
+            // A fabric top stretched flat over its bows, with tight edges
+            // (a metal roof's crown and 12 cm edges until session 31).
+            roof_edge: roadster.then_some(0.05),
             face: Face::default(),
             outline: None,
             dlo: None,
