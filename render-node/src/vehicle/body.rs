@@ -98,6 +98,8 @@ pub struct Lower<'a> {
 #[derive(Default)]
 struct EndSections {
     x0: f32,
+    /// [`Self::STEP`] or a little less: the samples land on both ends.
+    step: f32,
     sections: Vec<Section>,
 }
 
@@ -106,18 +108,26 @@ impl EndSections {
     /// that of the computed one, far under a pixel at 1024 px.
     const STEP: f32 = 0.0005;
 
+    /// The last sample is the tip itself: a section half a millimetre
+    /// short of it is still a fifth of the body wide (the ends close at
+    /// the tip with an infinite slope), and until session 31 the tip's
+    /// section was interpolated towards that one, so the loft ended in an
+    /// open ring (a black box low on every nose: the wheel wells' liners
+    /// seen through it).
     fn sample(x0: f32, x1: f32, section: impl Fn(f32) -> Section) -> EndSections {
         let n = ((x1 - x0) / Self::STEP).ceil().max(1.0) as usize;
+        let step = (x1 - x0) / n as f32;
         EndSections {
             x0,
+            step,
             sections: (0..=n)
-                .map(|i| section(x0 + i as f32 * Self::STEP))
+                .map(|i| section(if i == n { x1 } else { x0 + i as f32 * step }))
                 .collect(),
         }
     }
 
     fn at(&self, x: f32) -> Option<Section> {
-        let f = (x - self.x0) / Self::STEP;
+        let f = (x - self.x0) / self.step;
         let last = self.sections.len().checked_sub(1)?;
         if !(f >= 0.0 && f <= last as f32) {
             return None;
@@ -719,6 +729,24 @@ impl<'a> Lower<'a> {
                 Some((Material::Paint, [0.0, 0.0]))
             },
         );
+        // The loft's end rings are kept a few centimetres across (a ring
+        // collapsed to a point has no normals): close them with a fan to
+        // their centre, or the wheel wells show through a dark spot on a
+        // blunt nose's face.
+        for i in [0, xs.len() - 1] {
+            let pts: Vec<Vec3> = ring
+                .iter()
+                .map(|&u| self.point_on(sections[i], xs[i], u).0)
+                .collect();
+            let centre = pts.iter().copied().sum::<Vec3>() / pts.len() as f32;
+            mesh.grid(
+                2,
+                around,
+                true,
+                |r, j| if r == 0 { pts[j] } else { centre },
+                |_, _| Some((Material::Paint, [0.0, 0.0])),
+            );
+        }
         // The side intakes: a wedge ahead of each rear wheel, its own patch
         // laid on the flank so its slanted edge is straight, not stepped.
         if intakes {
