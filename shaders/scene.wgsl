@@ -220,20 +220,24 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             let design = style - fin * 8.0;
             let a = fract(i.uv.y);
             let d = abs(a - 0.5) * 2.0;
-            let in_window = step(0.3, rad) * step(rad, 0.84);
+            // The windows run out to a thin lip: spokes reach the rim's
+            // edge, as on a modern alloy (to 0.84 until session 31: a broad
+            // bright lip round thin spokes, "a generic retro turbine").
+            let in_window = step(0.3, rad) * step(rad, 0.9);
             // margin: how far inside the metal a point of the window is,
             // in the pattern's own units (< 0: an opening).
             var margin = 1.0;
             if (design == 0.0) {
-                // Straight spokes, a little wider at the hub.
-                margin = 0.36 - 0.1 * rad - d;
+                // Broad straight spokes fanning out towards the rim (they
+                // narrowed towards it until session 31: wire-wheel spokes).
+                margin = 0.38 + 0.12 * rad - d;
             } else if (design == 1.0) {
                 margin = 0.58 - d;
             } else if (design == 2.0) {
                 // Pairs of thin spokes that join towards the hub.
-                margin = 0.15 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
+                margin = 0.21 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
             } else if (design == 3.0) {
-                margin = 0.3 - d;
+                margin = 0.36 + 0.1 * rad - d;
             } else if (design == 4.0) {
                 // Turbine: a disc with curved slots near its rim.
                 let b = fract(i.uv.y * 2.0 + (rad - 0.45) * 1.6);
@@ -246,7 +250,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             }
             let solid = 1.0 - in_window * step(margin, 0.0);
             let gap = 1.0 - solid;
-            let lip = step(0.9, rad);
+            let lip = step(0.93, rad);
             // Painted silver alloy: a light diffuse grey under a satin
             // clear coat. Until session 30 it was a dark mirror (0.12 grey
             // under a 0.75 reflection) between black windows: chrome wire
@@ -278,10 +282,10 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             let hub = 1.0 - step(0.11, rad);
             let keep = solid * (1.0 - 0.85 * hub);
             // Through the windows: the brake disc's dull grey, not a hole.
-            c = (base * solid + vec3<f32>(0.06) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
+            c = (base * solid + vec3<f32>(0.09) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
             k1 = spec * keep;
             r1 = rough;
-            k2 = vec3<f32>(lip * 0.3 * (1.0 - hub));
+            k2 = vec3<f32>(lip * 0.15 * (1.0 - hub));
             r2 = 0.05;
         }
         case 5u: {
