@@ -996,10 +996,9 @@ impl Params {
             // deck falls to the tail. Until session 31 it ended a metre and
             // more ahead of the tail, upright, over a level deck: "a ute"
             // (an S2000 in a blind check; the MX-5, Z4 and SLK alike).
-            Roofline::Open if roadster => (
-                ((l - wb) * (1.0 - share) + 0.04 * wb).max(deck_len),
-                36.0,
-            ),
+            Roofline::Open if roadster => {
+                (((l - wb) * (1.0 - share) + 0.04 * wb).max(deck_len), 36.0)
+            }
             Roofline::Open => (
                 deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb) + 0.35,
                 45.0,
