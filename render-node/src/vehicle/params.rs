@@ -985,12 +985,6 @@ impl Params {
             // 19, when the Sienna read as a boxy estate).
             Roofline::OneBox if body == B::Minivan => (0.04, 76.0),
             Roofline::OneBox => (0.04, 66.0),
-            // A convertible's fabric top is short and square-backed: a
-            // steep 45° rear quarter whose foot stands well ahead of the
-            // rear axle's overhang, over a long flat deck (the top's lid).
-            // At 30° and 0.35 m further back it ran on like a notchback
-            // coupe's roof (the generic coupe and convertible silhouettes
-            // reached IoU 0.933 once the saloon boot grew).
             // A front-engined two-seater's top covers only the seats: it
             // ends over the rear axle in a sloping quarter, and a short
             // deck falls to the tail. Until session 31 it ended a metre and
@@ -999,6 +993,12 @@ impl Params {
             Roofline::Open if roadster => {
                 (((l - wb) * (1.0 - share) + 0.04 * wb).max(deck_len), 36.0)
             }
+            // Another convertible's fabric top is short and square-backed: a
+            // steep 45° rear quarter whose foot stands well ahead of the
+            // rear axle's overhang, over a long flat deck (the top's lid).
+            // At 30° and 0.35 m further back it ran on like a notchback
+            // coupe's roof (the generic coupe and convertible silhouettes
+            // reached IoU 0.933 once the saloon boot grew).
             Roofline::Open => (
                 deck_len.max((l - wb) * (1.0 - share) + 0.08 * wb) + 0.35,
                 45.0,
