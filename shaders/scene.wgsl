@@ -106,87 +106,157 @@ fn hash3(p: vec3<f32>) -> f32 {
     return fract((r.x + r.y) * r.z);
 }
 
-@fragment
-fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
-    // The metres a pixel covers here (taken before any branch: derivatives
-    // need uniform control flow), so fine patterns can be antialiased.
-    let fw = length(fwidth(i.world));
-    if (i.material == 12u) {
-        // Ground: black with the blurred occlusion as alpha.
-        let uv = (i.world.xz - scene.shadow_rect.xy) * scene.shadow_rect.zw;
-        let s = textureSampleLevel(shadow_tex, shadow_smp, uv, 0.0).r;
-        let edge = smoothstep(0.0, 0.08, uv.x) * smoothstep(0.0, 0.08, uv.y)
-            * smoothstep(0.0, 0.08, 1.0 - uv.x) * smoothstep(0.0, 0.08, 1.0 - uv.y);
-        let a = clamp(s * 0.88, 0.0, 0.88) * edge;
-        return vec4<f32>(0.0, 0.0, 0.0, a);
+// What a material reflects: direct light `c` plus at most two reflections
+// of the studio, k1 * env(r, r1) + k2 * env(r, r2).
+struct Lobes {
+    c: vec3<f32>,
+    k1: vec3<f32>,
+    r1: f32,
+    k2: vec3<f32>,
+    r2: f32,
+}
+
+// The body's paint (material 0): solid, metallic or pearl under a clear coat.
+fn paint_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>) -> Lobes {
+    var c = vec3<f32>(0.0);
+    var k1 = vec3<f32>(0.0);
+    var r1 = 0.0;
+    var k2 = vec3<f32>(0.0);
+    var r2 = 0.0;
+    let base = scene.paint.rgb;
+    if (scene.paint.w > 1.5) {
+        // Pearl (mica, tri-coat): a brighter diffuse base than
+        // metallic, a soft sheen whose tint slides from the paint
+        // toward a pale cool white at grazing angles, and fine,
+        // faint sparkle.
+        let f = fresnel(nv, 0.05);
+        let tint = mix(base, vec3<f32>(0.82, 0.86, 0.92), 0.45 * (1.0 - nv));
+        let sheen = soft_env(r) * tint * 0.3;
+        let cell = floor(i.world * 1400.0);
+        let flake = step(0.985, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
+        c = base * irr * 0.8 * (1.0 - f) + sheen * (1.0 - f) + (base + vec3<f32>(0.3)) * flake * 0.06;
+        k1 = vec3<f32>(f);
+    } else if (scene.paint.w > 0.5) {
+        // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
+        let sheen = soft_env(r) * base * 0.55;
+        let cell = floor(i.world * 900.0);
+        let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
+        let f = fresnel(nv, 0.05);
+        // The flakes are finer than a pixel and shaded once per
+        // pixel: at 0.35 (until session 30) they read as grain on
+        // silver bonnets (blind checks, sessions 27 and 29).
+        c = base * irr * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.1;
+        k1 = vec3<f32>(f);
+    } else {
+        // Clear coat over a diffuse base.
+        let f = fresnel(nv, 0.045);
+        c = base * irr * (1.0 - f);
+        k1 = vec3<f32>(f);
     }
-    if (scene.misc.z > 0.5 && i.material == 0u) {
-        // Flat-lit colour check: the paint in a uniform white studio of
-        // intensity 1 (diffuse irradiance 1 plus the clear coat's 4.5%
-        // reflection at normal incidence), which PBR Neutral maps back to
-        // the base colour.
-        return vec4<f32>(scene.paint.rgb * (1.0 - 0.045) + vec3<f32>(0.045), 1.0);
+    r1 = 0.01;
+    // A shut line's lip (uv.x 7, beside the groove): the panels'
+    // rounded edges catch the light. On dark paint the groove alone
+    // is black on black, so the lips are lifted there (session 19).
+    let lum = dot(base, vec3<f32>(0.2126, 0.7152, 0.0722));
+    c += vec3<f32>(0.09) * step(6.5, i.uv.x) * step(i.uv.x, 7.5) * (1.0 - smoothstep(0.02, 0.15, lum)) * (0.4 + 0.6 * irr);
+    return Lobes(c, k1, r1, k2, r2);
+}
+
+// A rim's face (material 4).
+fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
+    var c = vec3<f32>(0.0);
+    var k1 = vec3<f32>(0.0);
+    var r1 = 0.0;
+    var k2 = vec3<f32>(0.0);
+    var r2 = 0.0;
+    // Rim face (models/wheels.csv): uv.x = style * 2 + radial
+    // fraction, uv.y = angle in spoke periods, both interpolated per
+    // fragment. style = design + 8 (dark face) or + 16 (two-tone):
+    // 0 five, 1 wide, 2 split, 3 multi, 4 turbine, 5 steel.
+    let style = floor(i.uv.x / 2.0);
+    let rad = i.uv.x - style * 2.0;
+    let fin = floor(style / 8.0);
+    let design = style - fin * 8.0;
+    let a = fract(i.uv.y);
+    let d = abs(a - 0.5) * 2.0;
+    // The windows run out to a thin lip: spokes reach the rim's
+    // edge, as on a modern alloy (to 0.84 until session 31: a broad
+    // bright lip round thin spokes, "a generic retro turbine").
+    let in_window = step(0.3, rad) * step(rad, 0.9);
+    // margin: how far inside the metal a point of the window is,
+    // in the pattern's own units (< 0: an opening).
+    var margin = 1.0;
+    if (design == 0.0) {
+        // Broad straight spokes fanning out towards the rim (they
+        // narrowed towards it until session 31: wire-wheel spokes).
+        margin = 0.38 + 0.12 * rad - d;
+    } else if (design == 1.0) {
+        margin = 0.58 - d;
+    } else if (design == 2.0) {
+        // Pairs of thin spokes that join towards the hub.
+        margin = 0.21 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
+    } else if (design == 3.0) {
+        margin = 0.36 + 0.1 * rad - d;
+    } else if (design == 4.0) {
+        // Turbine: a disc with curved slots near its rim.
+        let b = fract(i.uv.y * 2.0 + (rad - 0.45) * 1.6);
+        let slot = step(0.46, rad) * step(rad, 0.8);
+        margin = mix(1.0, abs(b - 0.16) - 0.16, slot);
+    } else {
+        // Steel wheel under a hubcap: short vents round the cap.
+        let vent = step(0.6, rad) * step(rad, 0.7);
+        margin = mix(1.0, d - 0.3, vent);
     }
-    var n = normalize(i.normal);
-    if (!front) {
-        n = -n;
+    let solid = 1.0 - in_window * step(margin, 0.0);
+    let gap = 1.0 - solid;
+    let lip = step(0.93, rad);
+    // Painted silver alloy: a light diffuse grey under a satin
+    // clear coat. Until session 30 it was a dark mirror (0.12 grey
+    // under a 0.75 reflection) between black windows: chrome wire
+    // wheels, "retro" and "of the wrong era" in two blind checks.
+    var base = vec3<f32>(0.3) * irr;
+    var spec = vec3<f32>(0.32, 0.33, 0.34);
+    var rough = 0.3;
+    if (fin == 1.0) {
+        // Painted dark grey.
+        base = vec3<f32>(0.042) * irr + vec3<f32>(0.02);
+        spec = vec3<f32>(0.26);
+    } else if (fin == 2.0) {
+        // A machined face: bright, with the spokes' edges and the
+        // pockets' walls painted dark.
+        let edge = in_window * (1.0 - step(0.07, margin));
+        base = mix(vec3<f32>(0.34) * irr, vec3<f32>(0.03) * irr, edge);
+        spec = mix(vec3<f32>(0.55, 0.56, 0.58), vec3<f32>(0.2), edge);
+        rough = 0.15;
     }
-    let v = normalize(scene.eye.xyz - i.world);
-    // Meshes are two-sided; keep normals facing the eye.
-    if (dot(n, v) < 0.0) {
-        n = normalize(n - v * dot(n, v) * 1.02);
+    if (design == 5.0) {
+        // The hubcap's grey plastic; the steel rim beyond it dark.
+        let steel = step(0.8, rad);
+        base = mix(vec3<f32>(0.09) * irr, vec3<f32>(0.025) * irr, steel);
+        spec = mix(vec3<f32>(0.35), vec3<f32>(0.1), steel);
+        rough = 0.4;
     }
-    let r = reflect(-v, n);
-    let nv = max(dot(n, v), 0.0);
-    let irr = irradiance(n);
-    // Each material is direct light `c` plus at most two reflections of the
-    // studio, k1 * env(r, r1) + k2 * env(r, r2), evaluated once after the
-    // switch: the CPU fallback (lavapipe) runs every branch under a mask,
-    // so an env() call inside each case would be paid by every fragment.
+    // A small flat centre cap, satin dark: a glossy one (until
+    // session 30) caught the studio as a chrome dome.
+    let hub = 1.0 - step(0.11, rad);
+    let keep = solid * (1.0 - 0.85 * hub);
+    // Through the windows: the brake disc's dull grey, not a hole.
+    c = (base * solid + vec3<f32>(0.09) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
+    k1 = spec * keep;
+    r1 = rough;
+    k2 = vec3<f32>(lip * 0.15 * (1.0 - hub));
+    r2 = 0.05;
+    return Lobes(c, k1, r1, k2, r2);
+}
+
+// Every other material of the car.
+fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw: f32) -> Lobes {
     var c = vec3<f32>(0.0);
     var k1 = vec3<f32>(0.0);
     var r1 = 0.0;
     var k2 = vec3<f32>(0.0);
     var r2 = 0.0;
     switch i.material {
-        case 0u: {
-            let base = scene.paint.rgb;
-            if (scene.paint.w > 1.5) {
-                // Pearl (mica, tri-coat): a brighter diffuse base than
-                // metallic, a soft sheen whose tint slides from the paint
-                // toward a pale cool white at grazing angles, and fine,
-                // faint sparkle.
-                let f = fresnel(nv, 0.05);
-                let tint = mix(base, vec3<f32>(0.82, 0.86, 0.92), 0.45 * (1.0 - nv));
-                let sheen = soft_env(r) * tint * 0.3;
-                let cell = floor(i.world * 1400.0);
-                let flake = step(0.985, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
-                c = base * irr * 0.8 * (1.0 - f) + sheen * (1.0 - f) + (base + vec3<f32>(0.3)) * flake * 0.06;
-                k1 = vec3<f32>(f);
-            } else if (scene.paint.w > 0.5) {
-                // Metallic: darker diffuse, tinted broad sheen, sparkling flakes.
-                let sheen = soft_env(r) * base * 0.55;
-                let cell = floor(i.world * 900.0);
-                let flake = step(0.96, hash3(cell)) * pow(max(dot(n, normalize(vec3<f32>(0.3, 1.0, 0.0))), 0.0), 2.0);
-                let f = fresnel(nv, 0.05);
-                // The flakes are finer than a pixel and shaded once per
-                // pixel: at 0.35 (until session 30) they read as grain on
-                // silver bonnets (blind checks, sessions 27 and 29).
-                c = base * irr * 0.55 * (1.0 - f) + sheen * (1.0 - f) + base * flake * 0.1;
-                k1 = vec3<f32>(f);
-            } else {
-                // Clear coat over a diffuse base.
-                let f = fresnel(nv, 0.045);
-                c = base * irr * (1.0 - f);
-                k1 = vec3<f32>(f);
-            }
-            r1 = 0.01;
-            // A shut line's lip (uv.x 7, beside the groove): the panels'
-            // rounded edges catch the light. On dark paint the groove alone
-            // is black on black, so the lips are lifted there (session 19).
-            let lum = dot(base, vec3<f32>(0.2126, 0.7152, 0.0722));
-            c += vec3<f32>(0.09) * step(6.5, i.uv.x) * step(i.uv.x, 7.5) * (1.0 - smoothstep(0.02, 0.15, lum)) * (0.4 + 0.6 * irr);
-        }
         case 1u: {
             // Tinted glass over a dark cabin.
             let f = fresnel(nv, 0.07);
@@ -208,85 +278,6 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         case 3u: {
             k1 = vec3<f32>(0.9, 0.92, 0.95);
             r1 = 0.03;
-        }
-        case 4u: {
-            // Rim face (models/wheels.csv): uv.x = style * 2 + radial
-            // fraction, uv.y = angle in spoke periods, both interpolated per
-            // fragment. style = design + 8 (dark face) or + 16 (two-tone):
-            // 0 five, 1 wide, 2 split, 3 multi, 4 turbine, 5 steel.
-            let style = floor(i.uv.x / 2.0);
-            let rad = i.uv.x - style * 2.0;
-            let fin = floor(style / 8.0);
-            let design = style - fin * 8.0;
-            let a = fract(i.uv.y);
-            let d = abs(a - 0.5) * 2.0;
-            // The windows run out to a thin lip: spokes reach the rim's
-            // edge, as on a modern alloy (to 0.84 until session 31: a broad
-            // bright lip round thin spokes, "a generic retro turbine").
-            let in_window = step(0.3, rad) * step(rad, 0.9);
-            // margin: how far inside the metal a point of the window is,
-            // in the pattern's own units (< 0: an opening).
-            var margin = 1.0;
-            if (design == 0.0) {
-                // Broad straight spokes fanning out towards the rim (they
-                // narrowed towards it until session 31: wire-wheel spokes).
-                margin = 0.38 + 0.12 * rad - d;
-            } else if (design == 1.0) {
-                margin = 0.58 - d;
-            } else if (design == 2.0) {
-                // Pairs of thin spokes that join towards the hub.
-                margin = 0.21 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
-            } else if (design == 3.0) {
-                margin = 0.36 + 0.1 * rad - d;
-            } else if (design == 4.0) {
-                // Turbine: a disc with curved slots near its rim.
-                let b = fract(i.uv.y * 2.0 + (rad - 0.45) * 1.6);
-                let slot = step(0.46, rad) * step(rad, 0.8);
-                margin = mix(1.0, abs(b - 0.16) - 0.16, slot);
-            } else {
-                // Steel wheel under a hubcap: short vents round the cap.
-                let vent = step(0.6, rad) * step(rad, 0.7);
-                margin = mix(1.0, d - 0.3, vent);
-            }
-            let solid = 1.0 - in_window * step(margin, 0.0);
-            let gap = 1.0 - solid;
-            let lip = step(0.93, rad);
-            // Painted silver alloy: a light diffuse grey under a satin
-            // clear coat. Until session 30 it was a dark mirror (0.12 grey
-            // under a 0.75 reflection) between black windows: chrome wire
-            // wheels, "retro" and "of the wrong era" in two blind checks.
-            var base = vec3<f32>(0.3) * irr;
-            var spec = vec3<f32>(0.32, 0.33, 0.34);
-            var rough = 0.3;
-            if (fin == 1.0) {
-                // Painted dark grey.
-                base = vec3<f32>(0.042) * irr + vec3<f32>(0.02);
-                spec = vec3<f32>(0.26);
-            } else if (fin == 2.0) {
-                // A machined face: bright, with the spokes' edges and the
-                // pockets' walls painted dark.
-                let edge = in_window * (1.0 - step(0.07, margin));
-                base = mix(vec3<f32>(0.34) * irr, vec3<f32>(0.03) * irr, edge);
-                spec = mix(vec3<f32>(0.55, 0.56, 0.58), vec3<f32>(0.2), edge);
-                rough = 0.15;
-            }
-            if (design == 5.0) {
-                // The hubcap's grey plastic; the steel rim beyond it dark.
-                let steel = step(0.8, rad);
-                base = mix(vec3<f32>(0.09) * irr, vec3<f32>(0.025) * irr, steel);
-                spec = mix(vec3<f32>(0.35), vec3<f32>(0.1), steel);
-                rough = 0.4;
-            }
-            // A small flat centre cap, satin dark: a glossy one (until
-            // session 30) caught the studio as a chrome dome.
-            let hub = 1.0 - step(0.11, rad);
-            let keep = solid * (1.0 - 0.85 * hub);
-            // Through the windows: the brake disc's dull grey, not a hole.
-            c = (base * solid + vec3<f32>(0.09) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
-            k1 = spec * keep;
-            r1 = rough;
-            k2 = vec3<f32>(lip * 0.15 * (1.0 - hub));
-            r2 = 0.05;
         }
         case 5u: {
             c = vec3<f32>(0.018) * irr;
@@ -385,9 +376,64 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
             c = vec3<f32>(1.0, 0.0, 1.0);
         }
     }
-    c += k1 * env(r, r1);
-    if (any(k2 > vec3<f32>(0.0))) {
-        c += k2 * env(r, r2);
+    return Lobes(c, k1, r1, k2, r2);
+}
+
+// The scene pass draws the ground and the car's triangles in three ranges,
+// each with its own pipeline (`passes::Passes`): the paint, the rims, the
+// rest of the car, the ground. GROUP (0 to 3) is a pipeline constant, so
+// each pipeline compiles only its own group's shading: the CPU fallback (lavapipe) runs every branch of a switch
+// under masks for every fragment, and the paint's flakes and the rims'
+// spoke patterns were paid by every pixel of every material (session 32).
+override GROUP: u32 = 2u;
+
+@fragment
+fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    // The metres a pixel covers here (taken before any branch: derivatives
+    // need uniform control flow), so fine patterns can be antialiased.
+    let fw = length(fwidth(i.world));
+    if (GROUP == 3u) {
+        // Ground: black with the blurred occlusion as alpha.
+        let uv = (i.world.xz - scene.shadow_rect.xy) * scene.shadow_rect.zw;
+        let s = textureSampleLevel(shadow_tex, shadow_smp, uv, 0.0).r;
+        let edge = smoothstep(0.0, 0.08, uv.x) * smoothstep(0.0, 0.08, uv.y)
+            * smoothstep(0.0, 0.08, 1.0 - uv.x) * smoothstep(0.0, 0.08, 1.0 - uv.y);
+        let a = clamp(s * 0.88, 0.0, 0.88) * edge;
+        return vec4<f32>(0.0, 0.0, 0.0, a);
+    }
+    if (GROUP == 0u && scene.misc.z > 0.5) {
+        // Flat-lit colour check: the paint in a uniform white studio of
+        // intensity 1 (diffuse irradiance 1 plus the clear coat's 4.5%
+        // reflection at normal incidence), which PBR Neutral maps back to
+        // the base colour.
+        return vec4<f32>(scene.paint.rgb * (1.0 - 0.045) + vec3<f32>(0.045), 1.0);
+    }
+    var n = normalize(i.normal);
+    if (!front) {
+        n = -n;
+    }
+    let v = normalize(scene.eye.xyz - i.world);
+    // Meshes are two-sided; keep normals facing the eye.
+    if (dot(n, v) < 0.0) {
+        n = normalize(n - v * dot(n, v) * 1.02);
+    }
+    let r = reflect(-v, n);
+    let nv = max(dot(n, v), 0.0);
+    let irr = irradiance(n);
+    // The studio's reflections are evaluated once, after the material's
+    // lobes, not inside each material's branch (lavapipe would pay them
+    // all for every fragment).
+    var l: Lobes;
+    if (GROUP == 0u) {
+        l = paint_lobes(i, n, r, nv, irr);
+    } else if (GROUP == 1u) {
+        l = rim_lobes(i, irr);
+    } else {
+        l = other_lobes(i, n, r, nv, irr, fw);
+    }
+    var c = l.c + l.k1 * env(r, l.r1);
+    if (any(l.k2 > vec3<f32>(0.0))) {
+        c += l.k2 * env(r, l.r2);
     }
     return vec4<f32>(c, 1.0);
 }

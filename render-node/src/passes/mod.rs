@@ -72,7 +72,9 @@ struct Targets {
 /// `max_in_flight`; further callers wait.
 pub struct Passes {
     size: u32,
-    scene: wgpu::RenderPipeline,
+    /// The scene pass's pipelines for the paint, the rims, the rest of the
+    /// car and the ground (`scene.wgsl`'s `GROUP` 0 to 3).
+    scene: [wgpu::RenderPipeline; 4],
     shadow: wgpu::RenderPipeline,
     post: wgpu::ComputePipeline,
     blur: wgpu::ComputePipeline,
@@ -254,43 +256,49 @@ impl Passes {
                 operation: wgpu::BlendOperation::Add,
             },
         };
-        let scene = d.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("scene"),
-            layout: Some(&scene_pl),
-            vertex: wgpu::VertexState {
-                module: &scene_mod,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(vertex_layout())],
-            },
-            primitive: wgpu::PrimitiveState {
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: SAMPLES,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &scene_mod,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: HDR,
-                    blend: Some(premul_over),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let scene_pipeline = |group: f64| {
+            d.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("scene"),
+                layout: Some(&scene_pl),
+                vertex: wgpu::VertexState {
+                    module: &scene_mod,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(vertex_layout())],
+                },
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: SAMPLES,
+                    ..Default::default()
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &scene_mod,
+                    entry_point: Some("fs_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &[("GROUP", group)],
+                        ..Default::default()
+                    },
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: HDR,
+                        blend: Some(premul_over),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let scene = [0.0, 1.0, 2.0, 3.0].map(scene_pipeline);
         let shadow = d.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("shadow"),
             layout: Some(&scene_pl),
@@ -525,8 +533,25 @@ impl Passes {
             ground(x0, z1),
         ]);
         vertices.extend_from_slice(&mesh.vertices);
+        // The car's triangles by pipeline: paint, rims, the rest, each by
+        // its first vertex's material (the provoking vertex, whose `flat`
+        // material the fragment shader sees).
+        let mut groups: [Vec<u32>; 3] = Default::default();
+        for t in mesh.indices.chunks_exact(3) {
+            let g = match mesh.vertices[t[0] as usize].material {
+                m if m == Material::Paint as u32 => 0,
+                m if m == Material::Alloy as u32 => 1,
+                _ => 2,
+            };
+            groups[g].extend(t.iter().map(|i| i + 4));
+        }
         let mut indices = vec![0u32, 1, 2, 0, 2, 3];
-        indices.extend(mesh.indices.iter().map(|i| i + 4));
+        let mut ranges = Vec::with_capacity(3);
+        for g in &groups {
+            let start = indices.len() as u32;
+            indices.extend_from_slice(g);
+            ranges.push(start..indices.len() as u32);
+        }
         let vbuf = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("vertices"),
             contents: bytemuck::cast_slice(&vertices),
@@ -689,12 +714,20 @@ impl Passes {
                 }),
                 ..Default::default()
             });
-            pass.set_pipeline(&self.scene);
             pass.set_bind_group(0, &main_bg, &[]);
             pass.set_vertex_buffer(0, vbuf.slice(..));
             pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
-            let first = if frame.ground { 0 } else { 6 };
-            pass.draw_indexed(first..indices.len() as u32, 0, 0..1);
+            if frame.ground {
+                // First, as before the car: its shadow blends over the clear.
+                pass.set_pipeline(&self.scene[3]);
+                pass.draw_indexed(0..6, 0, 0..1);
+            }
+            for (pipeline, range) in self.scene[..3].iter().zip(ranges) {
+                if !range.is_empty() {
+                    pass.set_pipeline(pipeline);
+                    pass.draw_indexed(range, 0, 0..1);
+                }
+            }
         }
         let g = self.size.div_ceil(8);
         {
