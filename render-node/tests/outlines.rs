@@ -255,7 +255,7 @@ fn side_glass_without_a_row_ends_in_a_straight_pillar() {
     // dlo.csv row now draw it as an outline made from the glasshouse.
     for (make, model, year, shape) in [
         ("volvo", "v60", 2015, "an estate"),
-        ("chrysler", "pacifica", 2018, "a minivan"),
+        ("kia", "sedona", 2016, "a minivan"),
         ("kia", "sorento", 2013, "an SUV"),
         ("mazda", "mazda6", 2011, "a saloon"),
     ] {
