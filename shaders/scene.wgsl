@@ -379,6 +379,33 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
     return Lobes(c, k1, r1, k2, r2);
 }
 
+// The car's colours are tone-mapped here, per fragment, into the MSAA target
+// (the post pass averages the samples): a fragment's samples share one
+// colour, so this is the per-sample tone mapping the post pass did until
+// session 32, at a quarter of the cost.
+fn tonemap(x: vec3<f32>) -> vec3<f32> {
+    // Khronos PBR Neutral (KhronosGroup/ToneMapping, "PBR Neutral"): below
+    // the compression start a colour passes through (less a small offset
+    // that keeps blacks from floating), so a paint lit by an irradiance of
+    // 1 comes out as its swatch; above it the peak channel rolls off
+    // towards 1 and the colour desaturates towards white as much as it was
+    // compressed, with no hue shift.
+    let start = 0.8 - 0.04;
+    let desaturation = 0.15;
+    let m = min(x.r, min(x.g, x.b));
+    let offset = select(0.04, m - 6.25 * m * m, m < 0.08);
+    var c = x - vec3<f32>(offset);
+    let peak = max(c.r, max(c.g, c.b));
+    if (peak < start) {
+        return c;
+    }
+    let d = 1.0 - start;
+    let new_peak = 1.0 - d * d / (peak + d - start);
+    c *= new_peak / peak;
+    let g = 1.0 - 1.0 / (desaturation * (peak - new_peak) + 1.0);
+    return mix(c, vec3<f32>(new_peak), g);
+}
+
 // The scene pass draws the ground and the car's triangles in three ranges,
 // each with its own pipeline (`passes::Passes`): the paint, the rims, the
 // rest of the car, the ground. GROUP (0 to 3) is a pipeline constant, so
@@ -406,7 +433,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         // intensity 1 (diffuse irradiance 1 plus the clear coat's 4.5%
         // reflection at normal incidence), which PBR Neutral maps back to
         // the base colour.
-        return vec4<f32>(scene.paint.rgb * (1.0 - 0.045) + vec3<f32>(0.045), 1.0);
+        return vec4<f32>(tonemap(scene.paint.rgb * (1.0 - 0.045) + vec3<f32>(0.045)), 1.0);
     }
     var n = normalize(i.normal);
     if (!front) {
@@ -435,7 +462,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
     if (any(l.k2 > vec3<f32>(0.0))) {
         c += l.k2 * env(r, l.r2);
     }
-    return vec4<f32>(c, 1.0);
+    return vec4<f32>(tonemap(max(c, vec3<f32>(0.0))), 1.0);
 }
 
 // Shadow pass: the vehicle seen from below, orthographic over the shadow

@@ -18,7 +18,7 @@ pub const SHADOW_BLUR_WGSL: &str = include_str!("../../../shaders/shadow_blur.wg
 const HDR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 const SAMPLES: u32 = 4;
-const SHADOW_PX: u32 = 256;
+const SHADOW_PX: u32 = 128;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -58,6 +58,8 @@ pub struct FrameParams {
 /// Per-frame textures; pooled so concurrent renders don't share them.
 struct Targets {
     msaa: wgpu::TextureView,
+    /// The MSAA target's samples averaged (the scene pass's resolve).
+    resolved: wgpu::TextureView,
     depth: wgpu::TextureView,
     out: wgpu::Texture,
     out_view: wgpu::TextureView,
@@ -188,7 +190,7 @@ impl Passes {
                     ty: wgpu::BindingType::Texture {
                         sample_type: wgpu::TextureSampleType::Float { filterable: false },
                         view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: true,
+                        multisampled: false,
                     },
                     count: None,
                 },
@@ -372,7 +374,7 @@ impl Passes {
                 label: Some("blur dir"),
                 contents: bytemuck::bytes_of(&BlurUniform {
                     dir,
-                    radius: 14,
+                    radius: 7,
                     pad: 0,
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,
@@ -413,6 +415,14 @@ impl Passes {
                 s,
                 HDR,
                 SAMPLES,
+                U::RENDER_ATTACHMENT,
+            )),
+            resolved: view(&texture(
+                gpu,
+                "resolved",
+                s,
+                HDR,
+                1,
                 U::RENDER_ATTACHMENT | U::TEXTURE_BINDING,
             )),
             depth: view(&texture(
@@ -639,7 +649,7 @@ impl Passes {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&t.msaa),
+                    resource: wgpu::BindingResource::TextureView(&t.resolved),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -698,10 +708,13 @@ impl Passes {
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                     view: &t.msaa,
                     depth_slice: None,
-                    resolve_target: None,
+                    // The samples are tone-mapped already (`scene.wgsl`),
+                    // so the pass's own resolve averages them; the samples
+                    // themselves are not kept.
+                    resolve_target: Some(&t.resolved),
                     ops: wgpu::Operations {
                         load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
+                        store: wgpu::StoreOp::Discard,
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
