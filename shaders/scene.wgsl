@@ -276,8 +276,14 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             r1 = 0.6 - 0.3 * side;
         }
         case 3u: {
+            // Chrome. Where it mirrors the dark studio floor (the bars and
+            // rims of a grille, facing forward and seen from above) it
+            // also catches a white card on the floor: a mirror of the floor
+            // alone drew chrome bars black on silver and white paint, "the
+            // paint between them reads as the chrome" (session 32).
             k1 = vec3<f32>(0.9, 0.92, 0.95);
             r1 = 0.03;
+            c = vec3<f32>(0.24) * (1.0 - smoothstep(-0.35, 0.05, r.y));
         }
         case 5u: {
             c = vec3<f32>(0.018) * irr;
@@ -365,6 +371,13 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             // LED running light: even, cool and very bright.
             c = vec3<f32>(3.2, 3.35, 3.6);
             k1 = vec3<f32>(fresnel(nv, 0.05));
+        }
+        case 18u: {
+            // A plain lamp's reflector behind its clear cover: a light,
+            // cool silver grey lit by the studio and a glossy cover.
+            c = vec3<f32>(0.16, 0.17, 0.19) * (0.4 + 0.6 * irr);
+            k1 = vec3<f32>(0.22 + fresnel(nv, 0.05));
+            r1 = 0.12;
         }
         case 17u: {
             // Tail lens: dark smoked red around the lit graphic.

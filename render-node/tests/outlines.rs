@@ -168,7 +168,7 @@ fn signature_lamps_keep_their_projectors_unlit_and_ringed_lamps_lit() {
     assert_eq!(lit(&p("toyota", "corolla", 2021)), 0);
     assert_eq!(lit(&p("honda", "cr-v", 2019)), 0);
     assert!(lit(&p("bmw", "3-series", 2020)) > 0);
-    // A lamp without a signature is lit all over, as before.
+    // A lamp without a signature keeps its bulbs lit.
     assert!(lit(&p("toyota", "corolla", 1995)) > 0);
 }
 

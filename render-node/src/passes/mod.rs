@@ -409,14 +409,7 @@ impl Passes {
             U::STORAGE_BINDING | U::COPY_SRC,
         );
         Targets {
-            msaa: view(&texture(
-                gpu,
-                "msaa",
-                s,
-                HDR,
-                SAMPLES,
-                U::RENDER_ATTACHMENT,
-            )),
+            msaa: view(&texture(gpu, "msaa", s, HDR, SAMPLES, U::RENDER_ATTACHMENT)),
             resolved: view(&texture(
                 gpu,
                 "resolved",

@@ -2360,7 +2360,23 @@ fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Optio
     let rings = ring_centres(h, g);
     let round = matches!(h, Headlamp::Round | Headlamp::TwinRound);
     let lit = match drl {
-        Drl::None => return Some(Material::HeadLamp),
+        // A plain lamp: a clear cover over a silver reflector, a bright
+        // bulb in each bowl, and a dark seam round it. Lit all over (until
+        // session 32) it was a white blob that white and silver paint
+        // swallowed and black paint made a hole of (all three data helpers
+        // of sessions 31 and 32).
+        Drl::None => {
+            let bulb = rings
+                .iter()
+                .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * 0.55);
+            return Some(if g.rim(u, v, 0.012) {
+                Material::LampHousing
+            } else if bulb {
+                Material::HeadLamp
+            } else {
+                Material::Reflector
+            });
+        }
         // A light bar is lit all along.
         Drl::Bar if h == Headlamp::LightBar => true,
         Drl::Rings => rings.iter().any(|&(cu, cv, r)| {
@@ -2538,14 +2554,12 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         let grid = match (head, face.drl) {
             _ if head_shape.is_some_and(|h| !h.points.is_empty()) => (44, 18),
             (_, Drl::None) => match head {
-                // As drawn before the graphics: plain lamps are unchanged.
+                // Fine enough for a plain lamp's seam and bulbs.
                 Headlamp::Round | Headlamp::Square => (28, 28),
                 Headlamp::TwinRound => (48, 24),
-                Headlamp::Oval => (32, 20),
-                Headlamp::Swept => (28, 14),
-                Headlamp::Slim | Headlamp::LightBar => (12, 3),
-                Headlamp::Rect => (24, 12),
-                _ => (24, 20),
+                Headlamp::Oval => (36, 24),
+                Headlamp::Slim | Headlamp::LightBar => (24, 5),
+                _ => (40, 18),
             },
             (Headlamp::Round | Headlamp::Square, _) => (30, 30),
             (Headlamp::Slim | Headlamp::LightBar, _) => (24, 5),

@@ -29,6 +29,9 @@ pub enum Material {
     Drl = 16,
     /// A tail lamp's dark red lens, around its bright graphic.
     TailLens = 17,
+    /// A plain head lamp's clear cover over its silver reflector, around
+    /// its bright bulbs.
+    Reflector = 18,
 }
 
 /// One vertex as the scene shader reads it.
