@@ -6,7 +6,7 @@
 //! (`#RRGGBB`, a paint code) is drawn with the base colour whose flat-lit
 //! paint (a uniform white studio: diffuse irradiance 1 plus the clear
 //! coat's 4.5% reflection, then PBR Neutral and sRGB; `shaders/scene.wgsl`
-//! and `shaders/post.wgsl`) is nearest the colour asked for in CIEDE2000.
+//! tone-maps, `shaders/post.wgsl` encodes) is nearest the colour asked for in CIEDE2000.
 //! Without it the clear coat lifts blacks darker than about `#141416`
 //! (4.5% of a white studio is more than they reflect) and PBR Neutral
 //! rolls off and whitens saturated peaks such as `#ff0000`; both missed by
@@ -35,12 +35,12 @@ pub(crate) fn srgb_to_linear(c: u8) -> f32 {
 }
 
 /// The flat-lit paint of a linear base colour, linear (before the sRGB
-/// encoding): the shader's flat-lit paint through `post.wgsl`'s tone map.
+/// encoding): the shader's flat-lit paint through `scene.wgsl`'s tone map.
 pub fn flat_lit(base: [f64; 3]) -> [f64; 3] {
     tonemap(base.map(|c| c * (1.0 - COAT) + COAT))
 }
 
-/// Khronos PBR Neutral, as `shaders/post.wgsl` writes it.
+/// Khronos PBR Neutral, as `shaders/scene.wgsl` writes it.
 fn tonemap(x: [f64; 3]) -> [f64; 3] {
     let start = 0.8 - 0.04;
     let desaturation = 0.15;
