@@ -1,9 +1,9 @@
 // Post-processing: reads the scene pass's resolved 4x MSAA target, whose
 // samples the scene shader tone-mapped before the resolve averaged them
 // (`scene.wgsl`'s `tonemap`: so edges against bright highlights stay
-// clean), then un-premultiplies, cleans up alpha and encodes sRGB into straight-alpha
-// RGBA8. Un-premultiplying before the sRGB curve is what keeps dark
-// fringes off anti-aliased edges.
+// clean), then un-premultiplies, cleans up alpha and encodes sRGB into
+// straight-alpha RGBA8. Un-premultiplying before the sRGB curve is what
+// keeps dark fringes off anti-aliased edges.
 
 @group(0) @binding(0) var src: texture_2d<f32>;
 @group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;
