@@ -419,12 +419,13 @@ fn tonemap(x: vec3<f32>) -> vec3<f32> {
     return mix(c, vec3<f32>(new_peak), g);
 }
 
-// The scene pass draws the ground and the car's triangles in three ranges,
-// each with its own pipeline (`passes::Passes`): the paint, the rims, the
-// rest of the car, the ground. GROUP (0 to 3) is a pipeline constant, so
-// each pipeline compiles only its own group's shading: the CPU fallback (lavapipe) runs every branch of a switch
-// under masks for every fragment, and the paint's flakes and the rims'
-// spoke patterns were paid by every pixel of every material (session 32).
+// The scene pass draws the ground and three ranges of the car's triangles,
+// each with its own pipeline (`passes::Passes`): GROUP 0 the paint, 1 the
+// rims, 2 the rest of the car, 3 the ground. GROUP is a pipeline constant,
+// so each pipeline compiles only its own group's shading: the CPU fallback
+// (lavapipe) runs every branch of a switch under masks for every fragment,
+// and the paint's flakes and the rims' spoke patterns were paid by every
+// pixel of every material (session 32).
 override GROUP: u32 = 2u;
 
 @fragment

@@ -258,13 +258,21 @@ impl Passes {
                 operation: wgpu::BlendOperation::Add,
             },
         };
-        let scene_pipeline = |group: f64| {
+        // The scene and shadow passes draw the same vertices with
+        // `scene.wgsl`'s entry points; they differ in depth test, samples,
+        // blending and the fragment's pipeline constants.
+        let mesh_pipeline = |label: &str,
+                             (vs, fs): (&str, &str),
+                             depth_compare: wgpu::CompareFunction,
+                             samples: u32,
+                             blend: Option<wgpu::BlendState>,
+                             constants: &[(&str, f64)]| {
             d.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("scene"),
+                label: Some(label),
                 layout: Some(&scene_pl),
                 vertex: wgpu::VertexState {
                     module: &scene_mod,
-                    entry_point: Some("vs_main"),
+                    entry_point: Some(vs),
                     compilation_options: Default::default(),
                     buffers: &[Some(vertex_layout())],
                 },
@@ -275,24 +283,24 @@ impl Passes {
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH,
                     depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    depth_compare: Some(depth_compare),
                     stencil: Default::default(),
                     bias: Default::default(),
                 }),
                 multisample: wgpu::MultisampleState {
-                    count: SAMPLES,
+                    count: samples,
                     ..Default::default()
                 },
                 fragment: Some(wgpu::FragmentState {
                     module: &scene_mod,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(fs),
                     compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &[("GROUP", group)],
+                        constants,
                         ..Default::default()
                     },
                     targets: &[Some(wgpu::ColorTargetState {
                         format: HDR,
-                        blend: Some(premul_over),
+                        blend,
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -300,41 +308,24 @@ impl Passes {
                 cache: None,
             })
         };
-        let scene = [0.0, 1.0, 2.0, 3.0].map(scene_pipeline);
-        let shadow = d.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("shadow"),
-            layout: Some(&scene_pl),
-            vertex: wgpu::VertexState {
-                module: &scene_mod,
-                entry_point: Some("vs_shadow"),
-                compilation_options: Default::default(),
-                buffers: &[Some(vertex_layout())],
-            },
-            primitive: wgpu::PrimitiveState {
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &scene_mod,
-                entry_point: Some("fs_shadow"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: HDR,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
+        let scene = [0.0, 1.0, 2.0, 3.0].map(|group| {
+            mesh_pipeline(
+                "scene",
+                ("vs_main", "fs_main"),
+                wgpu::CompareFunction::LessEqual,
+                SAMPLES,
+                Some(premul_over),
+                &[("GROUP", group)],
+            )
         });
+        let shadow = mesh_pipeline(
+            "shadow",
+            ("vs_shadow", "fs_shadow"),
+            wgpu::CompareFunction::Less,
+            1,
+            None,
+            &[],
+        );
         let post_pl = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("post"),
             bind_group_layouts: &[Some(&post_layout)],
