@@ -1223,7 +1223,7 @@ fn snap_to_outline(
         }
         let (mut a, mut b) = (centre(qa), centre(qb));
         let ma = m[k];
-        for _ in 0..5 {
+        for _ in 0..4 {
             let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
             if mask(mid.0, mid.1) == ma {
                 a = mid;
