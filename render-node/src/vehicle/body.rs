@@ -1223,7 +1223,7 @@ fn snap_to_outline(
         }
         let (mut a, mut b) = (centre(qa), centre(qb));
         let ma = m[k];
-        for _ in 0..5 {
+        for _ in 0..4 {
             let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
             if mask(mid.0, mid.1) == ma {
                 a = mid;
@@ -1770,6 +1770,17 @@ fn dlo_patch(
     side_at: &dyn Fn(f32) -> (f32, f32, f32, f32),
 ) {
     use super::outlines::{Surround, polygon_inside};
+    // The glasshouse's slice at a height, once per height: the mask below
+    // asks at the same few heights over and over (a row of cells, a
+    // bisection's midpoints), and a slice costs a few hundred
+    // instructions (a third of an outlined SUV's side glass, session 32).
+    let slices = std::cell::RefCell::new(std::collections::HashMap::new());
+    let side_at = |y: f32| {
+        *slices
+            .borrow_mut()
+            .entry(y.to_bits())
+            .or_insert_with(|| side_at(y))
+    };
     let poly = d.polygon();
     let len = p.length;
     let gh = ys.1 - ys.0;
