@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use vis_protocol::BodyShape;
-use vis_render::vehicle::outlines::{DloTable, OutlineTable, Part};
+use vis_render::vehicle::outlines::{DloTable, Fill, OutlineTable, Part, Shape};
 use vis_render::vehicle::{self, IdentityLibrary, Material, ModelLibrary, Params};
 
 fn read(name: &str) -> String {
@@ -307,9 +307,20 @@ fn a_generations_tail_row_draws_its_own_tail_lamps() {
         });
         let (y0, y1) = (sh.y0 * top, sh.y1 * top);
         let (z0, z1) = (sh.x0 * lower.hw, sh.x1 * lower.hw);
+        // The generation's other lit shapes on the tail (`rear` rows).
+        let lit = |s: &&Shape| matches!(s.fill, Fill::Lamp | Fill::Drl);
+        let rears = q.outline.as_deref().map_or(&[][..], |o| &o.rears[..]);
+        let (ry0, ry1, rz0, rz1) = rears.iter().filter(lit).fold((y0, y1, z0, z1), |b, s| {
+            (
+                b.0.min(s.y0 * top),
+                b.1.max(s.y1 * top),
+                b.2.min(s.x0 * lower.hw),
+                b.3.max(s.x1 * lower.hw),
+            )
+        });
         let e = 0.03;
         assert!(
-            lo >= y0 - e && hi <= y1 + e,
+            lo >= ry0 - e && hi <= ry1 + e,
             "{name}: lamps {lo:.2}..{hi:.2} m up, its box {y0:.2}..{y1:.2}"
         );
         assert!(
@@ -321,7 +332,7 @@ fn a_generations_tail_row_draws_its_own_tail_lamps() {
         // (A point the section cannot hold, over a rounded corner, is
         // pulled in by a few per cent.)
         assert!(
-            near >= 0.85 * z0 - e && far <= z1 + e,
+            near >= 0.85 * rz0 - e && far <= rz1 + e,
             "{name}: lamps {near:.2}..{far:.2} m out, its box {z0:.2}..{z1:.2}"
         );
         assert!(
@@ -339,6 +350,92 @@ fn a_generations_tail_row_draws_its_own_tail_lamps() {
         assert!(lens > 20, "{name}: {lens} lens vertices");
     }
     assert!(rows >= 19, "{rows} tail rows");
+}
+
+#[test]
+fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
+    // A split face's second lamp, a running-light strip, and on the tail a
+    // gloss black band, an inner lamp and a light bar: each row draws its
+    // own material where it stands (session 33; until then a nose held one
+    // lamp a side and a tail one lamp shape).
+    let q = p("toyota", "rav4", 2019);
+    let base = q.outline.as_deref().unwrap().clone();
+    let lower = vehicle::body::Lower::new(&q);
+    let shape = |part, x0, x1, y0, y1, fill| Shape {
+        part,
+        x0,
+        x1,
+        y0,
+        y1,
+        fill,
+        rim: false,
+        points: Vec::new(),
+    };
+    // Vertices of material `m` on the rounded nose (front) or tail (rear;
+    // the nose is at +x).
+    let count = |o: &vis_render::vehicle::outlines::Outline, m: Material, front: bool| {
+        let mut r = q.clone();
+        r.outline = Some(std::sync::Arc::new(o.clone()));
+        vehicle::build(&r)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == m as u32
+                    && if front {
+                        v.pos[0] >= lower.xf - lower.round_f
+                    } else {
+                        v.pos[0] <= lower.xr + lower.round_r
+                    }
+            })
+            .count()
+    };
+    let with = |rows: Vec<Shape>| {
+        let mut o = base.clone();
+        for s in rows {
+            match s.part {
+                Part::Rear => o.rears.push(s),
+                _ => o.grilles.push(s),
+            }
+        }
+        o
+    };
+    let cases = [
+        (
+            shape(Part::Grille, 0.5, 0.9, 0.3, 0.45, Fill::Drl),
+            Material::Drl,
+            true,
+        ),
+        (
+            shape(Part::Grille, 0.55, 0.75, 0.3, 0.5, Fill::Lamp),
+            Material::Reflector,
+            true,
+        ),
+        (
+            shape(Part::Rear, 0.0, 0.5, 0.8, 0.87, Fill::Black),
+            Material::Trim,
+            false,
+        ),
+        (
+            shape(Part::Rear, 0.3, 0.5, 0.55, 0.7, Fill::Lamp),
+            Material::TailLens,
+            false,
+        ),
+        (
+            shape(Part::Rear, 0.0, 0.5, 0.6, 0.66, Fill::Drl),
+            Material::TailLamp,
+            false,
+        ),
+    ];
+    for (row, m, front) in cases {
+        let (before, after) = (
+            count(&base, m, front),
+            count(&with(vec![row.clone()]), m, front),
+        );
+        assert!(
+            after > before + 20,
+            "{row}: {m:?} vertices {before} -> {after}"
+        );
+    }
 }
 
 #[test]

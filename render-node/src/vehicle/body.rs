@@ -3045,6 +3045,19 @@ fn outline_patch(
     let h = ys.1 - ys.0;
     let centred = sh.centred();
     let inside = |u: f32, v: f32| sh.inside(if centred { u.abs() } else { u }, v);
+    // A second lamp unit in the nose (the Juke's and Cherokee's lower
+    // lamps) is a plain lamp: one bulb in a round or square box, two in a
+    // wider one.
+    let unit = Graphic {
+        inside: &inside,
+        w,
+        h,
+    };
+    let unit_kind = if w < 1.5 * h {
+        Headlamp::Round
+    } else {
+        Headlamp::Rect
+    };
     let mat = |u: f32, v: f32| -> Option<Material> {
         if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
             return None;
@@ -3057,20 +3070,26 @@ fn outline_patch(
         if sh.rim && near_edge(0.014) {
             return Some(Material::Chrome);
         }
+        if sh.fill == Fill::Lamp && front {
+            return head_graphic(unit_kind, Drl::None, &unit, u, v);
+        }
         let (x, y) = (u * w, v * h);
         Some(match sh.fill {
-            // A head lamp's outline is drawn by the lamp; a tail lamp's is
-            // the lamp: a lit band 2.2 cm deep tracing its outline round a
-            // dark red lens, as LED tail lamps are drawn (lit all over, a
-            // shape read as a red blot).
-            Fill::Lamp if !front => {
+            // A tail lamp's outline is the lamp: a lit band 2.2 cm deep
+            // tracing its outline round a dark red lens, as LED tail lamps
+            // are drawn (lit all over, a shape read as a red blot).
+            Fill::Lamp => {
                 if near_edge(0.022) {
                     Material::TailLamp
                 } else {
                     Material::TailLens
                 }
             }
-            Fill::Dark | Fill::Lamp => Material::Grille,
+            // A running light lit all over: white LEDs in the nose, a red
+            // bar on the tail.
+            Fill::Drl if front => Material::Drl,
+            Fill::Drl => Material::TailLamp,
+            Fill::Dark => Material::Grille,
             Fill::Hbars => {
                 if (y / 0.032).fract() < 0.3 {
                     Material::Chrome
@@ -3260,12 +3279,14 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     // heights are fractions of the tail's top on the centre line: they are
     // its whole graphic (no bar across unless the row draws one).
     let own_tail = p.outline.as_deref().and_then(|o| o.tail.as_ref());
+    let rears = p.outline.as_deref().map_or(&[][..], |o| &o.rears[..]);
+    let row_top = tail_top + 0.08;
+    let row = |mesh: &mut Mesh, sh: &super::outlines::Shape| {
+        let ys = (sh.y0 * row_top, sh.y1 * row_top);
+        outline_patch(lower, mesh, false, sh, ys, hw, &|_, _| false);
+    };
     match own_tail {
-        Some(sh) => {
-            let top = tail_top + 0.08;
-            let ys = (sh.y0 * top, sh.y1 * top);
-            outline_patch(lower, mesh, false, sh, ys, hw, &|_, _| false);
-        }
+        Some(sh) => row(mesh, sh),
         None => {
             let steps = if lit_only { 14 } else { 12 };
             lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
@@ -3288,6 +3309,9 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         lower.end_patch(mesh, false, (y0, y1), (-w, w), (20, 1), |_, _| {
             Some(Material::TailLamp)
         });
+    }
+    for sh in rears {
+        row(mesh, sh);
     }
     let valance = if f.has(Feature::ChromeBumpers) {
         Material::Chrome

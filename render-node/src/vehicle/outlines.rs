@@ -43,19 +43,28 @@ pub const DLO_COLUMNS: [&str; 16] = [
 ];
 
 vocabulary!(
-    /// What an outline row draws.
+    /// What an outline row draws: a head lamp, a grille opening (or any
+    /// other shape in the nose), a tail lamp, or any other shape on the
+    /// tail (an inner lamp on the boot lid or tailgate, a light bar, the
+    /// gloss black band between lamps).
     Part {
         Head = "head",
         Grille = "grille",
         Tail = "tail",
+        Rear = "rear",
     }
 );
 
 vocabulary!(
     /// How an outline is filled. `lamp` draws a head lamp with the face's
-    /// running-light signature (faces.csv `drl`) or a tail lamp's graphic.
+    /// running-light signature (faces.csv `drl`) or a tail lamp's graphic;
+    /// on a grille row, a second lamp unit (a plain lamp: reflector, bulbs
+    /// and a dark seam); on a rear row, a tail lamp's graphic. `drl` is a
+    /// lit light all over: a running-light strip in the nose, a red light
+    /// bar on the tail.
     Fill {
         Lamp = "lamp",
+        Drl = "drl",
         Dark = "dark",
         Hbars = "hbars",
         Vbars = "vbars",
@@ -139,6 +148,8 @@ pub struct Outline {
     /// and intakes are not drawn.
     pub grilles: Vec<Shape>,
     pub tail: Option<Shape>,
+    /// The tail's other shapes, drawn over the tail in row order.
+    pub rears: Vec<Shape>,
 }
 
 /// One row of `models/outlines.csv`.
@@ -244,9 +255,9 @@ impl OutlineTable {
                     return Err(at(format!("fill {:?}: a fill, then +rim", cols[9])));
                 }
             }
-            if (part == Part::Grille) == (fill == Fill::Lamp) {
+            if matches!(part, Part::Head | Part::Tail) && fill != Fill::Lamp {
                 return Err(at(format!(
-                    "fill {:?}: lamps are filled `lamp`, grilles are not",
+                    "fill {:?}: head and tail rows are filled `lamp`",
                     cols[9]
                 )));
             }
@@ -293,6 +304,7 @@ impl OutlineTable {
                 Part::Head => out.head = out.head.take().or(Some(r.shape.clone())),
                 Part::Tail => out.tail = out.tail.take().or(Some(r.shape.clone())),
                 Part::Grille => out.grilles.push(r.shape.clone()),
+                Part::Rear => out.rears.push(r.shape.clone()),
             }
         }
         any.then(|| Arc::new(out))
@@ -461,17 +473,32 @@ mod tests {
         let t = OutlineTable::parse(
             "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
              acme,alpha,2010,2020,head,0.4,0.95,0.7,0.9,lamp,0:0 1:0 1:1,\n\
-             acme,alpha,2010,2020,grille,0,0.4,0.3,0.6,hbars+rim,-,\n",
+             acme,alpha,2010,2020,grille,0,0.4,0.3,0.6,hbars+rim,-,\n\
+             acme,alpha,2010,2020,grille,0.5,0.9,0.92,0.97,drl,-,\n\
+             acme,alpha,2010,2020,rear,0,0.5,0.7,0.8,black,-,\n\
+             acme,alpha,2010,2020,rear,0.2,0.5,0.8,0.9,lamp,-,\n",
         )
         .unwrap();
         let o = t.lookup("acme", "alpha", 2015).unwrap();
-        assert!(o.head.is_some() && o.grilles.len() == 1 && o.grilles[0].rim);
-        assert!(t.lookup("acme", "alpha", 2021).is_none());
-        let bad = OutlineTable::parse(
-            "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
-             acme,alpha,2010,2020,grille,0,0.4,0.3,0.6,lamp,-,\n",
+        assert!(o.head.is_some() && o.grilles.len() == 2 && o.grilles[0].rim);
+        assert_eq!(o.grilles[1].fill, Fill::Drl);
+        assert_eq!(o.rears.len(), 2);
+        assert_eq!(
+            (o.rears[0].fill, o.rears[1].fill),
+            (Fill::Black, Fill::Lamp)
         );
-        assert!(bad.unwrap_err().contains("line 2"));
+        assert!(o.tail.is_none());
+        assert!(t.lookup("acme", "alpha", 2021).is_none());
+        // Head and tail rows are lamps.
+        for row in [
+            "acme,alpha,2010,2020,head,0.4,0.9,0.3,0.6,drl,-,",
+            "acme,alpha,2010,2020,tail,0.4,0.9,0.3,0.6,black,-,",
+        ] {
+            let bad = OutlineTable::parse(&format!(
+                "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n{row}\n"
+            ));
+            assert!(bad.unwrap_err().contains("line 2"), "{row}");
+        }
         let d = DloTable::parse(
             "make,models,from,to,a_base,a_top,top,c_top,c_y,c_base,kink_x,kink_y,b,q,surround,note\n\
              acme,alpha,2010,2020,0.3,0.4,0.9,0.7,0.8,0.75,0.7,0.2,0.5,-,chrome,\n",
