@@ -439,6 +439,44 @@ fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
 }
 
 #[test]
+fn grille_rows_stand_on_the_face() {
+    // A grille row's heights are fractions of the nose's height above the
+    // ground, but the face ends at the bumper's lower edge, well above the
+    // ground on tall bodies: a row reaching under it drew only its upper
+    // part, one wholly under nothing (four data helpers' intakes, fog
+    // pockets and plates cut off or gone, sessions 32-33). Now a row
+    // reaching under starts at the edge, its shape squeezed; one wholly
+    // under is an error in the data.
+    let mut bad = Vec::new();
+    let mut squeezed = 0;
+    for r in OutlineTable::embedded().rows() {
+        if r.shape.part != Part::Grille {
+            continue;
+        }
+        let q = p(&r.make, &r.models[0], r.from);
+        let lower = vehicle::body::Lower::new(&q);
+        let nose = lower.nose_y();
+        let floor = lower.face_bottom() / nose;
+        match lower.on_face(&r.shape) {
+            None => bad.push(format!(
+                "outlines.csv line {} ({} {} {}): y {}..{} under the face's lower edge {floor:.2}",
+                r.line, r.make, r.models[0], r.from, r.shape.y0, r.shape.y1
+            )),
+            Some(s) => {
+                assert!(s.y0 >= floor && s.y1 == r.shape.y1, "line {}", r.line);
+                if s.y0 > r.shape.y0 {
+                    squeezed += 1;
+                } else {
+                    assert_eq!(s, r.shape, "a row on the face is drawn as it is");
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} rows:\n{}", bad.len(), bad.join("\n"));
+    assert!(squeezed > 0, "no row reaches under the face");
+}
+
+#[test]
 fn four_door_bodies_part_their_doors_near_the_middle() {
     // The B-pillar stood at a fraction of the glasshouse, so an SUV's front
     // door ran 1.6 m to a 0.5 m rear door ("the front door extremely long",

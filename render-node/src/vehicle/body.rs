@@ -582,6 +582,39 @@ impl<'a> Lower<'a> {
         })
     }
 
+    /// The nose's height on the centre line (the bonnet's leading edge):
+    /// the unit of a face outline's heights.
+    pub fn nose_y(&self) -> f32 {
+        self.surface_y(self.xf - self.round_f * 0.5, 0.0)
+    }
+
+    /// The lowest height on the centre line that the nose's face reaches:
+    /// the bumper's lower edge, as a face patch sees it (its points are
+    /// searched for from the front axle towards the tip, so a point under
+    /// the body there has no face to lie on).
+    pub fn face_bottom(&self) -> f32 {
+        boundary(self.nose_y(), 0.0, 18, |y| self.inside(self.fa, y, 0.0))
+    }
+
+    /// A grille row as drawn: a box reaching under the face's lower edge
+    /// (1 cm up from it) starts there, its shape squeezed into what is
+    /// left; `None` where less than 4 cm would be left (the row is wholly
+    /// under the face, a data error `tests/outlines.rs` refuses). Rows are
+    /// fractions of the nose's height above the ground, and on tall
+    /// bodies the face ends 0.2-0.4 of the way up: until session 33 the
+    /// part below drew nothing (intakes, fog pockets and the plate on them
+    /// cut off at the bumper's edge; 104 rows reached under).
+    pub fn on_face(&self, sh: &super::outlines::Shape) -> Option<super::outlines::Shape> {
+        let nose = self.nose_y().max(0.1);
+        let floor = (self.face_bottom() + 0.01) / nose;
+        if sh.y1 < floor + 0.04 / nose {
+            return None;
+        }
+        let mut out = sh.clone();
+        out.y0 = out.y0.max(floor);
+        Some(out)
+    }
+
     /// Top surface height at (x, z).
     pub fn surface_y(&self, x: f32, z: f32) -> f32 {
         let within = x <= self.xf && x >= self.xr;
@@ -2515,7 +2548,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     };
     // Outlines from data (models/outlines.csv) place the lamp and draw its
     // shape; heights are fractions of the nose's.
-    let nose_y = lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0);
+    let nose_y = lower.nose_y();
     let ol = p.outline.as_deref();
     let head_shape = ol.and_then(|o| o.head.as_ref());
     let (lamp, zi, zo) = match head_shape {
@@ -2616,8 +2649,10 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         lower.end_patch(mesh, true, ys, (-w, w), grid, m);
     };
     let g_on = |b: bool| b.then_some(Material::Grille);
-    let data_grilles = ol.map_or(&[][..], |o| &o.grilles[..]);
-    for sh in data_grilles {
+    let data_grilles: Vec<_> = ol.map_or(Vec::new(), |o| {
+        o.grilles.iter().filter_map(|g| lower.on_face(g)).collect()
+    });
+    for sh in &data_grilles {
         let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
         outline_patch(lower, mesh, true, sh, ys, hw, &|z, y| {
             // Lamps set in a grille stay lamps.
@@ -2947,7 +2982,9 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     } else if plate_c - 0.076 < val.1 || plate_c + 0.076 > lamp.0 - 0.01 {
         plate_c = (val.1 + 0.08).max(p.ride + 0.2);
     }
-    plate(lower, mesh, true, plate_c);
+    // Whole on the face: its lower half fell under the bumper's edge on
+    // tall bodies (session 33).
+    plate(lower, mesh, true, plate_c.max(lower.face_bottom() + 0.086));
     // Indicators under the lamps (pop-ups: parking lamps in the bumper);
     // a lit signature carries its own.
     if face.drl != Drl::None && head != Headlamp::PopUp {
