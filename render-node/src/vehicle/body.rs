@@ -582,6 +582,17 @@ impl<'a> Lower<'a> {
         })
     }
 
+    /// Where a tailgate's glass stands on the tail (hatchbacks, estates,
+    /// SUVs, one-box bodies): 30% of the way into the rounded tail, where
+    /// its top has barely begun to fall and it is 97% of its width, so the
+    /// glass's foot meets the tail's upper edge. At 75% (until session 33)
+    /// the tail's flat top ran on 15-20 cm behind the glass, a ledge that
+    /// read as a boot: "every hatch keeps a short stretch of body behind
+    /// its rear glass" (data helpers, sessions 32 and 33).
+    pub fn tailgate_foot(&self) -> f32 {
+        self.xr + self.round_r * 0.3 + self.p.bl_base
+    }
+
     /// The nose's height on the centre line (the bonnet's leading edge):
     /// the unit of a face outline's heights.
     pub fn nose_y(&self) -> f32 {
@@ -1293,8 +1304,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         spec.cabin,
         Cabin::Hatch | Cabin::Wagon | Cabin::OneBox | Cabin::Bus
     ) {
-        // Tailgates start where the rounded tail is still nearly full width.
-        lower.xr + lower.round_r * 0.75 + p.bl_base
+        lower.tailgate_foot()
     } else {
         -p.length / 2.0 + p.bl_base
     };
@@ -3440,7 +3450,7 @@ fn features(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, tyre_w: f32) {
             );
         } else {
             // Over the tailgate, at the roof's rear edge.
-            let x = lower.xr + lower.round_r * 0.75 + p.bl_base + p.bl_run + 0.02;
+            let x = lower.tailgate_foot() + p.bl_run + 0.02;
             mesh.rounded_box(
                 Vec3::new(x, p.height - 0.03, 0.0),
                 Vec3::new(0.14, 0.02, hw * 0.72 * (1.0 - p.tumble)),
