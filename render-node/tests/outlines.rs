@@ -1,5 +1,5 @@
-//! Face outlines (`models/outlines.csv`) and side glass (`models/dlo.csv`)
-//! per generation: the files on disk are the embedded ones, every row names
+//! Face outlines (`models/outlines.csv`), side glass (`models/dlo.csv`) and
+//! body sections (`models/sections.csv`) per generation: the files on disk are the embedded ones, every row names
 //! a curated generation that takes it, the target faces resolve, and the
 //! drawn meshes carry them (docs/rendering.md, "Faces and tails", "Side
 //! profiles").
@@ -9,6 +9,7 @@ use std::path::Path;
 
 use vis_protocol::BodyShape;
 use vis_render::vehicle::outlines::{DloTable, Fill, OutlineTable, Part, Shape};
+use vis_render::vehicle::sections::SectionTable;
 use vis_render::vehicle::{self, IdentityLibrary, Material, ModelLibrary, Params};
 
 fn read(name: &str) -> String {
@@ -26,6 +27,8 @@ fn the_tables_on_disk_are_the_embedded_ones() {
     assert_eq!(t.rows(), OutlineTable::embedded().rows());
     let d = DloTable::parse(&read("dlo.csv")).expect("dlo.csv parses");
     assert_eq!(d.rows(), DloTable::embedded().rows());
+    let s = SectionTable::parse(&read("sections.csv")).expect("sections.csv parses");
+    assert_eq!(s.rows(), SectionTable::embedded().rows());
 }
 
 #[test]
@@ -44,6 +47,11 @@ fn every_row_is_taken_by_a_curated_generation() {
     for r in DloTable::embedded().rows() {
         if !takes(&r.make, &r.models, r.from, r.to) {
             bad.push(format!("dlo.csv line {}", r.line));
+        }
+    }
+    for r in SectionTable::embedded().rows() {
+        if !takes(&r.make, &r.models, r.from, r.to) {
+            bad.push(format!("sections.csv line {}", r.line));
         }
     }
     assert!(bad.is_empty(), "no curated generation takes {bad:?}");

@@ -387,7 +387,8 @@ impl<'a> Lower<'a> {
 
     /// Fender flares: how much wider the lower body is near an arch.
     fn flare(&self, x: f32) -> f32 {
-        if !self.p.cues.features.has(Feature::FlaredArches) {
+        let amount = self.p.flare;
+        if amount <= 0.0 {
             return 0.0;
         }
         let r = self.arch_r * 1.15;
@@ -395,7 +396,7 @@ impl<'a> Lower<'a> {
             .iter()
             .map(|ax| {
                 let d = (x - ax) / r;
-                0.04 * (-d * d * d * d).exp()
+                amount * (-d * d * d * d).exp()
             })
             .fold(0.0, f32::max)
     }
@@ -428,8 +429,7 @@ impl<'a> Lower<'a> {
     /// [`Self::point`] at the unit point `(cz, cy)` of [`Self::unit`]: the
     /// loft takes its 72 once, not once a section.
     fn point_on(&self, s: Section, x: f32, (cz, cy): (f32, f32)) -> (Vec3, f32, f32) {
-        // Shoulder tumblehome and rocker tuck-under.
-        let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
+        let taper = self.taper(cy);
         let z = cz
             * s.hw
             * taper
@@ -456,6 +456,13 @@ impl<'a> Lower<'a> {
         } else {
             mid + cy * (mid - s.bottom)
         }
+    }
+
+    /// The flank's shoulder tumblehome and rocker tuck-under at `cy`: the
+    /// section's width over its superellipse's (a slab-sided body's,
+    /// `Params::flank`, less).
+    fn taper(&self, cy: f32) -> f32 {
+        1.0 - self.p.flank * (0.07 * cy.max(0.0).powi(2) + 0.06 * (-cy).max(0.0).powi(3))
     }
 
     fn exponent(&self, cy: f32) -> f32 {
@@ -497,8 +504,7 @@ impl<'a> Lower<'a> {
         }
         let n = self.exponent(cy);
         let cz = (1.0 - cy.abs().powf(n)).powf(1.0 / n);
-        let taper = 1.0 - 0.07 * cy.max(0.0).powi(2) - 0.06 * (-cy).max(0.0).powi(3);
-        cz * s.hw * taper - z.abs()
+        cz * s.hw * self.taper(cy) - z.abs()
     }
 
     /// The outward normal of the surface at a point on it, from

@@ -9,6 +9,7 @@ pub mod mesh;
 pub mod motorcycle;
 pub mod outlines;
 pub mod params;
+pub mod sections;
 pub mod wheels;
 
 use glam::{Mat4, Vec3, Vec4};

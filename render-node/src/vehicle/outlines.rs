@@ -163,7 +163,7 @@ pub struct OutlineRow {
     pub line: usize,
 }
 
-fn models_of(s: &str) -> Result<Vec<String>, String> {
+pub(crate) fn models_of(s: &str) -> Result<Vec<String>, String> {
     let m: Vec<String> = s.split('+').map(str::to_owned).collect();
     if s.is_empty() || m.iter().any(|m| m.is_empty() || m == "*") {
         return Err(format!("models {s:?}: model slugs joined by +"));
@@ -171,7 +171,7 @@ fn models_of(s: &str) -> Result<Vec<String>, String> {
     Ok(m)
 }
 
-fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
+pub(crate) fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
     let y = |i: usize| {
         cols[i]
             .parse::<u16>()
@@ -186,14 +186,14 @@ fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
     Ok((from, to))
 }
 
-fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
+pub(crate) fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
     s.parse::<f32>()
         .ok()
         .filter(|x| x.is_finite() && (lo..=hi).contains(x))
         .ok_or_else(|| format!("{name} {s:?}: a number {lo}..{hi}"))
 }
 
-fn opt_frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<Option<f32>, String> {
+pub(crate) fn opt_frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<Option<f32>, String> {
     if s == "-" {
         Ok(None)
     } else {

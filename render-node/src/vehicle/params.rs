@@ -14,6 +14,7 @@ use super::identity::{
     Grille, Headlamp, IdentityLibrary, Roofline,
 };
 use super::outlines::{Dlo, DloTable, Outline, OutlineTable};
+use super::sections::{BodySection, SectionTable};
 use super::wheels::{Wheel, WheelTable};
 use crate::RenderError;
 
@@ -111,6 +112,7 @@ pub struct ModelLibrary {
     dlos: DloTable,
     wheels: WheelTable,
     bases: BaseTable,
+    sections: SectionTable,
 }
 
 impl ModelLibrary {
@@ -126,6 +128,7 @@ impl ModelLibrary {
         lib.dlos = DloTable::embedded();
         lib.wheels = WheelTable::embedded();
         lib.bases = BaseTable::embedded();
+        lib.sections = SectionTable::embedded();
         lib
     }
 
@@ -141,30 +144,18 @@ impl ModelLibrary {
         }
         let mut lib = Self::parse(&sources)?;
         lib.identity = IdentityLibrary::load_dir(&dir.join("identity"))?;
-        let path = dir.join("faces.csv");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
-        lib.faces = FaceTable::parse(&text).map_err(RenderError::Models)?;
-        let path = dir.join("profiles.csv");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
-        lib.profiles = ProfileTable::parse(&text).map_err(RenderError::Models)?;
-        let path = dir.join("outlines.csv");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
-        lib.outlines = OutlineTable::parse(&text).map_err(RenderError::Models)?;
-        let path = dir.join("dlo.csv");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
-        lib.dlos = DloTable::parse(&text).map_err(RenderError::Models)?;
-        let path = dir.join("wheels.csv");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
-        lib.wheels = WheelTable::parse(&text).map_err(RenderError::Models)?;
-        let path = dir.join("bases.csv");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))?;
-        lib.bases = BaseTable::parse(&text).map_err(RenderError::Models)?;
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path)
+                .map_err(|e| RenderError::Models(format!("{}: {e}", path.display())))
+        };
+        lib.faces = FaceTable::parse(&read("faces.csv")?).map_err(RenderError::Models)?;
+        lib.profiles = ProfileTable::parse(&read("profiles.csv")?).map_err(RenderError::Models)?;
+        lib.outlines = OutlineTable::parse(&read("outlines.csv")?).map_err(RenderError::Models)?;
+        lib.dlos = DloTable::parse(&read("dlo.csv")?).map_err(RenderError::Models)?;
+        lib.wheels = WheelTable::parse(&read("wheels.csv")?).map_err(RenderError::Models)?;
+        lib.bases = BaseTable::parse(&read("bases.csv")?).map_err(RenderError::Models)?;
+        lib.sections = SectionTable::parse(&read("sections.csv")?).map_err(RenderError::Models)?;
         Ok(lib)
     }
 
@@ -197,6 +188,7 @@ impl ModelLibrary {
             dlos: DloTable::default(),
             wheels: WheelTable::default(),
             bases: BaseTable::default(),
+            sections: SectionTable::default(),
         })
     }
 
@@ -250,6 +242,11 @@ impl ModelLibrary {
     pub fn wheels(&self) -> &WheelTable {
         &self.wheels
     }
+
+    /// Body sections per generation (`models/sections.csv`).
+    pub fn sections(&self) -> &SectionTable {
+        &self.sections
+    }
 }
 
 /// A dome's profile: one superellipse over the cabin, from `base` (below
@@ -292,6 +289,9 @@ impl DomeArc {
     }
 }
 
+/// The `flared-arches` feature's flares, a fraction of the half width.
+pub const FLARE: f32 = 0.04;
+
 /// One model's resolved body: every range collapsed to a number.
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -313,6 +313,13 @@ pub struct Params {
     pub bl_run: f32,
     pub tumble: f32,
     pub boxy: f32,
+    /// How far the wheel arches stand out of the flank, a fraction of the
+    /// half width (the `flared-arches` feature's [`FLARE`], or a section
+    /// row's).
+    pub flare: f32,
+    /// How much the flank tapers in over the shoulder and under the sills:
+    /// 1 the shared shell's, less for a section row's slab sides.
+    pub flank: f32,
     /// 0 for 1990, 1 for 2026: later bodies are rounder and sleeker.
     pub era: f32,
     /// 1 for a body designed long before its generation's years (the
@@ -430,7 +437,12 @@ impl Params {
             let mut p = Self::curated(lib, g, seed);
             p.outline = lib.outlines().lookup(make, model, g.from);
             p.dlo = lib.dlos().lookup(make, model, g.from);
-            return p.with_face(face).with_profile(profile).with_wheel(
+            let section = lib.sections().lookup(make, model, g.from);
+            return p
+                .with_face(face)
+                .with_profile(profile)
+                .with_section(section)
+                .with_wheel(
                 lib.wheels(),
                 make,
                 model,
@@ -528,6 +540,29 @@ impl Params {
         if let Some(d) = pr.dlo {
             self.spec.side_glass[0] = d;
         }
+        self
+    }
+
+    /// Applies a body-section row (`models/sections.csv`): ride height,
+    /// squareness, tumblehome and flares replace the derived ones. The belt
+    /// stays 0.3 m and the bonnet and deck 0.1 m over the sills.
+    fn with_section(mut self, section: Option<BodySection>) -> Params {
+        let Some(s) = section else {
+            return self;
+        };
+        if let Some(r) = s.ride {
+            self.ride = r;
+            self.belt = self.belt.max(r + 0.3);
+            self.hood = self.hood.max(r + 0.1).min(self.belt);
+            self.deck = self.deck.max(r + 0.1);
+        }
+        if let Some(sq) = s.square {
+            self.boxy = sq;
+            // Squarer than a boxy SUV's shell: flatter flanks too.
+            self.flank = ((10.0 - sq) / 5.0).clamp(0.2, 1.0);
+        }
+        self.tumble = s.tumble.unwrap_or(self.tumble);
+        self.flare = s.flare.unwrap_or(self.flare);
         self
     }
 
@@ -657,6 +692,8 @@ impl Params {
             bl_run: pick(13, r.backlight_run),
             tumble: pick(14, r.tumblehome) * (0.75 + 0.4 * era),
             boxy,
+            flare: 0.0,
+            flank: 1.0,
             era,
             vintage: 0.0,
             cues,
@@ -1121,6 +1158,12 @@ impl Params {
             bl_run,
             tumble,
             boxy,
+            flare: if cues.features.has(Feature::FlaredArches) {
+                FLARE
+            } else {
+                0.0
+            },
+            flank: 1.0,
             era,
             vintage,
             arc,
