@@ -704,3 +704,96 @@ fn every_door_has_a_handle_on_both_sides() {
         );
     }
 }
+
+/// A copy of `models/` without section rows, loaded as a library: the
+/// same generations drawn from their body style's section.
+fn library_without_sections() -> ModelLibrary {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+    let dst = std::env::temp_dir().join(format!("vis-no-sections-{}", std::process::id()));
+    let copy = |from: &Path, to: &Path| {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    };
+    copy(&src, &dst);
+    copy(&src.join("identity"), &dst.join("identity"));
+    let header = read("sections.csv")
+        .lines()
+        .filter(|l| l.starts_with('#') || l.starts_with("make,"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dst.join("sections.csv"), header).unwrap();
+    let lib = ModelLibrary::load_dir(&dst).expect("models without sections load");
+    std::fs::remove_dir_all(&dst).ok();
+    lib
+}
+
+#[test]
+fn a_section_row_squares_raises_and_flares_the_body() {
+    let with = ModelLibrary::embedded();
+    let without = library_without_sections();
+    let both = |make: &str, model: &str, year| {
+        let a = Params::resolve(&with, BodyShape::Suv, make, model, year);
+        let b = Params::resolve(&without, BodyShape::Suv, make, model, year);
+        (a, b)
+    };
+    // Slab sides: half way between the axles, the flank's width just under
+    // the belt against its widest (a rounded shoulder falls away there).
+    let shoulder = |q: &Params| {
+        let mesh = vehicle::build(q);
+        let x = q.length / 2.0 - q.front_overhang - q.wheelbase / 2.0;
+        let width_at = |y0: f32, y1: f32| {
+            mesh.vertices
+                .iter()
+                .filter(|v| {
+                    v.material == Material::Paint as u32
+                        && (v.pos[0] - x).abs() < 0.06
+                        && (y0..y1).contains(&v.pos[1])
+                })
+                .map(|v| v.pos[2].abs())
+                .fold(0.0f32, f32::max)
+        };
+        width_at(q.belt - 0.06, q.belt - 0.02) / width_at(0.0, q.belt)
+    };
+    let (g, g0) = both("mercedes-benz", "g-class", 1995);
+    assert_eq!(g.boxy, 10.0);
+    assert!(g.flank < 0.5 && g0.flank == 1.0);
+    let (s, s0) = (shoulder(&g), shoulder(&g0));
+    assert!(
+        s > s0 + 0.01 && s > 0.97,
+        "the G-Class's shoulder stands at {s:.3} of its width (without its row {s0:.3})"
+    );
+    // The glasshouse leans in less.
+    assert!(g.tumble < g0.tumble, "{} against {}", g.tumble, g0.tumble);
+    // Ride: the Touareg's sills at the row's 0.3 m, the mesh's lowest paint
+    // between the arches there too.
+    let (t, t0) = both("volkswagen", "touareg", 2008);
+    assert_eq!(t.ride, 0.3);
+    assert!(t.ride > t0.ride + 0.02, "{} against {}", t.ride, t0.ride);
+    let sill = |q: &Params| {
+        let fa = q.length / 2.0 - q.front_overhang;
+        vehicle::build(q)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == Material::Paint as u32
+                    && v.pos[0] < fa - q.wheel_radius * 1.6
+                    && v.pos[0] > fa - q.wheelbase + q.wheel_radius * 1.6
+            })
+            .map(|v| v.pos[1])
+            .fold(f32::MAX, f32::min)
+    };
+    let (h, h0) = (sill(&t), sill(&t0));
+    assert!(
+        (h - 0.3).abs() < 0.03 && h > h0 + 0.02,
+        "the Touareg's sills at {h:.3} m (without its row {h0:.3})"
+    );
+    // Flares: the Wrangler's arches stand out 7% of the half width where
+    // the feature's are 4%.
+    let (w, w0) = both("jeep", "wrangler", 2019);
+    assert_eq!((w.flare, w0.flare), (0.07, vehicle::params::FLARE));
+}
