@@ -103,8 +103,14 @@ fn the_target_generations_have_faces_and_side_glass() {
             "{make} {model}: side glass"
         );
     }
-    // Another generation of the same model keeps the drawn face.
-    assert!(p("toyota", "camry", 2010).outline.is_none());
+    // Rows are per generation: another generation of the same model does
+    // not wear the 2018 Camry's face.
+    let xv70 = p("toyota", "camry", 2019).outline;
+    let xv40 = p("toyota", "camry", 2010).outline;
+    assert!(
+        xv40.is_none() || format!("{xv40:?}") != format!("{xv70:?}"),
+        "the 2010 Camry wears the XV70's face"
+    );
 }
 
 #[test]
@@ -210,13 +216,18 @@ fn modern_crossovers_without_a_row_kick_up_their_rear_quarter_window() {
     // from 2008 without a dlo.csv row draws a quarter window whose foot
     // rises towards the D-pillar; older crossovers and estates keep the
     // glass on the belt to the end.
+    // (Their own dlo.csv rows, where they have them, are set aside: the
+    // rule is what a generation without one gets.)
+    let bare = |make: &str, model: &str, year| Params {
+        dlo: None,
+        ..p(make, model, year)
+    };
     for (make, model, year) in [
         ("jeep", "compass", 2019),
         ("toyota", "rav4", 2015),
         ("hyundai", "tucson", 2017),
     ] {
-        let q = p(make, model, year);
-        assert!(q.dlo.is_none(), "{make} {model} has a row of its own");
+        let q = bare(make, model, year);
         let kick = quarter_window_kick(&q);
         assert!(
             kick > 0.08,
@@ -224,7 +235,7 @@ fn modern_crossovers_without_a_row_kick_up_their_rear_quarter_window() {
         );
     }
     for (make, model, year) in [("chevrolet", "equinox", 2006), ("volvo", "v60", 2015)] {
-        let kick = quarter_window_kick(&p(make, model, year));
+        let kick = quarter_window_kick(&bare(make, model, year));
         assert!(
             kick < 0.03,
             "{make} {model}: the glass's foot rises {kick} m"
@@ -267,8 +278,11 @@ fn side_glass_without_a_row_ends_in_a_straight_pillar() {
         ("kia", "sorento", 2013, "an SUV"),
         ("mazda", "mazda6", 2011, "a saloon"),
     ] {
-        let q = p(make, model, year);
-        assert!(q.dlo.is_none(), "{make} {model} has a row of its own");
+        // (Its own dlo.csv row, if it has one, set aside.)
+        let q = Params {
+            dlo: None,
+            ..p(make, model, year)
+        };
         let wobble = rear_edge_wobble(&q);
         assert!(
             wobble < 0.012,
@@ -764,15 +778,15 @@ fn a_section_row_squares_raises_and_flares_the_body() {
     assert!(g.flank < 0.5 && g0.flank == 1.0);
     let (s, s0) = (shoulder(&g), shoulder(&g0));
     assert!(
-        s > s0 + 0.01 && s > 0.97,
+        s > s0 + 0.03 && s > 0.93,
         "the G-Class's shoulder stands at {s:.3} of its width (without its row {s0:.3})"
     );
     // The glasshouse leans in less.
     assert!(g.tumble < g0.tumble, "{} against {}", g.tumble, g0.tumble);
-    // Ride: the Touareg's sills at the row's 0.3 m, the mesh's lowest paint
-    // between the arches there too.
-    let (t, t0) = both("volkswagen", "touareg", 2008);
-    assert_eq!(t.ride, 0.3);
+    // Ride: the Outback BH's sills at the row's 0.21 m (a wagon lifted on
+    // its springs), the mesh's lowest paint between the arches there too.
+    let (t, t0) = both("subaru", "outback", 2002);
+    assert_eq!(t.ride, 0.21);
     assert!(t.ride > t0.ride + 0.02, "{} against {}", t.ride, t0.ride);
     let sill = |q: &Params| {
         let fa = q.length / 2.0 - q.front_overhang;
@@ -789,8 +803,8 @@ fn a_section_row_squares_raises_and_flares_the_body() {
     };
     let (h, h0) = (sill(&t), sill(&t0));
     assert!(
-        (h - 0.3).abs() < 0.03 && h > h0 + 0.02,
-        "the Touareg's sills at {h:.3} m (without its row {h0:.3})"
+        (h - 0.21).abs() < 0.03 && h > h0 + 0.02,
+        "the Outback's sills at {h:.3} m (without its row {h0:.3})"
     );
     // Flares: the Wrangler's arches stand out 7% of the half width where
     // the feature's are 4%.
