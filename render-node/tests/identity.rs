@@ -258,7 +258,15 @@ mod resolve {
         assert!((old.length - 4.77).abs() < 0.01 && (new.length - 4.88).abs() < 0.01);
         assert!((new.wheelbase - 2.825).abs() < 0.01 && (new.height - 1.445).abs() < 0.01);
         assert!(old.boxy > new.boxy, "the 1990s Camry is boxier");
-        assert!(old.ws_run < new.ws_run, "and its windshield more upright");
+        // The windshield's rake from horizontal (its run against the glass
+        // height: a taller glasshouse has a longer run at the same rake).
+        let rake = |q: &Params| ((q.height - q.belt - 0.06).max(0.15) / q.ws_run).atan();
+        assert!(
+            rake(&old) > rake(&new),
+            "and its windshield more upright: {:.1} against {:.1} degrees",
+            rake(&old).to_degrees(),
+            rake(&new).to_degrees()
+        );
         assert_eq!(new.cues.roofline, Roofline::Fastback);
     }
 
