@@ -11,11 +11,19 @@
 //!
 //! One build's count is the difference between `n` = 2 and `n` = 1 (the
 //! first also parses the embedded model tables).
+//!
+//! `mesh_ir slowest [K]` times every curated generation's build (the best
+//! of three) and prints the K slowest, to find which to count.
 
 use vis_protocol::BodyShape;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("slowest") {
+        let k = args.get(1).and_then(|k| k.parse().ok()).unwrap_or(10);
+        slowest(k);
+        return;
+    }
     let (Some(make), Some(model), Some(Ok(year))) = (
         args.first(),
         args.get(1),
@@ -32,4 +40,33 @@ fn main() {
         vertices += vis_render::vehicle::build(&p).vertices.len();
     }
     println!("{vertices}");
+}
+
+fn slowest(k: usize) {
+    let library = vis_render::vehicle::ModelLibrary::embedded();
+    let mut times: Vec<(f64, String)> = library
+        .identity()
+        .generations()
+        .map(|g| {
+            let best = (0..3)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    let p = vis_render::vehicle::Params::resolve(
+                        &library,
+                        BodyShape::Sedan,
+                        &g.make,
+                        &g.model,
+                        g.from,
+                    );
+                    std::hint::black_box(vis_render::vehicle::build(&p));
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .fold(f64::MAX, f64::min);
+            (best, format!("{} {} {} ({})", g.make, g.model, g.from, g.code))
+        })
+        .collect();
+    times.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ms, name) in times.iter().take(k) {
+        println!("{ms:7.2} ms  {name}");
+    }
 }

@@ -764,8 +764,12 @@ impl<'a> Lower<'a> {
                     }
                 }
                 // The rocker's cladding; the arches' is a ring laid on the
-                // flank (below), whose round edges cells would step.
-                if p.spec.cladding && side && cy < 0.2 && y < p.ride + 0.13 {
+                // flank (below), whose round edges cells would step. Not the
+                // underside (cy under -0.9): on a square section its cells
+                // reach out past the "side" mark, and where the nose closes
+                // they fan up to the tip and drew a black V under the grille
+                // (a slab-sided body's section row, session 34).
+                if p.spec.cladding && side && cy < 0.2 && cy > -0.9 && y < p.ride + 0.13 {
                     return Some((Material::Trim, [0.0, 0.0]));
                 }
                 if let Some((x0, x1)) = interior
