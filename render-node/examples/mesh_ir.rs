@@ -62,7 +62,10 @@ fn slowest(k: usize) {
                     t.elapsed().as_secs_f64() * 1e3
                 })
                 .fold(f64::MAX, f64::min);
-            (best, format!("{} {} {} ({})", g.make, g.model, g.from, g.code))
+            (
+                best,
+                format!("{} {} {} ({})", g.make, g.model, g.from, g.code),
+            )
         })
         .collect();
     times.sort_by(|a, b| b.0.total_cmp(&a.0));

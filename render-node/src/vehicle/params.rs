@@ -442,12 +442,7 @@ impl Params {
                 .with_face(face)
                 .with_profile(profile)
                 .with_section(section)
-                .with_wheel(
-                lib.wheels(),
-                make,
-                model,
-                g.from,
-            );
+                .with_wheel(lib.wheels(), make, model, g.from);
         }
         if BODIES.contains(&shape)
             && let Some(p) = Self::from_norms(lib, shape, seed, year)

@@ -58,8 +58,7 @@ impl SectionTable {
 
     pub fn parse(text: &str) -> Result<SectionTable, String> {
         let mut rows = Vec::new();
-        for (line, cols) in super::identity::csv_records("sections.csv", text, &SECTION_COLUMNS)?
-        {
+        for (line, cols) in super::identity::csv_records("sections.csv", text, &SECTION_COLUMNS)? {
             let at = |e: String| format!("sections.csv line {line}: {e}");
             let models = models_of(cols[1]).map_err(at)?;
             let (from, to) = years("sections.csv", &cols).map_err(at)?;
