@@ -171,6 +171,16 @@ pub(crate) fn models_of(s: &str) -> Result<Vec<String>, String> {
     Ok(m)
 }
 
+/// Does a row keyed by `make`, model slugs and launch years (`from..=to`)
+/// name the generation of `model` launched in `year`? (outlines.csv,
+/// dlo.csv and sections.csv rows are keyed alike.)
+pub(crate) fn names(
+    (make, models, from, to): (&str, &[String], u16, u16),
+    (of_make, model, year): (&str, &str, u16),
+) -> bool {
+    make == of_make && (from..=to).contains(&year) && models.iter().any(|m| m == model)
+}
+
 pub(crate) fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
     let y = |i: usize| {
         cols[i]
@@ -186,7 +196,7 @@ pub(crate) fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
     Ok((from, to))
 }
 
-pub(crate) fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
+fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
     s.parse::<f32>()
         .ok()
         .filter(|x| x.is_finite() && (lo..=hi).contains(x))
@@ -293,10 +303,7 @@ impl OutlineTable {
         let mut out = Outline::default();
         let mut any = false;
         for r in &self.rows {
-            if r.make != make || !(r.from..=r.to).contains(&year) {
-                continue;
-            }
-            if !r.models.iter().any(|m| m == model) {
+            if !names((&r.make, &r.models, r.from, r.to), (make, model, year)) {
                 continue;
             }
             any = true;
@@ -440,11 +447,7 @@ impl DloTable {
     pub fn lookup(&self, make: &str, model: &str, year: u16) -> Option<Dlo> {
         self.rows
             .iter()
-            .find(|r| {
-                r.make == make
-                    && (r.from..=r.to).contains(&year)
-                    && r.models.iter().any(|m| m == model)
-            })
+            .find(|r| names((&r.make, &r.models, r.from, r.to), (make, model, year)))
             .map(|r| r.dlo)
     }
 }

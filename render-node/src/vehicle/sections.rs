@@ -7,7 +7,7 @@
 //! generation of a body style: a G-Class's slab sides and a Range Rover's
 //! rounded ones, a coupe-SUV's ride height and an estate's.
 
-use super::outlines::{models_of, opt_frac, years};
+use super::outlines::{models_of, names, opt_frac, years};
 
 /// The embedded table.
 pub const SECTIONS: &str = include_str!("../../../models/sections.csv");
@@ -95,11 +95,7 @@ impl SectionTable {
     pub fn lookup(&self, make: &str, model: &str, year: u16) -> Option<BodySection> {
         self.rows
             .iter()
-            .find(|r| {
-                r.make == make
-                    && (r.from..=r.to).contains(&year)
-                    && r.models.iter().any(|m| m == model)
-            })
+            .find(|r| names((&r.make, &r.models, r.from, r.to), (make, model, year)))
             .map(|r| r.section)
     }
 }
