@@ -13,7 +13,8 @@
 //! first also parses the embedded model tables).
 //!
 //! `mesh_ir slowest [K]` times every curated generation's build (the best
-//! of three) and prints the K slowest, to find which to count.
+//! of three) and prints the K slowest, to find which to count, then the
+//! median, 90th percentile and how many are over 15 ms.
 
 use vis_protocol::BodyShape;
 
@@ -72,4 +73,13 @@ fn slowest(k: usize) {
     for (ms, name) in times.iter().take(k) {
         println!("{ms:7.2} ms  {name}");
     }
+    // The whole curated set at a glance: the bar is 15 ms a build.
+    let at = |q: f64| times[((times.len() - 1) as f64 * (1.0 - q)).round() as usize].0;
+    let over = times.iter().filter(|t| t.0 > 15.0).count();
+    println!(
+        "{} generations: median {:.1} ms, 90th percentile {:.1} ms, {over} over 15 ms",
+        times.len(),
+        at(0.5),
+        at(0.9),
+    );
 }

@@ -150,9 +150,12 @@ fn grille_slats_come_from_a_uv_per_point() {
     // showed four coarse bars. Each grille quad's corners now carry their
     // own uv.y, so its slats are as fine as the pixels.
     let mesh = vehicle::build(&p("lexus", "rx", 2017));
-    let grille: Vec<_> = mesh
-        .vertices
-        .chunks(4)
+    // A grid quad is two triangles, (c0, c1, c2) and (c0, c2, c3); its
+    // corners may be shared with its neighbours' (session 35).
+    let grille: Vec<[_; 4]> = mesh
+        .indices
+        .chunks_exact(6)
+        .map(|t| [t[0], t[1], t[2], t[5]].map(|i| mesh.vertices[i as usize]))
         .filter(|q| q[0].material == Material::Grille as u32)
         .collect();
     assert!(grille.len() > 200, "the spindle has {} quads", grille.len());

@@ -39,6 +39,50 @@ fn boundary(inside_at: f32, outside_at: f32, steps: u32, inside: impl Fn(f32) ->
     a
 }
 
+/// Where `f` crosses zero between `inside` (`f` >= 0 there) and
+/// `outside` (`f` < 0), each given with its value: regula falsi with the
+/// Illinois rule (the end kept twice has its value halved), stopping
+/// within `tol` of the crossing or where |f| is under 0.05 mm. Across a
+/// section the margin is straight in z but for raised wings' crowns, so
+/// the flank's z takes one or two evaluations where halving took 18.
+fn crossing(
+    (mut a, mut fa): (f32, f32),
+    (mut b, mut fb): (f32, f32),
+    tol: f32,
+    f: impl Fn(f32) -> f32,
+) -> f32 {
+    let mut kept = 0i8;
+    for _ in 0..48 {
+        if (b - a).abs() <= tol {
+            break;
+        }
+        let m = b - fb * (b - a) / (fb - fa);
+        let m = if (m - a) * (b - m) > 0.0 {
+            m
+        } else {
+            (a + b) / 2.0
+        };
+        let fm = f(m);
+        if fm.abs() < 5e-5 {
+            return m;
+        }
+        if fm >= 0.0 {
+            (a, fa) = (m, fm);
+            if kept == 1 {
+                fb /= 2.0;
+            }
+            kept = 1;
+        } else {
+            (b, fb) = (m, fm);
+            if kept == -1 {
+                fa /= 2.0;
+            }
+            kept = -1;
+        }
+    }
+    a
+}
+
 /// The wheel-arch opening's radius over the tyre's: tall vehicles show
 /// more gap over their tyres (session 19: at 1.09 everywhere the Puma,
 /// Sienna, EV6 and e-tron sat like cars).
@@ -81,6 +125,8 @@ pub struct Lower<'a> {
     pub hw: f32,
     /// Rear wheels hidden behind skirts (no rear arch opening).
     pub skirts: bool,
+    /// `fa` and `ra`, for [`Self::arches`].
+    axles: [f32; 2],
     /// A pickup's open bed: the cab-to-bed gap's x, the bed's front wall,
     /// the tailgate's inner face, and the floor's height.
     pub bed: Option<Bed>,
@@ -231,6 +277,7 @@ impl<'a> Lower<'a> {
             round_r,
             hw: p.width / 2.0,
             skirts: p.cues.features.has(Feature::WheelSkirts),
+            axles: [fa, ra],
             bed,
             ends: Default::default(),
         };
@@ -248,13 +295,10 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// Wheel-arch centres along x (the rear one hidden by skirts).
-    fn arches(&self) -> Vec<f32> {
-        if self.skirts {
-            vec![self.fa]
-        } else {
-            vec![self.fa, self.ra]
-        }
+    /// Wheel-arch centres along x (the rear one hidden by skirts). (A
+    /// slice of the two axles, not a new vector: every loft point asks.)
+    fn arches(&self) -> &[f32] {
+        &self.axles[..if self.skirts { 1 } else { 2 }]
     }
 
     fn top(&self, x: f32) -> f32 {
@@ -405,7 +449,7 @@ impl<'a> Lower<'a> {
     fn arch(&self, x: f32) -> f32 {
         let r = self.arch_r;
         let mut y: f32 = 0.0;
-        for ax in self.arches() {
+        for &ax in self.arches() {
             let dx = (x - ax).abs();
             if dx < r {
                 y = y.max(self.p.wheel_radius + (r * r - dx * dx).sqrt());
@@ -559,6 +603,8 @@ impl<'a> Lower<'a> {
     }
 
     /// [`Self::surface_x_near`] where (y, z) is known inside at `from`.
+    /// (Bisected: near the tips the margin along x bends sharply, and
+    /// [`crossing`] took more evaluations than halving, session 35.)
     fn search_x(
         &self,
         y: f32,
@@ -581,11 +627,18 @@ impl<'a> Lower<'a> {
     /// The flank's |z| at (x, y).
     fn surface_z(&self, x: f32, y: f32) -> f32 {
         // [`Self::inside`] at one x: its section once, not once a step.
-        let within = x <= self.xf && x >= self.xr;
+        if x > self.xf || x < self.xr {
+            return 0.0;
+        }
         let s = self.section(x);
-        boundary(0.0, self.hw * 1.2, 18, |z| {
-            within && self.margin_in(s, y, z) >= 0.0
-        })
+        let f = |z: f32| self.margin_in(s, y, z);
+        let (f0, out) = (f(0.0), self.hw * 1.2);
+        if f0 < 0.0 {
+            return 0.0;
+        }
+        // The margin is the flank's |z| less z, straight in z but for
+        // raised wings' crowns: the first secant lands on it.
+        crossing((0.0, f0), (out, f(out)), out / (1u32 << 18) as f32, f)
     }
 
     /// Where a tailgate's glass stands on the tail (hatchbacks, estates,
@@ -656,7 +709,7 @@ impl<'a> Lower<'a> {
         // circle, and just outside it), so the opening is a circle in profile
         // and not a chord cut across its corners (issue 29: stair-steps at
         // the arches at 1024 px).
-        for ax in self.arches() {
+        for &ax in self.arches() {
             for k in 0..=6 {
                 let dx = self.arch_r * (k as f32 * 10f32.to_radians()).cos();
                 xs.push(ax + dx);
@@ -821,7 +874,7 @@ impl<'a> Lower<'a> {
                 );
             }
         }
-        for ax in self.arches() {
+        for &ax in self.arches() {
             if p.spec.cladding {
                 self.arch_ring(
                     mesh,
@@ -920,7 +973,7 @@ impl<'a> Lower<'a> {
             }
         }
         // Dark arch liners so the openings read as holes.
-        for ax in self.arches() {
+        for &ax in self.arches() {
             // Below the hub the opening is open under the lifted floor: a
             // dark wall across the middle so the floor behind does not show
             // through between tyre and body (white fringes at 1024 px).
@@ -1277,7 +1330,9 @@ fn snap_to_outline(
         }
         let (mut a, mut b) = (centre(qa), centre(qb));
         let ma = m[k];
-        for _ in 0..4 {
+        // Three halvings: within a sixteenth of a cell (1 mm on a lamp's,
+        // a fifth of a pixel at 1024 px; four until session 35).
+        for _ in 0..3 {
             let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
             if mask(mid.0, mid.1) == ma {
                 a = mid;
@@ -1827,7 +1882,7 @@ fn dlo_patch(
     // asks at the same few heights over and over (a row of cells, a
     // bisection's midpoints), and a slice costs a few hundred
     // instructions (a third of an outlined SUV's side glass, session 32).
-    let slices = std::cell::RefCell::new(std::collections::HashMap::new());
+    let slices = std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     let side_at = |y: f32| {
         *slices
             .borrow_mut()
@@ -1904,10 +1959,9 @@ fn dlo_patch(
     for side in [1.0f32, -1.0] {
         // Columns run rearwards on the right (+z) and forwards on the left,
         // so both flanks face out.
-        mesh.grid(
+        mesh.grid_flat(
             nv + 1,
             nu + 1,
-            false,
             |i, j| {
                 let jj = if side > 0.0 { j } else { nu - j };
                 let (u, v) = snapped[i * (nu + 1) + jj];
@@ -2038,7 +2092,12 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
 
 /// Builds a car-like body (everything but the motorcycle).
 pub fn build_car(p: &Params) -> Mesh {
-    let mut mesh = Mesh::default();
+    // Room for an outlined SUV's mesh: growing the vectors copied them
+    // over and over (3% of its build, session 35).
+    let mut mesh = Mesh {
+        vertices: Vec::with_capacity(1 << 16),
+        indices: Vec::with_capacity(1 << 18),
+    };
     let lower = Lower::new(p);
     let spec = &p.spec;
     // Convertibles are drawn with the top up (see `greenhouse`).

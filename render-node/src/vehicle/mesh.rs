@@ -110,6 +110,36 @@ impl Mesh {
         pos: impl Fn(usize, usize) -> Vec3,
         paint: impl Fn(usize, usize) -> Option<(Material, Option<U>, [f32; 2])>,
     ) {
+        self.quads(rows, cols, wrap, false, pos, paint);
+    }
+
+    /// [`Self::grid`] (not wrapped) for a surface flat along its rows (the
+    /// side glass): a run of quads in a row with the same material and uv,
+    /// whose shared edges lie on its ends' lines and whose normals agree,
+    /// is drawn as one quad. The side glass's interior was thousands of
+    /// 1.2 cm quads (a fifth of an outlined SUV's triangles, session 35),
+    /// needed only along its outline.
+    pub fn grid_flat(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        pos: impl Fn(usize, usize) -> Vec3,
+        paint: impl Fn(usize, usize) -> Option<(Material, [f32; 2])>,
+    ) {
+        self.quads(rows, cols, false, true, pos, |i, j| {
+            paint(i, j).map(|(m, uv)| (m, None::<fn(usize, usize) -> [f32; 2]>, uv))
+        });
+    }
+
+    fn quads<U: Fn(usize, usize) -> [f32; 2]>(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        wrap: bool,
+        merge: bool,
+        pos: impl Fn(usize, usize) -> Vec3,
+        paint: impl Fn(usize, usize) -> Option<(Material, Option<U>, [f32; 2])>,
+    ) {
         if rows < 2 || cols < 2 {
             return;
         }
@@ -142,29 +172,65 @@ impl Mesh {
             }
         }
         let quads_j = if wrap { cols } else { cols - 1 };
+        // The vertex each grid point last gave a quad, keyed by that quad's
+        // material and uv: a neighbouring quad with the same ones shares
+        // it (a grid point's position and normal are the same for every
+        // quad round it). Until session 35 every quad had four vertices of
+        // its own, four times the vertices the rasteriser shades.
+        const NONE: (u32, [u32; 2], u32) = (u32::MAX, [0, 0], u32::MAX);
+        let mut last = vec![NONE; rows * cols];
+        // Does grid column `k` of rows `i` and `i + 1` lie on the lines from
+        // column `j0` to `k + 1`, its normals as theirs (a merged run's
+        // inner edge)?
+        let on_line = |i: usize, j0: usize, k: usize| {
+            [i, i + 1].iter().all(|&r| {
+                let (a, b) = (at(r, k) - at(r, j0), at(r, k + 1) - at(r, j0));
+                a.cross(b).length_squared() <= 1e-10 * a.length_squared() * b.length_squared()
+                    && a.dot(b) > 0.0
+                    && n[r * cols + k].dot(n[r * cols + j0]) >= 1.0 - 1e-6
+            })
+        };
+        let mut row = Vec::new();
         for i in 0..rows - 1 {
-            for j in 0..quads_j {
-                let jn = (j + 1) % cols;
-                let Some((mat, per_point, uv)) = paint(i, j) else {
+            row.clear();
+            row.extend((0..quads_j).map(|j| paint(i, j)));
+            let mut j = 0;
+            while j < quads_j {
+                let Some((mat, per_point, uv)) = &row[j] else {
+                    j += 1;
                     continue;
                 };
-                let base = self.vertices.len() as u32;
-                for (a, b) in [(i, j), (i + 1, j), (i + 1, jn), (i, jn)] {
+                let (mat, uv) = (*mat, *uv);
+                let mut end = j + 1;
+                if merge && per_point.is_none() {
+                    while end < quads_j
+                        && matches!(&row[end], Some((m, None, u)) if *m == mat && *u == uv)
+                        && on_line(i, j, end)
+                    {
+                        end += 1;
+                    }
+                }
+                let jn = end % cols;
+                let corners = [(i, j), (i + 1, j), (i + 1, jn), (i, jn)].map(|(a, b)| {
+                    let uv = per_point.as_ref().map_or(uv, |f| f(a, b));
+                    let key = (mat as u32, uv.map(f32::to_bits));
+                    let slot = &mut last[a * cols + b];
+                    if (slot.0, slot.1) == key {
+                        return slot.2;
+                    }
+                    let index = self.vertices.len() as u32;
                     self.vertices.push(Vertex {
                         pos: at(a, b).to_array(),
                         normal: n[a * cols + b].to_array(),
-                        uv: per_point.as_ref().map_or(uv, |f| f(a, b)),
+                        uv,
                         material: mat as u32,
                     });
-                }
-                self.indices.extend_from_slice(&[
-                    base,
-                    base + 1,
-                    base + 2,
-                    base,
-                    base + 2,
-                    base + 3,
-                ]);
+                    *slot = (key.0, key.1, index);
+                    index
+                });
+                let [c0, c1, c2, c3] = corners;
+                self.indices.extend_from_slice(&[c0, c1, c2, c0, c2, c3]);
+                j = end;
             }
         }
     }
