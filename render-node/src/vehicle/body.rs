@@ -1198,7 +1198,7 @@ impl<'a> Lower<'a> {
             let from = self.bed.map_or(self.ra, |b| self.ra.min(b.front));
             (from, self.xr - 0.01)
         };
-        let (cells, snapped) = cells_and_snaps(&mask, (nu, nv));
+        let (cells, snapped, symmetric) = cells_and_snaps(&mask, (nu, nv), z0 == -z1);
         let cell = |i: usize, j: usize| cells[i * nu + j];
         let at = |i: usize, j: usize| snapped[i * (nu + 1) + j];
         // A vertex is placed on the surface only where it is drawn or a
@@ -1231,39 +1231,52 @@ impl<'a> Lower<'a> {
         // The surface's x at the last point searched, (i, j, x): the grid's
         // points are placed row by row, so the point before is a neighbour.
         let last = std::cell::Cell::new((usize::MAX, usize::MAX, 0.0));
+        let search = |i: usize, j: usize| {
+            let (u, v) = at(i, j);
+            let y = y0 + (y1 - y0) * v;
+            let mut z = z0 + (z1 - z0) * u;
+            if !needed(i, j) {
+                return Vec3::new(from, y, z);
+            }
+            // Pull points the section cannot hold (past the shoulder) inwards.
+            let mut held = false;
+            for _ in 0..40 {
+                if self.inside(from, y, z) {
+                    held = true;
+                    break;
+                }
+                z *= 0.97;
+            }
+            let (li, lj, lx) = last.get();
+            let hint = (li == i && lj.wrapping_add(1) == j).then_some(lx);
+            let x = if held {
+                self.search_x(y, z, (from, to), steps, hint)
+            } else {
+                self.surface_x_near(y, z, (from, to), steps, hint)
+            };
+            last.set((i, j, x));
+            let at = Vec3::new(x, y, z);
+            // Lifted along the surface normal, from the gradient of the
+            // section's margin (until session 25, from three more
+            // searches for the surface 4 mm away: the mesh took 25 ms).
+            at + self.normal(at) * lift
+        };
+        // The current row's points: on a symmetric patch the right half's
+        // are the left half's mirrored, not searched for again (the
+        // surface is symmetric in z).
+        let row = std::cell::RefCell::new(vec![Vec3::ZERO; nu + 1]);
         mesh.grid_quads(
             nv + 1,
             nu + 1,
             false,
             |i, j| {
-                let (u, v) = at(i, j);
-                let y = y0 + (y1 - y0) * v;
-                let mut z = z0 + (z1 - z0) * u;
-                if !needed(i, j) {
-                    return Vec3::new(from, y, z);
+                if symmetric && 2 * j > nu {
+                    let q = row.borrow()[nu - j];
+                    return Vec3::new(q.x, q.y, -q.z);
                 }
-                // Pull points the section cannot hold (past the shoulder) inwards.
-                let mut held = false;
-                for _ in 0..40 {
-                    if self.inside(from, y, z) {
-                        held = true;
-                        break;
-                    }
-                    z *= 0.97;
-                }
-                let (li, lj, lx) = last.get();
-                let hint = (li == i && lj.wrapping_add(1) == j).then_some(lx);
-                let x = if held {
-                    self.search_x(y, z, (from, to), steps, hint)
-                } else {
-                    self.surface_x_near(y, z, (from, to), steps, hint)
-                };
-                last.set((i, j, x));
-                let at = Vec3::new(x, y, z);
-                // Lifted along the surface normal, from the gradient of the
-                // section's margin (until session 25, from three more
-                // searches for the surface 4 mm away: the mesh took 25 ms).
-                at + self.normal(at) * lift
+                let q = search(i, j);
+                row.borrow_mut()[j] = q;
+                q
             },
             |i, j| {
                 let v = (i as f32 + 0.5) / nv as f32;
@@ -1281,20 +1294,38 @@ impl<'a> Lower<'a> {
 /// points' (u, v) snapped to the outline the materials draw
 /// ([`snap_to_outline`], row by row, `nu + 1` a row): each cell's material
 /// is asked of `mask` once, where snapping asks for each four times.
+///
+/// With `mirror` (a patch centred across the nose), where the cells come
+/// out symmetric across the patch's middle column, the right half's
+/// points are the left half's mirrored (u to 1 - u), not snapped again;
+/// the third value says whether they were.
 fn cells_and_snaps(
     mask: &impl Fn(f32, f32) -> Option<Material>,
     (nu, nv): (usize, usize),
-) -> (Vec<Option<Material>>, Vec<(f32, f32)>) {
+    mirror: bool,
+) -> (Vec<Option<Material>>, Vec<(f32, f32)>, bool) {
     let cells: Vec<Option<Material>> = (0..nv)
         .flat_map(|i| (0..nu).map(move |j| (i, j)))
         .map(|(i, j)| mask((j as f32 + 0.5) / nu as f32, (i as f32 + 0.5) / nv as f32))
         .collect();
+    let symmetric = mirror
+        && cells
+            .chunks_exact(nu)
+            .all(|row| row.iter().eq(row.iter().rev()));
     let cell = |i: usize, j: usize| cells[i * nu + j];
-    let snapped = (0..=nv)
-        .flat_map(|i| (0..=nu).map(move |j| (i, j)))
-        .map(|(i, j)| snap_to_outline(mask, &cell, (nu, nv), i, j))
-        .collect();
-    (cells, snapped)
+    let mut snapped = Vec::with_capacity((nu + 1) * (nv + 1));
+    for i in 0..=nv {
+        for j in 0..=nu {
+            let p = if symmetric && 2 * j > nu {
+                let (u, v) = snapped[i * (nu + 1) + nu - j];
+                (1.0 - u, v)
+            } else {
+                snap_to_outline(mask, &cell, (nu, nv), i, j)
+            };
+            snapped.push(p);
+        }
+    }
+    (cells, snapped, symmetric)
 }
 
 /// A patch vertex moved onto the outline its quads' materials draw: where
@@ -1954,7 +1985,7 @@ fn dlo_patch(
     let nv = ((gh / cell).round() as usize).clamp(8, 48);
     // Once for both flanks: the mask's polygon tests were a third of the
     // outlined mesh's build (session 25).
-    let (cells, snapped) = cells_and_snaps(&mask, (nu, nv));
+    let (cells, snapped, _) = cells_and_snaps(&mask, (nu, nv), false);
     let cell = |i: usize, j: usize| cells[i * nu + j];
     for side in [1.0f32, -1.0] {
         // Columns run rearwards on the right (+z) and forwards on the left,
@@ -2114,17 +2145,19 @@ pub fn build_car(p: &Params) -> Mesh {
     // Wheels.
     let tyre_w = (p.wheel_radius * 0.62).clamp(0.19, 0.32);
     let tz = hw - tyre_w / 2.0 - 0.02;
-    for ax in [lower.fa, lower.ra] {
-        for side in [-1.0f32, 1.0] {
-            wheel(
-                &mut mesh,
-                p,
-                Vec3::new(ax, p.wheel_radius, side * tz),
-                Vec3::new(0.0, 0.0, side),
-                tyre_w,
-            );
-        }
+    // The front pair built, the rear pair its copy (a wheel is the same
+    // on either axle).
+    let (from, from_index) = (mesh.vertices.len(), mesh.indices.len());
+    for side in [-1.0f32, 1.0] {
+        wheel(
+            &mut mesh,
+            p,
+            Vec3::new(lower.fa, p.wheel_radius, side * tz),
+            Vec3::new(0.0, 0.0, side),
+            tyre_w,
+        );
     }
+    mesh.copy_moved(from, from_index, Vec3::new(lower.ra - lower.fa, 0.0, 0.0));
     // Dual rear wheels on the big ones.
     if p.length > 6.5 {
         for side in [-1.0f32, 1.0] {
@@ -2400,11 +2433,10 @@ fn pair(
     mat: Material,
     mask: impl Fn(f32, f32) -> bool,
 ) {
-    lower.end_patch(mesh, front, ys, (z0, z1), grid, |u, v| {
-        mask(u, v).then_some(mat)
-    });
-    lower.end_patch(mesh, front, ys, (-z1, -z0), grid, |u, v| {
-        mask(1.0 - u, v).then_some(mat)
+    mesh.mirrored(|mesh| {
+        lower.end_patch(mesh, front, ys, (z0, z1), grid, |u, v| {
+            mask(u, v).then_some(mat)
+        });
     });
 }
 
@@ -2690,9 +2722,9 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         };
         let draw = |u: f32, v: f32| head_graphic(head, face.drl, &g, u, v);
         let steps = if face.drl == Drl::None { 14 } else { 12 };
-        lower.end_patch_steps(mesh, true, lamp, (zi, zo), grid, 1.0, steps, draw);
-        let mirrored = |u: f32, v: f32| draw(1.0 - u, v);
-        lower.end_patch_steps(mesh, true, lamp, (-zo, -zi), grid, 1.0, steps, mirrored);
+        mesh.mirrored(|mesh| {
+            lower.end_patch_steps(mesh, true, lamp, (zi, zo), grid, 1.0, steps, draw);
+        });
     }
     if head == Headlamp::LightBar || face.drl == Drl::Bar {
         // A full-width strip joining the lamps (lit on a running-light bar).
@@ -3253,9 +3285,8 @@ fn outline_patch(
         });
     } else {
         let grid = (res(w, cu, 8, 40), res(h, cv, 4, 30));
-        lower.end_patch_uv(mesh, front, ys, (z0, z1), grid, 1.0, 14, uv_v, mat);
-        lower.end_patch_uv(mesh, front, ys, (-z1, -z0), grid, 1.0, 14, uv_v, |u, v| {
-            mat(1.0 - u, v)
+        mesh.mirrored(|mesh| {
+            lower.end_patch_uv(mesh, front, ys, (z0, z1), grid, 1.0, 14, uv_v, mat);
         });
     }
     if sh.fill == Fill::Mesh {
@@ -3405,9 +3436,9 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         Some(sh) => row(mesh, sh),
         None => {
             let steps = if lit_only { 14 } else { 12 };
-            lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
-            let mirrored = |u: f32, v: f32| draw(1.0 - u, v);
-            lower.end_patch_steps(mesh, false, ys, (-zs.1, -zs.0), grid, 1.0, steps, mirrored);
+            mesh.mirrored(|mesh| {
+                lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
+            });
         }
     }
     if own_tail.is_none() && (graphic == Tail::Bar || (f.has(Feature::TailBar) && !big && lit_only))

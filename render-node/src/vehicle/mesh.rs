@@ -235,6 +235,61 @@ impl Mesh {
         }
     }
 
+    /// Appends the mirror image across the centre plane (z = 0) of the
+    /// vertices from `from` and the triangles from `from_index` (which use
+    /// only those vertices): the other side's lamp or intake, its uv.x
+    /// mirrored (1 - u, as the same patch built across from -z1 to -z0
+    /// would have it, so a lamp's cells and slats mirror too) and its
+    /// triangles wound the other way. One side's surface searches and
+    /// outline snapping serve both (session 36: built twice, they were
+    /// about a third of an outlined face's build).
+    pub fn mirror_z(&mut self, from: usize, from_index: usize) {
+        let offset = (self.vertices.len() - from) as u32;
+        self.vertices.extend_from_within(from..);
+        for v in &mut self.vertices[from + offset as usize..] {
+            v.pos[2] = -v.pos[2];
+            v.normal[2] = -v.normal[2];
+            v.uv[0] = 1.0 - v.uv[0];
+        }
+        let end = self.indices.len();
+        self.indices.reserve(end - from_index);
+        for t in from_index..end {
+            let k = from_index + (t - from_index) / 3 * 3;
+            // (a, b, c) becomes (a', c', b').
+            let src = match (t - from_index) % 3 {
+                0 => k,
+                1 => k + 2,
+                _ => k + 1,
+            };
+            debug_assert!(self.indices[src] as usize >= from);
+            self.indices.push(self.indices[src] + offset);
+        }
+    }
+
+    /// Appends a copy, moved by `d`, of the vertices from `from` and the
+    /// triangles from `from_index` (which use only those vertices): the
+    /// rear axle's wheels are the front's, not lathed again.
+    pub fn copy_moved(&mut self, from: usize, from_index: usize, d: Vec3) {
+        let offset = (self.vertices.len() - from) as u32;
+        self.vertices.extend_from_within(from..);
+        for v in &mut self.vertices[from + offset as usize..] {
+            v.pos = (Vec3::from(v.pos) + d).to_array();
+        }
+        let end = self.indices.len();
+        self.indices.extend_from_within(from_index..end);
+        for i in &mut self.indices[end..] {
+            *i += offset;
+        }
+    }
+
+    /// What `build` adds, and its mirror image across z = 0
+    /// ([`Self::mirror_z`]).
+    pub fn mirrored(&mut self, build: impl FnOnce(&mut Mesh)) {
+        let (from, from_index) = (self.vertices.len(), self.indices.len());
+        build(self);
+        self.mirror_z(from, from_index);
+    }
+
     /// A closed surface of revolution around `axis` through `center`.
     /// `profile` is a list of (radius, offset along axis); uv.x is the
     /// profile parameter 0..1, uv.y the angle in turns times `uv_turns`.
