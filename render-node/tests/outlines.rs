@@ -394,7 +394,7 @@ fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
         y1,
         fill,
         rim: false,
-        points: Vec::new(),
+        points: Vec::new().into(),
     };
     // Vertices of material `m` on the rounded nose (front) or tail (rear;
     // the nose is at +x).

@@ -1908,7 +1908,7 @@ fn dlo_patch(
     ys: (f32, f32),
     side_at: &dyn Fn(f32) -> (f32, f32, f32, f32),
 ) {
-    use super::outlines::{Surround, polygon_inside};
+    use super::outlines::{Polygon, Surround};
     // The glasshouse's slice at a height, once per height: the mask below
     // asks at the same few heights over and over (a row of cells, a
     // bisection's midpoints), and a slice costs a few hundred
@@ -1920,14 +1920,14 @@ fn dlo_patch(
             .entry(y.to_bits())
             .or_insert_with(|| side_at(y))
     };
-    let poly = d.polygon();
+    let poly = Polygon::from(d.polygon());
     let len = p.length;
     let gh = ys.1 - ys.0;
     let x_of = |fx: f32| len / 2.0 - fx * len;
     // The span drawn: the outline's, within the body.
     let fx0 = poly.iter().map(|q| q.0).fold(1.0, f32::min) - 0.01;
     let fx1 = poly.iter().map(|q| q.0).fold(0.0, f32::max) + 0.01;
-    let inside = |fx: f32, fy: f32| polygon_inside(&poly, fx, fy);
+    let inside = |fx: f32, fy: f32| poly.inside(fx, fy);
     // z of the glasshouse's side at (x, y): None past its straight part.
     let side_z = |x: f32, y: f32| -> Option<f32> {
         let (xc, a, hw, rc) = side_at(y);
