@@ -764,76 +764,100 @@ impl<'a> Lower<'a> {
         // Side intakes ahead of the rear wheels (mid-engined cars).
         let intakes = p.cues.features.has(Feature::SideIntakes);
         let intake = (self.ra + self.arch_r + 0.06, self.ra + self.arch_r + 0.5);
+        // The loft is symmetric across the centre plane: ring point j is
+        // point `AROUND - j` mirrored, cell j cell `AROUND - 1 - j`. The
+        // grid asks for a station's points, then its cells, in order round
+        // the ring, so the second half's are the first's, kept a row at a
+        // time (they were computed twice until session 36).
+        let points = std::cell::RefCell::new(vec![Vec3::ZERO; around]);
+        type Cell = Option<(Material, [f32; 2])>;
+        let cells: std::cell::RefCell<Vec<Cell>> = std::cell::RefCell::new(vec![None; around]);
+        let paint = |i: usize, j: usize| -> Cell {
+            let xm = (xs[i] + xs[i + 1]) / 2.0;
+            let (pt, cz, cy) = self.point_on(sections[i], xm, mids[j]);
+            let y = self.y_of(sections[i], cy, pt.z);
+            // Inside a wheel well (the cells lifted onto the arch, and
+            // the walls at its ends): dark like the liners, not paint
+            // seen through the opening. Not a band of the flank whose
+            // lower edge is lifted onto the arch and whose upper edge
+            // stands above it: at the arch's top corners those drew
+            // dark ticks outside the opening (session-27 blind check).
+            let cap = sections[i].top_at(pt.z.abs() / sections[i].hw.max(1e-4)) - 0.08;
+            if cy < 0.7 && self.in_well(xm, y, cap) {
+                let (a, _, ca) = self.point_on(sections[i], xm, ring[j]);
+                let (b, _, cb) = self.point_on(sections[i], xm, ring[(j + 1) % around]);
+                let (lo, hi) = if ca <= cb { (a.y, b.y) } else { (b.y, a.y) };
+                if hi - lo < 0.01 {
+                    return Some((Material::Liner, [0.0, 0.0]));
+                }
+            }
+            let side = cz.abs() > 0.55;
+            // Shut lines: a dark groove with a lighter lip each side,
+            // which the paint shader lifts on dark paints (uv.x 7), so
+            // doors can be counted on black (session 19).
+            let shut = gaps.iter().map(|g| (xm - g).abs()).fold(f32::MAX, f32::min);
+            if side && shut < GAP_HALF + LIP && y > p.ride + 0.1 && y < p.belt - 0.03 {
+                if shut < GAP_HALF {
+                    return Some((Material::Trim, [0.0, 0.0]));
+                }
+                return Some((Material::Paint, [7.0, 0.0]));
+            }
+            if let (Some(b), Some(k)) = (self.bed, bed_k) {
+                // The gap between cab and bed, round the sides and the
+                // top, with lips.
+                let d = (xm - b.gap).abs();
+                if d < 0.012 && y > p.ride + 0.04 {
+                    return Some((Material::Trim, [0.0, 0.0]));
+                }
+                // The open bed: no top between the rails (the floor and
+                // walls are their own patches).
+                if xs[i] >= b.tail - 1e-4
+                    && xs[i + 1] <= b.front + 1e-4
+                    && j + k >= AROUND / 2
+                    && j < AROUND / 2 + k
+                {
+                    return None;
+                }
+            }
+            // The rocker's cladding; the arches' is a ring laid on the
+            // flank (below), whose round edges cells would step. Not the
+            // underside (cy under -0.9): on a square section its cells
+            // reach out past the "side" mark, and where the nose closes
+            // they fan up to the tip and drew a black V under the grille
+            // (a slab-sided body's section row, session 34).
+            if p.spec.cladding && side && cy < 0.2 && cy > -0.9 && y < p.ride + 0.13 {
+                return Some((Material::Trim, [0.0, 0.0]));
+            }
+            if let Some((x0, x1)) = interior
+                && xm < x1
+                && xm > x0
+                && cy > 0.88
+                && cz.abs() < 0.8
+            {
+                return Some((Material::Interior, [0.0, 0.0]));
+            }
+            Some((Material::Paint, [0.0, 0.0]))
+        };
         mesh.grid(
             xs.len(),
             around,
             true,
-            |i, j| self.point_on(sections[i], xs[i], ring[j]).0,
             |i, j| {
-                let xm = (xs[i] + xs[i + 1]) / 2.0;
-                let (pt, cz, cy) = self.point_on(sections[i], xm, mids[j]);
-                let y = self.y_of(sections[i], cy, pt.z);
-                // Inside a wheel well (the cells lifted onto the arch, and
-                // the walls at its ends): dark like the liners, not paint
-                // seen through the opening. Not a band of the flank whose
-                // lower edge is lifted onto the arch and whose upper edge
-                // stands above it: at the arch's top corners those drew
-                // dark ticks outside the opening (session-27 blind check).
-                let cap = sections[i].top_at(pt.z.abs() / sections[i].hw.max(1e-4)) - 0.08;
-                if cy < 0.7 && self.in_well(xm, y, cap) {
-                    let (a, _, ca) = self.point_on(sections[i], xm, ring[j]);
-                    let (b, _, cb) = self.point_on(sections[i], xm, ring[(j + 1) % around]);
-                    let (lo, hi) = if ca <= cb { (a.y, b.y) } else { (b.y, a.y) };
-                    if hi - lo < 0.01 {
-                        return Some((Material::Liner, [0.0, 0.0]));
-                    }
+                if j > around / 2 {
+                    let q = points.borrow()[around - j];
+                    return Vec3::new(q.x, q.y, -q.z);
                 }
-                let side = cz.abs() > 0.55;
-                // Shut lines: a dark groove with a lighter lip each side,
-                // which the paint shader lifts on dark paints (uv.x 7), so
-                // doors can be counted on black (session 19).
-                let shut = gaps.iter().map(|g| (xm - g).abs()).fold(f32::MAX, f32::min);
-                if side && shut < GAP_HALF + LIP && y > p.ride + 0.1 && y < p.belt - 0.03 {
-                    if shut < GAP_HALF {
-                        return Some((Material::Trim, [0.0, 0.0]));
-                    }
-                    return Some((Material::Paint, [7.0, 0.0]));
+                let q = self.point_on(sections[i], xs[i], ring[j]).0;
+                points.borrow_mut()[j] = q;
+                q
+            },
+            |i, j| {
+                if j >= around / 2 {
+                    return cells.borrow()[around - 1 - j];
                 }
-                if let (Some(b), Some(k)) = (self.bed, bed_k) {
-                    // The gap between cab and bed, round the sides and the
-                    // top, with lips.
-                    let d = (xm - b.gap).abs();
-                    if d < 0.012 && y > p.ride + 0.04 {
-                        return Some((Material::Trim, [0.0, 0.0]));
-                    }
-                    // The open bed: no top between the rails (the floor and
-                    // walls are their own patches).
-                    if xs[i] >= b.tail - 1e-4
-                        && xs[i + 1] <= b.front + 1e-4
-                        && j + k >= AROUND / 2
-                        && j < AROUND / 2 + k
-                    {
-                        return None;
-                    }
-                }
-                // The rocker's cladding; the arches' is a ring laid on the
-                // flank (below), whose round edges cells would step. Not the
-                // underside (cy under -0.9): on a square section its cells
-                // reach out past the "side" mark, and where the nose closes
-                // they fan up to the tip and drew a black V under the grille
-                // (a slab-sided body's section row, session 34).
-                if p.spec.cladding && side && cy < 0.2 && cy > -0.9 && y < p.ride + 0.13 {
-                    return Some((Material::Trim, [0.0, 0.0]));
-                }
-                if let Some((x0, x1)) = interior
-                    && xm < x1
-                    && xm > x0
-                    && cy > 0.88
-                    && cz.abs() < 0.8
-                {
-                    return Some((Material::Interior, [0.0, 0.0]));
-                }
-                Some((Material::Paint, [0.0, 0.0]))
+                let c = paint(i, j);
+                cells.borrow_mut()[j] = c;
+                c
             },
         );
         // The loft's end rings are kept a few centimetres across (a ring
