@@ -2011,26 +2011,22 @@ fn dlo_patch(
     // outlined mesh's build (session 25).
     let (cells, snapped, _) = cells_and_snaps(&mask, (nu, nv), false);
     let cell = |i: usize, j: usize| cells[i * nu + j];
-    for side in [1.0f32, -1.0] {
-        // Columns run rearwards on the right (+z) and forwards on the left,
-        // so both flanks face out.
-        mesh.grid_flat(
-            nv + 1,
-            nu + 1,
-            |i, j| {
-                let jj = if side > 0.0 { j } else { nu - j };
-                let (u, v) = snapped[i * (nu + 1) + jj];
-                let x = x_of(fx0 + (fx1 - fx0) * u);
-                let y = ys.0 + gh * v;
-                let z = side_z(x, y).unwrap_or(0.0) + 0.004;
-                Vec3::new(x, y, z * side)
-            },
-            |i, j| {
-                let jj = if side > 0.0 { j } else { nu - 1 - j };
-                cell(i, jj).map(|m| (m, [0.0, 0.0]))
-            },
-        );
-    }
+    // The right flank (+z, columns running rearwards so it faces out),
+    // and the left its mirror image.
+    let (from, from_index) = (mesh.vertices.len(), mesh.indices.len());
+    mesh.grid_flat(
+        nv + 1,
+        nu + 1,
+        |i, j| {
+            let (u, v) = snapped[i * (nu + 1) + j];
+            let x = x_of(fx0 + (fx1 - fx0) * u);
+            let y = ys.0 + gh * v;
+            let z = side_z(x, y).unwrap_or(0.0) + 0.004;
+            Vec3::new(x, y, z)
+        },
+        |i, j| cell(i, j).map(|m| (m, [0.0, 0.0])),
+    );
+    mesh.mirror_z(from, from_index, false);
 }
 
 fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {

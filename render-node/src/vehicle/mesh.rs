@@ -237,19 +237,21 @@ impl Mesh {
 
     /// Appends the mirror image across the centre plane (z = 0) of the
     /// vertices from `from` and the triangles from `from_index` (which use
-    /// only those vertices): the other side's lamp or intake, its uv.x
-    /// mirrored (1 - u, as the same patch built across from -z1 to -z0
-    /// would have it, so a lamp's cells and slats mirror too) and its
-    /// triangles wound the other way. One side's surface searches and
-    /// outline snapping serve both (session 36: built twice, they were
-    /// about a third of an outlined face's build).
-    pub fn mirror_z(&mut self, from: usize, from_index: usize) {
+    /// only those vertices), its triangles wound the other way: the other
+    /// side's lamp, intake or side glass. With `flip_u`, uv.x mirrored too
+    /// (1 - u, as the same patch built across from -z1 to -z0 would have
+    /// it, so a lamp's cells and slats mirror). One side's surface
+    /// searches and outline snapping serve both (session 36: built twice,
+    /// they were about a third of an outlined face's build).
+    pub fn mirror_z(&mut self, from: usize, from_index: usize, flip_u: bool) {
         let offset = (self.vertices.len() - from) as u32;
         self.vertices.extend_from_within(from..);
         for v in &mut self.vertices[from + offset as usize..] {
             v.pos[2] = -v.pos[2];
             v.normal[2] = -v.normal[2];
-            v.uv[0] = 1.0 - v.uv[0];
+            if flip_u {
+                v.uv[0] = 1.0 - v.uv[0];
+            }
         }
         let end = self.indices.len();
         self.indices.reserve(end - from_index);
@@ -282,12 +284,12 @@ impl Mesh {
         }
     }
 
-    /// What `build` adds, and its mirror image across z = 0
-    /// ([`Self::mirror_z`]).
+    /// What `build` adds, and its mirror image across z = 0, uv.x
+    /// mirrored ([`Self::mirror_z`]).
     pub fn mirrored(&mut self, build: impl FnOnce(&mut Mesh)) {
         let (from, from_index) = (self.vertices.len(), self.indices.len());
         build(self);
-        self.mirror_z(from, from_index);
+        self.mirror_z(from, from_index, true);
     }
 
     /// A closed surface of revolution around `axis` through `center`.
