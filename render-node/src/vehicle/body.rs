@@ -2526,8 +2526,16 @@ fn ring_centres(h: Headlamp, g: &Graphic<'_>) -> Vec<(f32, f32, f32)> {
 }
 
 /// The material of a head lamp's point under its daytime-running-light
-/// signature.
-fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Option<Material> {
+/// signature. `one_bulb`: a plain lamp (no running light) draws one bulb,
+/// not one in each of its two bowls.
+fn head_graphic(
+    h: Headlamp,
+    drl: Drl,
+    one_bulb: bool,
+    g: &Graphic<'_>,
+    u: f32,
+    v: f32,
+) -> Option<Material> {
     if !(g.inside)(u, v) {
         return None;
     }
@@ -2541,7 +2549,8 @@ fn head_graphic(h: Headlamp, drl: Drl, g: &Graphic<'_>, u: f32, v: f32) -> Optio
         // swallowed and black paint made a hole of (all three data helpers
         // of sessions 31 and 32).
         Drl::None => {
-            let bulb = rings
+            let bowls = if one_bulb { &rings[..1] } else { &rings[..] };
+            let bulb = bowls
                 .iter()
                 .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * 0.55);
             return Some(if g.rim(u, v, 0.012) {
@@ -2740,7 +2749,13 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             (Headlamp::Slim | Headlamp::LightBar, _) => (24, 5),
             _ => (40, 16),
         };
-        let draw = |u: f32, v: f32| head_graphic(head, face.drl, &g, u, v);
+        // One bulb a side in a lamp that is not a pair of round ones, from
+        // the 1990s' composite lamps on: two bright bulbs in one outline
+        // read as two round lamps a side, "1970s quad lamps on modern
+        // shapes" (the session-36 blind check, on a 2000 DeVille and Monte
+        // Carlo). Earlier lamps keep two (quad rectangular sealed beams).
+        let one_bulb = era > 0.05 && head != Headlamp::TwinRound;
+        let draw = |u: f32, v: f32| head_graphic(head, face.drl, one_bulb, &g, u, v);
         let steps = if face.drl == Drl::None { 14 } else { 12 };
         mesh.mirrored(|mesh| {
             lower.end_patch_steps(mesh, true, lamp, (zi, zo), grid, 1.0, steps, draw);
@@ -3239,7 +3254,7 @@ fn outline_patch(
             return Some(Material::Chrome);
         }
         if sh.fill == Fill::Lamp && front {
-            return head_graphic(unit_kind, Drl::None, &unit, u, v);
+            return head_graphic(unit_kind, Drl::None, false, &unit, u, v);
         }
         let (x, y) = (u * w, v * h);
         Some(match sh.fill {
@@ -3638,5 +3653,40 @@ fn roof_rails(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
             0.018,
             Material::Trim,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain rectangular lamp: one bulb with `one_bulb` (`front_face`
+    /// asks it from the 1990s on, but for twin round lamps), one in each
+    /// of its two bowls without.
+    #[test]
+    fn a_plain_lamp_draws_one_bulb_or_two() {
+        let inside = |u: f32, v: f32| (0.0..1.0).contains(&u) && (0.0..1.0).contains(&v);
+        let g = Graphic {
+            inside: &inside,
+            w: 0.4,
+            h: 0.12,
+        };
+        // Bulb cells on the inner and outer half of the lamp.
+        let bulbs = |h: Headlamp, one: bool| {
+            let mut halves = [0, 0];
+            for i in 0..60 {
+                for j in 0..120 {
+                    let (u, v) = ((j as f32 + 0.5) / 120.0, (i as f32 + 0.5) / 60.0);
+                    if head_graphic(h, Drl::None, one, &g, u, v) == Some(Material::HeadLamp) {
+                        halves[usize::from(u >= 0.55)] += 1;
+                    }
+                }
+            }
+            halves
+        };
+        let [inner, outer] = bulbs(Headlamp::Rect, false);
+        assert!(inner > 20 && outer > 20, "two bowls: {inner} / {outer}");
+        let [inner, outer] = bulbs(Headlamp::Rect, true);
+        assert!(inner > 20 && outer == 0, "one bulb: {inner} / {outer}");
     }
 }
