@@ -299,7 +299,7 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             k2 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 7u: {
-            c = vec3<f32>(0.9, 0.03, 0.03) * (0.6 + 0.4 * step(0.5, fract(i.uv.x * 4.0)));
+            c = vec3<f32>(2.6, 0.12, 0.08) * (0.6 + 0.4 * step(0.5, fract(i.uv.x * 4.0)));
             k1 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 8u: {
@@ -381,7 +381,7 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
         }
         case 17u: {
             // Tail lens: dark smoked red around the lit graphic.
-            c = vec3<f32>(0.22, 0.01, 0.012) * (0.5 + 0.5 * irr);
+            c = vec3<f32>(0.1, 0.004, 0.006) * (0.5 + 0.5 * irr);
             k1 = vec3<f32>(fresnel(nv, 0.05) + 0.04);
             r1 = 0.05;
         }
