@@ -253,18 +253,13 @@ impl Mesh {
                 v.uv[0] = 1.0 - v.uv[0];
             }
         }
+        // Each triangle (a, b, c) becomes (a', c', b').
         let end = self.indices.len();
-        self.indices.reserve(end - from_index);
-        for t in from_index..end {
-            let k = from_index + (t - from_index) / 3 * 3;
-            // (a, b, c) becomes (a', c', b').
-            let src = match (t - from_index) % 3 {
-                0 => k,
-                1 => k + 2,
-                _ => k + 1,
-            };
-            debug_assert!(self.indices[src] as usize >= from);
-            self.indices.push(self.indices[src] + offset);
+        self.indices.extend_from_within(from_index..end);
+        for t in self.indices[end..].chunks_exact_mut(3) {
+            debug_assert!(t.iter().all(|&i| i as usize >= from));
+            t.swap(1, 2);
+            t.iter_mut().for_each(|i| *i += offset);
         }
     }
 
