@@ -530,13 +530,30 @@ impl Passes {
         // The car's triangles by pipeline: paint, rims, the rest, each by
         // its first vertex's material (the provoking vertex, whose `flat`
         // material the fragment shader sees).
-        let mut groups: [Vec<u32>; 3] = Default::default();
-        for t in mesh.indices.chunks_exact(3) {
-            let g = match mesh.vertices[t[0] as usize].material {
-                m if m == Material::Paint as u32 => 0,
-                m if m == Material::Alloy as u32 => 1,
-                _ => 2,
-            };
+        // A triangle of the body's closed shell whose three normals face
+        // away from the eye lies on the shell's far side, behind its near
+        // side: the scene pass leaves it out (lavapipe sets up and
+        // rasterises every triangle it is given: 14% of an X5's cold render,
+        // docs/benchmarks.md "Session 37").
+        // The shadow pass, seen from below, keeps it, after the groups.
+        let away = |i: u32| {
+            let v = &mesh.vertices[i as usize];
+            let n = Vec3::from(v.normal);
+            let d = frame.eye - Vec3::from(v.pos);
+            n.dot(d) < -0.3 * n.length() * d.length()
+        };
+        let mut groups: [Vec<u32>; 4] = Default::default();
+        for (k, t) in mesh.indices.chunks_exact(3).enumerate() {
+            let g =
+                if t.iter().all(|&i| away(i)) && mesh.shells.iter().any(|r| r.contains(&(3 * k))) {
+                    3
+                } else {
+                    match mesh.vertices[t[0] as usize].material {
+                        m if m == Material::Paint as u32 => 0,
+                        m if m == Material::Alloy as u32 => 1,
+                        _ => 2,
+                    }
+                };
             groups[g].extend(t.iter().map(|i| i + 4));
         }
         let mut indices = vec![0u32, 1, 2, 0, 2, 3];
@@ -546,6 +563,7 @@ impl Passes {
             indices.extend_from_slice(g);
             ranges.push(start..indices.len() as u32);
         }
+        ranges.truncate(3);
         let vbuf = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("vertices"),
             contents: bytemuck::cast_slice(&vertices),
@@ -714,16 +732,19 @@ impl Passes {
             pass.set_bind_group(0, &main_bg, &[]);
             pass.set_vertex_buffer(0, vbuf.slice(..));
             pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
-            if frame.ground {
-                // First, as before the car: its shadow blends over the clear.
-                pass.set_pipeline(&self.scene[3]);
-                pass.draw_indexed(0..6, 0, 0..1);
-            }
             for (pipeline, range) in self.scene[..3].iter().zip(ranges) {
                 if !range.is_empty() {
                     pass.set_pipeline(pipeline);
                     pass.draw_indexed(range, 0, 0..1);
                 }
+            }
+            if frame.ground {
+                // After the car: the ground lies behind it, so the depth test
+                // drops every sample the car covers before it is shaded
+                // (drawn first, until session 37, all were shaded and then
+                // painted over); the rest blend over the clear as before.
+                pass.set_pipeline(&self.scene[3]);
+                pass.draw_indexed(0..6, 0, 0..1);
             }
         }
         let g = self.size.div_ceil(8);

@@ -838,6 +838,7 @@ impl<'a> Lower<'a> {
             }
             Some((Material::Paint, [0.0, 0.0]))
         };
+        let shell = mesh.indices.len();
         mesh.grid(
             xs.len(),
             around,
@@ -860,6 +861,7 @@ impl<'a> Lower<'a> {
                 c
             },
         );
+        mesh.shells.push(shell..mesh.indices.len());
         // The loft's end rings are kept a few centimetres across (a ring
         // collapsed to a point has no normals): close them with a fan to
         // their centre, or the wheel wells show through a dark spot on a
@@ -1714,6 +1716,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // paint.
     let two_tone = p.cues.features.has(Feature::TwoTone) && !open;
     let glass_roof = p.cues.features.has(Feature::GlassRoof) && !open;
+    let shell = mesh.indices.len();
     mesh.grid(
         rows.len(),
         total,
@@ -1793,6 +1796,9 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             Some((m, [0.0, 0.0]))
         },
     );
+    if !open {
+        mesh.shells.push(shell..mesh.indices.len());
+    }
     if let Some(d) = dlo {
         let side_at = |y: f32| {
             frame(&Row {
@@ -2148,6 +2154,7 @@ pub fn build_car(p: &Params) -> Mesh {
     let mut mesh = Mesh {
         vertices: Vec::with_capacity(1 << 16),
         indices: Vec::with_capacity(1 << 18),
+        ..Default::default()
     };
     let lower = Lower::new(p);
     let spec = &p.spec;

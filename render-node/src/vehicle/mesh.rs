@@ -48,6 +48,12 @@ pub struct Vertex {
 pub struct Mesh {
     pub vertices: Vec<Vertex>,
     pub indices: Vec<u32>,
+    /// Index ranges of closed shells (the body's loft, a closed
+    /// glasshouse) whose normals face out: of these, a triangle facing away
+    /// from the eye is behind the shell's near side, and the scene pass
+    /// leaves it out. Every other part (mirrors, handles, a box body's
+    /// walls, an open car's windshield) is drawn from both sides.
+    pub shells: Vec<std::ops::Range<usize>>,
 }
 
 impl Mesh {
