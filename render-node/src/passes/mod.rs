@@ -530,11 +530,11 @@ impl Passes {
         // The car's triangles by pipeline: paint, rims, the rest, each by
         // its first vertex's material (the provoking vertex, whose `flat`
         // material the fragment shader sees).
-        // A triangle of the body's closed shell whose three normals face
-        // away from the eye lies on the shell's far side, behind its near
-        // side: the scene pass leaves it out (lavapipe sets up and
-        // rasterises every triangle it is given: 14% of an X5's cold render,
-        // docs/benchmarks.md "Session 37").
+        // A triangle of a surface whose back is never seen (`Mesh::shells`:
+        // the body's closed shell, the rims' faces) whose three normals face
+        // away from the eye lies behind the near side: the scene pass leaves
+        // it out (lavapipe sets up and rasterises every triangle it is
+        // given: 16% of an X5's cold render, docs/benchmarks.md "Session 37").
         // The shadow pass, seen from below, keeps it, after the groups.
         let away = |i: u32| {
             let v = &mesh.vertices[i as usize];

@@ -2120,6 +2120,7 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
     // spokes could be drawn.
     let segs = 96;
     let spokes = p.spokes as f32;
+    let shell = mesh.indices.len();
     mesh.grid_uv(
         n,
         segs + 1,
@@ -2136,6 +2137,8 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
             ]
         },
     );
+    // Its back is never seen (the brake disc below closes the wheel).
+    mesh.shells.push(shell..mesh.indices.len());
     // Brake disc shadow behind the spokes.
     mesh.lathe(
         center,

@@ -48,11 +48,13 @@ pub struct Vertex {
 pub struct Mesh {
     pub vertices: Vec<Vertex>,
     pub indices: Vec<u32>,
-    /// Index ranges of closed shells (the body's loft, a closed
-    /// glasshouse) whose normals face out: of these, a triangle facing away
-    /// from the eye is behind the shell's near side, and the scene pass
-    /// leaves it out. Every other part (mirrors, handles, a box body's
-    /// walls, an open car's windshield) is drawn from both sides.
+    /// Index ranges of surfaces whose backs are never seen, their normals
+    /// facing out: closed shells (the body's loft, a closed glasshouse) and
+    /// the rims' faces (the brake disc closes the wheel behind them). Of
+    /// these, a triangle facing away from the eye is hidden behind the near
+    /// side, and the scene pass leaves it out. Every other part (mirrors,
+    /// handles, a box body's walls, an open car's windshield, the tyres,
+    /// wound inward) is drawn from both sides.
     pub shells: Vec<std::ops::Range<usize>>,
 }
 
@@ -267,6 +269,19 @@ impl Mesh {
             t.swap(1, 2);
             t.iter_mut().for_each(|i| *i += offset);
         }
+        self.copy_shells(from_index, end);
+    }
+
+    /// The shells among the indices `from_index..end`, again for their copy
+    /// appended at `end`.
+    fn copy_shells(&mut self, from_index: usize, end: usize) {
+        let copied: Vec<_> = self
+            .shells
+            .iter()
+            .filter(|r| r.start >= from_index && r.end <= end)
+            .map(|r| r.start - from_index + end..r.end - from_index + end)
+            .collect();
+        self.shells.extend(copied);
     }
 
     /// Appends a copy, moved by `d`, of the vertices from `from` and the
@@ -283,6 +298,7 @@ impl Mesh {
         for i in &mut self.indices[end..] {
             *i += offset;
         }
+        self.copy_shells(from_index, end);
     }
 
     /// What `build` adds, and its mirror image across z = 0, uv.x
