@@ -3548,6 +3548,84 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         (tail.0.min(ys.0) + p.ride + 0.15) / 2.0
     };
     plate(lower, mesh, false, yc);
+    if !p.spec.bed && !big && rears.is_empty() {
+        bumper_line(mesh, lower, p, yc - 0.076 - 0.035);
+        exhausts(mesh, lower, p);
+    }
+}
+
+/// The rear bumper's top edge: a shut line across the tail under the plate,
+/// where the boot lid or tailgate ends over the bumper, so a tail reads as
+/// a lid over a bumper rather than one smooth panel (the blind checks'
+/// standing request for a rear face, session 37).
+fn bumper_line(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, y: f32) {
+    // Too low (a spare wheel's plate) and it would cut through the valance.
+    if y < p.ride + 0.2 {
+        return;
+    }
+    let hw = lower.hw;
+    lower.end_patch(
+        mesh,
+        false,
+        (y - 0.006, y + 0.006),
+        (-hw * 0.86, hw * 0.86),
+        (24, 1),
+        |_, _| Some(Material::Trim),
+    );
+}
+
+/// Exhaust tips under the bumper, by body and era: none on an electric
+/// car (a closed grille), on vans, minivans and pickups (theirs turn down
+/// under the body); one round tip on the right of an older everyday car,
+/// one each side on a newer one, two each side on a sports car.
+fn exhausts(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
+    use BodyShape as B;
+    let f = p.cues.features;
+    let grille = p.face.grille.unwrap_or(p.cues.grille);
+    if grille == Grille::Closed
+        || matches!(
+            p.shape,
+            B::Van | B::Minivan | B::Pickup | B::BoxTruck | B::Bus
+        )
+    {
+        return;
+    }
+    let sporty = matches!(p.shape, B::Coupe | B::Convertible)
+        || f.has(Feature::Wing)
+        || f.has(Feature::HoodScoop)
+        || p.cues.engine != Engine::Front;
+    let hw = lower.hw;
+    let r = 0.042;
+    // In the valance's upper half, where the tail still faces back: lower,
+    // on the curve under it, the tips were seen edge on.
+    let y = p.ride + 0.125;
+    let zs: &[f32] = match (sporty, p.era > 0.5) {
+        (true, true) => &[0.52, 0.64, -0.52, -0.64],
+        (true, false) | (false, true) => &[0.6, -0.6],
+        (false, false) => &[0.6],
+    };
+    for &z in zs {
+        let zc = z * hw;
+        // A chrome ring round a dark pipe.
+        lower.end_patch_lifted(
+            mesh,
+            false,
+            (y - r, y + r),
+            (zc - r * 1.15, zc + r * 1.15),
+            (10, 8),
+            2.0,
+            |u, v| {
+                let d = ((u - 0.5) * 2.0).powi(2) + ((v - 0.5) * 2.0).powi(2);
+                if d < 0.45 {
+                    Some(Material::Liner)
+                } else if d < 1.0 {
+                    Some(Material::Chrome)
+                } else {
+                    None
+                }
+            },
+        );
+    }
 }
 /// Distinctive features: spare wheel, spoilers, scoop, side steps.
 fn features(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, tyre_w: f32) {
