@@ -2062,6 +2062,10 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
         (rim * 1.06, h + 0.006),
         (rim * 1.02, h - 0.01),
         (rim * 0.98, h - 0.02),
+        // On down behind the rim's outer lip (4 cm in from the rim's
+        // edge's face, `profile` below): the gap between tyre and rim
+        // closed, nothing inside the tyre is seen and it can be a shell.
+        (rim * 0.98, h - 0.065),
     ];
     let uv_x = |i: usize| match i {
         0..=5 => (i as f32 + 0.5) / 8.0,
@@ -2081,6 +2085,7 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
         .normalize();
     let e2t = axis_t.cross(e1t);
     let segs_t = 48;
+    let tyre_from = mesh.indices.len();
     mesh.grid(
         tyre.len(),
         segs_t,
@@ -2092,6 +2097,11 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
         },
         |i, j| Some((Material::Tyre, [uv_x(i), (j as f32 + 0.5) / segs_t as f32])),
     );
+    // With the rim's face and the brake disc's drum the tyre closes a
+    // volume: wound outward, its far half joins the shells left out of the
+    // scene pass (the grid's own winding depends on the axis' sign).
+    mesh.wind_outward(tyre_from, center);
+    mesh.shells.push(tyre_from..mesh.indices.len());
     // Rim face: uv.x is the radial fraction, uv.y the angle in spoke periods;
     // the style rides in uv.x's integer part.
     let n = 14;

@@ -243,6 +243,33 @@ impl Mesh {
         }
     }
 
+    /// Winds the triangles from `from_index` on (and turns their vertices'
+    /// normals) so that they face away from `centre`, where most of them
+    /// face towards it: a closed surface round `centre` (a tyre) can then
+    /// be one of the [`Self::shells`]. The triangles are the same, so the
+    /// pixels are: the scene shader turns a normal to the side it sees.
+    /// The vertices must be used by these triangles alone.
+    pub fn wind_outward(&mut self, from_index: usize, centre: Vec3) {
+        let tris = &self.indices[from_index..];
+        let Some(&first) = tris.iter().min() else {
+            return;
+        };
+        let first = first as usize;
+        let facing: f32 = self.vertices[first..]
+            .iter()
+            .map(|v| Vec3::from(v.normal).dot(Vec3::from(v.pos) - centre))
+            .sum();
+        if facing >= 0.0 {
+            return;
+        }
+        for t in self.indices[from_index..].chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+        for v in &mut self.vertices[first..] {
+            v.normal = (-Vec3::from(v.normal)).to_array();
+        }
+    }
+
     /// Appends the mirror image across the centre plane (z = 0) of the
     /// vertices from `from` and the triangles from `from_index` (which use
     /// only those vertices), its triangles wound the other way: the other
