@@ -445,3 +445,80 @@ impl Mesh {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sphere of radius 1 round `c` whose grid is wound inward or out
+    /// (the grid faces `du x dv`: down from the pole, then round it).
+    fn sphere(mesh: &mut Mesh, c: Vec3, inward: bool) {
+        let (rows, cols) = (9, 16);
+        mesh.grid(
+            rows,
+            cols,
+            true,
+            |i, j| {
+                let th = (i as f32 + 0.5) / rows as f32 * std::f32::consts::PI;
+                let ph = j as f32 / cols as f32
+                    * std::f32::consts::TAU
+                    * if inward { 1.0 } else { -1.0 };
+                c + Vec3::new(th.sin() * ph.cos(), th.cos(), th.sin() * ph.sin())
+            },
+            |_, _| Some((Material::Tyre, [0.5, 0.5])),
+        );
+    }
+
+    /// Each triangle's winding normal and its vertices' normals, dotted
+    /// with the way out from `c`: all positive when facing out.
+    fn facing(mesh: &Mesh, from_index: usize, c: Vec3) -> (f32, f32) {
+        let p = |i: u32| Vec3::from(mesh.vertices[i as usize].pos);
+        let mut worst = (f32::MAX, f32::MAX);
+        for t in mesh.indices[from_index..].chunks_exact(3) {
+            let (a, b, d) = (p(t[0]), p(t[1]), p(t[2]));
+            let out = (a + b + d) / 3.0 - c;
+            worst.0 = worst.0.min((b - a).cross(d - a).dot(out));
+            for &i in t {
+                let n = Vec3::from(mesh.vertices[i as usize].normal);
+                worst.1 = worst.1.min(n.dot(p(i) - c));
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn wind_outward_turns_an_inward_surface_and_leaves_an_outward_one() {
+        let c = Vec3::new(1.0, 2.0, 3.0);
+        for inward in [true, false] {
+            let mut mesh = Mesh::default();
+            // Something before it, which must not be touched.
+            sphere(&mut mesh, Vec3::ZERO, true);
+            let (kept_v, kept_i) = (mesh.vertices.len(), mesh.indices.len());
+            let before = mesh.clone();
+            sphere(&mut mesh, c, inward);
+            let (w, n) = facing(&mesh, kept_i, c);
+            assert_eq!(w > 0.0 && n > 0.0, !inward, "built inward: {inward}");
+            let drawn = mesh.indices.clone();
+            mesh.wind_outward(kept_i, c);
+            let (w, n) = facing(&mesh, kept_i, c);
+            assert!(
+                w > 0.0 && n > 0.0,
+                "not outward ({w}, {n}), built inward: {inward}"
+            );
+            // The same triangles, only wound the other way.
+            for (t, u) in mesh.indices[kept_i..]
+                .chunks_exact(3)
+                .zip(drawn[kept_i..].chunks_exact(3))
+            {
+                assert_eq!(t[0], u[0]);
+                let (mut a, mut b) = ([t[1], t[2]], [u[1], u[2]]);
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b);
+            }
+            let bytes = |v: &[Vertex]| bytemuck::cast_slice::<Vertex, u8>(v).to_vec();
+            assert_eq!(bytes(&mesh.vertices[..kept_v]), bytes(&before.vertices));
+            assert_eq!(mesh.indices[..kept_i], before.indices[..]);
+        }
+    }
+}
