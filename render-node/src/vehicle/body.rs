@@ -3585,9 +3585,10 @@ fn bumper_line(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, y: f32) {
 }
 
 /// Exhaust tips under the bumper, by body and era: none on an electric
-/// car (a closed grille), on vans, minivans and pickups (theirs turn down
-/// under the body); one round tip on the right of an older everyday car,
-/// one each side on a newer one, two each side on a sports car.
+/// car (a closed grille), on vans, minivans, pickups, box trucks and buses
+/// (theirs turn down under the body); one round tip on the right of an
+/// older everyday car, one each side of a newer one or an older sports
+/// car, two each side of a newer sports car.
 fn exhausts(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     use BodyShape as B;
     let f = p.cues.features;
