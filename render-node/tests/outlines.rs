@@ -814,3 +814,73 @@ fn a_section_row_squares_raises_and_flares_the_body() {
     let (w, w0) = both("jeep", "wrangler", 2019);
     assert_eq!((w.flare, w0.flare), (0.07, vehicle::params::FLARE));
 }
+
+/// The flank's loft points at the station nearest `x` (a cross-section of
+/// the loft: a dozen paint vertices or more at one x), right side, from 40
+/// cm under the belt to 6 cm under it (under the shoulder's rounding), in
+/// order up: (y, z).
+fn flank_at(mesh: &vehicle::Mesh, x: f32, belt: f32) -> Vec<(f32, f32)> {
+    let flank: Vec<[f32; 3]> = mesh
+        .vertices
+        .iter()
+        .filter(|v| v.material == Material::Paint as u32 && v.pos[2] > 0.0)
+        .filter(|v| (belt - 0.4..belt - 0.06).contains(&v.pos[1]))
+        .map(|v| v.pos)
+        .collect();
+    let mut stations = std::collections::BTreeMap::new();
+    for p in &flank {
+        *stations.entry(p[0].to_bits()).or_insert(0) += 1;
+    }
+    let station = stations
+        .iter()
+        .filter(|(_, n)| **n >= 12)
+        .map(|(b, _)| f32::from_bits(*b))
+        .min_by(|a, b| (a - x).abs().total_cmp(&(b - x).abs()))
+        .expect("a loft station");
+    let mut pts: Vec<(f32, f32)> = flank
+        .iter()
+        .filter(|p| p[0] == station)
+        .map(|p| (p[1], p[2]))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pts.dedup_by(|a, b| (a.0 - b.0).abs() < 1e-5);
+    pts
+}
+
+/// How far the flank's most convex point stands out of the chord between
+/// its neighbours, metres: a shoulder line's crest about 1.5 cm, a smooth
+/// flank under 3 mm.
+fn sharpest_ridge(pts: &[(f32, f32)]) -> f32 {
+    pts.windows(3)
+        .map(|w| {
+            let t = (w[1].0 - w[0].0) / (w[2].0 - w[0].0);
+            w[1].1 - (w[0].1 + (w[2].1 - w[0].1) * t)
+        })
+        .fold(f32::MIN, f32::max)
+}
+
+#[test]
+fn a_modern_flank_carries_a_shoulder_line_and_a_1990s_one_does_not() {
+    let lib = ModelLibrary::embedded();
+    let ridge = |shape, make: &str, model: &str, year| {
+        let q = Params::resolve(&lib, shape, make, model, year);
+        let mesh = vehicle::build(&q);
+        // Along the front door: behind the front arch, ahead of the handle.
+        let fa = q.length / 2.0 - q.front_overhang;
+        let pts = flank_at(&mesh, fa - q.wheelbase * 0.3, q.belt);
+        assert!(pts.len() >= 6, "{model} {year}: {} flank points", pts.len());
+        sharpest_ridge(&pts)
+    };
+    let camry = ridge(BodyShape::Sedan, "toyota", "camry", 2019);
+    let x5 = ridge(BodyShape::Suv, "bmw", "x5", 2020);
+    let old = ridge(BodyShape::Sedan, "toyota", "corolla", 1993);
+    let g = ridge(BodyShape::Suv, "mercedes-benz", "g-class", 1995);
+    assert!(
+        camry > 0.008 && x5 > 0.008,
+        "a crest of {camry:.4} m on the 2019 Camry, {x5:.4} m on the X5"
+    );
+    assert!(
+        old < camry / 3.0 && g < camry / 3.0,
+        "the 1993 Corolla's flank at {old:.4} m, the G-Class's slab at {g:.4} m"
+    );
+}
