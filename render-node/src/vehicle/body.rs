@@ -523,12 +523,38 @@ impl<'a> Lower<'a> {
         // (Up to cy 0.7: with cy < 0.3, until session 18, the flank's
         // points just above cy 0.3 stayed below a tall arch's crown and
         // hung a sliver of paint inside the opening.)
+        let mut z = z;
         if arch > 0.0 && cy < 0.7 {
             // (Capped under the flank's own top: raised wings stand above
             // the bonnet, so their arches stay round.)
-            y = y.max(arch.min(s.top_at(z.abs() / s.hw.max(1e-4)) - 0.08));
+            let lifted = arch.min(s.top_at(z.abs() / s.hw.max(1e-4)) - 0.08);
+            if lifted > y {
+                y = lifted;
+                // Drawn in to the flank at its new height: the points
+                // gathered on the arch's crown kept the widest flank's z,
+                // a lip standing out of a body whose belt is low over its
+                // arches, which buried the arch cladding laid on the
+                // surface (speckles over a Countryman's arches, session 39).
+                z = z.signum() * z.abs().min(self.flank_z_in(s, x, y, z.abs()));
+            }
         }
         (Vec3::new(x, y, z), cz, cy)
+    }
+
+    /// The flank's |z| at height `y` in the section `s` at `x` (flares
+    /// included), `z` a first guess for raised wings' crowns.
+    fn flank_z_in(&self, s: Section, x: f32, y: f32, z: f32) -> f32 {
+        let mid = s.bottom + (s.top - s.bottom) * 0.42;
+        let cy = if y >= mid {
+            (y - mid) / (s.top_at(z / s.hw.max(1e-4)) - mid)
+        } else {
+            (y - mid) / (mid - s.bottom)
+        }
+        .clamp(-1.0, 1.0);
+        let n = self.exponent(cy);
+        let cz = (1.0 - cy.abs().powf(n)).powf(1.0 / n);
+        let flare = self.flare(x) * (1.0 - cy.max(-0.6)).min(1.0) * f32::from(u8::from(cy < 0.45));
+        cz * s.hw * self.taper(s, cy) * (1.0 + flare)
     }
 
     /// Sections are widest below mid-height (door skins bulge low) and
