@@ -5,12 +5,17 @@
 //!
 //! ```text
 //! cargo build --release -p vis-render --example render_ir
-//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-//!     $CARGO_TARGET_DIR/release/examples/render_ir bmw x5 2020 front-3-4 2
+//! LP_NUM_THREADS=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     $CARGO_TARGET_DIR/release/examples/render_ir bmw x5 2020 front-3-4 3
 //! ```
 //!
-//! One render's count is the difference between `n` = 2 and `n` = 1 (the
-//! first also starts the device and compiles the pipelines).
+//! One render's count is the difference between `n` = 3 and `n` = 2 (the
+//! first also starts the device and compiles the pipelines, and lavapipe
+//! compiles some shader variants at their first draw). `LP_NUM_THREADS=0`
+//! rasterises on the calling thread: no worker spins while it waits, so the
+//! count is the same on a busy machine as on an idle one (session 39: the
+//! X5's 1,807M single-threaded, 1,806M with the workers on an idle machine,
+//! nonsense with them while a build ran).
 
 use vis_protocol::{BodyShape, Color, View};
 use vis_render::{Renderer, RendererConfig, Subject};

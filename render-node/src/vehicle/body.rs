@@ -2177,7 +2177,7 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
     // even ones) and 48 segments, whose chords stand a tenth of a pixel
     // off the circle at 1024 px (14 x 96 until session 39: a seventh of
     // an SUV's triangles for four wheels).
-    const RINGS: [f32; 10] = [0.0, 0.12, 0.25, 0.38, 0.5, 0.62, 0.74, 0.85, 12.0 / 13.0, 1.0];
+    const RINGS: [f32; 10] = [0.0, 0.12, 0.25, 0.38, 0.5, 0.62, 0.74, 0.85, 0.923, 1.0];
     let n = RINGS.len();
     let profile: Vec<(f32, f32)> = RINGS
         .iter()
@@ -2215,12 +2215,7 @@ fn wheel(mesh: &mut Mesh, p: &Params, center: Vec3, axis: Vec3, tyre_w: f32) {
             center + axis_n * hh + (e1 * a.cos() + e2 * a.sin()) * rr
         },
         |_, _| Some(Material::Alloy),
-        |i, j| {
-            [
-                style * 2.0 + RINGS[i],
-                j as f32 / segs as f32 * spokes,
-            ]
-        },
+        |i, j| [style * 2.0 + RINGS[i], j as f32 / segs as f32 * spokes],
     );
     // Its back is never seen (the brake disc below closes the wheel).
     mesh.shells.push(shell..mesh.indices.len());
