@@ -121,11 +121,26 @@ fn shoulder_line(p: &Params) -> f32 {
             p.shape,
             BodyShape::Suv | BodyShape::Crossover | BodyShape::Pickup | BodyShape::Minivan
         );
-    if !shaped || p.flank < 0.6 || p.vintage > 0.5 || p.spec.cargo_box {
+    if !shaped || p.flank < 0.6 || p.vintage > 0.5 {
         return 0.0;
     }
-    let t = ((p.era - 0.1) / 0.25).clamp(0.0, 1.0);
-    0.028 * t * t * (3.0 - 2.0 * t)
+    0.028 * smooth(((p.era - 0.1) / 0.25).clamp(0.0, 1.0))
+}
+
+/// The smooth step 3t^2 - 2t^3 of `t` in 0..1.
+fn smooth(t: f32) -> f32 {
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// The share of a flare ([`Lower::flare`]) a flank point at the section's
+/// height `cy` takes: all of it from the sills to the widest line, tapering
+/// off above it, none from `cy` 0.45 up.
+fn flare_share(cy: f32) -> f32 {
+    if cy < 0.45 {
+        (1.0 - cy.max(-0.6)).min(1.0)
+    } else {
+        0.0
+    }
 }
 
 fn sp(c: f32, n: f32) -> f32 {
@@ -261,7 +276,7 @@ impl Section {
     /// wings' crowns towards the sides.
     fn top_at(&self, zr: f32) -> f32 {
         let t = ((zr - 0.3) / 0.3).clamp(0.0, 1.0);
-        self.top + self.wing * t * t * (3.0 - 2.0 * t)
+        self.top + self.wing * smooth(t)
     }
 }
 
@@ -465,7 +480,7 @@ impl<'a> Lower<'a> {
             top,
             hw,
             wing,
-            crease: self.crease * (1.0 - ends * ends * (3.0 - 2.0 * ends)),
+            crease: self.crease * (1.0 - smooth(ends)),
         }
     }
 
@@ -513,17 +528,12 @@ impl<'a> Lower<'a> {
     /// [`Self::point`] at the unit point `(cz, cy)` of [`Self::unit`]: the
     /// loft takes its 72 once, not once a section.
     fn point_on(&self, s: Section, x: f32, (cz, cy): (f32, f32)) -> (Vec3, f32, f32) {
-        let taper = self.taper(s, cy);
-        let z = cz
-            * s.hw
-            * taper
-            * (1.0 + self.flare(x) * (1.0 - cy.max(-0.6)).min(1.0) * (cy < 0.45) as u8 as f32);
+        let mut z = cz * s.hw * self.taper(s, cy) * (1.0 + self.flare(x) * flare_share(cy));
         let mut y = self.y_of(s, cy, z);
         let arch = self.arch(x);
         // (Up to cy 0.7: with cy < 0.3, until session 18, the flank's
         // points just above cy 0.3 stayed below a tall arch's crown and
         // hung a sliver of paint inside the opening.)
-        let mut z = z;
         if arch > 0.0 && cy < 0.7 {
             // (Capped under the flank's own top: raised wings stand above
             // the bonnet, so their arches stay round.)
@@ -542,19 +552,24 @@ impl<'a> Lower<'a> {
     }
 
     /// The flank's |z| at height `y` in the section `s` at `x` (flares
-    /// included), `z` a first guess for raised wings' crowns.
+    /// included), `z` a first guess for raised wings' crowns: what
+    /// [`Self::flank_z`] finds by searching, read off the section's margin.
     fn flank_z_in(&self, s: Section, x: f32, y: f32, z: f32) -> f32 {
+        let (cy, _) = Self::height_in(s, y, z);
+        (self.margin_in(s, y, z) + z).max(0.0) * (1.0 + self.flare(x) * flare_share(cy))
+    }
+
+    /// The section's height parameter `cy` at `(y, z)` (-1 at the sills, 0
+    /// at the widest line, 1 at the top) and the half's span it is a
+    /// fraction of.
+    fn height_in(s: Section, y: f32, z: f32) -> (f32, f32) {
         let mid = s.bottom + (s.top - s.bottom) * 0.42;
-        let cy = if y >= mid {
-            (y - mid) / (s.top_at(z / s.hw.max(1e-4)) - mid)
+        let span = if y >= mid {
+            s.top_at(z.abs() / s.hw.max(1e-4)) - mid
         } else {
-            (y - mid) / (mid - s.bottom)
-        }
-        .clamp(-1.0, 1.0);
-        let n = self.exponent(cy);
-        let cz = (1.0 - cy.abs().powf(n)).powf(1.0 / n);
-        let flare = self.flare(x) * (1.0 - cy.max(-0.6)).min(1.0) * f32::from(u8::from(cy < 0.45));
-        cz * s.hw * self.taper(s, cy) * (1.0 + flare)
+            mid - s.bottom
+        };
+        ((y - mid) / span, span)
     }
 
     /// Sections are widest below mid-height (door skins bulge low) and
@@ -604,13 +619,7 @@ impl<'a> Lower<'a> {
 
     /// [`Self::margin`] in the section `s`.
     fn margin_in(&self, s: Section, y: f32, z: f32) -> f32 {
-        let mid = s.bottom + (s.top - s.bottom) * 0.42;
-        let span = if y >= mid {
-            s.top_at(z.abs() / s.hw.max(1e-4)) - mid
-        } else {
-            mid - s.bottom
-        };
-        let cy = (y - mid) / span;
+        let (cy, span) = Self::height_in(s, y, z);
         if cy.abs() >= 1.0 {
             return -z.abs() - (cy.abs() - 1.0) * span.abs();
         }
@@ -1149,19 +1158,8 @@ impl<'a> Lower<'a> {
     /// The flank's |z| at (x, y) with the fender flares' bulge.
     fn flank_z(&self, x: f32, y: f32) -> f32 {
         let z = self.surface_z(x, y);
-        let s = self.section(x);
-        let mid = s.bottom + (s.top - s.bottom) * 0.42;
-        let cy = if y >= mid {
-            (y - mid) / (s.top_at(z / s.hw.max(1e-4)) - mid)
-        } else {
-            (y - mid) / (mid - s.bottom)
-        };
-        let f = if cy < 0.45 {
-            (1.0 - cy.max(-0.6)).min(1.0)
-        } else {
-            0.0
-        };
-        z * (1.0 + self.flare(x) * f)
+        let (cy, _) = Self::height_in(self.section(x), y, z);
+        z * (1.0 + self.flare(x) * flare_share(cy))
     }
 
     /// A ring round the arch at `ax`, its legs running down to `bottom`,
