@@ -884,3 +884,52 @@ fn a_modern_flank_carries_a_shoulder_line_and_a_1990s_one_does_not() {
         "the 1993 Corolla's flank at {old:.4} m, the G-Class's slab at {g:.4} m"
     );
 }
+
+/// The glasshouse's top and half width at a station `x`: the highest paint
+/// point within 5 cm of it, and the widest point of any material 15-25 cm
+/// over the belt (the side glass or its pillars).
+fn glasshouse_at(mesh: &vehicle::Mesh, q: &Params, x: f32) -> (f32, f32) {
+    let near = mesh.vertices.iter().filter(|v| (v.pos[0] - x).abs() < 0.05);
+    let top = near
+        .clone()
+        .filter(|v| v.material == Material::Paint as u32)
+        .map(|v| v.pos[1])
+        .fold(f32::MIN, f32::max);
+    let half = near
+        .filter(|v| (q.belt + 0.15..q.belt + 0.25).contains(&v.pos[1]))
+        .map(|v| v.pos[2].abs())
+        .fold(f32::MIN, f32::max);
+    (top, half)
+}
+
+#[test]
+fn a_hatchs_roof_falls_and_draws_in_towards_the_tailgate_and_an_estates_does_not() {
+    let lib = ModelLibrary::embedded();
+    let measure = |shape, make: &str, model: &str, year| {
+        let q = Params::resolve(&lib, shape, make, model, year);
+        let mesh = vehicle::build(&q);
+        // The roof from the windshield's top to the tailgate glass's.
+        let front = q.length / 2.0 - q.ws_base - q.ws_run;
+        let rear = -q.length / 2.0 + q.bl_base + q.bl_run;
+        let (top_f, half_f) = glasshouse_at(&mesh, &q, front - 0.25 * (front - rear));
+        let (top_r, half_r) = glasshouse_at(&mesh, &q, rear + 0.15);
+        (top_f - top_r, half_r / half_f)
+    };
+    let (golf_fall, golf_in) = measure(BodyShape::Hatchback, "volkswagen", "golf", 2022);
+    let (focus_fall, focus_in) = measure(BodyShape::Hatchback, "ford", "focus", 2013);
+    let (estate_fall, estate_in) = measure(BodyShape::Wagon, "subaru", "outback", 2020);
+    assert!(
+        // (About 3 cm is the roof's rounded rear edge: drawn level, the
+        // Golf measured 0.033 m, the Focus 0.028 m.)
+        golf_fall > 0.07 && focus_fall > 0.07,
+        "the Golf's roof falls {golf_fall:.3} m to the tailgate, the Focus's {focus_fall:.3} m"
+    );
+    assert!(
+        golf_in < 0.95 && focus_in < 0.95,
+        "the Golf's glasshouse keeps {golf_in:.3} of its width at the tailgate, the Focus's {focus_in:.3}"
+    );
+    assert!(
+        estate_fall < 0.06 && estate_in > 0.97,
+        "the Outback's roof falls {estate_fall:.3} m and keeps {estate_in:.3} of its width"
+    );
+}
