@@ -200,6 +200,10 @@ pub struct Lower<'a> {
     /// Length of the rounded nose and tail.
     pub round_f: f32,
     pub round_r: f32,
+    /// The tail's closing in over `round_r`: the exponent of its top's
+    /// curve and the height (a fraction from the bottom to the top) of its
+    /// most rearward point.
+    tail_shape: (f32, f32),
     pub hw: f32,
     /// Rear wheels hidden behind skirts (no rear arch opening).
     pub skirts: bool,
@@ -338,6 +342,21 @@ impl<'a> Lower<'a> {
         let xr = if p.spec.cargo_box { fa - 1.2 } else { xr };
         // A pickup's tail is square: the tailgate, not a rounded boot.
         let round_r = if p.spec.bed { 0.06 } else { round_r };
+        // A hatchback's tail is a tailgate, not a boot: it rounds off over
+        // half as much length again and leans in above its lowest third
+        // (`tail_shape`), so the glass's rake runs on into the panel under
+        // it. Closed in like a saloon's boot over 0.25 m to a most rearward
+        // point at 45% of the height, its tail stood as a tall flat slab
+        // behind the glass: "roofs run long and flat to an almost vertical
+        // tailgate over a long rear overhang" (session 40's blind check).
+        let hatch_tail =
+            p.shape == vis_protocol::BodyShape::Hatchback && p.spec.cabin == Cabin::Hatch;
+        let round_r = if hatch_tail { round_r * 1.5 } else { round_r };
+        let tail_shape = if hatch_tail {
+            ((p.boxy + 0.4).min(1.9), 0.32)
+        } else {
+            (p.boxy + 0.4, 0.45)
+        };
         let deck_start = -p.length / 2.0 + p.bl_base;
         let arch_r = p.wheel_radius * arch_gap(p.shape);
         let bed = p.spec.bed.then(|| {
@@ -362,6 +381,7 @@ impl<'a> Lower<'a> {
             arch_r,
             round_f,
             round_r,
+            tail_shape,
             hw: p.width / 2.0,
             skirts: p.cues.features.has(Feature::WheelSkirts),
             axles: [fa, ra],
@@ -489,7 +509,7 @@ impl<'a> Lower<'a> {
                 0.45 - 0.2 * p.era + face.1,
             )
         } else {
-            (tr, p.boxy + 1.6, p.boxy + 0.4, 0.45)
+            (tr, p.boxy + 1.6, self.tail_shape.0, self.tail_shape.1)
         };
         if t > 0.0 {
             let ew = (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw);
