@@ -19,6 +19,9 @@ const HDR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 const SAMPLES: u32 = 4;
 const SHADOW_PX: u32 = 128;
+/// Triangles wholly above this height (metres) cast no contact shadow:
+/// see `draw_with`.
+const SHADOW_CASTER_TOP: f32 = 0.8;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -542,28 +545,43 @@ impl Passes {
             let d = frame.eye - Vec3::from(v.pos);
             n.dot(d) < -0.3 * n.length() * d.length()
         };
+        // The shadow pass's casters: every triangle reaching below
+        // `SHADOW_CASTER_TOP` over the ground. What lies wholly above it
+        // (the glasshouse, the roof, the upper body) is either hidden from
+        // below by the body under it or, like a mirror's underside, a
+        // metre up, where its occlusion (`exp(-3.2 h)`, `fs_shadow`) is
+        // 4%: drawing it cost the shadow pass a vertex and a set-up a
+        // triangle for nothing (docs/benchmarks.md, session 40).
+        let low = |t: &[u32]| {
+            t.iter()
+                .any(|&i| mesh.vertices[i as usize].pos[1] < SHADOW_CASTER_TOP)
+        };
         let mut groups: [Vec<u32>; 4] = Default::default();
+        let mut casters = Vec::with_capacity(mesh.indices.len());
         for (k, t) in mesh.indices.chunks_exact(3).enumerate() {
-            let g =
-                if t.iter().all(|&i| away(i)) && mesh.shells.iter().any(|r| r.contains(&(3 * k))) {
-                    3
-                } else {
-                    match mesh.vertices[t[0] as usize].material {
-                        m if m == Material::Paint as u32 => 0,
-                        m if m == Material::Alloy as u32 => 1,
-                        _ => 2,
-                    }
-                };
+            let shell = mesh.shells.iter().any(|r| r.contains(&(3 * k)));
+            if low(t) {
+                casters.extend(t.iter().map(|i| i + 4));
+            }
+            if shell && t.iter().all(|&i| away(i)) {
+                continue;
+            }
+            let g = match mesh.vertices[t[0] as usize].material {
+                m if m == Material::Paint as u32 => 0,
+                m if m == Material::Alloy as u32 => 1,
+                _ => 2,
+            };
             groups[g].extend(t.iter().map(|i| i + 4));
         }
+        groups[3] = casters;
         let mut indices = vec![0u32, 1, 2, 0, 2, 3];
-        let mut ranges = Vec::with_capacity(3);
+        let mut ranges = Vec::with_capacity(4);
         for g in &groups {
             let start = indices.len() as u32;
             indices.extend_from_slice(g);
             ranges.push(start..indices.len() as u32);
         }
-        ranges.truncate(3);
+        let casters = ranges.pop().unwrap_or(0..0);
         let vbuf = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("vertices"),
             contents: bytemuck::cast_slice(&vertices),
@@ -663,7 +681,6 @@ impl Passes {
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
-        let car = 6..indices.len() as u32;
         {
             let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("shadow"),
@@ -690,7 +707,7 @@ impl Passes {
             pass.set_bind_group(0, &shadow_bg, &[]);
             pass.set_vertex_buffer(0, vbuf.slice(..));
             pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(car.clone(), 0, 0..1);
+            pass.draw_indexed(casters.clone(), 0, 0..1);
         }
         let groups = SHADOW_PX.div_ceil(8);
         {
