@@ -538,7 +538,7 @@ impl Passes {
         // away from the eye lies behind the near side: the scene pass leaves
         // it out (lavapipe sets up and rasterises every triangle it is
         // given: 16% of an X5's cold render, docs/benchmarks.md "Session 37").
-        // The shadow pass, seen from below, keeps it, after the groups.
+        // The shadow pass, seen from below, keeps it if it is a caster (below).
         let away = |i: u32| {
             let v = &mesh.vertices[i as usize];
             let n = Vec3::from(v.normal);
