@@ -559,11 +559,10 @@ impl Passes {
         let mut groups: [Vec<u32>; 4] = Default::default();
         let mut casters = Vec::with_capacity(mesh.indices.len());
         for (k, t) in mesh.indices.chunks_exact(3).enumerate() {
-            let shell = mesh.shells.iter().any(|r| r.contains(&(3 * k)));
             if low(t) {
                 casters.extend(t.iter().map(|i| i + 4));
             }
-            if shell && t.iter().all(|&i| away(i)) {
+            if t.iter().all(|&i| away(i)) && mesh.shells.iter().any(|r| r.contains(&(3 * k))) {
                 continue;
             }
             let g = match mesh.vertices[t[0] as usize].material {
