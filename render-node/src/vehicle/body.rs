@@ -12,7 +12,7 @@ use glam::Vec3;
 use super::mesh::{Material, Mesh};
 use vis_protocol::BodyShape;
 
-use super::faces::{Drl, Intakes, Tail};
+use super::faces::{Drl, Intakes, Optics, Tail};
 use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::params::{Cabin, Params};
 
@@ -2715,13 +2715,154 @@ fn ring_centres(h: Headlamp, g: &Graphic<'_>) -> Vec<(f32, f32, f32)> {
     }
 }
 
+/// What a head lamp holds under its running-light signature
+/// (`faces.csv` `optics`), laid out once per lamp: the lenses, bulbs or LED
+/// cells that, once the outlines are alike, tell one make's lamp from
+/// another's (two chrome lenses in every modern lamp, until session 41,
+/// read as "the same pod on every make" in two blind checks).
+struct Insides {
+    optics: Optics,
+    /// Round lenses or bulbs: (centre u, centre v, radius m).
+    lenses: Vec<(f32, f32, f32)>,
+    /// LED cells: (u0, u1, v0, v1).
+    cells: Vec<[f32; 4]>,
+    /// The housing round them: a silver reflector before 2012, dark after.
+    housing: Material,
+    /// A twin-ringed or haloed round lamp: its projectors sit in the rings
+    /// and are lit (the signature is the rings).
+    ringed: bool,
+}
+
+impl Insides {
+    /// `optics` resolved (not `Auto`); `one_bulb`: a plain lamp's bowl
+    /// holds one bulb, not one in each of its two bowls.
+    fn lay_out(
+        h: Headlamp,
+        drl: Drl,
+        optics: Optics,
+        silver: bool,
+        one_bulb: bool,
+        g: &Graphic<'_>,
+    ) -> Insides {
+        let rings = ring_centres(h, g);
+        let round = matches!(h, Headlamp::Round | Headlamp::TwinRound);
+        let ringed =
+            matches!(drl, Drl::Rings | Drl::Halo | Drl::FourPoint) && (round || drl == Drl::Rings);
+        let mut ins = Insides {
+            optics,
+            lenses: Vec::new(),
+            cells: Vec::new(),
+            housing: if silver {
+                Material::Reflector
+            } else {
+                Material::LampHousing
+            },
+            ringed,
+        };
+        if ringed {
+            ins.lenses = rings;
+            return ins;
+        }
+        // A disc of radius r (m) round (u, v) wholly inside the outline.
+        let fits = |u: f32, v: f32, r: f32| {
+            (0..12).all(|k| {
+                let a = k as f32 * TAU / 12.0;
+                (g.inside)(u + a.cos() * r / g.w, v + a.sin() * r / g.h)
+            }) && (g.inside)(u, v)
+        };
+        match optics {
+            Optics::Auto | Optics::Bowl => {
+                ins.lenses = if one_bulb { rings[..1].to_vec() } else { rings };
+            }
+            _ if drl == Drl::FourPoint => {}
+            Optics::Twin => {
+                let r = (g.h * 0.2).min(0.03);
+                if g.w > 4.0 * r {
+                    ins.lenses = vec![(0.42, 0.5, r), (0.62, 0.5, r)];
+                }
+            }
+            Optics::Projector => {
+                // One lens at the inner end, as large as the lamp takes.
+                let r0 = (g.h * 0.34).min(0.045).min(g.w * 0.16);
+                ins.lenses = [1.0, 0.8, 0.65]
+                    .iter()
+                    .flat_map(|k| {
+                        [0.28, 0.36, 0.46, 0.58]
+                            .iter()
+                            .flat_map(move |u| [0.45, 0.35, 0.55].map(|v| (*u, v, r0 * k)))
+                    })
+                    .find(|&(u, v, r)| fits(u, v, r * 1.25))
+                    .into_iter()
+                    .collect();
+            }
+            Optics::Cells => ins.cells = led_cells(g),
+        }
+        // A lamp too small for its cells holds a projector.
+        if optics == Optics::Cells && ins.cells.len() < 2 {
+            return Insides::lay_out(h, drl, Optics::Projector, silver, one_bulb, g);
+        }
+        ins
+    }
+}
+
+/// A row of LED cells along a lamp: up to six small square-ish cells
+/// (about 4 cm) in the longest horizontal run of the outline that holds
+/// them, a cell's width apart.
+fn led_cells(g: &Graphic<'_>) -> Vec<[f32; 4]> {
+    let ch = (g.h * 0.42).min(0.034);
+    let cw = (ch * 1.25).min(0.045);
+    let (du, dv) = (cw / 2.0 / g.w, ch / 2.0 / g.h);
+    let fits = |u: f32, v: f32| {
+        [
+            (-1.3, -1.4),
+            (-1.3, 1.4),
+            (1.3, -1.4),
+            (1.3, 1.4),
+            (0.0, 0.0),
+        ]
+        .iter()
+        .all(|(a, b)| (g.inside)(u + a * du, v + b * dv))
+    };
+    let mut best = (0.0, 0.0, 0.0);
+    for v in [0.42, 0.34, 0.5, 0.28, 0.58] {
+        let mut run: Option<f32> = None;
+        for k in 0..=100 {
+            let u = k as f32 / 100.0;
+            let ok = k < 100 && fits(u, v);
+            match (ok, run) {
+                (true, None) => run = Some(u),
+                (false, Some(a)) => {
+                    if u - a > best.1 - best.0 + 0.02 {
+                        best = (a, u - 0.01, v);
+                    }
+                    run = None;
+                }
+                _ => {}
+            }
+        }
+    }
+    let (a, b, v) = best;
+    let len = (b - a) * g.w;
+    let pitch = cw * 1.8;
+    let n = ((len / pitch).floor() as usize + 1).min(6);
+    if n < 2 {
+        return Vec::new();
+    }
+    let step = (b - a) / (n - 1) as f32;
+    (0..n)
+        .map(|i| {
+            let u = a + step * i as f32;
+            [u - du, u + du, v - dv, v + dv]
+        })
+        .collect()
+}
+
 /// The material of a head lamp's point under its daytime-running-light
-/// signature. `one_bulb`: a plain lamp (no running light) draws one bulb,
-/// not one in each of its two bowls.
+/// signature `drl`, holding `ins`.
 fn head_graphic(
     h: Headlamp,
     drl: Drl,
-    one_bulb: bool,
+    ins: &Insides,
     g: &Graphic<'_>,
     u: f32,
     v: f32,
@@ -2730,37 +2871,19 @@ fn head_graphic(
         return None;
     }
     let t = 0.02;
-    let rings = ring_centres(h, g);
     let round = matches!(h, Headlamp::Round | Headlamp::TwinRound);
     let lit = match drl {
-        // A plain lamp: a clear cover over a silver reflector, a bright
-        // bulb in each bowl, and a dark seam round it. Lit all over (until
-        // session 32) it was a white blob that white and silver paint
-        // swallowed and black paint made a hole of (all three data helpers
-        // of sessions 31 and 32).
-        Drl::None => {
-            let bowls = if one_bulb { &rings[..1] } else { &rings[..] };
-            let bulb = bowls
-                .iter()
-                .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * 0.55);
-            return Some(if g.rim(u, v, 0.012) {
-                Material::LampHousing
-            } else if bulb {
-                Material::HeadLamp
-            } else {
-                Material::Reflector
-            });
-        }
+        Drl::None => false,
         // A light bar is lit all along.
         Drl::Bar if h == Headlamp::LightBar => true,
-        Drl::Rings => rings.iter().any(|&(cu, cv, r)| {
+        Drl::Rings => ins.lenses.iter().any(|&(cu, cv, r)| {
             let d = g.dist(u, v, cu, cv);
             d < r && d > r - t * 1.2
         }),
         Drl::Halo if round => g.rim(u, v, t * 1.2),
         Drl::Halo => g.rim(u, v, t),
         Drl::FourPoint => {
-            let (cu, cv, r) = rings[0];
+            let (cu, cv, r) = ring_centres(h, g)[0];
             [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
                 .iter()
                 .any(|(a, b)| {
@@ -2794,29 +2917,51 @@ fn head_graphic(
     if lit {
         return Some(Material::Drl);
     }
-    // Projectors: the lamps themselves, inside the rings or the housing.
-    let ringed =
-        matches!(drl, Drl::Rings | Drl::Halo | Drl::FourPoint) && (round || drl == Drl::Rings);
-    let proj = match drl {
-        _ if ringed => rings
+    let lens = |k: f32| {
+        ins.lenses
             .iter()
-            .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * 0.45),
-        Drl::FourPoint => false,
-        _ => {
-            let r = (g.h * 0.2).min(0.03);
-            [0.42, 0.62]
-                .iter()
-                .any(|cu| g.dist(u, v, *cu, 0.5) < r && g.w > 4.0 * r)
-        }
+            .any(|&(cu, cv, r)| g.dist(u, v, cu, cv) < r * k)
     };
-    // Behind a running-light signature the projectors are small chrome
-    // lenses, not lit: two bright dots in every modern lamp (until session
-    // 26) read as the same twin round lamps on every make in a blind check,
-    // over the outline and the signature that tell them apart.
-    Some(match proj {
-        true if ringed => Material::HeadLamp,
-        true => Material::Chrome,
-        false => Material::LampHousing,
+    if ins.ringed {
+        return Some(if lens(0.45) {
+            Material::HeadLamp
+        } else {
+            Material::LampHousing
+        });
+    }
+    Some(match ins.optics {
+        // A plain lamp: a clear cover over a silver reflector, a bright
+        // bulb in each bowl, and a dark seam round it. Lit all over (until
+        // session 32) it was a white blob that white and silver paint
+        // swallowed and black paint made a hole of (all three data helpers
+        // of sessions 31 and 32).
+        Optics::Auto | Optics::Bowl => {
+            if g.rim(u, v, 0.012) {
+                Material::LampHousing
+            } else if lens(0.55) {
+                Material::HeadLamp
+            } else {
+                Material::Reflector
+            }
+        }
+        // Behind a running-light signature the projectors are chrome
+        // lenses, not lit: bright dots read as round lamps (until session
+        // 26). One lens sits in a bezel of the other tone.
+        Optics::Projector if lens(0.72) => Material::Chrome,
+        Optics::Projector if lens(1.0) => match ins.housing {
+            Material::Reflector => Material::LampHousing,
+            _ => Material::Reflector,
+        },
+        Optics::Twin if lens(1.0) => Material::Chrome,
+        Optics::Cells
+            if ins
+                .cells
+                .iter()
+                .any(|c| (c[0]..c[1]).contains(&u) && (c[2]..c[3]).contains(&v)) =>
+        {
+            Material::Chrome
+        }
+        _ => ins.housing,
     })
 }
 
@@ -2945,7 +3090,16 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         // shapes" (the session-36 blind check, on a 2000 DeVille and Monte
         // Carlo). Earlier lamps keep two (quad rectangular sealed beams).
         let one_bulb = era > 0.05 && head != Headlamp::TwinRound;
-        let draw = |u: f32, v: f32| head_graphic(head, face.drl, one_bulb, &g, u, v);
+        let optics = face.optics.resolve(face.drl, era, lamp_h);
+        let silver = Optics::silver_housing(era);
+        let ins = Insides::lay_out(head, face.drl, optics, silver, one_bulb, &g);
+        // Cells and a lens need rows and columns of their own in a slim lamp.
+        let grid = if matches!(ins.optics, Optics::Cells | Optics::Projector) {
+            (grid.0.max(48), grid.1.max(12))
+        } else {
+            grid
+        };
+        let draw = |u: f32, v: f32| head_graphic(head, face.drl, &ins, &g, u, v);
         let steps = if face.drl == Drl::None { 14 } else { 12 };
         mesh.mirrored(|mesh| {
             lower.end_patch_steps(mesh, true, lamp, (zi, zo), grid, 1.0, steps, draw);
@@ -3431,6 +3585,7 @@ fn outline_patch(
     } else {
         Headlamp::Rect
     };
+    let unit_insides = Insides::lay_out(unit_kind, Drl::None, Optics::Bowl, true, false, &unit);
     let mat = |u: f32, v: f32| -> Option<Material> {
         if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
             return None;
@@ -3444,7 +3599,7 @@ fn outline_patch(
             return Some(Material::Chrome);
         }
         if sh.fill == Fill::Lamp && front {
-            return head_graphic(unit_kind, Drl::None, false, &unit, u, v);
+            return head_graphic(unit_kind, Drl::None, &unit_insides, &unit, u, v);
         }
         let (x, y) = (u * w, v * h);
         Some(match sh.fill {
@@ -3930,6 +4085,68 @@ fn roof_rails(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
 mod tests {
     use super::*;
 
+    /// A lamp's insides follow `optics`: a row of separate LED cells, one
+    /// lens, or two, each drawn in chrome on the housing; a slim lamp
+    /// too short for cells falls back to one lens.
+    #[test]
+    fn a_lamps_insides_are_cells_one_lens_or_two() {
+        let inside = |u: f32, v: f32| (0.0..1.0).contains(&u) && (0.0..1.0).contains(&v);
+        let lamp = |w: f32, h: f32| Graphic {
+            inside: &inside,
+            w,
+            h,
+        };
+        // Chrome runs along the lamp's middle row: how many separate ones.
+        let runs = |optics: Optics, g: &Graphic<'_>| {
+            let ins = Insides::lay_out(Headlamp::Rect, Drl::Strip, optics, false, true, g);
+            let row = ins
+                .lenses
+                .first()
+                .map_or_else(|| (ins.cells[0][2] + ins.cells[0][3]) / 2.0, |l| l.1);
+            let mut n = 0;
+            let mut was = false;
+            for j in 0..400 {
+                let u = (j as f32 + 0.5) / 400.0;
+                let on = head_graphic(Headlamp::Rect, Drl::Strip, &ins, g, u, row)
+                    == Some(Material::Chrome);
+                n += usize::from(on && !was);
+                was = on;
+            }
+            (ins.optics, n)
+        };
+        let wide = lamp(0.5, 0.08);
+        let (o, n) = runs(Optics::Cells, &wide);
+        assert!(
+            o == Optics::Cells && (4..=6).contains(&n),
+            "{o:?}: {n} cells"
+        );
+        assert_eq!(
+            runs(Optics::Projector, &lamp(0.5, 0.16)),
+            (Optics::Projector, 1)
+        );
+        assert_eq!(runs(Optics::Twin, &lamp(0.5, 0.16)), (Optics::Twin, 2));
+        assert_eq!(runs(Optics::Cells, &lamp(0.08, 0.08)).0, Optics::Projector);
+        // Auto: cells in a slim modern lamp, a projector in a deep one or
+        // an older one, a bowl without a running light.
+        let modern = crate::vehicle::params::era_of(2020);
+        let old = crate::vehicle::params::era_of(2008);
+        assert_eq!(
+            Optics::Auto.resolve(Drl::Strip, modern, 0.07),
+            Optics::Cells
+        );
+        assert_eq!(
+            Optics::Auto.resolve(Drl::Strip, modern, 0.15),
+            Optics::Projector
+        );
+        assert_eq!(
+            Optics::Auto.resolve(Drl::Strip, old, 0.07),
+            Optics::Projector
+        );
+        assert_eq!(Optics::Auto.resolve(Drl::None, modern, 0.07), Optics::Bowl);
+        assert_eq!(Optics::Twin.resolve(Drl::None, modern, 0.07), Optics::Twin);
+        assert!(Optics::silver_housing(old) && !Optics::silver_housing(modern));
+    }
+
     /// A plain rectangular lamp: one bulb with `one_bulb` (`front_face`
     /// asks it from the 1990s on, but for twin round lamps), one in each
     /// of its two bowls without.
@@ -3947,7 +4164,8 @@ mod tests {
             for i in 0..60 {
                 for j in 0..120 {
                     let (u, v) = ((j as f32 + 0.5) / 120.0, (i as f32 + 0.5) / 60.0);
-                    if head_graphic(h, Drl::None, one, &g, u, v) == Some(Material::HeadLamp) {
+                    let ins = Insides::lay_out(h, Drl::None, Optics::Bowl, true, one, &g);
+                    if head_graphic(h, Drl::None, &ins, &g, u, v) == Some(Material::HeadLamp) {
                         halves[usize::from(u >= 0.55)] += 1;
                     }
                 }

@@ -6,10 +6,12 @@
 //! slugs) whose generation was launched in `from..=to`:
 //!
 //! ```text
-//! make,models,from,to,headlamp,drl,grille,intakes,tail,note
+//! make,models,from,to,headlamp,drl,optics,grille,intakes,tail,note
 //! ```
 //!
-//! `-` in `headlamp`, `grille`, `intakes` or `tail` keeps what the
+//! `-` in `optics` draws the lamp's insides the era and the lamp's size
+//! suggest ([`Optics::resolve`]); `-` in `headlamp`, `grille`, `intakes`
+//! or `tail` keeps what the
 //! generation's identity row (or the default drawing) gives. A row that
 //! names the model wins over a `*` row; among equals the first row in the
 //! file wins. Nothing here is lettering or a logo: every graphic is a shape.
@@ -23,8 +25,9 @@ use super::identity::{Grille, Headlamp, vocabulary};
 pub const EMBEDDED: &str = include_str!("../../../models/faces.csv");
 
 /// The column names, in order.
-pub const COLUMNS: [&str; 10] = [
-    "make", "models", "from", "to", "headlamp", "drl", "grille", "intakes", "tail", "note",
+pub const COLUMNS: [&str; 11] = [
+    "make", "models", "from", "to", "headlamp", "drl", "optics", "grille", "intakes", "tail",
+    "note",
 ];
 
 vocabulary!(
@@ -46,6 +49,48 @@ vocabulary!(
         Arrow = "arrow",
     }
 );
+
+vocabulary!(
+    /// What a head lamp holds behind its cover, under the running-light
+    /// signature: what tells one make's lamp from another's once the
+    /// outlines are alike (two chrome lenses in every modern lamp read as
+    /// "the same pod on every make" in both session-40 blind checks).
+    ///
+    /// `auto` is chosen by [`Optics::resolve`] from the signature, era
+    /// and size; `bowl` a silver reflector bowl round one bright bulb;
+    /// `projector` one round lens in a bezel at the lamp's inner end;
+    /// `twin` two lenses side by side; `cells` a row of small LED cells.
+    Optics {
+        Auto = "auto",
+        Bowl = "bowl",
+        Projector = "projector",
+        Twin = "twin",
+        Cells = "cells",
+    }
+);
+
+impl Optics {
+    /// The insides drawn for `self` in a lamp with signature `drl`, of a
+    /// design of `era` (`Params::era`), `height` metres tall: plain lamps
+    /// hold a bowl; before 2012 a projector (on a silver housing, see
+    /// [`Optics::silver_housing`]); from 2012 a slim lamp (under 9 cm)
+    /// holds a row of LED cells and a deeper one a projector.
+    pub fn resolve(self, drl: Drl, era: f32, height: f32) -> Optics {
+        match self {
+            Optics::Auto if drl == Drl::None => Optics::Bowl,
+            Optics::Auto if !Self::silver_housing(era) && height < 0.09 => Optics::Cells,
+            Optics::Auto => Optics::Projector,
+            o => o,
+        }
+    }
+
+    /// Whether the housing round the insides is a silver reflector (lamps
+    /// designed before 2012: chrome-lined, before tinted housings) rather
+    /// than the dark of later lamps.
+    pub fn silver_housing(era: f32) -> bool {
+        era < super::params::era_of(2012)
+    }
+}
 
 vocabulary!(
     /// Lower intakes in the front bumper.
@@ -81,6 +126,8 @@ vocabulary!(
 pub struct Face {
     pub headlamp: Option<Headlamp>,
     pub drl: Drl,
+    /// `Optics::Auto`: resolved from the signature, era and lamp size.
+    pub optics: Optics,
     pub grille: Option<Grille>,
     /// `Intakes::Auto`: the default for the grille and engine.
     pub intakes: Intakes,
@@ -150,9 +197,10 @@ impl FaceTable {
             let face = Face {
                 headlamp: keep(cols[4]).map_err(at)?,
                 drl: cols[5].parse().map_err(at)?,
-                grille: keep(cols[6]).map_err(at)?,
-                intakes: keep(cols[7]).map_err(at)?.unwrap_or_default(),
-                tail: keep(cols[8]).map_err(at)?.unwrap_or_default(),
+                optics: keep(cols[6]).map_err(at)?.unwrap_or_default(),
+                grille: keep(cols[7]).map_err(at)?,
+                intakes: keep(cols[8]).map_err(at)?.unwrap_or_default(),
+                tail: keep(cols[9]).map_err(at)?.unwrap_or_default(),
             };
             rows.push(FaceRow {
                 make: cols[0].to_owned(),
@@ -319,13 +367,13 @@ impl ProfileTable {
 mod tests {
     use super::*;
 
-    const HEAD: &str = "make,models,from,to,headlamp,drl,grille,intakes,tail,note\n";
+    const HEAD: &str = "make,models,from,to,headlamp,drl,optics,grille,intakes,tail,note\n";
 
     #[test]
     fn rows_parse_and_the_model_row_wins() {
         let t = FaceTable::parse(&format!(
-            "# c\n{HEAD}bmw,*,2000,2026,-,rings,kidney,-,l,twin rings\n\
-             bmw,i3,2013,2022,slim,strip,closed,none,-,blanked\n"
+            "# c\n{HEAD}bmw,*,2000,2026,-,rings,-,kidney,-,l,twin rings\n\
+             bmw,i3,2013,2022,slim,strip,cells,closed,none,-,blanked\n"
         ))
         .unwrap();
         assert_eq!(t.rows().len(), 2);
@@ -335,20 +383,23 @@ mod tests {
         assert_eq!(x5.headlamp, None);
         assert_eq!(x5.intakes, Intakes::Auto);
         assert_eq!(x5.tail, Tail::L);
+        assert_eq!(x5.optics, Optics::Auto);
         let i3 = t.lookup("bmw", "i3", 2016).unwrap();
         assert_eq!(i3.grille, Some(Grille::Closed));
         assert_eq!(i3.headlamp, Some(Headlamp::Slim));
         assert_eq!(i3.tail, Tail::Auto);
+        assert_eq!(i3.optics, Optics::Cells);
         assert_eq!(t.lookup("bmw", "x5", 1995), None);
         assert_eq!(t.lookup("audi", "a4", 2019), None);
     }
 
     #[test]
     fn bad_rows_name_the_column() {
-        let ok = "bmw,*,2000,2026,-,rings,kidney,-,l,x";
+        let ok = "bmw,*,2000,2026,-,rings,twin,kidney,-,l,x";
         assert!(FaceTable::parse(&format!("{HEAD}{ok}\n")).is_ok());
         for (bad, want) in [
             (ok.replace(",rings,", ",stars,"), "drl"),
+            (ok.replace(",twin,", ",dots,"), "optics"),
             (ok.replace(",kidney,", ",grid,"), "grille"),
             (ok.replace(",l,x", ",zigzag,x"), "tail"),
             (ok.replace(",-,rings", ",cube,rings"), "headlamp"),

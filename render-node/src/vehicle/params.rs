@@ -374,7 +374,7 @@ pub fn unit(seed: u64, k: u64) -> f32 {
     (z >> 40) as f32 / (1u64 << 24) as f32
 }
 
-fn era_of(year: u16) -> f32 {
+pub(crate) fn era_of(year: u16) -> f32 {
     ((f32::from(year) - 1990.0) / 36.0).clamp(0.0, 1.0)
 }
 
