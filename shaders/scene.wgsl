@@ -181,8 +181,10 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
     let d = abs(a - 0.5) * 2.0;
     // The windows run out to a thin lip: spokes reach the rim's
     // edge, as on a modern alloy (to 0.84 until session 31: a broad
-    // bright lip round thin spokes, "a generic retro turbine").
-    let in_window = step(0.3, rad) * step(rad, 0.9);
+    // bright lip round thin spokes, "a generic retro turbine"), and in
+    // to a small hub (from 0.3 until session 41: a bright disc a third
+    // of the wheel across, the same on every design at 512 px).
+    let in_window = step(0.22, rad) * step(rad, 0.9);
     // margin: how far inside the metal a point of the window is,
     // in the pattern's own units (< 0: an opening).
     var margin = 1.0;
@@ -223,8 +225,10 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
         spec = vec3<f32>(0.26);
     } else if (fin == 2.0) {
         // A machined face: bright, with the spokes' edges and the
-        // pockets' walls painted dark.
-        let edge = in_window * (1.0 - step(0.07, margin));
+        // pockets' walls painted dark (a band twice as wide since
+        // session 41, so the face reads as thin bright spokes on black,
+        // not as the silver wheel).
+        let edge = in_window * (1.0 - step(0.14, margin));
         base = mix(vec3<f32>(0.34) * irr, vec3<f32>(0.03) * irr, edge);
         spec = mix(vec3<f32>(0.55, 0.56, 0.58), vec3<f32>(0.2), edge);
         rough = 0.15;
@@ -240,8 +244,10 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
     // session 30) caught the studio as a chrome dome.
     let hub = 1.0 - step(0.11, rad);
     let keep = solid * (1.0 - 0.85 * hub);
-    // Through the windows: the brake disc's dull grey, not a hole.
-    c = (base * solid + vec3<f32>(0.09) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
+    // Through the windows: the brake disc's dull grey in the wheel's
+    // shade, not a hole (0.09 until session 41: windows a third as
+    // bright as the spokes, which blurred every design into one grey).
+    c = (base * solid + vec3<f32>(0.055) * irr * gap) * (1.0 - hub) + vec3<f32>(0.05) * hub;
     k1 = spec * keep;
     r1 = rough;
     k2 = vec3<f32>(lip * 0.15 * (1.0 - hub));

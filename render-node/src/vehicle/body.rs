@@ -3031,17 +3031,20 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         None => (lamp, zi, zo),
     };
     // A lamp stays on the face: its outer edge goes no further round the
-    // nose's corner than where the surface has fallen 0.25 m behind the
+    // nose's corner than where the surface has fallen 0.12 m behind the
     // tip at the lamp's height. Projected along x, the part beyond that lay
     // on the flank stretched into a streak half a metre long, which the
-    // session-24 blind check took for a rendering glitch on the wings. An
-    // outline's box is narrowed the same way (its shape squeezed into it).
+    // session-24 blind check took for a rendering glitch on the wings; at
+    // 0.25 m (until session 41) the side view still showed the housing's
+    // and signature's rows as a comb of dark and white hairs 30 cm long
+    // on a boxy nose (the XC90, the CR-V). An outline's box is narrowed
+    // the same way (its shape squeezed into it).
     let zo = {
         let y = (lamp.0 + lamp.1) / 2.0;
         let at = |z: f32| lower.surface_x(y, z, lower.fa, lower.xf + 0.01);
         let tip = at(0.0);
         let mut z = zo;
-        while z > zi + 0.06 && at(z) < tip - 0.25 {
+        while z > zi + 0.06 && at(z) < tip - 0.12 {
             z -= 0.01;
         }
         z
