@@ -113,6 +113,21 @@ pub mod framing {
     pub const SIDE: f32 = 0.04;
     /// Camera elevation above the horizon, degrees.
     pub const ELEVATION_DEG: f32 = 8.0;
+    /// The `side` and `side-right` views' elevation: low, as a maker's
+    /// profile shot. From 8 degrees (until session 41) the roof's top
+    /// showed as a band 17 cm deep over a foreshortened side glass (glass
+    /// 16% of the height, roof 15%, on every saloon), and the profile that
+    /// tells one saloon from another was lost under it. A turn's angles
+    /// keep [`ELEVATION_DEG`] (a spin does not bob at 90 degrees).
+    pub const SIDE_ELEVATION_DEG: f32 = 3.0;
+
+    /// The camera's elevation in `view` (`top` looks straight down).
+    pub fn elevation_deg(view: super::View) -> f32 {
+        match view {
+            super::View::Side | super::View::SideRight => SIDE_ELEVATION_DEG,
+            _ => ELEVATION_DEG,
+        }
+    }
     /// Vertical field of view, degrees (a long lens: little distortion).
     pub const FOV_DEG: f32 = 22.0;
 }
@@ -127,7 +142,7 @@ pub fn view_dir(view: View) -> Vec3 {
 }
 
 /// Where the camera is, seen from the target (unit), and its up vector.
-/// Every view but `top` looks from [`framing::ELEVATION_DEG`] above the
+/// Every view but `top` looks from [`framing::elevation_deg`] above the
 /// horizon with the world's up; `top` looks straight down with the nose
 /// pointing left and the driver's (left) side at the bottom of the frame,
 /// as `side` would show them if the camera rose over the roof.
@@ -142,7 +157,7 @@ fn eye_dir_up(view: View, elevation_deg: f32) -> (Vec3, Vec3) {
 
 fn base_view_proj(view: View, extent: f32, target_y: f32) -> (Mat4, Vec3) {
     let dist = extent * 0.5 / (framing::FOV_DEG.to_radians() * 0.5).tan() * 1.25;
-    let (dir, up) = eye_dir_up(view, framing::ELEVATION_DEG);
+    let (dir, up) = eye_dir_up(view, framing::elevation_deg(view));
     let target = Vec3::new(0.0, target_y, 0.0);
     let eye = dir * dist + target;
     let v = Mat4::look_at_rh(eye, target, up);
