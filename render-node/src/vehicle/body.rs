@@ -3147,7 +3147,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     });
     for sh in &data_grilles {
         let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
-        outline_patch(lower, mesh, true, sh, ys, hw, &|z, y| {
+        outline_patch(lower, mesh, true, sh, ys, hw, Tail::Auto, &|z, y| {
             // Lamps set in a grille stay lamps.
             let (u, v) = ((z - zi) / (zo - zi), (y - lamp.0) / lamp_h);
             head != Headlamp::PopUp
@@ -3559,7 +3559,9 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
 /// One grille outline of `models/outlines.csv` on the nose (or tail): a
 /// centred shape across the face, else one a side. `skip(z, y)` leaves out
 /// points (lamps set in the grille). Fills: dark, horizontal or vertical
-/// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim.
+/// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim;
+/// a tail lamp lit as `tail` (faces.csv's graphic) says.
+#[allow(clippy::too_many_arguments)]
 fn outline_patch(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
@@ -3567,6 +3569,7 @@ fn outline_patch(
     sh: &super::outlines::Shape,
     ys: (f32, f32),
     hw: f32,
+    tail: Tail,
     skip: &dyn Fn(f32, f32) -> bool,
 ) {
     use super::outlines::Fill;
@@ -3609,13 +3612,16 @@ fn outline_patch(
             // A tail lamp's outline is the lamp: a lit band 2.2 cm deep
             // tracing its outline round a dark red lens, as LED tail lamps
             // are drawn (lit all over, a shape read as a red blot).
-            Fill::Lamp => {
-                if near_edge(0.022) {
-                    Material::TailLamp
-                } else {
-                    Material::TailLens
+            // With faces.csv's `l`, `c` or `bar` graphic only those edges
+            // are lit (session 41: one lit rim round every outline read as
+            // "the same red wedge tail lamps" on most cars).
+            Fill::Lamp => match tail {
+                Tail::L | Tail::C | Tail::Bar => {
+                    tail_graphic(tail, &unit, u, v).unwrap_or(Material::TailLens)
                 }
-            }
+                _ if near_edge(0.022) => Material::TailLamp,
+                _ => Material::TailLens,
+            },
             // A running light lit all over: white LEDs in the nose, a red
             // bar on the tail.
             Fill::Drl if front => Material::Drl,
@@ -3813,7 +3819,7 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let row_top = tail_top + 0.08;
     let row = |mesh: &mut Mesh, sh: &super::outlines::Shape| {
         let ys = (sh.y0 * row_top, sh.y1 * row_top);
-        outline_patch(lower, mesh, false, sh, ys, hw, &|_, _| false);
+        outline_patch(lower, mesh, false, sh, ys, hw, graphic, &|_, _| false);
     };
     match own_tail {
         Some(sh) => row(mesh, sh),
