@@ -3032,7 +3032,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     };
     // A lamp stays on the face: its outer edge goes no further round the
     // nose's corner than where the surface has fallen 0.12 m behind the
-    // tip at the lamp's height. Projected along x, the part beyond that lay
+    // tip at the lamp's foot, middle or top. Projected along x, the part beyond that lay
     // on the flank stretched into a streak half a metre long, which the
     // session-24 blind check took for a rendering glitch on the wings; at
     // 0.25 m (until session 41) the side view still showed the housing's
@@ -3040,11 +3040,20 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     // on a boxy nose (the XC90, the CR-V). An outline's box is narrowed
     // the same way (its shape squeezed into it).
     let zo = {
-        let y = (lamp.0 + lamp.1) / 2.0;
-        let at = |z: f32| lower.surface_x(y, z, lower.fa, lower.xf + 0.01);
-        let tip = at(0.0);
+        // At the lamp's foot, middle and top: a rounder corner higher up
+        // (the bonnet's edge) carried the top rows furthest round.
+        let h = lamp.1 - lamp.0;
+        let heights = [lamp.0 + 0.15 * h, lamp.0 + 0.5 * h, lamp.1 - 0.15 * h];
+        let at = |y: f32, z: f32| lower.surface_x(y, z, lower.fa, lower.xf + 0.01);
+        let tips = heights.map(|y| at(y, 0.0));
+        let on_face = |z: f32| {
+            heights
+                .iter()
+                .zip(tips)
+                .all(|(&y, tip)| at(y, z) >= tip - 0.12)
+        };
         let mut z = zo;
-        while z > zi + 0.06 && at(z) < tip - 0.12 {
+        while z > zi + 0.06 && !on_face(z) {
             z -= 0.01;
         }
         z
