@@ -2944,15 +2944,12 @@ fn head_graphic(
                 Material::Reflector
             }
         }
-        // Behind a running-light signature the projectors are chrome
-        // lenses, not lit: bright dots read as round lamps (until session
-        // 26). One lens sits in a bezel of the other tone.
-        Optics::Projector if lens(0.72) => Material::Chrome,
-        Optics::Projector if lens(1.0) => match ins.housing {
-            Material::Reflector => Material::LampHousing,
-            _ => Material::Reflector,
-        },
-        Optics::Twin if lens(1.0) => Material::Chrome,
+        // Behind a running-light signature a projector is a dark lens in
+        // a chrome ring, not lit: bright dots read as round lamps (until
+        // session 26), and so did a chrome disc in a dark housing (six
+        // "small round lamps" in the first session-41 blind check).
+        Optics::Projector | Optics::Twin if lens(0.7) => Material::LampHousing,
+        Optics::Projector | Optics::Twin if lens(1.0) => Material::Chrome,
         Optics::Cells
             if ins
                 .cells
