@@ -4135,11 +4135,24 @@ mod tests {
             o == Optics::Cells && (4..=6).contains(&n),
             "{o:?}: {n} cells"
         );
+        // A lens is a ring: two chrome runs across its middle, dark inside.
         assert_eq!(
             runs(Optics::Projector, &lamp(0.5, 0.16)),
-            (Optics::Projector, 1)
+            (Optics::Projector, 2)
         );
-        assert_eq!(runs(Optics::Twin, &lamp(0.5, 0.16)), (Optics::Twin, 2));
+        assert_eq!(runs(Optics::Twin, &lamp(0.5, 0.16)), (Optics::Twin, 4));
+        let deep = lamp(0.5, 0.16);
+        let ins = Insides::lay_out(
+            Headlamp::Rect,
+            Drl::Strip,
+            Optics::Projector,
+            false,
+            true,
+            &deep,
+        );
+        let (cu, cv, _) = ins.lenses[0];
+        let centre = head_graphic(Headlamp::Rect, Drl::Strip, &ins, &deep, cu, cv);
+        assert_eq!(centre, Some(Material::LampHousing));
         assert_eq!(runs(Optics::Cells, &lamp(0.08, 0.08)).0, Optics::Projector);
         // Auto: cells in a slim modern lamp, a projector in a deep one or
         // an older one, a bowl without a running light.
