@@ -2731,6 +2731,9 @@ struct Insides {
     /// A twin-ringed or haloed round lamp: its projectors sit in the rings
     /// and are lit (the signature is the rings).
     ringed: bool,
+    /// The first of [`ring_centres`]: where a four-point signature's dots
+    /// stand.
+    first_ring: (f32, f32, f32),
 }
 
 impl Insides {
@@ -2758,6 +2761,7 @@ impl Insides {
                 Material::LampHousing
             },
             ringed,
+            first_ring: rings[0],
         };
         if ringed {
             ins.lenses = rings;
@@ -2883,7 +2887,7 @@ fn head_graphic(
         Drl::Halo if round => g.rim(u, v, t * 1.2),
         Drl::Halo => g.rim(u, v, t),
         Drl::FourPoint => {
-            let (cu, cv, r) = ring_centres(h, g)[0];
+            let (cu, cv, r) = ins.first_ring;
             [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
                 .iter()
                 .any(|(a, b)| {
@@ -3029,9 +3033,10 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     };
     // A lamp stays on the face: its outer edge goes no further round the
     // nose's corner than where the surface has fallen 0.12 m behind the
-    // tip at the lamp's foot, middle or top. Projected along x, the part beyond that lay
-    // on the flank stretched into a streak half a metre long, which the
-    // session-24 blind check took for a rendering glitch on the wings; at
+    // tip at the lamp's foot, middle or top. Projected along x, the part
+    // beyond that lay on the flank stretched into a streak half a metre
+    // long, which the session-24 blind check took for a rendering glitch
+    // on the wings; at
     // 0.25 m (until session 41) the side view still showed the housing's
     // and signature's rows as a comb of dark and white hairs 30 cm long
     // on a boxy nose (the XC90, the CR-V). An outline's box is narrowed
@@ -4189,10 +4194,10 @@ mod tests {
         // Bulb cells on the inner and outer half of the lamp.
         let bulbs = |h: Headlamp, one: bool| {
             let mut halves = [0, 0];
+            let ins = Insides::lay_out(h, Drl::None, Optics::Bowl, true, one, &g);
             for i in 0..60 {
                 for j in 0..120 {
                     let (u, v) = ((j as f32 + 0.5) / 120.0, (i as f32 + 0.5) / 60.0);
-                    let ins = Insides::lay_out(h, Drl::None, Optics::Bowl, true, one, &g);
                     if head_graphic(h, Drl::None, &ins, &g, u, v) == Some(Material::HeadLamp) {
                         halves[usize::from(u >= 0.55)] += 1;
                     }

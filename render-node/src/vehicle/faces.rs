@@ -11,10 +11,9 @@
 //!
 //! `-` in `optics` draws the lamp's insides the era and the lamp's size
 //! suggest ([`Optics::resolve`]); `-` in `headlamp`, `grille`, `intakes`
-//! or `tail` keeps what the
-//! generation's identity row (or the default drawing) gives. A row that
-//! names the model wins over a `*` row; among equals the first row in the
-//! file wins. Nothing here is lettering or a logo: every graphic is a shape.
+//! or `tail` keeps what the generation's identity row (or the default
+//! drawing) gives. A row that names the model wins over a `*` row; among
+//! equals the first row in the file wins. Nothing here is lettering or a logo: every graphic is a shape.
 
 use std::fmt;
 use std::str::FromStr;
