@@ -7,8 +7,8 @@
 #   .dev/bench-render.gz the criterion bench binary (cargo bench --no-run)
 #   .dev/libonnxruntime.so.1.31.1.gz   from the onnxruntime wheel
 # (gzipped: a lease carries at most 64 MiB with the working tree).
+# The renders are infra/device-set.txt ("make model year shape view" lines).
 #   .dev/tiny/           infra/make-tiny-diffusion.py's model
-#   .dev/set.txt         "make model year shape view" lines to render
 #   .gl/*.deb            Vulkan and EGL loaders, unpacked here when missing
 #
 # Writes to $OUT (default ./device-out): info.txt (driver, adapter), the
@@ -34,7 +34,8 @@ BIN=/tmp/dev
 mkdir -p $BIN
 for f in .dev/*.gz; do gunzip -c "$f" > "$BIN/$(basename "$f" .gz)"; done
 chmod +x "$BIN"/*
-cp -r .dev/tiny .dev/set.txt "$BIN/"
+cp -r .dev/tiny "$BIN/"
+cp infra/device-set.txt "$BIN/set.txt"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   nproc
