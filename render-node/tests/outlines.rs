@@ -312,14 +312,17 @@ fn a_generations_tail_row_draws_its_own_tail_lamps() {
         let top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0);
         let sh = &r.shape;
         // The lamps' vertices on the tail (a high-mounted stop lamp stands
-        // at the rear glass's top, ahead of it).
+        // at the rear glass's top: ahead of the tail on a saloon, over it
+        // on a hatch, on the centre line above the belt either way).
         let mesh = vehicle::build(&q);
+        let stop_lamp = |v: &[f32; 3]| v[1] > q.belt && v[2].abs() < 0.25;
         let lamps: Vec<[f32; 3]> = mesh
             .vertices
             .iter()
             .filter(|v| {
                 (v.material == Material::TailLamp as u32 || v.material == Material::TailLens as u32)
                     && v.pos[0] <= lower.xr + lower.round_r + 0.05
+                    && !stop_lamp(&v.pos)
             })
             .map(|v| v.pos)
             .collect();

@@ -469,13 +469,16 @@ fn signature_cues_are_in_the_mesh() {
     assert!(roof_glass("tesla", "model-3", 2020) > 100);
     assert_eq!(roof_glass("toyota", "camry", 2019), 0);
     // A Mustang's tail lamps are three bars a side: runs of lamp cells
-    // across one side's patch (its cells' u), split by paint.
+    // across one side's patch (its cells' u), split by paint (under the
+    // belt: the high-mounted stop lamp is lit too).
     let bars = |make: &str, model: &str, year: u16| {
         let p = Params::resolve(&lib, BodyShape::Coupe, make, model, year);
         let mut us: Vec<f32> = vehicle::build(&p)
             .vertices
             .iter()
-            .filter(|v| v.material == Material::TailLamp as u32 && v.pos[2] > 0.0)
+            .filter(|v| {
+                v.material == Material::TailLamp as u32 && v.pos[2] > 0.0 && v.pos[1] < p.belt
+            })
             .map(|v| v.uv[0])
             .collect();
         us.sort_by(f32::total_cmp);

@@ -104,6 +104,15 @@ const CAR_SHAPES: [BodyShape; 5] = [
     BodyShape::Wagon,
 ];
 
+/// The share of the tail's half width and half heights that its rearmost
+/// face keeps flat: the rounded tail closes in to a face this size, which
+/// the loft's end fan fills as one plane, not to a point. Closed to a
+/// point, the loft's last rings (4 mm apart) drew a shallow pyramid whose
+/// lower faces, tilted a degree or two down, reflected the studio's dark
+/// floor: the "dark V-shaped dent" on every rounded boot (blind check,
+/// session 41). Real rear panels are flat between rounded corners too.
+const TAIL_FACE: (f32, f32) = (0.6, 0.5);
+
 /// The shoulder line's ridge, half its width in the section's `cy` (about
 /// 5 cm up and down the flank of a saloon).
 const SHOULDER_HALF: f32 = 0.1;
@@ -338,6 +347,19 @@ impl<'a> Lower<'a> {
                 0.2 + 0.06 * p.era - 0.06 * p.vintage,
             )
         };
+        // A pickup's and a body-on-frame SUV's nose is a square face under
+        // a bonnet edge, not a car's rounded one: over the car's 0.4 m
+        // their grilles and lamps wrapped round a nose that rolled away
+        // like a saloon's ("a long rounded sedan nose" on a Colorado,
+        // blind check, session 41).
+        let square_nose = p.shape == vis_protocol::BodyShape::Pickup
+            || (p.shape == vis_protocol::BodyShape::Suv
+                && p.cues.roofline == super::identity::Roofline::Boxy);
+        let round_f = if square_nose {
+            round_f.min(0.17)
+        } else {
+            round_f
+        };
         // Box trucks: the lofted body is the cab only.
         let xr = if p.spec.cargo_box { fa - 1.2 } else { xr };
         // A pickup's tail is square: the tailgate, not a rounded boot.
@@ -525,7 +547,15 @@ impl<'a> Lower<'a> {
             } else {
                 (t, ph)
             };
-            let eb = (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb);
+            let mut eb = (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb);
+            let (mut ew, mut eh) = (ew, eh);
+            if !front {
+                // The tail ends in a flat face (see [`TAIL_FACE`]).
+                let (fw, fh) = TAIL_FACE;
+                ew = fw + (1.0 - fw) * ew;
+                eh = fh + (1.0 - fh) * eh;
+                eb = fh + (1.0 - fh) * eb;
+            }
             let mid = bottom + (top - bottom) * mid_frac;
             top = mid + (top - mid) * eh.max(0.02);
             wing *= eh;
@@ -1883,6 +1913,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     // paint.
     let two_tone = p.cues.features.has(Feature::TwoTone) && !open;
     let glass_roof = p.cues.features.has(Feature::GlassRoof) && !open;
+    let third_brake = p.vintage < 0.5 && !matches!(p.shape, BodyShape::Bus | BodyShape::BoxTruck);
     let shell = mesh.indices.len();
     mesh.grid(
         rows.len(),
@@ -1890,7 +1921,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         true,
         |i, j| fall.apply(point(&rows_ref[i], frames[i], j).0),
         |i, j| {
-            let (_, seg, along) = point(&rows_ref[i], frames[i], j);
+            let (pos, seg, along) = point(&rows_ref[i], frames[i], j);
             let (_, a, _, _) = frames[i];
             let in_glass = i >= 1 && i < glass_rows;
             let top_frame = i + 1 == glass_rows;
@@ -1931,13 +1962,19 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
             }
             let m = match seg {
                 0 => Material::Glass,
-                4 => {
-                    if spec.no_rear_glass {
-                        Material::Paint
+                4 if spec.no_rear_glass => Material::Paint,
+                // The centre high-mounted stop lamp: a red strip 32 cm wide
+                // along the rear glass's top (mandated in the US from 1986,
+                // in Europe from 1998; until session 42 no car had one).
+                4 if third_brake && i + 2 == glass_rows => {
+                    let z1 = point(&rows_ref[i], frames[i], (j + 1) % total).0.z;
+                    if (pos.z + z1).abs() / 2.0 < 0.16 {
+                        Material::TailLamp
                     } else {
                         Material::Glass
                     }
                 }
+                4 => Material::Glass,
                 1 | 7 => Material::Trim,
                 3 | 5 if two_tone => return white,
                 3 | 5 => Material::Paint,
@@ -3628,9 +3665,13 @@ fn outline_patch(
             // "the same red wedge tail lamps" on most cars).
             Fill::Lamp => match tail {
                 Tail::L | Tail::C | Tail::Bar => {
-                    tail_graphic(tail, &unit, u, v).unwrap_or(Material::TailLens)
+                    match tail_graphic(tail, &unit, u, v).unwrap_or(Material::TailLens) {
+                        Material::TailLens if reversing(z0, x, v) => Material::Reflector,
+                        m => m,
+                    }
                 }
                 _ if near_edge(0.022) => Material::TailLamp,
+                _ if reversing(z0, x, v) => Material::Reflector,
                 _ => Material::TailLens,
             },
             // A running light lit all over: white LEDs in the nose, a red
@@ -3726,6 +3767,16 @@ fn tail_graphic(tail: Tail, g: &Graphic<'_>, u: f32, v: f32) -> Option<Material>
     })
 }
 
+/// Is a tail lamp's point `x` metres out from its inner edge, at `v` up
+/// its height, in its reversing lamp: a clear block 11 cm wide in the lower
+/// half of the lamp's inner end, where most cars carry it. Only in lamps at
+/// the corners (`z0`, the inner edge, 0.3 m or more off the centre line): a
+/// bar across the tail has its reversing lamps elsewhere. Until session 42
+/// no tail had one ("no reversing lamps": blind check, session 41).
+fn reversing(z0: f32, x: f32, v: f32) -> bool {
+    z0 >= 0.3 && (0.02..0.13).contains(&x) && (0.1..0.5).contains(&v)
+}
+
 /// Tail lamps, rear valance, plate.
 fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let hw = lower.hw;
@@ -3816,11 +3867,20 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         h: ys.1 - ys.0,
     };
     let draw = |u: f32, v: f32| {
-        if lit_only {
+        let m = if lit_only {
             (g.inside)(u, v).then_some(Material::TailLamp)
         } else {
             tail_graphic(graphic, &g, u, v)
-        }
+        }?;
+        // Reversing lamps in the lens (not cut out of a lit outline; not
+        // in round lamps, whose graphic fills them).
+        let clear = matches!(m, Material::TailLens)
+            || (lit_only && !matches!(graphic, Tail::TwinRound | Tail::Round | Tail::TriBar));
+        Some(if clear && reversing(zs.0, u * g.w, v) {
+            Material::Reflector
+        } else {
+            m
+        })
     };
     // A generation's own tail lamps (models/outlines.csv), in a box whose
     // heights are fractions of the tail's top on the centre line: they are

@@ -292,6 +292,27 @@ impl DomeArc {
 /// The `flared-arches` feature's flares, a fraction of the half width.
 pub const FLARE: f32 = 0.04;
 
+/// The wheel arches' shoulders of a car drawn since the early 2000s, a
+/// fraction of the half width: the body swells over each wheel and draws in
+/// between them (the fit takes the width back, so the doors stand inside
+/// the arches), the "haunches" of a modern saloon, estate or crossover.
+/// Until session 42 only the `flared-arches` feature had any, and every
+/// other body was "flat slab sides with no fender flares" (blind check,
+/// session 41). Boxy bodies, vans and trucks keep flat flanks; designs
+/// drawn as classics too.
+fn haunches(body: BodyShape, roofline: Roofline, era: f32, vintage: f32) -> f32 {
+    use BodyShape as B;
+    let car = matches!(
+        body,
+        B::Sedan | B::Coupe | B::Convertible | B::Hatchback | B::Wagon | B::Crossover | B::Suv
+    );
+    if !car || roofline == Roofline::Boxy || vintage > 0.5 {
+        return 0.0;
+    }
+    let ramp = ((era - 0.3) / 0.3).clamp(0.0, 1.0);
+    0.022 * ramp * ramp * (3.0 - 2.0 * ramp)
+}
+
 /// One model's resolved body: every range collapsed to a number.
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -1161,7 +1182,7 @@ impl Params {
             flare: if cues.features.has(Feature::FlaredArches) {
                 FLARE
             } else {
-                0.0
+                haunches(body, cues.roofline, era, vintage)
             },
             flank: 1.0,
             era,
