@@ -443,8 +443,16 @@ impl<'a> Lower<'a> {
             // almost linearly all the way (exponent 1.2) to a nose half as
             // low again: "a very long, bulbous, downward-curving bonnet"
             // in all three of that session's blind checks.
+            // A one-box body's short bonnet (minivans, MPVs) slopes in one
+            // line from the windshield's foot to the nose, carrying the
+            // glass's rake on down: level first, it read as "the same very
+            // long, flat hood" as the saloons' (session-42 blind check).
             let t = ((x - self.cowl) / (self.xf - self.cowl)).clamp(0.0, 1.0);
-            let k = 1.7 + 0.3 * (p.era - p.vintage).max(0.0);
+            let k = if p.cues.roofline == super::identity::Roofline::OneBox {
+                1.15
+            } else {
+                1.7 + 0.3 * (p.era - p.vintage).max(0.0)
+            };
             belt - (belt - p.hood) * t.powf(k)
         } else if x > self.deck_start {
             // A slight wedge: the beltline rises towards the tail.
@@ -873,9 +881,22 @@ impl<'a> Lower<'a> {
         boundary(self.nose_y(), 0.0, 18, |y| self.inside(self.fa, y, 0.0))
     }
 
-    /// The lower edge of the tail's flat rear face ([`TAIL_FACE`]).
-    pub fn tail_face_bottom(&self) -> f32 {
-        self.section(self.xr).bottom
+    /// A tail row's heights as drawn (`row_top`: the tail's top on the
+    /// centre line, which the row's fractions are of). A row out to the
+    /// corner (`x1` 0.9 or more) starts on the tail's flat rear face
+    /// ([`TAIL_FACE`]), 2 cm over its lower edge: under it the corner
+    /// turns forward and under, and the search for the surface there
+    /// found it along the bumper's foot, a red sliver in the side view (a
+    /// Cherokee XJ's, session-42 blind check). Squeezed like a grille row
+    /// under the nose's face ([`Self::on_face`]).
+    pub fn tail_row_ys(&self, sh: &super::outlines::Shape, row_top: f32) -> (f32, f32) {
+        let (y0, y1) = (sh.y0 * row_top, sh.y1 * row_top);
+        let floor = self.section(self.xr).bottom + 0.02;
+        if sh.x1 >= 0.9 && y0 < floor && y1 > floor + 0.1 {
+            (floor, y1)
+        } else {
+            (y0, y1)
+        }
     }
 
     /// A grille row as drawn: a box reaching under the face's lower edge
@@ -2425,6 +2446,7 @@ pub fn build_car(p: &Params) -> Mesh {
 
     front_face(&mut mesh, &lower, p);
     rear_face(&mut mesh, &lower, p);
+    panel_lines(&mut mesh, &lower, p);
     features(&mut mesh, &lower, p, tyre_w);
 
     // Mirrors on the doors just behind the A-pillars: a housing about 19 cm
@@ -3897,18 +3919,11 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         let ys = (sh.y0 * row_top, sh.y1 * row_top);
         outline_patch(lower, mesh, false, sh, ys, hw, graphic, &|_, _| false);
     };
-    // The lamps start on the tail's flat face: under its lower edge the
-    // tail turns forward into the bumper's underside, and a lamp reaching
-    // down there at the outer corner was drawn as a red sliver along the
-    // bumper's foot in the side view (a Cherokee XJ's, session-42 blind
-    // check). Squeezed like a grille row under the nose's face.
-    let floor = lower.tail_face_bottom() + 0.02;
     match own_tail {
-        Some(sh) if sh.y0 * row_top < floor && sh.y1 * row_top > floor + 0.1 => {
-            let ys = (floor, sh.y1 * row_top);
+        Some(sh) => {
+            let ys = lower.tail_row_ys(sh, row_top);
             outline_patch(lower, mesh, false, sh, ys, hw, graphic, &|_, _| false);
         }
-        Some(sh) => row(mesh, sh),
         None => {
             let steps = if lit_only { 14 } else { 12 };
             mesh.mirrored(|mesh| {
@@ -4058,6 +4073,85 @@ fn exhausts(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         );
     }
 }
+/// Half the width of a bonnet's or boot lid's shut line, and its lift off
+/// the paint (under a lamp patch's, so a lamp drawn over it hides it).
+const SHUT_HALF: f32 = 0.004;
+const SHUT_LIFT: f32 = 0.003;
+
+/// The bonnet's and the boot lid's shut lines: dark grooves along the top
+/// where each lid meets the wings, and across its front edge, so a bonnet
+/// and a boot read as panels, not one moulded shell ("no panel seams on
+/// the hood", "uniform flat grey shading with no panel gaps": the blind
+/// checks of sessions 41 and 42). The lines run at a fixed share of the
+/// section's half width (inside raised wings on a car that has them),
+/// following the surface; the lid's rear edge on the nose or tail is left
+/// to the lamps and grille drawn there.
+fn panel_lines(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
+    use BodyShape as B;
+    if matches!(p.shape, B::Bus | B::BoxTruck) || p.spec.cabin == Cabin::None {
+        return;
+    }
+    let share = if p.cues.features.has(Feature::RaisedWings) {
+        0.45
+    } else {
+        0.74
+    };
+    // The bonnet: from under the windshield's foot to where the nose
+    // starts to roll down.
+    let (x0, x1) = (lower.cowl - 0.03, lower.xf - lower.round_f * 0.55);
+    if x1 - x0 > 0.3 {
+        lid_lines(mesh, lower, (x0, x1), share, Some(x1));
+    }
+    // A saloon's boot lid: from behind the rear glass's foot to where the
+    // tail rolls down.
+    if matches!(p.spec.cabin, Cabin::ThreeBox | Cabin::Open) && !p.spec.bed {
+        let (x0, x1) = (lower.xr + lower.round_r * 0.5, lower.deck_start - 0.04);
+        if x1 - x0 > 0.25 {
+            lid_lines(mesh, lower, (x0, x1), share, Some(x1));
+        }
+    }
+}
+
+/// A lid's two side lines from `x0` to `x1` at `share` of the half width,
+/// and its edge across at `across`.
+fn lid_lines(
+    mesh: &mut Mesh,
+    lower: &Lower<'_>,
+    (x0, x1): (f32, f32),
+    share: f32,
+    across: Option<f32>,
+) {
+    let n = 32;
+    let z_at = |x: f32| lower.section(x).hw * share;
+    let on = |x: f32, z: f32| Vec3::new(x, lower.surface_y(x, z) + SHUT_LIFT, z);
+    for side in [-1.0f32, 1.0] {
+        mesh.grid(
+            n + 1,
+            2,
+            false,
+            |i, j| {
+                let x = x0 + (x1 - x0) * i as f32 / n as f32;
+                let z = side * z_at(x) + if j == 0 { -SHUT_HALF } else { SHUT_HALF };
+                on(x, z)
+            },
+            |_, _| Some((Material::Trim, [0.0, 0.0])),
+        );
+    }
+    if let Some(x) = across {
+        let half = z_at(x);
+        mesh.grid(
+            2,
+            n + 1,
+            false,
+            |i, j| {
+                let z = -half + 2.0 * half * j as f32 / n as f32;
+                on(x + if i == 0 { -SHUT_HALF } else { SHUT_HALF }, z)
+            },
+            |_, _| Some((Material::Trim, [0.0, 0.0])),
+        );
+    }
+}
+
 /// A boot lid's spoiler: a rounded bar 22 cm deep and 4 cm thick centred
 /// at `x`, `half` either side of the centre line, swept across the lid on
 /// its crown (each station stands on the lid's surface there), its ends
