@@ -3693,12 +3693,12 @@ fn outline_patch(
             Fill::Lamp => match tail {
                 Tail::L | Tail::C | Tail::Bar => {
                     match tail_graphic(tail, &unit, u, v).unwrap_or(Material::TailLens) {
-                        Material::TailLens if reversing(z0, x, v) => Material::Reflector,
+                        Material::TailLens if reversing(z0, w, x, v) => Material::Reflector,
                         m => m,
                     }
                 }
                 _ if near_edge(0.022) => Material::TailLamp,
-                _ if reversing(z0, x, v) => Material::Reflector,
+                _ if reversing(z0, w, x, v) => Material::Reflector,
                 _ => Material::TailLens,
             },
             // A running light lit all over: white LEDs in the nose, a red
@@ -3795,13 +3795,15 @@ fn tail_graphic(tail: Tail, g: &Graphic<'_>, u: f32, v: f32) -> Option<Material>
 }
 
 /// Is a tail lamp's point `x` metres out from its inner edge, at `v` up
-/// its height, in its reversing lamp: a clear block 11 cm wide in the lower
-/// half of the lamp's inner end, where most cars carry it. Only in lamps at
-/// the corners (`z0`, the inner edge, 0.3 m or more off the centre line): a
-/// bar across the tail has its reversing lamps elsewhere. Until session 42
-/// no tail had one ("no reversing lamps": blind check, session 41).
-fn reversing(z0: f32, x: f32, v: f32) -> bool {
-    z0 >= 0.3 && (0.02..0.13).contains(&x) && (0.1..0.5).contains(&v)
+/// its height, in its reversing lamp: a clear block in the lower half of
+/// the lamp's inner end, where most cars carry it, 11 cm wide or a fifth of
+/// the lamp's width `w` if less (at 11 cm it was half a compact car's
+/// lamp). Only in lamps at the corners (`z0`, the inner edge, 0.3 m or more
+/// off the centre line): a bar across the tail has its reversing lamps
+/// elsewhere. Until session 42 no tail had one ("no reversing lamps": blind
+/// check, session 41).
+fn reversing(z0: f32, w: f32, x: f32, v: f32) -> bool {
+    z0 >= 0.3 && x > 0.02 && x < 0.02 + (0.2 * w).min(0.11) && (0.1..0.5).contains(&v)
 }
 
 /// Tail lamps, rear valance, plate.
@@ -3903,7 +3905,7 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         // in round lamps, whose graphic fills them).
         let clear = matches!(m, Material::TailLens)
             || (lit_only && !matches!(graphic, Tail::TwinRound | Tail::Round | Tail::TriBar));
-        Some(if clear && reversing(zs.0, u * g.w, v) {
+        Some(if clear && reversing(zs.0, g.w, u * g.w, v) {
             Material::Reflector
         } else {
             m
