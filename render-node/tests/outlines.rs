@@ -335,7 +335,10 @@ fn a_generations_tail_row_draws_its_own_tail_lamps() {
         });
         // As drawn: a row reaching under the tail's flat face starts on it.
         let (y0, y1) = lower.tail_row_ys(sh, top);
-        assert!(y1 == sh.y1 * top && y0 >= sh.y0 * top, "{name}: the row squeezed from its top");
+        assert!(
+            y1 == sh.y1 * top && y0 >= sh.y0 * top,
+            "{name}: the row squeezed from its top"
+        );
         let (z0, z1) = (sh.x0 * lower.hw, sh.x1 * lower.hw);
         // The generation's other lit shapes on the tail (`rear` rows).
         let lit = |s: &&Shape| matches!(s.fill, Fill::Lamp | Fill::Drl);

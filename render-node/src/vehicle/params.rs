@@ -338,6 +338,9 @@ pub struct Params {
     /// half width (the `flared-arches` feature's [`FLARE`], or a section
     /// row's).
     pub flare: f32,
+    /// The haunches over the wheels of a car since the 2000s, a fraction of
+    /// the half width ([`haunches`]; none where a section row sets `flare`).
+    pub haunch: f32,
     /// How much the flank tapers in over the shoulder and under the sills:
     /// 1 the shared shell's, less for a section row's slab sides.
     pub flank: f32,
@@ -578,7 +581,10 @@ impl Params {
             self.flank = ((10.0 - sq) / 5.0).clamp(0.2, 1.0);
         }
         self.tumble = s.tumble.unwrap_or(self.tumble);
-        self.flare = s.flare.unwrap_or(self.flare);
+        if let Some(flare) = s.flare {
+            self.flare = flare;
+            self.haunch = 0.0;
+        }
         self
     }
 
@@ -709,6 +715,7 @@ impl Params {
             tumble: pick(14, r.tumblehome) * (0.75 + 0.4 * era),
             boxy,
             flare: 0.0,
+            haunch: 0.0,
             flank: 1.0,
             era,
             vintage: 0.0,
@@ -1181,6 +1188,11 @@ impl Params {
             boxy,
             flare: if cues.features.has(Feature::FlaredArches) {
                 FLARE
+            } else {
+                0.0
+            },
+            haunch: if cues.features.has(Feature::FlaredArches) {
+                0.0
             } else {
                 haunches(body, cues.roofline, era, vintage)
             },
