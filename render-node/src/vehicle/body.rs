@@ -4081,6 +4081,7 @@ fn exhausts(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         );
     }
 }
+
 /// Half the width of a bonnet's or boot lid's shut line, and its lift off
 /// the paint (under a lamp patch's, so a lamp drawn over it hides it).
 const SHUT_HALF: f32 = 0.004;
