@@ -137,7 +137,7 @@ fn shoulder_line(p: &Params) -> f32 {
 }
 
 /// The smooth step 3t^2 - 2t^3 of `t`, clamped to 0..1.
-fn smooth(t: f32) -> f32 {
+pub(crate) fn smooth(t: f32) -> f32 {
     let t = t.clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
 }
@@ -352,9 +352,8 @@ impl<'a> Lower<'a> {
         // their grilles and lamps wrapped round a nose that rolled away
         // like a saloon's ("a long rounded sedan nose" on a Colorado,
         // blind check, session 41).
-        let square_nose = p.shape == vis_protocol::BodyShape::Pickup
-            || (p.shape == vis_protocol::BodyShape::Suv
-                && p.cues.roofline == super::identity::Roofline::Boxy);
+        let square_nose = p.shape == BodyShape::Pickup
+            || (p.shape == BodyShape::Suv && p.cues.roofline == super::identity::Roofline::Boxy);
         let round_f = if square_nose {
             round_f.min(0.17)
         } else {
@@ -542,8 +541,12 @@ impl<'a> Lower<'a> {
             (tr, p.boxy + 1.6, self.tail_shape.0, self.tail_shape.1)
         };
         if t > 0.0 {
-            let ew = (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw);
-            let eh = (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph);
+            // The tail closes to a flat face, not a point ([`TAIL_FACE`]):
+            // its closings keep that share.
+            let (fw, fh) = if front { (0.0, 0.0) } else { TAIL_FACE };
+            let keep = |f: f32, e: f32| f + (1.0 - f) * e;
+            let ew = keep(fw, (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw));
+            let eh = keep(fh, (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph));
             // The chin: the front bumper's lower edge closes over half the
             // run, squarer, so the face stands on it rather than tucking
             // under.
@@ -555,15 +558,7 @@ impl<'a> Lower<'a> {
             } else {
                 (t, ph)
             };
-            let mut eb = (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb);
-            let (mut ew, mut eh) = (ew, eh);
-            if !front {
-                // The tail ends in a flat face (see [`TAIL_FACE`]).
-                let (fw, fh) = TAIL_FACE;
-                ew = fw + (1.0 - fw) * ew;
-                eh = fh + (1.0 - fh) * eh;
-                eb = fh + (1.0 - fh) * eb;
-            }
+            let eb = keep(fh, (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb));
             let mid = bottom + (top - bottom) * mid_frac;
             top = mid + (top - mid) * eh.max(0.02);
             wing *= eh;
@@ -596,9 +591,18 @@ impl<'a> Lower<'a> {
         [self.fa, self.ra]
             .iter()
             .map(|ax| {
-                let d = (x - ax) / r;
-                let dh = (x - ax) / rh;
-                (flare * (-d * d * d * d).exp()).max(haunch * (-dh * dh).exp())
+                // (Each profile only where it has an amount: every loft
+                // point asks, and most bodies have one or neither.)
+                let mut w = 0.0f32;
+                if flare > 0.0 {
+                    let d = (x - ax) / r;
+                    w = flare * (-d * d * d * d).exp();
+                }
+                if haunch > 0.0 {
+                    let d = (x - ax) / rh;
+                    w = w.max(haunch * (-d * d).exp());
+                }
+                w
             })
             .fold(0.0, f32::max)
     }
@@ -1168,19 +1172,12 @@ impl<'a> Lower<'a> {
         if p.spec.doors == 3 && gaps.len() >= 3 {
             let (x0, x1) = (self.xr + self.round_r + 0.06, gaps[2] + 0.01);
             let (y0, y1) = (p.belt - 0.05, p.belt - 0.032);
-            let nu = 24;
             for side in [-1.0f32, 1.0] {
-                mesh.grid(
-                    nu + 1,
-                    2,
-                    false,
-                    |i, j| {
-                        let x = x0 + (x1 - x0) * i as f32 / nu as f32;
-                        let y = if j == 0 { y0 } else { y1 };
-                        Vec3::new(x, y, side * (self.surface_z(x, y) + 0.004))
-                    },
-                    |_, _| Some((Material::Trim, [0.0, 0.0])),
-                );
+                trim_strip(mesh, 24, |t, edge| {
+                    let x = x0 + (x1 - x0) * t;
+                    let y = if edge { y1 } else { y0 };
+                    Vec3::new(x, y, side * (self.surface_z(x, y) + 0.004))
+                });
             }
         }
         if let (Some(b), Some(k)) = (self.bed, bed_k) {
@@ -4109,56 +4106,48 @@ fn panel_lines(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     // starts to roll down.
     let (x0, x1) = (lower.cowl - 0.03, lower.xf - lower.round_f * 0.55);
     if x1 - x0 > 0.3 {
-        lid_lines(mesh, lower, (x0, x1), share, Some(x1));
+        lid_lines(mesh, lower, (x0, x1), share);
     }
     // A saloon's boot lid: from behind the rear glass's foot to where the
     // tail rolls down.
     if matches!(p.spec.cabin, Cabin::ThreeBox | Cabin::Open) && !p.spec.bed {
         let (x0, x1) = (lower.xr + lower.round_r * 0.5, lower.deck_start - 0.04);
         if x1 - x0 > 0.25 {
-            lid_lines(mesh, lower, (x0, x1), share, Some(x1));
+            lid_lines(mesh, lower, (x0, x1), share);
         }
     }
 }
 
+/// A dark strip of `n` quads, its two long edges' points `at(t, edge)`
+/// for `t` from 0 to 1 along it (`edge` false, then true): a shut line or a
+/// sliding door's track.
+fn trim_strip(mesh: &mut Mesh, n: usize, at: impl Fn(f32, bool) -> Vec3) {
+    mesh.grid(
+        n + 1,
+        2,
+        false,
+        |i, j| at(i as f32 / n as f32, j == 1),
+        |_, _| Some((Material::Trim, [0.0, 0.0])),
+    );
+}
+
 /// A lid's two side lines from `x0` to `x1` at `share` of the half width,
-/// and its edge across at `across`.
-fn lid_lines(
-    mesh: &mut Mesh,
-    lower: &Lower<'_>,
-    (x0, x1): (f32, f32),
-    share: f32,
-    across: Option<f32>,
-) {
+/// and its edge across at `x1`.
+fn lid_lines(mesh: &mut Mesh, lower: &Lower<'_>, (x0, x1): (f32, f32), share: f32) {
     let n = 32;
     let z_at = |x: f32| lower.section(x).hw * share;
     let on = |x: f32, z: f32| Vec3::new(x, lower.surface_y(x, z) + SHUT_LIFT, z);
+    let off = |edge: bool| if edge { SHUT_HALF } else { -SHUT_HALF };
     for side in [-1.0f32, 1.0] {
-        mesh.grid(
-            n + 1,
-            2,
-            false,
-            |i, j| {
-                let x = x0 + (x1 - x0) * i as f32 / n as f32;
-                let z = side * z_at(x) + if j == 0 { -SHUT_HALF } else { SHUT_HALF };
-                on(x, z)
-            },
-            |_, _| Some((Material::Trim, [0.0, 0.0])),
-        );
+        trim_strip(mesh, n, |t, edge| {
+            let x = x0 + (x1 - x0) * t;
+            on(x, side * z_at(x) + off(edge))
+        });
     }
-    if let Some(x) = across {
-        let half = z_at(x);
-        mesh.grid(
-            2,
-            n + 1,
-            false,
-            |i, j| {
-                let z = -half + 2.0 * half * j as f32 / n as f32;
-                on(x + if i == 0 { -SHUT_HALF } else { SHUT_HALF }, z)
-            },
-            |_, _| Some((Material::Trim, [0.0, 0.0])),
-        );
-    }
+    let half = z_at(x1);
+    trim_strip(mesh, n, |t, edge| {
+        on(x1 + off(edge), -half + 2.0 * half * t)
+    });
 }
 
 /// A boot lid's spoiler: a rounded bar 22 cm deep and 4 cm thick centred

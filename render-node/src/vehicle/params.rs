@@ -309,8 +309,7 @@ fn haunches(body: BodyShape, roofline: Roofline, era: f32, vintage: f32) -> f32 
     if !car || roofline == Roofline::Boxy || vintage > 0.5 {
         return 0.0;
     }
-    let ramp = ((era - 0.3) / 0.3).clamp(0.0, 1.0);
-    0.022 * ramp * ramp * (3.0 - 2.0 * ramp)
+    0.022 * super::body::smooth((era - 0.3) / 0.3)
 }
 
 /// One model's resolved body: every range collapsed to a number.
