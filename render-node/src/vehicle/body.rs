@@ -14,7 +14,10 @@ use vis_protocol::BodyShape;
 
 use super::faces::{Drl, Intakes, Optics, Tail};
 use super::identity::{Engine, Feature, Grille, Headlamp};
+use super::outlines::Fill;
 use super::params::{Cabin, Params};
+
+mod wraps;
 
 /// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
 /// share of the glass's run covered at `v`: `c` = 0 is a flat pane, `c` > 0
@@ -309,6 +312,8 @@ const AROUND: usize = 72;
 /// Half the width of a shut line, and of the lighter lip each side of it.
 const GAP_HALF: f32 = 0.005;
 const LIP: f32 = 0.009;
+/// The most an end patch's cell may run along x (`Lower::end_patch_uv`).
+const STREAK: f32 = 0.08;
 
 #[derive(Clone, Copy)]
 struct Section {
@@ -1362,6 +1367,55 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Where along x a search for the nose's (`front`) or tail's surface
+    /// runs: from inside the body to just past its tip. A pickup's rails
+    /// stand 3.5 cm under the cab's step, which can reach back over the
+    /// rear axle: searched from there, a point above the rails (a tail
+    /// lamp's top) found no tail and stayed at the axle, and its quads drew
+    /// a red strip along the rail (session 20). So a tail is searched from
+    /// inside the bed.
+    fn end_search(&self, front: bool) -> (f32, f32) {
+        if front {
+            (self.fa, self.xf + 0.01)
+        } else {
+            (
+                self.bed.map_or(self.ra, |b| self.ra.min(b.front)),
+                self.xr - 0.01,
+            )
+        }
+    }
+
+    /// How far out (z, from `zo` back towards `zi`) a patch over heights
+    /// `ys` of the nose or tail stays on the face: where the surface has
+    /// fallen no more than 0.12 m behind the tip at the patch's foot,
+    /// middle and top (a rounder corner higher up, the bonnet's edge,
+    /// carried the top rows furthest round). Projected along x, the part
+    /// of a patch beyond that lay on the flank stretched into a streak half
+    /// a metre long, which the session-24 blind check took for a rendering
+    /// glitch on the wings; at 0.25 m (until session 41) the side view
+    /// still showed a lamp's rows as a comb of dark and white hairs 30 cm
+    /// long on a boxy nose (the XC90, the CR-V). Since session 43 every
+    /// lamp and opening is held to it, tails too, and what reached further
+    /// continues round the corner as a wrap (`wraps`).
+    pub fn face_edge(&self, front: bool, (y0, y1): (f32, f32), zi: f32, zo: f32) -> f32 {
+        let h = y1 - y0;
+        let heights = [y0 + 0.15 * h, y0 + 0.5 * h, y1 - 0.15 * h];
+        let (from, to) = self.end_search(front);
+        let at = |y: f32, z: f32| self.surface_x(y, z, from, to);
+        let tips = heights.map(|y| at(y, 0.0));
+        let on_face = |z: f32| {
+            heights
+                .iter()
+                .zip(tips)
+                .all(|(&y, tip)| (at(y, z) - tip).abs() <= 0.12)
+        };
+        let mut z = zo;
+        while z > zi + 0.06 && !on_face(z) {
+            z -= 0.01;
+        }
+        z
+    }
+
     /// A patch conforming to the nose (`front`) or tail over y0..y1, z0..z1,
     /// lifted off the surface by a few millimetres. `mask(u, v)` (u across
     /// z, v up y, both 0..1) returns the material of each cell or None.
@@ -1438,17 +1492,7 @@ impl<'a> Lower<'a> {
         mask: impl Fn(f32, f32) -> Option<Material>,
     ) {
         let lift = 0.008 * scale;
-        let (from, to) = if front {
-            (self.fa, self.xf + 0.01)
-        } else {
-            // A pickup's rails stand 3.5 cm under the cab's step, which
-            // can reach back over the rear axle: searched from there, a
-            // point above the rails (a tail lamp's top) found no tail and
-            // stayed at the axle, and its quads drew a red strip along the
-            // rail (session 20). Search from inside the bed instead.
-            let from = self.bed.map_or(self.ra, |b| self.ra.min(b.front));
-            (from, self.xr - 0.01)
-        };
+        let (from, to) = self.end_search(front);
         let (cells, snapped, symmetric) = cells_and_snaps(&mask, (nu, nv), z0 == -z1);
         let cell = |i: usize, j: usize| cells[i * nu + j];
         let at = |i: usize, j: usize| snapped[i * (nu + 1) + j];
@@ -1512,32 +1556,50 @@ impl<'a> Lower<'a> {
             // searches for the surface 4 mm away: the mesh took 25 ms).
             at + self.normal(at) * lift
         };
-        // The current row's points: on a symmetric patch the right half's
-        // are the left half's mirrored, not searched for again (the
-        // surface is symmetric in z).
-        let row = std::cell::RefCell::new(vec![Vec3::ZERO; nu + 1]);
-        mesh.grid_quads(
-            nv + 1,
-            nu + 1,
-            false,
-            |i, j| {
-                if symmetric && 2 * j > nu {
-                    let q = row.borrow()[nu - j];
-                    return Vec3::new(q.x, q.y, -q.z);
-                }
-                let q = search(i, j);
-                row.borrow_mut()[j] = q;
-                q
-            },
-            |i, j| {
-                let v = (i as f32 + 0.5) / nv as f32;
-                let u = (j as f32 + 0.5) / nu as f32;
-                cell(i, j).map(|m| {
-                    let per_point = (m == Material::Grille).then_some(&point_uv);
-                    (m, per_point, [u, v * uv_v])
-                })
-            },
-        );
+        // Row by row (each point's search starts from its neighbour's);
+        // on a symmetric patch the right half's points are the left
+        // half's mirrored, not searched for again (the surface is
+        // symmetric in z).
+        let mut points = Vec::with_capacity((nv + 1) * (nu + 1));
+        for i in 0..=nv {
+            for j in 0..=nu {
+                let q = if symmetric && 2 * j > nu {
+                    let q: Vec3 = points[i * (nu + 1) + nu - j];
+                    Vec3::new(q.x, q.y, -q.z)
+                } else {
+                    search(i, j)
+                };
+                points.push(q);
+            }
+        }
+        let point = |i: usize, j: usize| points[i * (nu + 1) + j];
+        // A cell whose corners lie more than 8 cm apart along x is not on
+        // the face: it lies along the flank or a rising bonnet, where a
+        // patch projected along x is stretched into a streak (a head
+        // lamp's top rows ran 0.9 m back along a Hilux's wing until
+        // session 43). Such cells are left out; what should go on round
+        // the corner is drawn by `wraps`.
+        let streak = |i: usize, j: usize| {
+            let xs = [
+                point(i, j),
+                point(i + 1, j),
+                point(i, j + 1),
+                point(i + 1, j + 1),
+            ]
+            .map(|q| q.x);
+            let (lo, hi) = xs
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            hi - lo > STREAK
+        };
+        mesh.grid_quads(nv + 1, nu + 1, false, point, |i, j| {
+            let v = (i as f32 + 0.5) / nv as f32;
+            let u = (j as f32 + 0.5) / nu as f32;
+            cell(i, j).filter(|_| !streak(i, j)).map(|m| {
+                let per_point = (m == Material::Grille).then_some(&point_uv);
+                (m, per_point, [u, v * uv_v])
+            })
+        });
     }
 }
 
@@ -3033,6 +3095,80 @@ fn head_graphic(
     })
 }
 
+/// A row from data (an opening or lamp in `models/outlines.csv`, over
+/// heights `ys`) as the face draws it: its box narrowed to the face
+/// (`Lower::face_edge`, its shape squeezed in) and, where it reached the
+/// corner (x1 0.93 or more) and was cut there, its wrap round the corner
+/// `len` long, narrowing by a third.
+fn row_on_face(
+    lower: &Lower<'_>,
+    front: bool,
+    sh: &super::outlines::Shape,
+    ys: (f32, f32),
+    len: f32,
+) -> (super::outlines::Shape, Option<wraps::Wrap>) {
+    let hw = lower.hw;
+    let z1 = sh.x1 * hw;
+    let edge = lower.face_edge(front, ys, sh.x0.max(0.0) * hw, z1);
+    let on_face = super::outlines::Shape {
+        x1: edge / hw,
+        ..sh.clone()
+    };
+    let wrap = (sh.x1 >= 0.93 && edge < z1 - 0.005)
+        .then(|| {
+            let inside = |u: f32, v: f32| on_face.inside(u, v);
+            wraps::Wrap::span(&inside, ys)
+        })
+        .flatten()
+        .map(|ys| wraps::Wrap {
+            front,
+            z: edge,
+            ys,
+            len,
+            taper: 0.33,
+        });
+    (on_face, wrap)
+}
+
+/// The wrap of a head lamp round the nose's corner (`wraps`), or None: not
+/// for round, square or pop-up lamps, lamps on raised wings, a truck's or
+/// bus's, or an outline from data that stops short of the corner (x1 under
+/// 0.85) or ends in a point. `lamp` is the lamp's box up the face and `zo`
+/// where its patch ends across it. A modern lamp wraps further than a
+/// 1990 one (12 cm, 30 cm by 2026), a swept one further still; a swept,
+/// oval or outlined one narrows to its end as its bottom edge rises.
+fn head_wrap(
+    p: &Params,
+    shape: Option<&super::outlines::Shape>,
+    outline: &dyn Fn(f32, f32) -> bool,
+    lamp: (f32, f32),
+    zo: f32,
+    excluded: bool,
+) -> Option<wraps::Wrap> {
+    let head = p.cues.headlamp;
+    let drawn = shape.filter(|s| !s.points.is_empty());
+    let (len, taper) = match (drawn, head) {
+        _ if excluded => return None,
+        (Some(s), _) if s.x1 < 0.85 => return None,
+        (Some(_), _) => (1.1, 0.5),
+        (None, Headlamp::Swept) => (1.3, 0.7),
+        (None, Headlamp::Oval) => (1.0, 0.55),
+        (None, Headlamp::Rect) => (1.0, 0.15 + 0.35 * p.era),
+        (None, Headlamp::Slim | Headlamp::LightBar) => (1.0, 0.2),
+        (None, Headlamp::Split) => (1.0, 0.4),
+        (None, _) => return None,
+    };
+    let tall = matches!(p.shape, BodyShape::Suv | BodyShape::Pickup | BodyShape::Van);
+    let ys = wraps::Wrap::span(outline, lamp)?;
+    Some(wraps::Wrap {
+        front: true,
+        z: zo,
+        ys,
+        len: len * wraps::reach_of(true, p.era) * if tall { 0.8 } else { 1.0 },
+        taper: if tall { taper * 0.6 } else { taper },
+    })
+}
+
 /// Head lamps, grille, intakes, valance, plate and indicators.
 fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let hw = lower.hw;
@@ -3098,35 +3234,10 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         Some(h) => ((h.y0 * nose_y, h.y1 * nose_y), h.x0 * hw, h.x1 * hw),
         None => (lamp, zi, zo),
     };
-    // A lamp stays on the face: its outer edge goes no further round the
-    // nose's corner than where the surface has fallen 0.12 m behind the
-    // tip at the lamp's foot, middle or top. Projected along x, the part
-    // beyond that lay on the flank stretched into a streak half a metre
-    // long, which the session-24 blind check took for a rendering glitch
-    // on the wings; at
-    // 0.25 m (until session 41) the side view still showed the housing's
-    // and signature's rows as a comb of dark and white hairs 30 cm long
-    // on a boxy nose (the XC90, the CR-V). An outline's box is narrowed
-    // the same way (its shape squeezed into it).
-    let zo = {
-        // At the lamp's foot, middle and top: a rounder corner higher up
-        // (the bonnet's edge) carried the top rows furthest round.
-        let h = lamp.1 - lamp.0;
-        let heights = [lamp.0 + 0.15 * h, lamp.0 + 0.5 * h, lamp.1 - 0.15 * h];
-        let at = |y: f32, z: f32| lower.surface_x(y, z, lower.fa, lower.xf + 0.01);
-        let tips = heights.map(|y| at(y, 0.0));
-        let on_face = |z: f32| {
-            heights
-                .iter()
-                .zip(tips)
-                .all(|(&y, tip)| at(y, z) >= tip - 0.12)
-        };
-        let mut z = zo;
-        while z > zi + 0.06 && !on_face(z) {
-            z -= 0.01;
-        }
-        z
-    };
+    // A lamp stays on the face (`Lower::face_edge`), an outline's shape
+    // squeezed into the narrowed box; the rest runs round the corner as
+    // its wrap (below).
+    let zo = lower.face_edge(true, lamp, zi, zo);
     let lamp_h = lamp.1 - lamp.0;
     let head = c.headlamp;
     if head == Headlamp::PopUp && head_shape.is_none() {
@@ -3146,8 +3257,12 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             Some(h) if !h.points.is_empty() => h.inside(u, v),
             _ => lamp_outline(head, era, u, v),
         };
+        // A lamp that wraps round the corner has no outer edge on the
+        // face: its graphic's edges run on along the wrap.
+        let wrap = head_wrap(p, head_shape, &outline, lamp, zo, wings || big);
+        let open = wraps::open(&outline, wrap.is_some());
         let g = Graphic {
-            inside: &outline,
+            inside: &open,
             w: zo - zi,
             h: lamp_h,
         };
@@ -3185,6 +3300,24 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         mesh.mirrored(|mesh| {
             lower.end_patch_steps(mesh, true, lamp, (zi, zo), grid, 1.0, steps, draw);
         });
+        if let Some(wrap) = wrap {
+            let rim = face.drl == Drl::Halo;
+            let lit = (
+                rim || matches!(face.drl, Drl::Strip | Drl::Bar | Drl::L | Drl::C),
+                rim || matches!(face.drl, Drl::Eyebrow | Drl::C),
+                rim || matches!(face.drl, Drl::L | Drl::C),
+            );
+            wrap.draw(lower, mesh, |a, v, h, len| {
+                let at = (a, v, h, len);
+                Some(if wraps::band(at, 0.02, lit) {
+                    Material::Drl
+                } else if !matches!(ins.optics, Optics::Auto | Optics::Bowl) {
+                    ins.housing
+                } else {
+                    wraps::plain_head(at, era)
+                })
+            });
+        }
     }
     if head == Headlamp::LightBar || face.drl == Drl::Bar {
         // A full-width strip joining the lamps (lit on a running-light bar).
@@ -3225,7 +3358,16 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     });
     for sh in &data_grilles {
         let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
-        outline_patch(lower, mesh, true, sh, ys, hw, Tail::Auto, &|z, y| {
+        let (sh, wrap) = row_on_face(lower, true, sh, ys, 0.6 * wraps::reach_of(true, era));
+        let wrap = wrap.filter(|_| sh.fill != Fill::Paint);
+        let open = wrap.is_some();
+        if let Some(wrap) = wrap {
+            wrap.draw(lower, mesh, |a, v, h, len| {
+                wraps::fill_wrap(sh.fill, (a, v, h, len), era)
+            });
+        }
+        let sh = &sh;
+        outline_patch(lower, mesh, true, sh, ys, hw, Tail::Auto, open, &|z, y| {
             // Lamps set in a grille stay lamps.
             let (u, v) = ((z - zi) / (zo - zi), (y - lamp.0) / lamp_h);
             head != Headlamp::PopUp
@@ -3638,7 +3780,8 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
 /// centred shape across the face, else one a side. `skip(z, y)` leaves out
 /// points (lamps set in the grille). Fills: dark, horizontal or vertical
 /// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim;
-/// a tail lamp lit as `tail` (faces.csv's graphic) says.
+/// a tail lamp lit as `tail` (faces.csv's graphic) says. An `open` shape
+/// wraps round the corner (`wraps::open`): no edge at its outer end.
 #[allow(clippy::too_many_arguments)]
 fn outline_patch(
     lower: &Lower<'_>,
@@ -3648,14 +3791,15 @@ fn outline_patch(
     ys: (f32, f32),
     hw: f32,
     tail: Tail,
+    open: bool,
     skip: &dyn Fn(f32, f32) -> bool,
 ) {
-    use super::outlines::Fill;
     let (z0, z1) = (sh.x0 * hw, sh.x1 * hw);
     let w = z1 - z0;
     let h = ys.1 - ys.0;
     let centred = sh.centred();
-    let inside = |u: f32, v: f32| sh.inside(if centred { u.abs() } else { u }, v);
+    let shape = |u: f32, v: f32| sh.inside(if centred { u.abs() } else { u }, v);
+    let inside = wraps::open(&shape, open);
     // A second lamp unit in the nose (the Juke's and Cherokee's lower
     // lamps) is a plain lamp: one bulb in a round or square box, two in a
     // wider one.
@@ -3893,16 +4037,11 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             Box::new(move |u, v| blob(u, v, 6.0 - 2.0 * era)),
         ),
     };
-    let g = Graphic {
-        inside: &*outline,
-        w: zs.1 - zs.0,
-        h: ys.1 - ys.0,
-    };
-    let draw = |u: f32, v: f32| {
+    let draw = |g: &Graphic<'_>, u: f32, v: f32| {
         let m = if lit_only {
             (g.inside)(u, v).then_some(Material::TailLamp)
         } else {
-            tail_graphic(graphic, &g, u, v)
+            tail_graphic(graphic, g, u, v)
         }?;
         // Reversing lamps in the lens (not cut out of a lit outline; not
         // in round lamps, whose graphic fills them).
@@ -3922,18 +4061,69 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let row_top = tail_top + 0.08;
     let row = |mesh: &mut Mesh, sh: &super::outlines::Shape| {
         let ys = (sh.y0 * row_top, sh.y1 * row_top);
-        outline_patch(lower, mesh, false, sh, ys, hw, graphic, &|_, _| false);
+        outline_patch(lower, mesh, false, sh, ys, hw, graphic, false, &|_, _| {
+            false
+        });
     };
+    // Which edges of the lens its lit graphic runs along, round the corner
+    // too (bottom, top, far end).
+    let lit = match graphic {
+        Tail::L => (true, false, true),
+        Tail::Bar => (false, true, false),
+        _ => (true, true, true),
+    };
+    let reach = wraps::reach_of(false, era);
     match own_tail {
         Some(sh) => {
             let ys = lower.tail_row_ys(sh, row_top);
-            outline_patch(lower, mesh, false, sh, ys, hw, graphic, &|_, _| false);
+            let (sh, wrap) = row_on_face(lower, false, sh, ys, reach);
+            let wrap = wrap.filter(|_| matches!(sh.fill, Fill::Lamp | Fill::Drl));
+            let open = wrap.is_some();
+            outline_patch(lower, mesh, false, &sh, ys, hw, graphic, open, &|_, _| {
+                false
+            });
+            if let Some(wrap) = wrap {
+                wrap.draw(lower, mesh, |a, v, h, len| {
+                    Some(if sh.fill == Fill::Drl {
+                        Material::TailLamp
+                    } else {
+                        wraps::tail((a, v, h, len), lit)
+                    })
+                });
+            }
         }
         None => {
             let steps = if lit_only { 14 } else { 12 };
+            let zo = lower.face_edge(false, ys, zs.0, zs.1);
+            let wraps = !matches!(graphic, Tail::TwinRound | Tail::Round | Tail::TriBar);
+            let span = wraps.then(|| wraps::Wrap::span(&*outline, ys)).flatten();
+            let open = wraps::open(&*outline, span.is_some());
+            let g = Graphic {
+                inside: &open,
+                w: zo - zs.0,
+                h: ys.1 - ys.0,
+            };
+            let draw = |u: f32, v: f32| draw(&g, u, v);
             mesh.mirrored(|mesh| {
-                lower.end_patch_steps(mesh, false, ys, zs, grid, 1.0, steps, draw);
+                lower.end_patch_steps(mesh, false, ys, (zs.0, zo), grid, 1.0, steps, draw);
             });
+            if let Some(span) = span {
+                let vertical = graphic == Tail::Vertical;
+                let wrap = wraps::Wrap {
+                    front: false,
+                    z: zo,
+                    ys: span,
+                    len: if vertical { 0.06 } else { reach },
+                    taper: if vertical { 0.0 } else { 0.25 },
+                };
+                wrap.draw(lower, mesh, |a, v, h, len| {
+                    Some(if lit_only {
+                        Material::TailLamp
+                    } else {
+                        wraps::tail((a, v, h, len), lit)
+                    })
+                });
+            }
         }
     }
     if own_tail.is_none() && (graphic == Tail::Bar || (f.has(Feature::TailBar) && !big && lit_only))
