@@ -17,6 +17,7 @@ use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::outlines::Fill;
 use super::params::{Cabin, Params};
 
+mod lines;
 mod wraps;
 
 /// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
@@ -413,7 +414,12 @@ impl<'a> Lower<'a> {
             axles: [fa, ra],
             bed,
             ends: Default::default(),
-            crease: shoulder_line(p),
+            // (A generation's own shoulder line is drawn by `lines`.)
+            crease: if p.lines.shoulder.is_some() {
+                0.0
+            } else {
+                shoulder_line(p)
+            },
             // On a loft ring point (the ring's 30 degrees, `build`'s `th`),
             // so the ridge's crest is a vertex, not cut off by a chord.
             crease_cy: sp(0.5, p.boxy),
@@ -2477,7 +2483,17 @@ pub fn build_car(p: &Params) -> Mesh {
     };
     let gaps = door_lines(p, &lower, &pillars);
     lower.build(&mut mesh, &gaps, None);
-    door_handles(&mut mesh, p, &lower, &gaps);
+    let handles = door_handles(&mut mesh, p, &lower, &gaps);
+    // A generation's own character lines, clear of the shut lines and
+    // handles.
+    let keep_out: Vec<(f32, f32, f32, f32)> = gaps
+        .iter()
+        .map(|&x| (x - 0.012, x + 0.012, f32::MIN, f32::MAX))
+        .chain(handles.iter().map(|&(x, y)| (x - 0.13, x + 0.13, y - 0.04, y + 0.04)))
+        .collect();
+    for line in [p.lines.shoulder, p.lines.lower].into_iter().flatten() {
+        lines::draw(&lower, &mut mesh, line, &keep_out);
+    }
 
     let hw = lower.hw;
     // Wheels.
@@ -2586,10 +2602,12 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
 /// just ahead of the door's rear shut line (a sliding door's behind its
 /// front one), in a dark recess; chrome on older cars, body colour on
 /// newer. Without them the flanks read as "slab sides, no door handles"
-/// (session-30 blind check).
-fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) {
+/// (session-30 blind check). Returns where they are (x, y), for the
+/// character lines to keep clear of.
+fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) -> Vec<(f32, f32)> {
+    let mut spots = Vec::new();
     if p.spec.cabin == Cabin::None || gaps.len() < 2 {
-        return;
+        return spots;
     }
     let y = (p.belt - 0.1).max(p.ride + 0.25);
     let handle = if p.era < 0.3 {
@@ -2612,6 +2630,7 @@ fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) {
         if z < lower.hw * 0.5 {
             continue;
         }
+        spots.push((x, y));
         for side in [-1.0f32, 1.0] {
             mesh.rounded_box_cells(
                 Vec3::new(x, y, side * z),
@@ -2629,6 +2648,7 @@ fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) {
             );
         }
     }
+    spots
 }
 
 /// A four-door car's (saloon, hatchback, estate, SUV) B-pillar and rear

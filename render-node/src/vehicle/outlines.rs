@@ -274,7 +274,7 @@ pub(crate) fn years(file: &str, cols: &[&str]) -> Result<(u16, u16), String> {
     Ok((from, to))
 }
 
-fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
+pub(crate) fn frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<f32, String> {
     s.parse::<f32>()
         .ok()
         .filter(|x| x.is_finite() && (lo..=hi).contains(x))

@@ -14,7 +14,7 @@ use super::identity::{
     Grille, Headlamp, IdentityLibrary, Roofline,
 };
 use super::outlines::{Dlo, DloTable, Outline, OutlineTable};
-use super::sections::{BodySection, SectionTable};
+use super::sections::{BodySection, LineSpec, SectionTable};
 use super::wheels::{Wheel, WheelTable};
 use crate::RenderError;
 
@@ -343,6 +343,10 @@ pub struct Params {
     /// How much the flank tapers in over the shoulder and under the sills:
     /// 1 the shared shell's, less for a section row's slab sides.
     pub flank: f32,
+    /// A curated generation's own character lines (`models/sections.csv`
+    /// `line` and `lower`): the shoulder line in place of the derived one,
+    /// and a second, lower line.
+    pub lines: Lines,
     /// 0 for 1990, 1 for 2026: later bodies are rounder and sleeker.
     pub era: f32,
     /// 1 for a body designed long before its generation's years (the
@@ -376,6 +380,14 @@ pub struct Params {
     pub rim_style: u32,
     pub spokes: u32,
     pub seed: u64,
+}
+
+/// A generation's character lines from data; `None` keeps the derived
+/// shoulder line and draws no lower one.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Lines {
+    pub shoulder: Option<LineSpec>,
+    pub lower: Option<LineSpec>,
 }
 
 /// FNV-1a: stable across platforms and Rust versions (std's hasher is not).
@@ -580,6 +592,10 @@ impl Params {
             self.flank = ((10.0 - sq) / 5.0).clamp(0.2, 1.0);
         }
         self.tumble = s.tumble.unwrap_or(self.tumble);
+        self.lines = Lines {
+            shoulder: s.line,
+            lower: s.lower,
+        };
         if let Some(flare) = s.flare {
             self.flare = flare;
             self.haunch = 0.0;
@@ -715,6 +731,7 @@ impl Params {
             boxy,
             flare: 0.0,
             haunch: 0.0,
+            lines: Lines::default(),
             flank: 1.0,
             era,
             vintage: 0.0,
@@ -1196,6 +1213,7 @@ impl Params {
                 haunches(body, cues.roofline, era, vintage)
             },
             flank: 1.0,
+            lines: Lines::default(),
             era,
             vintage,
             arc,

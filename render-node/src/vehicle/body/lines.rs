@@ -1,0 +1,110 @@
+//! A generation's own character lines (`models/sections.csv` `line` and
+//! `lower`): ridges pressed into the flank along a run of their own, rising
+//! or level, at their own height and depth, where the derived shoulder line
+//! (`shoulder_line`, a ridge in the loft's sections at one height of the
+//! section) is the same on every body of an era. The blind checks of
+//! session 42 named it: "one shoulder crease" on every saloon, "the
+//! sedans are one shell with a different nose".
+//!
+//! A line is its own strip laid on the flank, not a ridge in the loft: the
+//! loft's 72 points round a section sit where its superellipse turns, few
+//! on the flat of a flank (none between a quarter and a half of the way up
+//! a saloon's door), so a ridge there would be cut to nothing by the
+//! chords, and a line that rises crosses from one ring point to the next.
+//! The strip's profile falls to the surface with no slope at its edges, so
+//! it meets the paint without a seam, and its two halves are separate
+//! grids, so the crest is a crisp crease that catches the studio's light
+//! above it and falls into shade below.
+
+use glam::Vec3;
+
+use super::{Lower, smooth};
+use crate::vehicle::mesh::{Material, Mesh};
+use crate::vehicle::sections::LineSpec;
+
+/// The default ridge's height, a fraction of the half width (the derived
+/// shoulder line's, 2.5 cm on a saloon).
+const RIDGE: f32 = 0.028;
+
+/// Half the strip's height up the flank (the derived line's ridge is about
+/// 5 cm either side of its crest).
+const HALF: f32 = 0.05;
+
+/// How far the strip's edges stand off the paint.
+const LIFT: f32 = 0.002;
+
+/// Rows a half of the strip.
+const ROWS: usize = 4;
+
+/// Draws a line on both flanks. `keep_out` are boxes (x0, x1, y0, y1) the
+/// strip leaves alone: door shut lines and handles.
+pub(in crate::vehicle) fn draw(
+    lower: &Lower<'_>,
+    mesh: &mut Mesh,
+    line: LineSpec,
+    keep_out: &[(f32, f32, f32, f32)],
+) {
+    if line.depth <= 0.0 {
+        return;
+    }
+    let (fa, ra) = (lower.fa, lower.ra);
+    let height = |x: f32| {
+        let t = (fa - x) / (fa - ra);
+        (line.front + (line.rear - line.front) * t).clamp(0.05, 0.95)
+    };
+    // Faded in over the rounded ends, where the lamps sit.
+    let fade = |x: f32| {
+        let nose = (lower.xf - x - lower.round_f * 0.5) / 0.3;
+        let tail = (x - lower.xr - lower.round_r * 0.5) / 0.3;
+        smooth(nose) * smooth(tail)
+    };
+    let step = 0.02;
+    let n = ((lower.xf - lower.xr) / step) as usize;
+    // Each station: x, the crest's height and the ridge's height, or None
+    // where the strip is not drawn.
+    let stations: Vec<Option<(f32, f32, f32)>> = (0..=n)
+        .map(|i| {
+            let x = lower.xr + step * i as f32;
+            let ridge = RIDGE * lower.hw * line.depth * fade(x);
+            if ridge < 0.001 {
+                return None;
+            }
+            let s = lower.section(x);
+            let top = s.top_at(1.0);
+            let y = s.bottom + height(x) * (top - s.bottom);
+            let clear = y - HALF > lower.arch(x) + 0.01
+                && !keep_out
+                    .iter()
+                    .any(|&(x0, x1, y0, y1)| x >= x0 && x <= x1 && y + HALF >= y0 && y - HALF <= y1)
+                && lower.flank_z(x, y) > 0.6 * lower.hw;
+            clear.then_some((x, y, ridge))
+        })
+        .collect();
+    let mut i = 0;
+    while i < stations.len() {
+        let run: Vec<(f32, f32, f32)> = stations[i..].iter().map_while(|s| *s).collect();
+        i += run.len().max(1);
+        if run.len() < 2 {
+            continue;
+        }
+        for upper in [false, true] {
+            let at = |k: usize, j: usize| {
+                let (x, y, ridge) = run[k];
+                // t from the crest (0) to the strip's edge (1).
+                let t = if upper {
+                    j as f32 / ROWS as f32
+                } else {
+                    1.0 - j as f32 / ROWS as f32
+                };
+                let y = y + if upper { t } else { -t } * HALF;
+                let on = Vec3::new(x, y, lower.flank_z(x, y));
+                on + lower.normal(on) * (LIFT + ridge * (1.0 - t) * (1.0 - t))
+            };
+            mesh.mirrored(|mesh| {
+                mesh.grid(run.len(), ROWS + 1, false, at, |_, _| {
+                    Some((Material::Paint, [0.0, 0.0]))
+                });
+            });
+        }
+    }
+}
