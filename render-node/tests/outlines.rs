@@ -948,3 +948,55 @@ fn a_hatchs_roof_falls_and_draws_in_towards_the_tailgate_and_an_estates_does_not
         "the Outback's roof falls {estate_fall:.3} m and keeps {estate_in:.3} of its width"
     );
 }
+
+#[test]
+fn a_generations_own_lines_stand_out_of_the_flank_where_its_row_puts_them() {
+    use vis_render::vehicle::params::Lines;
+    use vis_render::vehicle::sections::LineSpec;
+    let lib = ModelLibrary::embedded();
+    let base = Params::resolve(&lib, BodyShape::Sedan, "toyota", "corolla", 2019);
+    let with = |lines: Lines| {
+        let mut q = base.clone();
+        q.lines = lines;
+        vehicle::build(&q)
+    };
+    // A shoulder line level at 0.8 of the side and a lower line rising from
+    // 0.3 at the front axle to 0.6 at the rear one, half as deep again;
+    // against the same body with no line at all.
+    let line = |front, rear, depth| Some(LineSpec { front, rear, depth });
+    let plain = with(Lines {
+        shoulder: Some(LineSpec::NONE),
+        lower: None,
+    });
+    let lined = with(Lines {
+        shoulder: line(0.8, 0.8, 1.0),
+        lower: line(0.3, 0.6, 1.5),
+    });
+    // The flank's widest paint within 1.1 cm of (x, y).
+    let out = |mesh: &vehicle::Mesh, x: f32, y: f32| {
+        mesh.vertices
+            .iter()
+            .filter(|v| v.material == Material::Paint as u32 && v.pos[2] > 0.0)
+            .filter(|v| (v.pos[0] - x).abs() < 0.011 && (v.pos[1] - y).abs() < 0.011)
+            .map(|v| v.pos[2])
+            .fold(f32::MIN, f32::max)
+    };
+    let stands = |x: f32, y: f32| out(&lined, x, y) - out(&plain, x, y);
+    let fa = base.length / 2.0 - base.front_overhang;
+    let side = |f: f32| base.ride + f * (base.belt - base.ride);
+    // Along the front door (ahead of its handle) and the rear door.
+    for (x, f) in [(fa - 0.3 * base.wheelbase, 0.39), (fa - 0.6 * base.wheelbase, 0.48)] {
+        let crest = (-3..=3)
+            .map(|k| side(f) + 0.01 * k as f32)
+            .map(|y| stands(x, y))
+            .fold(f32::MIN, f32::max);
+        assert!(crest > 0.02, "the lower line's crest stands {crest:.4} m out at x {x:.2}");
+        let clear = stands(x, side(f) - 0.09).max(stands(x, side(f) + 0.09));
+        assert!(clear < 0.004, "the flank 9 cm off the lower line moved {clear:.4} m");
+    }
+    let x = fa - 0.3 * base.wheelbase;
+    let shoulder = (-3..=3)
+        .map(|k| stands(x, side(0.8) + 0.01 * k as f32))
+        .fold(f32::MIN, f32::max);
+    assert!(shoulder > 0.012, "the shoulder line's crest stands {shoulder:.4} m out");
+}
