@@ -535,7 +535,7 @@ impl<'a> Lower<'a> {
         // half ellipse to a point a quarter of the way up (the blind checks'
         // "bulbous nose", with the lamps on its rounded corners seen
         // edge-on). Tall bodies keep their blunt fronts.
-        let face = if CAR_SHAPES.contains(&p.shape) {
+        let face = if CAR_SHAPES.contains(&p.shape) || p.shape == BodyShape::Minivan {
             (2.0, 0.15)
         } else {
             (0.0, 0.0)
