@@ -879,6 +879,12 @@ fn a_modern_flank_carries_a_shoulder_line_and_a_1990s_one_does_not() {
     let lib = ModelLibrary::embedded();
     let ridge = |shape, make: &str, model: &str, year| {
         let q = Params::resolve(&lib, shape, make, model, year);
+        // The derived line: on bodies without one of their own
+        // (`models/sections.csv` `line`, drawn by `lines`, tested below).
+        assert_eq!(
+            q.lines.shoulder, None,
+            "{model} {year} has a line of its own"
+        );
         let mesh = vehicle::build(&q);
         // Along the front door: behind the front arch, ahead of the handle.
         let fa = q.length / 2.0 - q.front_overhang;
@@ -886,13 +892,13 @@ fn a_modern_flank_carries_a_shoulder_line_and_a_1990s_one_does_not() {
         assert!(pts.len() >= 6, "{model} {year}: {} flank points", pts.len());
         sharpest_ridge(&pts)
     };
-    let camry = ridge(BodyShape::Sedan, "toyota", "camry", 2019);
-    let x5 = ridge(BodyShape::Suv, "bmw", "x5", 2020);
+    let camry = ridge(BodyShape::Sedan, "toyota", "avalon", 2019);
+    let x5 = ridge(BodyShape::Suv, "kia", "telluride", 2020);
     let old = ridge(BodyShape::Sedan, "toyota", "corolla", 1993);
     let g = ridge(BodyShape::Suv, "mercedes-benz", "g-class", 1995);
     assert!(
         camry > 0.008 && x5 > 0.008,
-        "a crest of {camry:.4} m on the 2019 Camry, {x5:.4} m on the X5"
+        "a crest of {camry:.4} m on the 2019 Avalon, {x5:.4} m on the Telluride"
     );
     assert!(
         old < camry / 3.0 && g < camry / 3.0,
@@ -985,18 +991,30 @@ fn a_generations_own_lines_stand_out_of_the_flank_where_its_row_puts_them() {
     let fa = base.length / 2.0 - base.front_overhang;
     let side = |f: f32| base.ride + f * (base.belt - base.ride);
     // Along the front door (ahead of its handle) and the rear door.
-    for (x, f) in [(fa - 0.3 * base.wheelbase, 0.39), (fa - 0.6 * base.wheelbase, 0.48)] {
+    for (x, f) in [
+        (fa - 0.3 * base.wheelbase, 0.39),
+        (fa - 0.6 * base.wheelbase, 0.48),
+    ] {
         let crest = (-3..=3)
             .map(|k| side(f) + 0.01 * k as f32)
             .map(|y| stands(x, y))
             .fold(f32::MIN, f32::max);
-        assert!(crest > 0.02, "the lower line's crest stands {crest:.4} m out at x {x:.2}");
+        assert!(
+            crest > 0.02,
+            "the lower line's crest stands {crest:.4} m out at x {x:.2}"
+        );
         let clear = stands(x, side(f) - 0.09).max(stands(x, side(f) + 0.09));
-        assert!(clear < 0.004, "the flank 9 cm off the lower line moved {clear:.4} m");
+        assert!(
+            clear < 0.004,
+            "the flank 9 cm off the lower line moved {clear:.4} m"
+        );
     }
     let x = fa - 0.3 * base.wheelbase;
     let shoulder = (-3..=3)
         .map(|k| stands(x, side(0.8) + 0.01 * k as f32))
         .fold(f32::MIN, f32::max);
-    assert!(shoulder > 0.012, "the shoulder line's crest stands {shoulder:.4} m out");
+    assert!(
+        shoulder > 0.012,
+        "the shoulder line's crest stands {shoulder:.4} m out"
+    );
 }

@@ -2484,15 +2484,12 @@ pub fn build_car(p: &Params) -> Mesh {
     let gaps = door_lines(p, &lower, &pillars);
     lower.build(&mut mesh, &gaps, None);
     let handles = door_handles(&mut mesh, p, &lower, &gaps);
-    // A generation's own character lines, clear of the shut lines and
-    // handles.
-    let keep_out: Vec<(f32, f32, f32, f32)> = gaps
-        .iter()
-        .map(|&x| (x - 0.012, x + 0.012, f32::MIN, f32::MAX))
-        .chain(handles.iter().map(|&(x, y)| (x - 0.13, x + 0.13, y - 0.04, y + 0.04)))
-        .collect();
-    for line in [p.lines.shoulder, p.lines.lower].into_iter().flatten() {
-        lines::draw(&lower, &mut mesh, line, &keep_out);
+    // A generation's own character lines, clear of the shut lines, handles
+    // and arches.
+    for (line, is_lower) in [(p.lines.shoulder, false), (p.lines.lower, true)] {
+        if let Some(line) = line {
+            lines::draw(&lower, &mut mesh, line, is_lower, &gaps, &handles);
+        }
     }
 
     let hw = lower.hw;

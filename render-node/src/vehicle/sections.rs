@@ -45,9 +45,9 @@ impl LineSpec {
             _ => {}
         }
         let (heights, depth) = s.split_once('x').unwrap_or((s, "1"));
-        let (front, rear) = heights
-            .split_once('>')
-            .ok_or_else(|| format!("{name} {s:?}: front>rear heights, as 0.78>0.84 or 0.3>0.55x1.5"))?;
+        let (front, rear) = heights.split_once('>').ok_or_else(|| {
+            format!("{name} {s:?}: front>rear heights, as 0.78>0.84 or 0.3>0.55x1.5")
+        })?;
         Ok(Some(LineSpec {
             front: super::outlines::frac(name, front, 0.05, 0.95)?,
             rear: super::outlines::frac(name, rear, 0.05, 0.95)?,
@@ -175,7 +175,13 @@ mod tests {
         .unwrap();
         let s = t.lookup("toyota", "camry", 2018).unwrap();
         let line = |front, rear, depth| Some(LineSpec { front, rear, depth });
-        assert_eq!((s.line, s.lower), (line(0.8, 0.85, 1.0), line(0.3, 0.6, 1.5)));
-        assert_eq!(t.lookup("bmw", "x6", 2008).unwrap().line, Some(LineSpec::NONE));
+        assert_eq!(
+            (s.line, s.lower),
+            (line(0.8, 0.85, 1.0), line(0.3, 0.6, 1.5))
+        );
+        assert_eq!(
+            t.lookup("bmw", "x6", 2008).unwrap().line,
+            Some(LineSpec::NONE)
+        );
     }
 }

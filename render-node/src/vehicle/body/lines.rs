@@ -36,13 +36,24 @@ const LIFT: f32 = 0.002;
 /// Rows a half of the strip.
 const ROWS: usize = 4;
 
-/// Draws a line on both flanks. `keep_out` are boxes (x0, x1, y0, y1) the
-/// strip leaves alone: door shut lines and handles.
+/// How far a line fades out before what it stops for: a shut line (a
+/// crease runs on across a door's gap: a centimetre), and a handle or a
+/// wheel arch (8 cm). Cut off square, a line left a flat pale patch where
+/// it ended at a handle or over an arch (the session-43 data helper).
+const FADE_GAP: f32 = 0.01;
+const FADE_STOP: f32 = 0.08;
+
+/// Draws a line on both flanks. `gaps` are the door shut lines' x and
+/// `handles` the door handles' (x, y), which it keeps clear of; a `lower`
+/// line starts behind the front wheel (a door crease: on a bumper's
+/// corner under the lamp it read as a stray piece of trim).
 pub(in crate::vehicle) fn draw(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
     line: LineSpec,
-    keep_out: &[(f32, f32, f32, f32)],
+    is_lower: bool,
+    gaps: &[f32],
+    handles: &[(f32, f32)],
 ) {
     if line.depth <= 0.0 {
         return;
@@ -58,26 +69,53 @@ pub(in crate::vehicle) fn draw(
         let tail = (x - lower.xr - lower.round_r * 0.5) / 0.3;
         smooth(nose) * smooth(tail)
     };
+    // Stations every 2 cm.
     let step = 0.02;
     let n = ((lower.xf - lower.xr) / step) as usize;
+    let crest = |x: f32| {
+        let s = lower.section(x);
+        s.bottom + height(x) * (s.top_at(1.0) - s.bottom)
+    };
+    // How far x is from the nearest thing the line stops for, less the
+    // fade's length: the line's share of its depth there.
+    let share = |x: f32| {
+        let y = crest(x);
+        let stop = |d: f32, fade: f32| smooth(d / fade);
+        let mut k = 1.0f32;
+        for &g in gaps {
+            k = k.min(stop((x - g).abs() - 0.012, FADE_GAP));
+        }
+        for &(hx, hy) in handles {
+            if (y - hy).abs() < HALF + 0.04 {
+                k = k.min(stop((x - hx).abs() - 0.13, FADE_STOP));
+            }
+        }
+        // Clear of the arches by 1 cm under the strip's foot: how far
+        // along x to where that is.
+        for ax in [fa, ra] {
+            let r = lower.arch_r + 0.01;
+            let h = y - HALF - lower.p.wheel_radius;
+            let reach = if h >= r {
+                0.0
+            } else {
+                (r * r - h.max(0.0).powi(2)).sqrt()
+            };
+            let d = (x - ax).abs() - reach;
+            k = k.min(stop(d, FADE_STOP));
+        }
+        if is_lower {
+            k = k.min(stop(fa - lower.arch_r - x, FADE_STOP));
+        }
+        k
+    };
     // Each station: x, the crest's height and the ridge's height, or None
     // where the strip is not drawn.
     let stations: Vec<Option<(f32, f32, f32)>> = (0..=n)
         .map(|i| {
             let x = lower.xr + step * i as f32;
-            let ridge = RIDGE * lower.hw * line.depth * fade(x);
-            if ridge < 0.001 {
-                return None;
-            }
-            let s = lower.section(x);
-            let top = s.top_at(1.0);
-            let y = s.bottom + height(x) * (top - s.bottom);
-            let clear = y - HALF > lower.arch(x) + 0.01
-                && !keep_out
-                    .iter()
-                    .any(|&(x0, x1, y0, y1)| x >= x0 && x <= x1 && y + HALF >= y0 && y - HALF <= y1)
-                && lower.flank_z(x, y) > 0.6 * lower.hw;
-            clear.then_some((x, y, ridge))
+            let ridge = RIDGE * lower.hw * line.depth * fade(x) * share(x);
+            let y = crest(x);
+            (ridge >= 0.0005 && lower.flank_z(x, y) > 0.6 * lower.hw).then_some((x, y, ridge))
         })
         .collect();
     let mut i = 0;
