@@ -50,7 +50,7 @@ impl Wrap {
             .filter(|&v| inside(0.97, v))
             .collect();
         let (lo, hi) = (*vs.first()?, *vs.last()?);
-        (hi - lo >= 0.33).then(|| (y0 + lo * (y1 - y0), y0 + hi * (y1 - y0)))
+        (hi - lo >= 0.33).then_some((y0 + lo * (y1 - y0), y0 + hi * (y1 - y0)))
     }
 
     /// Its length once the wheel arch has its room: the wrap stops 5 cm
