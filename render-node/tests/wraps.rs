@@ -73,19 +73,19 @@ fn no_lamp_runs_along_the_flank() {
 }
 
 /// Does the side view see a lamp of `of` within a wrap's reach of the
-/// nose (`front`) or tail: a vertex out on the flank, ahead of the
-/// rounded end's first 5 cm (the flank narrows into the ends: 0.88 of the
-/// half width)?
+/// nose (`front`) or tail: a vertex facing the side (its normal within
+/// about 50 degrees of the side camera's axis), under the belt, ahead of
+/// the rounded end's first 5 cm?
 fn seen_from_the_side(q: &Params, front: bool, of: &[Material]) -> bool {
     let lower = Lower::new(q);
     vehicle::build(q).vertices.iter().any(|v| {
-        let [x, y, z] = v.pos;
+        let [x, y, _] = v.pos;
         let into = if front { lower.xf - x } else { x - lower.xr };
         is(v.material, of)
             && y < q.belt
             && into > 0.05
             && into < lower.round_f.max(lower.round_r) + FURTHEST
-            && z.abs() > 0.88 * lower.hw
+            && v.normal[2].abs() > 0.65
     })
 }
 
