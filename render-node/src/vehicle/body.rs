@@ -3376,7 +3376,10 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     for sh in &data_grilles {
         let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
         let (sh, wrap) = row_on_face(lower, true, sh, ys, 0.6 * wraps::reach_of(true, era));
-        let wrap = wrap.filter(|_| sh.fill != Fill::Paint);
+        // Lamps wrap; openings stop at the face's edge (a black intake
+        // carried round the corner read as a placeholder block on the
+        // bumper's corner, blind check, session 43).
+        let wrap = wrap.filter(|_| matches!(sh.fill, Fill::Lamp | Fill::Drl));
         let open = wrap.is_some();
         if let Some(wrap) = wrap {
             wrap.draw(lower, mesh, |a, v, h, len| {

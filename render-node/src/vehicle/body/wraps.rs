@@ -198,22 +198,19 @@ pub(in crate::vehicle) fn plain_head(at: (f32, f32, f32, f32), era: f32) -> Mate
     }
 }
 
-/// What an opening or lamp from data (`models/outlines.csv`) carries round
-/// the corner: its fill's material, or None for a painted fill (nothing to
-/// draw). Bars and mesh continue as the opening's dark back.
+/// What a lamp from data (`models/outlines.csv`, a `lamp` or `drl` row in
+/// the nose) carries round the corner; None for any other fill (openings
+/// stop at the face's edge).
 pub(in crate::vehicle) fn fill_wrap(
     fill: Fill,
     at: (f32, f32, f32, f32),
     era: f32,
 ) -> Option<Material> {
-    Some(match fill {
-        Fill::Lamp => plain_head(at, era),
-        Fill::Drl => Material::Drl,
-        Fill::Black => Material::Trim,
-        Fill::Dark | Fill::Hbars | Fill::Vbars | Fill::Mesh => Material::Grille,
-        Fill::Chrome => Material::Chrome,
-        Fill::Paint => return None,
-    })
+    match fill {
+        Fill::Lamp => Some(plain_head(at, era)),
+        Fill::Drl => Some(Material::Drl),
+        _ => None,
+    }
 }
 
 /// A tail lamp's wrap: its lit graphic along the edges the face's graphic
