@@ -448,7 +448,7 @@ fn fs_main(i: VOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32
         let s = textureSampleLevel(shadow_tex, shadow_smp, uv, 0.0).r;
         let edge = smoothstep(0.0, 0.08, uv.x) * smoothstep(0.0, 0.08, uv.y)
             * smoothstep(0.0, 0.08, 1.0 - uv.x) * smoothstep(0.0, 0.08, 1.0 - uv.y);
-        let a = clamp(s * 0.88, 0.0, 0.88) * edge;
+        let a = clamp(s * 1.3, 0.0, 0.88) * edge;
         return vec4<f32>(0.0, 0.0, 0.0, a);
     }
     if (GROUP == 0u && scene.misc.z > 0.5) {

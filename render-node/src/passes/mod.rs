@@ -607,7 +607,7 @@ impl Passes {
             shadow_rect: [x0, z0, 1.0 / (x1 - x0), 1.0 / (z1 - z0)],
             misc: [
                 1.0 / (hi.y + 0.1),
-                3.2,
+                2.6,
                 if frame.flat_lit { 1.0 } else { 0.0 },
                 0.0,
             ],
