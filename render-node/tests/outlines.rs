@@ -1018,3 +1018,46 @@ fn a_generations_own_lines_stand_out_of_the_flank_where_its_row_puts_them() {
         "the shoulder line's crest stands {shoulder:.4} m out"
     );
 }
+
+#[test]
+fn body_coloured_bumpers_have_seams_from_the_corners_to_the_arches() {
+    let lib = ModelLibrary::embedded();
+    // Dark trim out on the flank between each wheel arch and its end of
+    // the body, under the belt: the bumpers' seams (`lines::bumper_seam`).
+    let seams = |shape, make: &str, model: &str, year| {
+        let q = Params::resolve(&lib, shape, make, model, year);
+        let lower = vehicle::body::Lower::new(&q);
+        let mesh = vehicle::build(&q);
+        let on = |x0: f32, x1: f32| {
+            mesh.vertices.iter().any(|v| {
+                let [x, y, z] = v.pos;
+                v.material == Material::Trim as u32
+                    && (x0..x1).contains(&x)
+                    && y > q.ride + 0.1
+                    && y < q.belt - 0.05
+                    && z.abs() > 0.8 * lower.hw
+            })
+        };
+        let r = lower.arch_r + 0.05;
+        (
+            on(lower.fa + r, lower.xf - lower.round_f * 0.3),
+            on(lower.xr + lower.round_r * 0.3, lower.ra - r),
+        )
+    };
+    assert_eq!(
+        seams(BodyShape::Sedan, "toyota", "camry", 2019),
+        (true, true),
+        "a Camry's"
+    );
+    assert_eq!(
+        seams(BodyShape::Hatchback, "volkswagen", "golf", 2017),
+        (true, true),
+        "a Golf's"
+    );
+    // Black (or chrome) bumpers are parts of their own: no seams.
+    assert_eq!(
+        seams(BodyShape::Sedan, "bmw", "3-series", 1990),
+        (false, false),
+        "an E30's"
+    );
+}

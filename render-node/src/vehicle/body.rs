@@ -3336,6 +3336,9 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             });
         }
     }
+    if seamed(p) {
+        lines::bumper_seam(lower, mesh, true, lamp.0 - 0.015);
+    }
     if head == Headlamp::LightBar || face.drl == Drl::Bar {
         // A full-width strip joining the lamps (lit on a running-light bar).
         let m = if face.drl == Drl::Bar {
@@ -4208,10 +4211,28 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         (tail.0.min(ys.0) + p.ride + 0.15) / 2.0
     };
     plate(lower, mesh, false, yc);
+    if seamed(p) && !p.spec.bed {
+        let foot = own_tail.map_or(ys.0, |sh| lower.tail_row_ys(sh, row_top).0);
+        lines::bumper_seam(lower, mesh, false, foot - 0.015);
+    }
     if !p.spec.bed && !big && rears.is_empty() {
         bumper_line(mesh, lower, p, yc - 0.076 - 0.035);
         exhausts(mesh, lower, p);
     }
+}
+
+/// Does a body carry body-coloured bumpers with seams on the flanks
+/// (`lines::bumper_seam`): cars and light trucks, not buses, box trucks or
+/// vans, nor chrome or black bumpers (a part of their own already).
+fn seamed(p: &Params) -> bool {
+    let f = p.cues.features;
+    p.length <= 6.0
+        && !matches!(
+            p.shape,
+            BodyShape::Bus | BodyShape::BoxTruck | BodyShape::Van
+        )
+        && !f.has(Feature::ChromeBumpers)
+        && !f.has(Feature::BlackBumpers)
 }
 
 /// The rear bumper's top edge: a shut line across the tail under the plate,

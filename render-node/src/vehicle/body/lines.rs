@@ -146,3 +146,55 @@ pub(in crate::vehicle) fn draw(
         }
     }
 }
+
+/// A bumper's seam on the flank: the shut line where a body-coloured
+/// bumper meets the wing (`front`) or the rear quarter, from the nose's or
+/// tail's corner at height `y` (under the lamp) to the wheel arch, meeting
+/// it behind its crown (ahead of it at the tail) or, lower down, where the
+/// arch's edge reaches `y`. Every car since the 1990s has one, and the side
+/// view of one without it reads as a clay model ("the same rounded tub",
+/// blind checks of sessions 42 and 43). An 8 mm dark strip laid on the
+/// flank like the door shut lines.
+pub(in crate::vehicle) fn bumper_seam(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, y: f32) {
+    let p = lower.p;
+    let (from, to) = lower.end_search(front);
+    let start = lower.surface_x(y, 0.86 * lower.hw, from, to);
+    let (ax, dir) = if front {
+        (lower.fa, 1.0)
+    } else {
+        (lower.ra, -1.0)
+    };
+    // Just outside the arch's lip (its ring stands 4 cm round the edge).
+    let r = lower.arch_r + 0.045;
+    let wr = p.wheel_radius;
+    let high = wr + 0.7 * r;
+    let end = if y <= high && y > wr {
+        (ax + dir * (r * r - (y - wr).powi(2)).sqrt(), y)
+    } else {
+        (ax + dir * 0.7 * r, high)
+    };
+    // Nothing to draw on a short overhang, or from a point off the body.
+    if (start - end.0) * dir < 0.08 || y < p.ride + 0.1 || y <= end.1 - 0.4 {
+        return;
+    }
+    let n = 24;
+    let (dx, dy) = (end.0 - start, end.1 - y);
+    let len = dx.hypot(dy);
+    // Across the strip, in the side view's plane.
+    let (nx, ny) = (-dy / len * 0.004, dx / len * 0.004);
+    mesh.mirrored(|mesh| {
+        mesh.grid(
+            n + 1,
+            2,
+            false,
+            |i, j| {
+                let t = i as f32 / n as f32;
+                let s = if j == 1 { 1.0 } else { -1.0 };
+                let (x, yy) = (start + dx * t + s * nx, y + dy * t + s * ny);
+                let on = Vec3::new(x, yy, lower.flank_z(x, yy));
+                on + lower.normal(on) * 0.003
+            },
+            |_, _| Some((Material::Trim, [0.0, 0.0])),
+        );
+    });
+}
