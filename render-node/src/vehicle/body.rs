@@ -567,7 +567,7 @@ impl<'a> Lower<'a> {
                     ph + 1.0,
                 )
             } else {
-                (t, ph)
+                (t, ph + 2.0)
             };
             let eb = keep(fh, (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb));
             let mid = bottom + (top - bottom) * mid_frac;
