@@ -2483,14 +2483,18 @@ pub fn build_car(p: &Params) -> Mesh {
     };
     let gaps = door_lines(p, &lower, &pillars);
     lower.build(&mut mesh, &gaps, None);
-    let handles = door_handles(&mut mesh, p, &lower, &gaps);
-    // A generation's own character lines, clear of the shut lines, handles
-    // and arches.
-    for (line, is_lower) in [(p.lines.shoulder, false), (p.lines.lower, true)] {
-        if let Some(line) = line {
-            lines::draw(&lower, &mut mesh, line, is_lower, &gaps, &handles);
-        }
+    // A generation's own character lines, the door handles standing on
+    // them where they cross.
+    let runs: Vec<lines::Run<'_>> = [(p.lines.shoulder, false), (p.lines.lower, true)]
+        .into_iter()
+        .filter_map(|(line, is_lower)| Some(lines::Run::new(&lower, line?, is_lower, &gaps)))
+        .collect();
+    for run in &runs {
+        run.draw(&mut mesh);
     }
+    door_handles(&mut mesh, p, &lower, &gaps, &|x, y| {
+        runs.iter().map(|r| r.lift_at(x, y)).fold(0.0, f32::max)
+    });
 
     let hw = lower.hw;
     // Wheels.
@@ -2599,12 +2603,17 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
 /// just ahead of the door's rear shut line (a sliding door's behind its
 /// front one), in a dark recess; chrome on older cars, body colour on
 /// newer. Without them the flanks read as "slab sides, no door handles"
-/// (session-30 blind check). Returns where they are (x, y), for the
-/// character lines to keep clear of.
-fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) -> Vec<(f32, f32)> {
-    let mut spots = Vec::new();
+/// (session-30 blind check). `lift(x, y)` is how far a character line
+/// stands out of the flank there: a handle on a line stands on its crest.
+fn door_handles(
+    mesh: &mut Mesh,
+    p: &Params,
+    lower: &Lower<'_>,
+    gaps: &[f32],
+    lift: &dyn Fn(f32, f32) -> f32,
+) {
     if p.spec.cabin == Cabin::None || gaps.len() < 2 {
-        return spots;
+        return;
     }
     let y = (p.belt - 0.1).max(p.ride + 0.25);
     let handle = if p.era < 0.3 {
@@ -2627,7 +2636,10 @@ fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) ->
         if z < lower.hw * 0.5 {
             continue;
         }
-        spots.push((x, y));
+        let z = z + [-0.1, 0.0, 0.1]
+            .iter()
+            .flat_map(|dx| [-0.026, 0.0, 0.026].map(|dy| lift(x + dx, y + dy)))
+            .fold(0.0, f32::max);
         for side in [-1.0f32, 1.0] {
             mesh.rounded_box_cells(
                 Vec3::new(x, y, side * z),
@@ -2645,7 +2657,6 @@ fn door_handles(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>, gaps: &[f32]) ->
             );
         }
     }
-    spots
 }
 
 /// A four-door car's (saloon, hatchback, estate, SUV) B-pillar and rear

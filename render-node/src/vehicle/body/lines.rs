@@ -37,112 +37,127 @@ const LIFT: f32 = 0.002;
 const ROWS: usize = 4;
 
 /// How far a line fades out before what it stops for: a shut line (a
-/// crease runs on across a door's gap: a centimetre), and a handle or a
-/// wheel arch (8 cm). Cut off square, a line left a flat pale patch where
-/// it ended at a handle or over an arch (the session-43 data helper).
+/// crease runs on across a door's gap: a centimetre), and a wheel arch it
+/// would run into (8 cm). Cut off square, a line left a flat pale patch
+/// where it ended over an arch (the session-43 data helper).
 const FADE_GAP: f32 = 0.01;
 const FADE_STOP: f32 = 0.08;
 
-/// Draws a line on both flanks. `gaps` are the door shut lines' x and
-/// `handles` the door handles' (x, y), which it keeps clear of; a `lower`
-/// line starts behind the front wheel (a door crease: on a bumper's
-/// corner under the lamp it read as a stray piece of trim).
-pub(in crate::vehicle) fn draw(
-    lower: &Lower<'_>,
-    mesh: &mut Mesh,
+/// One line laid out along a body: where its crest runs and how far it
+/// stands out, station by station.
+pub(in crate::vehicle) struct Run<'a> {
+    lower: &'a Lower<'a>,
     line: LineSpec,
     is_lower: bool,
-    gaps: &[f32],
-    handles: &[(f32, f32)],
-) {
-    if line.depth <= 0.0 {
-        return;
+    gaps: &'a [f32],
+}
+
+impl<'a> Run<'a> {
+    /// A shoulder line (`is_lower` false) or a lower one on `lower`'s
+    /// flanks; `gaps` are the door shut lines' x.
+    pub fn new(lower: &'a Lower<'a>, line: LineSpec, is_lower: bool, gaps: &'a [f32]) -> Run<'a> {
+        Run {
+            lower,
+            line,
+            is_lower,
+            gaps,
+        }
     }
-    let (fa, ra) = (lower.fa, lower.ra);
-    let height = |x: f32| {
-        let t = (fa - x) / (fa - ra);
-        (line.front + (line.rear - line.front) * t).clamp(0.05, 0.95)
-    };
-    // Faded in over the rounded ends, where the lamps sit.
-    let fade = |x: f32| {
-        let nose = (lower.xf - x - lower.round_f * 0.5) / 0.3;
-        let tail = (x - lower.xr - lower.round_r * 0.5) / 0.3;
-        smooth(nose) * smooth(tail)
-    };
-    // Stations every 2 cm.
-    let step = 0.02;
-    let n = ((lower.xf - lower.xr) / step) as usize;
-    let crest = |x: f32| {
+
+    /// The crest's height at x.
+    fn crest(&self, x: f32) -> f32 {
+        let (lower, line) = (self.lower, self.line);
+        let t = (lower.fa - x) / (lower.fa - lower.ra);
+        let f = (line.front + (line.rear - line.front) * t).clamp(0.05, 0.95);
         let s = lower.section(x);
-        s.bottom + height(x) * (s.top_at(1.0) - s.bottom)
-    };
-    // How far x is from the nearest thing the line stops for, less the
-    // fade's length: the line's share of its depth there.
-    let share = |x: f32| {
-        let y = crest(x);
+        s.bottom + f * (s.top_at(1.0) - s.bottom)
+    }
+
+    /// How far the crest stands out of the flank at x: the line's depth,
+    /// faded out where it stops. A line ends where the rounded nose and
+    /// tail begin (run into the lamps, on a square truck's nose it read as
+    /// a chrome strip, not a crease); a lower line is a door crease, from
+    /// behind the front wheel to ahead of the rear one (a piece on the
+    /// bumper's corner or behind the rear wheel read as loose trim).
+    fn ridge(&self, x: f32) -> f32 {
+        let lower = self.lower;
         let stop = |d: f32, fade: f32| smooth(d / fade);
-        let mut k = 1.0f32;
-        for &g in gaps {
+        let y = self.crest(x);
+        let mut k = stop(lower.xf - lower.round_f - x, 0.25) * stop(x - lower.xr - lower.round_r, 0.25);
+        for &g in self.gaps {
             k = k.min(stop((x - g).abs() - 0.012, FADE_GAP));
         }
-        for &(hx, hy) in handles {
-            if (y - hy).abs() < HALF + 0.04 {
-                k = k.min(stop((x - hx).abs() - 0.13, FADE_STOP));
+        let r = lower.arch_r + 0.01;
+        for ax in [lower.fa, lower.ra] {
+            // Only an arch the strip's foot would run into: a line that
+            // clears its crown runs on over it (until session 43's second
+            // data helper it broke over every axle).
+            let h = y - HALF - lower.p.wheel_radius;
+            if h < r {
+                let reach = (r * r - h.max(0.0).powi(2)).sqrt();
+                k = k.min(stop((x - ax).abs() - reach, FADE_STOP));
             }
         }
-        // Clear of the arches by 1 cm under the strip's foot: how far
-        // along x to where that is.
-        for ax in [fa, ra] {
-            let r = lower.arch_r + 0.01;
-            let h = y - HALF - lower.p.wheel_radius;
-            let reach = if h >= r {
-                0.0
-            } else {
-                (r * r - h.max(0.0).powi(2)).sqrt()
-            };
-            let d = (x - ax).abs() - reach;
-            k = k.min(stop(d, FADE_STOP));
+        if self.is_lower {
+            k = k.min(stop(lower.fa - r - x, FADE_STOP));
+            k = k.min(stop(x - (lower.ra + r), FADE_STOP));
         }
-        if is_lower {
-            k = k.min(stop(fa - lower.arch_r - x, FADE_STOP));
+        RIDGE * lower.hw * self.line.depth * k
+    }
+
+    /// How far the strip stands out of the flank at (x, y): what sits on
+    /// the flank there (a door handle) stands that much further out.
+    pub fn lift_at(&self, x: f32, y: f32) -> f32 {
+        if self.line.depth <= 0.0 {
+            return 0.0;
         }
-        k
-    };
-    // Each station: x, the crest's height and the ridge's height, or None
-    // where the strip is not drawn.
-    let stations: Vec<Option<(f32, f32, f32)>> = (0..=n)
-        .map(|i| {
-            let x = lower.xr + step * i as f32;
-            let ridge = RIDGE * lower.hw * line.depth * fade(x) * share(x);
-            let y = crest(x);
-            (ridge >= 0.0005 && lower.flank_z(x, y) > 0.6 * lower.hw).then_some((x, y, ridge))
-        })
-        .collect();
-    let mut i = 0;
-    while i < stations.len() {
-        let run: Vec<(f32, f32, f32)> = stations[i..].iter().map_while(|s| *s).collect();
-        i += run.len().max(1);
-        if run.len() < 2 {
-            continue;
+        let t = ((y - self.crest(x)).abs() / HALF).min(1.0);
+        self.ridge(x) * (1.0 - t) * (1.0 - t)
+    }
+
+    /// Draws the line on both flanks.
+    pub fn draw(&self, mesh: &mut Mesh) {
+        let lower = self.lower;
+        if self.line.depth <= 0.0 {
+            return;
         }
-        for upper in [false, true] {
-            let at = |k: usize, j: usize| {
-                let (x, y, ridge) = run[k];
-                // t from the crest (0) to the strip's edge (1).
-                let t = if upper {
-                    j as f32 / ROWS as f32
-                } else {
-                    1.0 - j as f32 / ROWS as f32
+        // Stations every 2 cm: x, the crest's height and the ridge's
+        // height, or None where the strip is not drawn.
+        let step = 0.02;
+        let n = ((lower.xf - lower.xr) / step) as usize;
+        let stations: Vec<Option<(f32, f32, f32)>> = (0..=n)
+            .map(|i| {
+                let x = lower.xr + step * i as f32;
+                let (y, ridge) = (self.crest(x), self.ridge(x));
+                (ridge >= 0.0005 && lower.flank_z(x, y) > 0.6 * lower.hw).then_some((x, y, ridge))
+            })
+            .collect();
+        let mut i = 0;
+        while i < stations.len() {
+            let run: Vec<(f32, f32, f32)> = stations[i..].iter().map_while(|s| *s).collect();
+            i += run.len().max(1);
+            if run.len() < 2 {
+                continue;
+            }
+            for upper in [false, true] {
+                let at = |k: usize, j: usize| {
+                    let (x, y, ridge) = run[k];
+                    // t from the crest (0) to the strip's edge (1).
+                    let t = if upper {
+                        j as f32 / ROWS as f32
+                    } else {
+                        1.0 - j as f32 / ROWS as f32
+                    };
+                    let y = y + if upper { t } else { -t } * HALF;
+                    let on = Vec3::new(x, y, lower.flank_z(x, y));
+                    on + lower.normal(on) * (LIFT + ridge * (1.0 - t) * (1.0 - t))
                 };
-                let y = y + if upper { t } else { -t } * HALF;
-                let on = Vec3::new(x, y, lower.flank_z(x, y));
-                on + lower.normal(on) * (LIFT + ridge * (1.0 - t) * (1.0 - t))
-            };
-            mesh.mirrored(|mesh| {
-                mesh.grid(run.len(), ROWS + 1, false, at, |_, _| {
-                    Some((Material::Paint, [0.0, 0.0]))
+                mesh.mirrored(|mesh| {
+                    mesh.grid(run.len(), ROWS + 1, false, at, |_, _| {
+                        Some((Material::Paint, [0.0, 0.0]))
+                    });
                 });
-            });
+            }
         }
     }
 }
