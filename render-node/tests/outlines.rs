@@ -1017,6 +1017,41 @@ fn a_generations_own_lines_stand_out_of_the_flank_where_its_row_puts_them() {
         shoulder > 0.012,
         "the shoulder line's crest stands {shoulder:.4} m out"
     );
+    // The lower line is a door crease: nothing ahead of the front arch.
+    let ahead = (-3..=3)
+        .map(|k| stands(fa + 0.5 * base.front_overhang, side(0.3) + 0.01 * k as f32))
+        .fold(f32::MIN, f32::max);
+    assert!(
+        ahead < 0.004,
+        "the lower line stands {ahead:.4} m out ahead of the front wheel"
+    );
+
+    // A line that clears an arch's crown runs on over it: a pickup's level
+    // crease high on its flank, over the rear axle (it broke over both
+    // until session 43).
+    let truck = Params::resolve(&lib, BodyShape::Pickup, "ford", "f-150", 2015);
+    let tall = |lines: Lines| {
+        let mut q = truck.clone();
+        q.lines = lines;
+        vehicle::build(&q)
+    };
+    let plain = tall(Lines {
+        shoulder: Some(LineSpec::NONE),
+        lower: None,
+    });
+    let lined = tall(Lines {
+        shoulder: line(0.76, 0.76, 1.5),
+        lower: None,
+    });
+    let ra = truck.length / 2.0 - truck.front_overhang - truck.wheelbase;
+    let over = (0..60)
+        .map(|k| truck.ride + 0.02 * k as f32)
+        .map(|y| out(&lined, ra, y) - out(&plain, ra, y))
+        .fold(f32::MIN, f32::max);
+    assert!(
+        over > 0.02,
+        "the F-150's crease stands {over:.4} m out over its rear axle"
+    );
 }
 
 #[test]

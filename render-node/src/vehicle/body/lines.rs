@@ -83,7 +83,8 @@ impl<'a> Run<'a> {
         let lower = self.lower;
         let stop = |d: f32, fade: f32| smooth(d / fade);
         let y = self.crest(x);
-        let mut k = stop(lower.xf - lower.round_f - x, 0.25) * stop(x - lower.xr - lower.round_r, 0.25);
+        let mut k =
+            stop(lower.xf - lower.round_f - x, 0.25) * stop(x - lower.xr - lower.round_r, 0.25);
         for &g in self.gaps {
             k = k.min(stop((x - g).abs() - 0.012, FADE_GAP));
         }
