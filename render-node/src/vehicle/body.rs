@@ -567,6 +567,10 @@ impl<'a> Lower<'a> {
                     ph + 1.0,
                 )
             } else {
+                // The tail's lower edge closes squarer than its top, as the
+                // chin does: closed like the top, it swept up under a
+                // rounded slab ("bulbous rear ends", blind check, session
+                // 43), where a bumper stands on its lower edge.
                 (t, ph + 2.0)
             };
             let eb = keep(fh, (1.0 - tb.powf(pb)).max(0.0).powf(1.0 / pb));
