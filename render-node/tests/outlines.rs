@@ -57,15 +57,9 @@ fn every_row_is_taken_by_a_curated_generation() {
     assert!(bad.is_empty(), "no curated generation takes {bad:?}");
 }
 
-fn p(make: &str, model: &str, year: u16) -> Params {
-    Params::resolve(
-        &ModelLibrary::embedded(),
-        BodyShape::Sedan,
-        make,
-        model,
-        year,
-    )
-}
+#[path = "support/params.rs"]
+mod support;
+use support::curated as p;
 
 #[test]
 fn the_target_generations_have_faces_and_side_glass() {

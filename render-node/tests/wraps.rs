@@ -6,20 +6,13 @@
 //! long; a wrap whose rows found no surface drew a red line along a 1996
 //! Camry's flank).
 
-use vis_protocol::BodyShape;
 use vis_render::vehicle::body::Lower;
 use vis_render::vehicle::outlines::{Fill, OutlineTable, Part};
-use vis_render::vehicle::{self, IdentityLibrary, Material, ModelLibrary, Params};
+use vis_render::vehicle::{self, IdentityLibrary, Material, Params};
 
-fn params(make: &str, model: &str, year: u16) -> Params {
-    Params::resolve(
-        &ModelLibrary::embedded(),
-        BodyShape::Sedan,
-        make,
-        model,
-        year,
-    )
-}
+#[path = "support/params.rs"]
+mod support;
+use support::curated as params;
 
 const HEAD: [Material; 5] = [
     Material::HeadLamp,

@@ -3401,7 +3401,11 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         let open = wrap.is_some();
         if let Some(wrap) = wrap {
             wrap.draw(lower, mesh, |a, v, h, len| {
-                wraps::fill_wrap(sh.fill, (a, v, h, len), era)
+                Some(if sh.fill == Fill::Drl {
+                    Material::Drl
+                } else {
+                    wraps::plain_head((a, v, h, len), era)
+                })
             });
         }
         let sh = &sh;

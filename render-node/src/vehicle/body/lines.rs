@@ -79,10 +79,10 @@ impl<'a> Run<'a> {
     /// a chrome strip, not a crease); a lower line is a door crease, from
     /// behind the front wheel to ahead of the rear one (a piece on the
     /// bumper's corner or behind the rear wheel read as loose trim).
-    fn ridge(&self, x: f32) -> f32 {
+    /// (`y`: the crest's height at x.)
+    fn ridge(&self, x: f32, y: f32) -> f32 {
         let lower = self.lower;
         let stop = |d: f32, fade: f32| smooth(d / fade);
-        let y = self.crest(x);
         let mut k =
             stop(lower.xf - lower.round_f - x, 0.25) * stop(x - lower.xr - lower.round_r, 0.25);
         for &g in self.gaps {
@@ -112,8 +112,9 @@ impl<'a> Run<'a> {
         if self.line.depth <= 0.0 {
             return 0.0;
         }
-        let t = ((y - self.crest(x)).abs() / HALF).min(1.0);
-        self.ridge(x) * (1.0 - t) * (1.0 - t)
+        let crest = self.crest(x);
+        let t = ((y - crest).abs() / HALF).min(1.0);
+        self.ridge(x, crest) * (1.0 - t) * (1.0 - t)
     }
 
     /// Draws the line on both flanks.
@@ -129,7 +130,8 @@ impl<'a> Run<'a> {
         let stations: Vec<Option<(f32, f32, f32)>> = (0..=n)
             .map(|i| {
                 let x = lower.xr + step * i as f32;
-                let (y, ridge) = (self.crest(x), self.ridge(x));
+                let y = self.crest(x);
+                let ridge = self.ridge(x, y);
                 (ridge >= 0.0005 && lower.flank_z(x, y) > 0.6 * lower.hw).then_some((x, y, ridge))
             })
             .collect();

@@ -14,7 +14,6 @@ use glam::Vec3;
 
 use super::Lower;
 use crate::vehicle::mesh::{Material, Mesh};
-use crate::vehicle::outlines::Fill;
 
 /// How far a patch stands off the flank (the face's lamps stand 8 mm off
 /// the nose).
@@ -195,21 +194,6 @@ pub(in crate::vehicle) fn plain_head(at: (f32, f32, f32, f32), era: f32) -> Mate
         Material::Amber
     } else {
         Material::Reflector
-    }
-}
-
-/// What a lamp from data (`models/outlines.csv`, a `lamp` or `drl` row in
-/// the nose) carries round the corner; None for any other fill (openings
-/// stop at the face's edge).
-pub(in crate::vehicle) fn fill_wrap(
-    fill: Fill,
-    at: (f32, f32, f32, f32),
-    era: f32,
-) -> Option<Material> {
-    match fill {
-        Fill::Lamp => Some(plain_head(at, era)),
-        Fill::Drl => Some(Material::Drl),
-        _ => None,
     }
 }
 
