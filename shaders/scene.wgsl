@@ -267,10 +267,14 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
     var r2 = 0.0;
     switch i.material {
         case 1u: {
-            // Tinted glass over a dark cabin.
+            // Tinted glass over a dark cabin. Its mirror of the overhead
+            // soft box is dimmed (a studio flags it): a raked windscreen or
+            // rear glass seen end on mirrors it at a grazing angle, and the
+            // glass was a pale grey pane in every straight front and rear
+            // view ("frosted", session 43's review).
             let f = fresnel(nv, 0.07);
             c = vec3<f32>(0.008, 0.011, 0.014);
-            k1 = vec3<f32>(0.035 + 0.965 * f);
+            k1 = vec3<f32>((0.035 + 0.965 * f) * (1.0 - 0.7 * smoothstep(0.25, 0.8, r.y)));
         }
         case 2u: {
             // Rubber, with tread grooves on the running surface; the outer

@@ -233,6 +233,8 @@ pub struct Lower<'a> {
     /// `crease_cy` (see [`shoulder_line`]).
     crease: f32,
     crease_cy: f32,
+    /// The rear bumper's step under the lid ([`Ledge`]), if the body has one.
+    pub ledge: Option<Ledge>,
 }
 
 /// The sections over one rounded end of the body, sampled every
@@ -288,6 +290,7 @@ impl EndSections {
             hw: mix(a.hw, b.hw),
             wing: mix(a.wing, b.wing),
             crease: mix(a.crease, b.crease),
+            cap: mix(a.cap, b.cap),
         })
     }
 }
@@ -327,7 +330,31 @@ struct Section {
     /// The shoulder line's ridge here, a fraction of the half width
     /// ([`Lower::crease`], faded out over the rounded nose and tail).
     crease: f32,
+    /// The height the section is cut off at ([`NO_CAP`] but behind a
+    /// lid's face, where it is the rear bumper's top: [`Ledge`]).
+    cap: f32,
 }
+
+/// A section's `cap` where nothing cuts it (a number, not infinity, so
+/// that the sampled ends can mix it with a bumper's height).
+const NO_CAP: f32 = 1.0e3;
+
+/// The rear bumper standing out under the boot lid or tailgate: behind
+/// `x` (the lid's rear face) the tail's sections are cut off at `y`, the
+/// bumper's top, so the lid's face stands `x - xr` in from the bumper's
+/// and a shelf runs across the tail under the lamps. Until session 44 the
+/// tail was one rounded slab from the deck to the ground ("the same
+/// rounded rear everywhere", "bulbous rears": the blind checks of
+/// sessions 42 and 43).
+#[derive(Clone, Copy, Debug)]
+pub struct Ledge {
+    pub x: f32,
+    pub y: f32,
+}
+
+/// How far the rear bumper stands out of the lid's face: 5 cm, about
+/// nine pixels of a 1024 px side view.
+const LEDGE_DEPTH: f32 = 0.05;
 
 impl Section {
     /// The top at `zr` = |z| / half-width: the bonnet in the middle, the
@@ -423,6 +450,7 @@ impl<'a> Lower<'a> {
             // On a loft ring point (the ring's 30 degrees, `build`'s `th`),
             // so the ridge's crest is a vertex, not cut off by a chord.
             crease_cy: sp(0.5, p.boxy),
+            ledge: None,
         };
         // The ends close in over `round_f` and `round_r` (and the chin over
         // half the nose's): sampled from just inside them to the tips.
@@ -432,10 +460,51 @@ impl<'a> Lower<'a> {
         let tail = EndSections::sample(lower.xr, lower.xr + lower.round_r + 0.001, |x| {
             lower.section_exact(x)
         });
+        let lower = Lower {
+            ends: [nose, tail],
+            ..lower
+        };
+        // The bumper's step comes from the tail lamps' heights, which are
+        // read off the tail's top half its rounding in, where the step
+        // does not reach: found on the tail without it, then cut in.
+        let Some(ledge) = lower.find_ledge() else {
+            return lower;
+        };
+        let lower = Lower {
+            ledge: Some(ledge),
+            ..lower
+        };
+        let tail = EndSections::sample(lower.xr, lower.xr + lower.round_r + 0.001, |x| {
+            lower.section_exact(x)
+        });
+        let [nose, _] = lower.ends;
         Lower {
             ends: [nose, tail],
             ..lower
         }
+    }
+
+    /// Where the rear bumper steps out under the lid ([`Ledge`]): 3 cm
+    /// under the tail lamps' foot (bumpers meet the lamps' lower edges),
+    /// at most 12 cm under the top of the lid's face and no higher than
+    /// 15 cm over half its height (an SUV's lamps stand high on its
+    /// tailgate's pillars, its bumper at 0.75 m), at least 25 cm over
+    /// the tail's lower edge; none where that leaves the lid's face under
+    /// 8 cm, on a pickup's tailgate (its bumper is a step of its own), on
+    /// a van, bus or box truck, or a tail too short to carry it.
+    fn find_ledge(&self) -> Option<Ledge> {
+        let p = self.p;
+        if !ledged(p) || self.round_r < 3.0 * LEDGE_DEPTH {
+            return None;
+        }
+        let x = self.xr + LEDGE_DEPTH;
+        let s = self.section_exact(x);
+        let face_top = self.surface_y(x, 0.0);
+        let foot = tail_lamp_foot(self, p);
+        let y = (foot - 0.03)
+            .min(face_top - 0.12)
+            .min(0.5 * face_top + 0.15);
+        (y >= s.bottom + 0.25 && face_top - y >= 0.08).then_some(Ledge { x, y })
     }
 
     /// Wheel-arch centres along x (the rear one hidden by skirts). (A
@@ -582,12 +651,17 @@ impl<'a> Lower<'a> {
         }
         // The shoulder line runs into the lamps: faded out over the ends.
         let ends = 1.0 - ((1.0 - tf.max(tr)) / 0.5).clamp(0.0, 1.0);
+        let cap = match self.ledge {
+            Some(l) if x < l.x => l.y,
+            _ => NO_CAP,
+        };
         Section {
             bottom,
             top,
             hw,
             wing,
             crease: self.crease * (1.0 - smooth(ends)),
+            cap,
         }
     }
 
@@ -651,7 +725,7 @@ impl<'a> Lower<'a> {
     /// loft takes its 72 once, not once a section.
     fn point_on(&self, s: Section, x: f32, (cz, cy): (f32, f32)) -> (Vec3, f32, f32) {
         let mut z = cz * s.hw * self.taper(s, cy) * (1.0 + self.flare(x) * flare_share(cy));
-        let mut y = self.y_of(s, cy, z);
+        let mut y = self.y_of(s, cy, z).min(s.cap);
         let arch = self.arch(x);
         // (Up to cy 0.7: with cy < 0.3, until session 18, the flank's
         // points just above cy 0.3 stayed below a tall arch's crown and
@@ -747,7 +821,10 @@ impl<'a> Lower<'a> {
         }
         let n = self.exponent(cy);
         let cz = (1.0 - cy.abs().powf(n)).powf(1.0 / n);
-        cz * s.hw * self.taper(s, cy) - z.abs()
+        // Under a cap the margin is the one across z but within a few
+        // millimetres of the cap: its gradient (the normal) is the face's
+        // below the bumper's top, the shelf's on it.
+        (cz * s.hw * self.taper(s, cy) - z.abs()).min((s.cap - y) * 30.0)
     }
 
     /// The outward normal of the surface at a point on it, from
@@ -975,6 +1052,11 @@ impl<'a> Lower<'a> {
             }
             xs.push(ax + self.arch_r + 0.003);
             xs.push(ax - self.arch_r - 0.003);
+        }
+        // Either side of the lid's face over the bumper's step, so the
+        // face is one upright band of cells.
+        if let Some(l) = self.ledge {
+            xs.extend([l.x - 0.0015, l.x + 0.0015]);
         }
         xs.extend_from_slice(extra);
         xs.retain(|x| *x >= self.xr && *x <= self.xf);
@@ -2731,12 +2813,15 @@ pub fn shut_lines(p: &Params) -> Vec<f32> {
     door_lines(p, &lower, &pillars)
 }
 
+/// Half a plate's height (a US plate: 30.5 x 15.2 cm).
+const PLATE_HALF: f32 = 0.076;
+
 fn plate(lower: &Lower<'_>, mesh: &mut Mesh, front: bool, yc: f32) {
-    // US plate: 30.5 x 15.2 cm, blank.
+    // Blank: no lettering.
     lower.end_patch_lifted(
         mesh,
         front,
-        (yc - 0.076, yc + 0.076),
+        (yc - PLATE_HALF, yc + PLATE_HALF),
         (-0.152, 0.152),
         (8, 4),
         2.0,
@@ -3996,33 +4081,102 @@ fn reversing(z0: f32, w: f32, x: f32, v: f32) -> bool {
 }
 
 /// Tail lamps, rear valance, plate.
-fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
-    let hw = lower.hw;
+/// The tail lamps' graphic: from faces.csv, else from the identity row's
+/// features.
+fn tail_graphic_of(p: &Params) -> Tail {
     let f = p.cues.features;
-    let big = p.length > 6.0;
-    let tail_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.08;
-    let s = p.lamp_scale;
-    let tl_h = if big { 0.3 } else { 0.12 * s };
-    let tail = (tail_top - tl_h, tail_top);
-    // The graphic: from faces.csv, else from the identity row's features.
-    let graphic = match p.face.tail {
+    match p.face.tail {
         Tail::Auto if f.has(Feature::RoundTailLamps) => Tail::TwinRound,
         Tail::Auto if f.has(Feature::TriBarTailLamps) => Tail::TriBar,
         Tail::Auto if f.has(Feature::VerticalTailLamps) => Tail::Vertical,
         // A pickup's tail lamps stand up the bed's corners.
         Tail::Auto if p.shape == BodyShape::Pickup && !f.has(Feature::TailBar) => Tail::Vertical,
         other => other,
+    }
+}
+
+/// The tail's top on the centre line as the lamps see it, less 8 cm: the
+/// lamps' graphics hang from it (a tail row's fractions are of it plus
+/// the 8 cm).
+fn tail_top(lower: &Lower<'_>) -> f32 {
+    lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0) - 0.08
+}
+
+/// The plain lamp's heights, and a tail graphic's (bottom, top).
+fn tail_spans(p: &Params, graphic: Tail, tail_top: f32) -> ((f32, f32), (f32, f32)) {
+    let s = p.lamp_scale;
+    let tl_h = if p.length > 6.0 { 0.3 } else { 0.12 * s };
+    let tail = (tail_top - tl_h, tail_top);
+    let ys = match graphic {
+        Tail::TwinRound => (tail_top - 0.13 * s, tail_top),
+        Tail::Round => (tail_top - 0.15 * s, tail_top),
+        Tail::TriBar => (tail_top - 0.17 * s, tail_top),
+        Tail::Vertical => (tail_top - 0.4, tail_top + 0.05),
+        Tail::Square => (tail.0 - 0.16, tail.0 + 0.06),
+        Tail::Slim | Tail::Bar => (tail_top - 0.06, tail_top),
+        Tail::L | Tail::C | Tail::Outline => (tail_top - 0.02 - 0.17 * s, tail_top - 0.02),
+        Tail::Auto | Tail::Rect => tail,
     };
+    (tail, ys)
+}
+
+/// The tail lamps' lowest edge on the tail: a generation's own rows'
+/// (its tail lamp's and any other lit shape's: a smart's three round lamps
+/// up each pillar), else its graphic's.
+fn tail_lamp_foot(lower: &Lower<'_>, p: &Params) -> f32 {
+    let top = tail_top(lower);
+    let Some(o) = p.outline.as_deref() else {
+        return tail_spans(p, tail_graphic_of(p), top).1.0;
+    };
+    let lit = o
+        .rears
+        .iter()
+        .filter(|sh| matches!(sh.fill, Fill::Lamp | Fill::Drl))
+        .map(|sh| sh.y0 * (top + 0.08))
+        .fold(f32::MAX, f32::min);
+    match o.tail.as_ref() {
+        Some(sh) => lower.tail_row_ys(sh, top + 0.08).0.min(lit),
+        None => tail_spans(p, tail_graphic_of(p), top).1.0.min(lit),
+    }
+}
+
+/// Does a body's rear bumper step out under its lid ([`Ledge`])? Cars,
+/// crossovers, SUVs and minivans; not a pickup (its tailgate), a van, bus
+/// or box truck (their bumpers are bars under a flat back).
+fn ledged(p: &Params) -> bool {
+    use BodyShape as B;
+    p.length <= 6.0
+        && !p.spec.bed
+        && matches!(
+            p.shape,
+            B::Sedan
+                | B::Coupe
+                | B::Convertible
+                | B::Hatchback
+                | B::Wagon
+                | B::Crossover
+                | B::Suv
+                | B::Minivan
+        )
+}
+
+fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
+    let hw = lower.hw;
+    let f = p.cues.features;
+    let big = p.length > 6.0;
+    let tail_top = tail_top(lower);
+    let s = p.lamp_scale;
+    let graphic = tail_graphic_of(p);
+    let (tail, ys) = tail_spans(p, graphic, tail_top);
     let lit_only = p.face.tail == Tail::Auto;
-    // (bottom, top), (inner z, outer z), grid, outline.
+    // (inner z, outer z), grid, outline.
     type Outline = Box<dyn Fn(f32, f32) -> bool>;
-    type Lamp = ((f32, f32), (f32, f32), (usize, usize), Outline);
+    type Lamp = ((f32, f32), (usize, usize), Outline);
     let era = p.era;
-    let (ys, zs, grid, outline): Lamp = match graphic {
+    let (zs, grid, outline): Lamp = match graphic {
         Tail::TwinRound => {
             let d = 0.13 * s;
             (
-                (tail_top - d, tail_top),
                 (hw * 0.93 - 2.1 * d, hw * 0.93),
                 (28, 14),
                 Box::new(|u, v| u < 0.99 && blob((u * 2.0).fract(), v, 2.0)),
@@ -4032,48 +4186,34 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             let d = 0.15 * s;
             let zc = hw * 0.74;
             (
-                (tail_top - d, tail_top),
                 (zc - d / 2.0, zc + d / 2.0),
                 (18, 18),
                 Box::new(|u, v| blob(u, v, 2.0)),
             )
         }
-        Tail::TriBar => {
-            // Three upright bars a side (the Mustang's).
-            let h = 0.17 * s;
-            (
-                (tail_top - h, tail_top),
-                (hw * 0.5, hw * 0.93),
-                (18, 6),
-                Box::new(|u, _| (0.14..0.86).contains(&(u * 3.0).fract())),
-            )
-        }
-        Tail::Vertical => (
-            (tail_top - 0.4, tail_top + 0.05),
-            (hw * 0.8, hw * 0.97),
-            (8, 20),
-            Box::new(|_, _| true),
+        // Three upright bars a side (the Mustang's).
+        Tail::TriBar => (
+            (hw * 0.5, hw * 0.93),
+            (18, 6),
+            Box::new(|u, _| (0.14..0.86).contains(&(u * 3.0).fract())),
         ),
+        Tail::Vertical => ((hw * 0.8, hw * 0.97), (8, 20), Box::new(|_, _| true)),
         Tail::Square => (
-            (tail.0 - 0.16, tail.0 + 0.06),
             (hw * 0.78, hw * 0.95),
             (10, 14),
             Box::new(|u, v| blob(u, v, 8.0)),
         ),
         Tail::Slim | Tail::Bar => (
-            (tail_top - 0.06, tail_top),
             (hw * 0.5, hw * 0.96),
             (24, 6),
             Box::new(|u, v| v < 0.45 + 0.9 * u),
         ),
         Tail::L | Tail::C | Tail::Outline => (
-            (tail_top - 0.02 - 0.17 * s, tail_top - 0.02),
             (hw * 0.55, hw * 0.96),
             (36, 16),
             Box::new(move |u, v| blob(u, v, 7.0 - 2.0 * era) && v < 0.35 + 1.2 * u),
         ),
         Tail::Auto | Tail::Rect => (
-            tail,
             (hw * 0.55, hw * 0.95),
             (10, 4),
             Box::new(move |u, v| blob(u, v, 6.0 - 2.0 * era)),
@@ -4192,14 +4332,23 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     } else {
         Material::Trim
     };
+    // Under a stepped bumper, a newer car's valance is a diffuser: taller
+    // (up to 15 cm), with a red reflector above each end.
+    let val_top = match lower.ledge {
+        Some(_) => p.ride + 0.15 + 0.06 * smooth((era - 0.3) / 0.5),
+        None => p.ride + 0.15,
+    };
     lower.end_patch(
         mesh,
         false,
-        (p.ride + 0.06, p.ride + 0.15),
+        (p.ride + 0.06, val_top),
         (-hw * 0.8, hw * 0.8),
         (24, 3),
         |_, _| Some(valance),
     );
+    if let Some(l) = lower.ledge {
+        bumper_details(mesh, lower, l, val_top, seamed(p));
+    }
     if p.spec.bed {
         // The tailgate's shut lines: up each side inside the lamps and
         // along its foot over the bumper.
@@ -4229,14 +4378,56 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     } else {
         (tail.0.min(ys.0) + p.ride + 0.15) / 2.0
     };
+    // The plate on the lid's face where it fits there, else on the bumper
+    // under its step: not across it.
+    let yc = match lower.ledge {
+        Some(l) if (yc - l.y).abs() < PLATE_HALF + 0.02 => {
+            let on_lid = l.y + PLATE_HALF + 0.025;
+            if on_lid + PLATE_HALF < tail.0.min(ys.0) - 0.01 {
+                on_lid
+            } else {
+                l.y - PLATE_HALF - 0.03
+            }
+        }
+        _ => yc,
+    };
     plate(lower, mesh, false, yc);
     if seamed(p) && !p.spec.bed {
-        let foot = own_tail.map_or(ys.0, |sh| lower.tail_row_ys(sh, row_top).0);
-        lines::bumper_seam(lower, mesh, false, foot - 0.015);
+        let foot = match lower.ledge {
+            Some(l) => l.y - 0.012,
+            None => own_tail.map_or(ys.0, |sh| lower.tail_row_ys(sh, row_top).0) - 0.015,
+        };
+        lines::bumper_seam(lower, mesh, false, foot);
     }
     if !p.spec.bed && !big && rears.is_empty() {
-        bumper_line(mesh, lower, p, yc - 0.076 - 0.035);
+        if lower.ledge.is_none() {
+            bumper_line(mesh, lower, p, yc - PLATE_HALF - 0.035);
+        }
         exhausts(mesh, lower, p);
+    }
+}
+
+/// What makes a stepped rear bumper ([`Ledge`]) read as one: on a
+/// body-coloured one (`painted`), the lid's shut line along the foot of
+/// its face, over the step (a dark gap over the bright shelf); and a slim
+/// red reflector at each end of the bumper over the valance (`val_top`),
+/// where most cars since the 1990s carry them.
+fn bumper_details(mesh: &mut Mesh, lower: &Lower<'_>, l: Ledge, val_top: f32, painted: bool) {
+    let hw = lower.hw;
+    if painted {
+        let gap = (l.y + 0.002, l.y + 0.01);
+        let zo = lower.face_edge(false, gap, 0.0, hw * 0.97);
+        lower.end_patch(mesh, false, gap, (-zo, zo), (32, 1), |_, _| {
+            Some(Material::Trim)
+        });
+    }
+    let ys = (val_top + 0.035, val_top + 0.06);
+    if ys.1 < l.y - 0.05 {
+        let zo = lower.face_edge(false, ys, hw * 0.6, hw * 0.93);
+        let zs = (zo - 0.13, zo);
+        mesh.mirrored(|mesh| {
+            lower.end_patch(mesh, false, ys, zs, (6, 1), |_, _| Some(Material::TailLens));
+        });
     }
 }
 

@@ -1,0 +1,123 @@
+//! The rear bumper's step (`vehicle::body::Ledge`, docs/rendering.md, "A
+//! rear bumper under the lid"): a car's tail is a lid over a bumper that
+//! stands out of it, not one rounded slab, and what is drawn on the tail
+//! (lamps, plate) sits on one or the other, never across the step.
+
+use vis_render::vehicle::body::Lower;
+use vis_render::vehicle::{self, IdentityLibrary, Material, Params};
+
+#[path = "support/params.rs"]
+mod support;
+use support::curated as params;
+
+/// The paint's rearmost x over heights `ys` (the loft's and the patches'
+/// vertices), right side.
+fn rearmost(mesh: &vehicle::Mesh, (y0, y1): (f32, f32)) -> f32 {
+    mesh.vertices
+        .iter()
+        .filter(|v| v.material == Material::Paint as u32 && (y0..y1).contains(&v.pos[1]))
+        .map(|v| v.pos[0])
+        .fold(f32::MAX, f32::min)
+}
+
+#[test]
+fn a_cars_rear_bumper_stands_out_under_its_lid() {
+    for (make, model, year) in [
+        ("toyota", "camry", 2019),
+        ("volkswagen", "golf", 2017),
+        ("toyota", "rav4", 2020),
+        ("honda", "odyssey", 2019),
+        ("porsche", "911", 2020),
+    ] {
+        let q = params(make, model, year);
+        let lower = Lower::new(&q);
+        let l = lower
+            .ledge
+            .unwrap_or_else(|| panic!("{model} {year}: no step under the lid"));
+        let mesh = vehicle::build(&q);
+        // Over the step the tail stands the step's depth in from under
+        // it, where the bumper reaches the tip (the mesh is fitted to the
+        // row's length, so both are measured, not taken from `lower`).
+        let lid = rearmost(&mesh, (l.y + 0.01, l.y + 0.08));
+        let bumper = rearmost(&mesh, (l.y - 0.15, l.y - 0.01));
+        let tip = rearmost(&mesh, (0.0, q.height));
+        assert!(
+            bumper <= tip + 0.005,
+            "{model} {year}: the bumper stops {:.3} m short of the tip",
+            bumper - tip
+        );
+        assert!(
+            lid - bumper >= 0.04,
+            "{model} {year}: the lid stands {:.3} m in from the bumper",
+            lid - bumper
+        );
+    }
+}
+
+#[test]
+fn trucks_vans_and_buses_have_no_step_under_a_lid() {
+    for (make, model, year) in [
+        ("ford", "f-150", 2018),
+        ("ford", "transit", 2020),
+        ("toyota", "hilux", 2016),
+    ] {
+        let q = params(make, model, year);
+        assert!(
+            Lower::new(&q).ledge.is_none(),
+            "{model} {year} has a bumper step"
+        );
+    }
+}
+
+/// Over every curated generation with a step: its tail lamps stand on the
+/// lid, over the step (the bumper's top is under their foot), and its
+/// plate lies wholly on the lid or wholly on the bumper.
+#[test]
+fn nothing_on_the_tail_lies_across_the_bumpers_step() {
+    let mut stepped = 0;
+    let mut bad = Vec::new();
+    for g in IdentityLibrary::embedded().generations() {
+        let q: Params = params(&g.make, &g.model, g.from);
+        let lower = Lower::new(&q);
+        let Some(l) = lower.ledge else {
+            continue;
+        };
+        stepped += 1;
+        let name = format!("{} {} {}", g.make, g.model, g.from);
+        let mesh = vehicle::build(&q);
+        let on_tail = |v: &&vehicle::Vertex| v.pos[0] < lower.xr + lower.round_r;
+        let is = |v: &vehicle::Vertex, m: Material| v.material == m as u32;
+        // Lit lamps (a reflector on the bumper is a lens, not lit).
+        let lamp_foot = mesh
+            .vertices
+            .iter()
+            .filter(on_tail)
+            .filter(|v| is(v, Material::TailLamp) && v.pos[1] < q.belt)
+            .map(|v| v.pos[1])
+            .fold(f32::MAX, f32::min);
+        if lamp_foot < l.y - 0.005 {
+            bad.push(format!(
+                "{name}: lamps from {lamp_foot:.3}, step at {:.3}",
+                l.y
+            ));
+        }
+        let plate: Vec<f32> = mesh
+            .vertices
+            .iter()
+            .filter(on_tail)
+            .filter(|v| is(v, Material::Plate))
+            .map(|v| v.pos[1])
+            .collect();
+        let above = plate.iter().filter(|y| **y > l.y).count();
+        if above != 0 && above != plate.len() {
+            bad.push(format!("{name}: the plate across the step at {:.3}", l.y));
+        }
+    }
+    assert!(stepped > 600, "{stepped} generations with a step");
+    assert!(
+        bad.is_empty(),
+        "{} of {stepped}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
