@@ -4467,7 +4467,9 @@ fn bumper_line(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params, y: f32) {
 
 /// Exhaust tips under the bumper, by body and era: none on an electric
 /// car (a closed grille), on vans, minivans, pickups, box trucks and buses
-/// (theirs turn down under the body); one round tip on the right of an
+/// (theirs turn down under the body), nor where a generation's row says
+/// its pipe turns down out of sight (`hidden-exhaust`: a Prius, most
+/// crossovers since the 2010s); one round tip on the right of an
 /// older everyday car, one each side of a newer one or an older sports
 /// car, two each side of a newer sports car.
 fn exhausts(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
@@ -4475,6 +4477,7 @@ fn exhausts(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let f = p.cues.features;
     let grille = p.face.grille.unwrap_or(p.cues.grille);
     if grille == Grille::Closed
+        || f.has(Feature::HiddenExhaust)
         || matches!(
             p.shape,
             B::Van | B::Minivan | B::Pickup | B::BoxTruck | B::Bus

@@ -219,6 +219,7 @@ vocabulary!(
         GlassRoof = "glass-roof",
         TriBarTailLamps = "tri-bar-tail-lamps",
         TwoTone = "two-tone",
+        HiddenExhaust = "hidden-exhaust",
     }
 );
 
