@@ -121,3 +121,28 @@ fn nothing_on_the_tail_lies_across_the_bumpers_step() {
         bad.join("\n")
     );
 }
+
+/// Exhaust tips (`body::exhausts`): a chrome ring round a dark pipe low on
+/// the tail, none where the generation's row says the pipe turns down out
+/// of sight (`hidden-exhaust`: a Prius) or the car has none (a Model 3).
+#[test]
+fn a_hidden_exhaust_draws_no_tips() {
+    let tips = |make: &str, model: &str, year| {
+        let q = params(make, model, year);
+        let lower = Lower::new(&q);
+        vehicle::build(&q)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == Material::Liner as u32
+                    && v.pos[0] < lower.xr + 0.1
+                    && (v.pos[1] - (q.ride + 0.125)).abs() < 0.05
+            })
+            .count()
+    };
+    assert!(tips("toyota", "camry", 2019) > 0, "a Camry's tips");
+    assert!(tips("toyota", "corolla", 2020) > 0, "a Corolla's tips");
+    assert_eq!(tips("toyota", "prius", 2018), 0, "a Prius's tips");
+    assert_eq!(tips("toyota", "rav4", 2020), 0, "a RAV4's tips");
+    assert_eq!(tips("tesla", "model-3", 2020), 0, "a Model 3's tips");
+}
