@@ -393,8 +393,11 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             r1 = 0.12;
         }
         case 17u: {
-            // Tail lens: dark smoked red around the lit graphic.
-            c = vec3<f32>(0.1, 0.004, 0.006) * (0.5 + 0.5 * irr);
+            // Tail lens: a deep red around the lit graphic, a lens unit
+            // in daylight. (A smoked 0.1 red until session 44: lamps read
+            // as dark holes with glowing edges, "tail-lamp glow only along
+            // some edges" in that session's blind check.)
+            c = vec3<f32>(0.26, 0.01, 0.014) * (0.5 + 0.5 * irr);
             k1 = vec3<f32>(fresnel(nv, 0.05) + 0.04);
             r1 = 0.05;
         }

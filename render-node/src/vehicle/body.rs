@@ -1103,6 +1103,10 @@ impl<'a> Lower<'a> {
             .collect();
         // Side intakes ahead of the rear wheels (mid-engined cars).
         let intakes = p.cues.features.has(Feature::SideIntakes);
+        let clad_cy = {
+            let s = self.section((self.fa + self.ra) / 2.0);
+            Self::height_in(s, p.ride + 0.13, s.hw * 0.9).0.min(0.2)
+        };
         let intake = (self.ra + self.arch_r + 0.06, self.ra + self.arch_r + 0.5);
         // The loft is symmetric across the centre plane: ring point j is
         // point `AROUND - j` mirrored, cell j cell `AROUND - 1 - j`. The
@@ -1159,13 +1163,22 @@ impl<'a> Lower<'a> {
                     return None;
                 }
             }
-            // The rocker's cladding; the arches' is a ring laid on the
+            // The rocker's cladding, 13 cm up the flank: a band of the
+            // ring's own points (up to `clad_cy`, the height 13 cm over the
+            // sills amidships), so its upper edge runs along the loft's
+            // rows where the ends' lower edges rise; cut at one height
+            // (until session 44) it crossed them in stair-steps, "ragged,
+            // torn-looking lower bumper edges" (blind check, session 44).
+            // It ends where the rounded nose and tail begin: on them the
+            // band swept up the bumpers' corners (the valances are theirs).
+            // The arches' cladding is a ring laid on the
             // flank (below), whose round edges cells would step. Not the
             // underside (cy under -0.9): on a square section its cells
             // reach out past the "side" mark, and where the nose closes
             // they fan up to the tip and drew a black V under the grille
             // (a slab-sided body's section row, session 34).
-            if p.spec.cladding && side && cy < 0.2 && cy > -0.9 && y < p.ride + 0.13 {
+            let between_ends = xm > self.xr + self.round_r && xm < self.xf - self.round_f;
+            if p.spec.cladding && side && between_ends && cy < clad_cy && cy > -0.9 {
                 return Some((Material::Trim, [0.0, 0.0]));
             }
             if let Some((x0, x1)) = interior
