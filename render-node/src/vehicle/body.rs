@@ -3201,9 +3201,11 @@ fn head_graphic(
         // bulb in each bowl, and a dark seam round it. Lit all over (until
         // session 32) it was a white blob that white and silver paint
         // swallowed and black paint made a hole of (all three data helpers
-        // of sessions 31 and 32).
+        // of sessions 31 and 32). The seam 2 cm wide, so the lamp's own
+        // outline reads on silver paint (1.2 cm until session 44, when the
+        // bulbs alone read as "round lamps" on three different fronts).
         Optics::Auto | Optics::Bowl => {
-            if g.rim(u, v, 0.012) {
+            if g.rim(u, v, 0.02) {
                 Material::LampHousing
             } else if lens(0.55) {
                 Material::HeadLamp
@@ -3843,8 +3845,10 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     // tall bodies (session 33).
     plate(lower, mesh, true, plate_c.max(lower.face_bottom() + 0.086));
     // Indicators under the lamps (pop-ups: parking lamps in the bumper);
-    // a lit signature carries its own.
-    if face.drl != Drl::None && head != Headlamp::PopUp {
+    // a lit signature carries its own, and since the late 1990s they sit
+    // in the lamp unit (amber bars under every plain lamp of the 2000s made
+    // one front of a Civic, a Prius and a Focus: session 44's blind check).
+    if (face.drl != Drl::None || era >= super::params::era_of(1999)) && head != Headlamp::PopUp {
         return;
     }
     let ind = if head == Headlamp::PopUp {

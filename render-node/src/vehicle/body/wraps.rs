@@ -188,7 +188,7 @@ pub(in crate::vehicle) fn reach_of(front: bool, era: f32) -> f32 {
 /// dark seam, its far part an amber corner lamp until the early 2000s (the
 /// indicator and side marker in one, as the 1990s drew them).
 pub(in crate::vehicle) fn plain_head(at: (f32, f32, f32, f32), era: f32) -> Material {
-    if band(at, 0.012, (true, true, true)) {
+    if band(at, 0.02, (true, true, true)) {
         Material::LampHousing
     } else if era < 0.35 && at.0 > 0.55 * at.3 {
         Material::Amber
