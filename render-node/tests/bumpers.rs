@@ -4,6 +4,7 @@
 //! (lamps, plate) sits on one or the other, never across the step.
 
 use vis_render::vehicle::body::Lower;
+use vis_render::vehicle::outlines::{Fill, Part, Shape};
 use vis_render::vehicle::{self, IdentityLibrary, Material, Params};
 
 #[path = "support/params.rs"]
@@ -145,4 +146,67 @@ fn a_hidden_exhaust_draws_no_tips() {
     assert_eq!(tips("toyota", "prius", 2018), 0, "a Prius's tips");
     assert_eq!(tips("toyota", "rav4", 2020), 0, "a RAV4's tips");
     assert_eq!(tips("tesla", "model-3", 2020), 0, "a Model 3's tips");
+}
+
+/// The rear plate's heights on the tail, (lowest, highest).
+fn plate_ys(q: &Params) -> (f32, f32) {
+    let lower = Lower::new(q);
+    vehicle::build(q)
+        .vertices
+        .iter()
+        .filter(|v| v.material == Material::Plate as u32 && v.pos[0] < lower.xr + lower.round_r)
+        .fold((f32::MAX, f32::MIN), |(a, b), v| {
+            (a.min(v.pos[1]), b.max(v.pos[1]))
+        })
+}
+
+/// A tailgate carries its plate over the bumper's step, a saloon's bumper
+/// under it, and a generation's `plate` row (`models/outlines.csv`) puts it
+/// at the row's height.
+#[test]
+fn the_rear_plate_sits_on_the_tailgate_the_bumper_or_where_its_row_says() {
+    let golf = params("volkswagen", "golf", 2017);
+    let step = Lower::new(&golf).ledge.expect("a Golf's step").y;
+    let (lo, _) = plate_ys(&golf);
+    assert!(
+        lo > step,
+        "a Golf's plate from {lo:.3}, its step at {step:.3}"
+    );
+
+    let camry = params("toyota", "camry", 2019);
+    let lower = Lower::new(&camry);
+    let step = lower.ledge.expect("a Camry's step").y;
+    let (_, hi) = plate_ys(&camry);
+    assert!(
+        hi < step,
+        "a Camry's plate up to {hi:.3}, its step at {step:.3}"
+    );
+
+    // The Camry's plate on its lid, between the lamps, where a row says.
+    let row_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0);
+    let mut o = camry
+        .outline
+        .as_deref()
+        .expect("the Camry's outlines")
+        .clone();
+    assert!(o.plate.is_none());
+    let (y0, y1) = ((step + 0.03) / row_top, (step + 0.2) / row_top);
+    o.plate = Some(Shape {
+        part: Part::Plate,
+        x0: 0.0,
+        x1: 0.3,
+        y0,
+        y1,
+        fill: Fill::Paint,
+        rim: false,
+        points: Vec::new().into(),
+    });
+    let mut q = camry.clone();
+    q.outline = Some(std::sync::Arc::new(o));
+    let (lo, hi) = plate_ys(&q);
+    let mid = (y0 + y1) / 2.0 * row_top;
+    assert!(
+        lo > step && ((lo + hi) / 2.0 - mid).abs() < 0.02,
+        "the plate at {lo:.3}..{hi:.3}, its row's middle {mid:.3}"
+    );
 }

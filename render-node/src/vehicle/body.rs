@@ -4260,6 +4260,7 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     // heights are fractions of the tail's top on the centre line: they are
     // its whole graphic (no bar across unless the row draws one).
     let own_tail = p.outline.as_deref().and_then(|o| o.tail.as_ref());
+    let own_plate = p.outline.as_deref().and_then(|o| o.plate.as_ref());
     let rears = p.outline.as_deref().map_or(&[][..], |o| &o.rears[..]);
     let row_top = tail_top + 0.08;
     let row = |mesh: &mut Mesh, sh: &super::outlines::Shape| {
@@ -4394,10 +4395,20 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             |_, _| Some(Material::Trim),
         );
     }
-    let yc = if f.has(Feature::SpareWheel) {
-        p.ride + 0.24
-    } else {
-        (tail.0.min(ys.0) + p.ride + 0.15) / 2.0
+    let yc = match (own_plate, lower.ledge) {
+        (Some(sh), _) => (sh.y0 + sh.y1) / 2.0 * row_top,
+        _ if f.has(Feature::SpareWheel) => p.ride + 0.24,
+        // A tailgate carries its plate, just over the bumper's step,
+        // between the lamps (most hatchbacks', estates', crossovers' and
+        // minivans'): low on every bumper, until session 44, every tail
+        // read alike.
+        (None, Some(l))
+            if matches!(p.spec.cabin, Cabin::Hatch | Cabin::Wagon | Cabin::OneBox)
+                && plate_clear(p, hw, l.y + 0.035, row_top) =>
+        {
+            l.y + 0.035 + PLATE_HALF
+        }
+        _ => (tail.0.min(ys.0) + p.ride + 0.15) / 2.0,
     };
     // The plate on the lid's face where it fits there, else on the bumper
     // under its step: not across it.
@@ -4450,6 +4461,24 @@ fn bumper_details(mesh: &mut Mesh, lower: &Lower<'_>, l: Ledge, val_top: f32, pa
             lower.end_patch(mesh, false, ys, zs, (6, 1), |_, _| Some(Material::TailLens));
         });
     }
+}
+
+/// Is the middle of the tail clear for a plate from `foot` up (nothing of
+/// the generation's own tail lamp or other rear shapes within 20 cm of
+/// the centre line over those heights; `row_top` the unit of the rows'
+/// heights), and under the belt (the tailgate's glass)?
+fn plate_clear(p: &Params, hw: f32, foot: f32, row_top: f32) -> bool {
+    let (y0, y1) = (foot, foot + 2.0 * PLATE_HALF);
+    if y1 > p.belt - 0.05 {
+        return false;
+    }
+    let Some(o) = p.outline.as_deref() else {
+        return true;
+    };
+    o.tail
+        .iter()
+        .chain(&o.rears)
+        .all(|sh| sh.x0 * hw > 0.2 || sh.y1 * row_top < y0 || sh.y0 * row_top > y1)
 }
 
 /// Does a body carry body-coloured bumpers with seams on the flanks

@@ -46,12 +46,14 @@ vocabulary!(
     /// What an outline row draws: a head lamp, a grille opening (or any
     /// other shape in the nose), a tail lamp, or any other shape on the
     /// tail (an inner lamp on the boot lid or tailgate, a light bar, the
-    /// gloss black band between lamps).
+    /// gloss black band between lamps), or where the rear plate sits (only
+    /// its heights count: a plate is centred and of one size).
     Part {
         Head = "head",
         Grille = "grille",
         Tail = "tail",
         Rear = "rear",
+        Plate = "plate",
     }
 );
 
@@ -228,6 +230,8 @@ pub struct Outline {
     pub tail: Option<Shape>,
     /// The tail's other shapes, drawn over the tail in row order.
     pub rears: Vec<Shape>,
+    /// Where the rear plate sits: its box's heights, as a tail row's.
+    pub plate: Option<Shape>,
 }
 
 /// One row of `models/outlines.csv`.
@@ -349,6 +353,12 @@ impl OutlineTable {
                     cols[9]
                 )));
             }
+            if part == Part::Plate && fill != Fill::Paint {
+                return Err(at(format!(
+                    "fill {:?}: a plate row is filled `paint`",
+                    cols[9]
+                )));
+            }
             let points = parse_points(cols[10]).map_err(at)?;
             rows.push(OutlineRow {
                 make: cols[0].to_owned(),
@@ -390,6 +400,7 @@ impl OutlineTable {
                 Part::Tail => out.tail = out.tail.take().or(Some(r.shape.clone())),
                 Part::Grille => out.grilles.push(r.shape.clone()),
                 Part::Rear => out.rears.push(r.shape.clone()),
+                Part::Plate => out.plate = out.plate.take().or(Some(r.shape.clone())),
             }
         }
         any.then(|| Arc::new(out))
@@ -570,10 +581,20 @@ mod tests {
         );
         assert!(o.tail.is_none());
         assert!(t.lookup("acme", "alpha", 2021).is_none());
-        // Head and tail rows are lamps.
+        // A plate row places the rear plate.
+        let t = OutlineTable::parse(
+            "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
+             acme,alpha,2010,2020,plate,0,0.3,0.5,0.62,paint,-,\n",
+        )
+        .unwrap();
+        let o = t.lookup("acme", "alpha", 2015).unwrap();
+        assert_eq!(o.plate.as_ref().map(|p| (p.y0, p.y1)), Some((0.5, 0.62)));
+        assert!(o.rears.is_empty() && o.tail.is_none());
+        // Head and tail rows are lamps, a plate row paint.
         for row in [
             "acme,alpha,2010,2020,head,0.4,0.9,0.3,0.6,drl,-,",
             "acme,alpha,2010,2020,tail,0.4,0.9,0.3,0.6,black,-,",
+            "acme,alpha,2010,2020,plate,0,0.3,0.5,0.62,chrome,-,",
         ] {
             let bad = OutlineTable::parse(&format!(
                 "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n{row}\n"
