@@ -3931,6 +3931,9 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
 /// a tail lamp lit as `tail` (faces.csv's graphic) says. An `open` shape
 /// wraps round the corner (`wraps::open`): no edge at its outer end.
 #[allow(clippy::too_many_arguments)]
+/// The pitch of a grille's horizontal bars (`hbars`), metres.
+const HBAR_PITCH: f32 = 0.032;
+
 fn outline_patch(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
@@ -3962,6 +3965,13 @@ fn outline_patch(
         Headlamp::Rect
     };
     let unit_insides = Insides::lay_out(unit_kind, Drl::None, Optics::Bowl, true, false, &unit);
+    // Horizontal bars: rows of cells a third of a 3.2 cm pitch tall, every
+    // third one chrome, so each bar is one row of cells. Tested at each
+    // cell's height against the pitch (until session 44), a bar fell on
+    // one row, two or none as the rows drifted against it: "irregular
+    // thick black gaps" between a grille's bars (a data helper's note).
+    let bar_rows = ((h / (HBAR_PITCH / 3.0)).round() as usize).clamp(6, 90);
+    let res = |m: f32, per: f32, lo: usize, hi: usize| ((m / per).round() as usize).clamp(lo, hi);
     let mat = |u: f32, v: f32| -> Option<Material> {
         if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
             return None;
@@ -3977,7 +3987,7 @@ fn outline_patch(
         if sh.fill == Fill::Lamp && front {
             return head_graphic(unit_kind, Drl::None, &unit_insides, &unit, u, v);
         }
-        let (x, y) = (u * w, v * h);
+        let x = u * w;
         Some(match sh.fill {
             // A tail lamp's outline is the lamp: a lit band 2.2 cm deep
             // tracing its outline round a dark red lens, as LED tail lamps
@@ -4002,7 +4012,7 @@ fn outline_patch(
             Fill::Drl => Material::TailLamp,
             Fill::Dark => Material::Grille,
             Fill::Hbars => {
-                if (y / 0.032).fract() < 0.3 {
+                if (v * bar_rows as f32) as usize % 3 == 1 {
                     Material::Chrome
                 } else {
                     Material::Grille
@@ -4024,7 +4034,6 @@ fn outline_patch(
             Fill::Paint => Material::Paint,
         })
     };
-    let res = |m: f32, per: f32, lo: usize, hi: usize| ((m / per).round() as usize).clamp(lo, hi);
     // Cells about 1.5 cm, finer across vertical bars and up horizontal ones;
     // the surface is found to 0.02 mm (16 bisections) for smooth normals.
     let (cu, cv) = match sh.fill {
@@ -4041,13 +4050,20 @@ fn outline_patch(
         0.0
     };
     let from = mesh.vertices.len();
+    let rows = |lo: usize, hi: usize| {
+        if sh.fill == Fill::Hbars {
+            bar_rows
+        } else {
+            res(h, cv, lo, hi)
+        }
+    };
     if centred {
-        let grid = (res(2.0 * w, cu, 12, 72), res(h, cv, 4, 36));
+        let grid = (res(2.0 * w, cu, 12, 72), rows(4, 36));
         lower.end_patch_uv(mesh, front, ys, (-z1, z1), grid, 1.0, 14, uv_v, |u, v| {
             mat((u - 0.5).abs() * 2.0, v)
         });
     } else {
-        let grid = (res(w, cu, 8, 40), res(h, cv, 4, 30));
+        let grid = (res(w, cu, 8, 40), rows(4, 30));
         mesh.mirrored(|mesh| {
             lower.end_patch_uv(mesh, front, ys, (z0, z1), grid, 1.0, 14, uv_v, mat);
         });
