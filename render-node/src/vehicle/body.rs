@@ -4796,10 +4796,13 @@ fn roof_rails(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
     );
     for side in [-1.0f32, 1.0] {
         let z = side * lower.glasshouse_hw() * (1.0 - p.tumble) * 0.82;
+        // Short, thick feet (long thin legs slanting 20 cm down over the
+        // roof's ends read as "roof rails floating on thin legs": blind
+        // check, session 44).
         mesh.tube(
-            Vec3::new(x0 + 0.02, y - 0.2, z),
+            Vec3::new(x0 - 0.05, y - 0.1, z),
             Vec3::new(x0 - 0.12, y, z),
-            0.018,
+            0.026,
             Material::Trim,
         );
         mesh.tube(
@@ -4810,8 +4813,8 @@ fn roof_rails(mesh: &mut Mesh, p: &Params, lower: &Lower<'_>) {
         );
         mesh.tube(
             Vec3::new(x1 + 0.12, y, z),
-            Vec3::new(x1 - 0.02, y - 0.2, z),
-            0.018,
+            Vec3::new(x1 + 0.05, y - 0.1, z),
+            0.026,
             Material::Trim,
         );
     }
