@@ -168,25 +168,38 @@ fn the_rear_plate_sits_on_the_tailgate_the_bumper_or_where_its_row_says() {
     let golf = params("volkswagen", "golf", 2017);
     let step = Lower::new(&golf).ledge.expect("a Golf's step").y;
     let (lo, _) = plate_ys(&golf);
-    assert!(lo > step, "a Golf's plate from {lo:.3}, its step at {step:.3}");
+    assert!(
+        lo > step,
+        "a Golf's plate from {lo:.3}, its step at {step:.3}"
+    );
 
     // The Camry XV70's row puts its plate on the boot lid.
     let camry = params("toyota", "camry", 2019);
     assert!(camry.outline.as_deref().is_some_and(|o| o.plate.is_some()));
     let step = Lower::new(&camry).ledge.expect("a Camry's step").y;
     let (lo, _) = plate_ys(&camry);
-    assert!(lo > step, "a Camry's plate from {lo:.3}, its step at {step:.3}");
+    assert!(
+        lo > step,
+        "a Camry's plate from {lo:.3}, its step at {step:.3}"
+    );
 
     // A saloon without a plate row carries it on its bumper.
     let sonata = params("hyundai", "sonata", 2020);
     let lower = Lower::new(&sonata);
     let step = lower.ledge.expect("a Sonata's step").y;
     let (_, hi) = plate_ys(&sonata);
-    assert!(hi < step, "a Sonata's plate up to {hi:.3}, its step at {step:.3}");
+    assert!(
+        hi < step,
+        "a Sonata's plate up to {hi:.3}, its step at {step:.3}"
+    );
 
     // A row puts the Sonata's on its lid, at the row's height.
     let row_top = lower.surface_y(lower.xr + lower.round_r * 0.5, 0.0);
-    let mut o = sonata.outline.as_deref().expect("the Sonata's outlines").clone();
+    let mut o = sonata
+        .outline
+        .as_deref()
+        .expect("the Sonata's outlines")
+        .clone();
     assert!(o.plate.is_none());
     let (y0, y1) = ((step + 0.03) / row_top, (step + 0.2) / row_top);
     o.plate = Some(Shape {

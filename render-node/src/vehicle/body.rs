@@ -3930,10 +3930,10 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
 /// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim;
 /// a tail lamp lit as `tail` (faces.csv's graphic) says. An `open` shape
 /// wraps round the corner (`wraps::open`): no edge at its outer end.
-#[allow(clippy::too_many_arguments)]
 /// The pitch of a grille's horizontal bars (`hbars`), metres.
 const HBAR_PITCH: f32 = 0.032;
 
+#[allow(clippy::too_many_arguments)]
 fn outline_patch(
     lower: &Lower<'_>,
     mesh: &mut Mesh,
