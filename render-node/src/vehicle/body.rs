@@ -3924,15 +3924,15 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
     }
 }
 
+/// The pitch of a grille's horizontal bars (`hbars`), metres.
+const HBAR_PITCH: f32 = 0.032;
+
 /// One grille outline of `models/outlines.csv` on the nose (or tail): a
 /// centred shape across the face, else one a side. `skip(z, y)` leaves out
 /// points (lamps set in the grille). Fills: dark, horizontal or vertical
 /// chrome bars, a lattice, chrome, gloss black or paint, and a chrome rim;
 /// a tail lamp lit as `tail` (faces.csv's graphic) says. An `open` shape
 /// wraps round the corner (`wraps::open`): no edge at its outer end.
-/// The pitch of a grille's horizontal bars (`hbars`), metres.
-const HBAR_PITCH: f32 = 0.032;
-
 #[allow(clippy::too_many_arguments)]
 fn outline_patch(
     lower: &Lower<'_>,
@@ -4117,7 +4117,6 @@ fn reversing(z0: f32, w: f32, x: f32, v: f32) -> bool {
     z0 >= 0.3 && x > 0.02 && x < 0.02 + (0.2 * w).min(0.11) && (0.1..0.5).contains(&v)
 }
 
-/// Tail lamps, rear valance, plate.
 /// The tail lamps' graphic: from faces.csv, else from the identity row's
 /// features.
 fn tail_graphic_of(p: &Params) -> Tail {
@@ -4197,6 +4196,7 @@ fn ledged(p: &Params) -> bool {
         )
 }
 
+/// Tail lamps, rear valance, plate.
 fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let hw = lower.hw;
     let f = p.cues.features;
