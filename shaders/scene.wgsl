@@ -312,7 +312,10 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             k2 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 7u: {
-            c = vec3<f32>(2.6, 0.12, 0.08) * (0.6 + 0.4 * step(0.5, fract(i.uv.x * 4.0)));
+            // A lit tail lamp: an even light guide. (Segmented by the
+            // quads' uv until session 44: at 768 px the lit outline of
+            // every lamp read as "jagged, dashed", aliasing.)
+            c = vec3<f32>(2.6, 0.12, 0.08) * 0.8;
             k1 = vec3<f32>(fresnel(nv, 0.05));
         }
         case 8u: {
