@@ -457,31 +457,21 @@ impl<'a> Lower<'a> {
         let nose = EndSections::sample(lower.xf - lower.round_f - 0.001, lower.xf, |x| {
             lower.section_exact(x)
         });
-        let tail = EndSections::sample(lower.xr, lower.xr + lower.round_r + 0.001, |x| {
-            lower.section_exact(x)
-        });
-        let lower = Lower {
-            ends: [nose, tail],
-            ..lower
-        };
         // The bumper's step comes from the tail lamps' heights, which are
         // read off the tail's top half its rounding in, where the step
-        // does not reach: found on the tail without it, then cut in.
-        let Some(ledge) = lower.find_ledge() else {
-            return lower;
-        };
-        let lower = Lower {
-            ledge: Some(ledge),
+        // does not reach: found on the tail without it (its sections
+        // computed, not yet sampled), then cut in, and the tail sampled
+        // once, with it.
+        let mut lower = Lower {
+            ends: [nose, EndSections::default()],
             ..lower
         };
+        lower.ledge = lower.find_ledge();
         let tail = EndSections::sample(lower.xr, lower.xr + lower.round_r + 0.001, |x| {
             lower.section_exact(x)
         });
-        let [nose, _] = lower.ends;
-        Lower {
-            ends: [nose, tail],
-            ..lower
-        }
+        lower.ends[1] = tail;
+        lower
     }
 
     /// Where the rear bumper steps out under the lid ([`Ledge`]): 3 cm
