@@ -296,7 +296,7 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             // paint between them reads as the chrome" (session 32).
             k1 = vec3<f32>(0.9, 0.92, 0.95);
             r1 = 0.03;
-            c = vec3<f32>(0.24) * (1.0 - smoothstep(-0.35, 0.05, r.y));
+            c = vec3<f32>(0.7, 0.72, 0.76) * smoothstep(-0.7, -0.45, r.y) * (1.0 - smoothstep(-0.06, 0.02, r.y));
         }
         case 5u: {
             c = vec3<f32>(0.018) * irr;

@@ -1094,3 +1094,96 @@ fn body_coloured_bumpers_have_seams_from_the_corners_to_the_arches() {
         "an E30's"
     );
 }
+
+#[test]
+fn a_later_row_lies_over_an_earlier_one() {
+    // Rows that overlap were two coplanar patches that speckled (the 2016
+    // Tundra's painted bars across its grille read as a broken grille);
+    // since session 45 an earlier row is cut where a later one covers it.
+    let q = p("toyota", "rav4", 2019);
+    let base = q.outline.as_deref().unwrap().clone();
+    let lower = vehicle::body::Lower::new(&q);
+    let shape = |x0, x1, y0, y1, fill| Shape {
+        part: Part::Grille,
+        x0,
+        x1,
+        y0,
+        y1,
+        fill,
+        rim: false,
+        points: Vec::new().into(),
+    };
+    let on_nose = |rows: &[Shape], m: Material| {
+        let mut o = base.clone();
+        o.grilles.extend(rows.iter().cloned());
+        let mut r = q.clone();
+        r.outline = Some(std::sync::Arc::new(o));
+        vehicle::build(&r)
+            .vertices
+            .iter()
+            .filter(|v| v.material == m as u32 && v.pos[0] >= lower.xf - lower.round_f)
+            .count()
+    };
+    // Away from the face's edge (which insets an opening it would cut).
+    let strip = shape(0.2, 0.5, 0.3, 0.45, Fill::Drl);
+    let cover = shape(0.15, 0.55, 0.25, 0.5, Fill::Paint);
+    let half = shape(0.15, 0.35, 0.25, 0.5, Fill::Paint);
+    let none = on_nose(&[], Material::Drl);
+    let alone = on_nose(std::slice::from_ref(&strip), Material::Drl);
+    let covered = on_nose(&[strip.clone(), cover.clone()], Material::Drl);
+    let halved = on_nose(&[strip.clone(), half], Material::Drl);
+    let under = on_nose(&[cover, strip], Material::Drl);
+    assert!(alone > none + 40, "the strip draws: {none} -> {alone}");
+    assert_eq!(covered, none, "a later row covering the strip hides it");
+    assert!(
+        halved > none + 10 && halved < alone - 10,
+        "half covered: {none} < {halved} < {alone}"
+    );
+    assert_eq!(under, alone, "an earlier row does not cut a later one");
+}
+
+#[test]
+fn a_corner_pocket_ends_inside_the_face() {
+    // An opening the face's edge would cut is drawn a few centimetres
+    // inside it: cut at the edge, a black pocket read as a block stuck on
+    // the bumper's corner (blind checks, sessions 43 and 44). Against the
+    // same pocket ending at the edge, which nothing cuts.
+    let q = p("honda", "civic", 2016);
+    let lower = vehicle::body::Lower::new(&q);
+    let nose = lower.nose_y();
+    let (y0, y1) = (0.3, 0.5);
+    let edge = lower.face_edge(true, (y0 * nose, y1 * nose), 0.6 * lower.hw, lower.hw);
+    // The pocket's outermost trim on the nose, in metres off the centre line.
+    let outer = |x1: f32| {
+        let mut o = q.outline.as_deref().unwrap().clone();
+        o.grilles.retain(|g| g.fill != Fill::Black);
+        o.grilles.push(Shape {
+            part: Part::Grille,
+            x0: 0.6,
+            x1,
+            y0,
+            y1,
+            fill: Fill::Black,
+            rim: false,
+            points: Vec::new().into(),
+        });
+        let mut r = q.clone();
+        r.outline = Some(std::sync::Arc::new(o));
+        vehicle::build(&r)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == Material::Trim as u32
+                    && v.pos[0] >= lower.xf - lower.round_f
+                    && (y0 * nose + 0.02..y1 * nose - 0.02).contains(&v.pos[1])
+            })
+            .map(|v| v.pos[2].abs())
+            .fold(0.0, f32::max)
+    };
+    let (cut, whole) = (outer(1.0), outer(edge / lower.hw));
+    assert!(whole > 0.6 * lower.hw, "the pocket draws (to {whole:.3} m)");
+    assert!(
+        cut < whole - 0.03,
+        "a pocket past the face's edge ends at {cut:.3} m, one to the edge at {whole:.3} m"
+    );
+}

@@ -3485,9 +3485,26 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let data_grilles: Vec<_> = ol.map_or(Vec::new(), |o| {
         o.grilles.iter().filter_map(|g| lower.on_face(g)).collect()
     });
-    for sh in &data_grilles {
-        let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
-        let (sh, wrap) = row_on_face(lower, true, sh, ys, 0.6 * wraps::reach_of(true, era));
+    // Each row as drawn on the face, so a row can be cut where a later
+    // one lies over it.
+    let placed: Vec<_> = data_grilles
+        .iter()
+        .map(|sh| {
+            let ys = (sh.y0 * nose_y, sh.y1 * nose_y);
+            let (mut on, wrap) = row_on_face(lower, true, sh, ys, 0.6 * wraps::reach_of(true, era));
+            // An opening the face's edge cuts (a corner pocket) is drawn a
+            // few centimetres inside it, a hole in the bumper with paint
+            // round it: cut at the edge, it read as a black block stuck on
+            // the bumper's corner (blind checks, sessions 43 and 44).
+            if !matches!(on.fill, Fill::Lamp | Fill::Drl) && !on.centred() && on.x1 < sh.x1 {
+                on.x1 = (on.x1 - CORNER_INSET / hw).max(on.x0 + 0.5 * (on.x1 - on.x0));
+            }
+            (on, ys, wrap)
+        })
+        .collect();
+    for (i, (sh, ys, wrap)) in placed.iter().enumerate() {
+        let (sh, ys, wrap) = (sh.clone(), *ys, wrap.clone());
+        let above = &placed[i + 1..];
         // Lamps wrap; openings stop at the face's edge (a black intake
         // carried round the corner read as a placeholder block on the
         // bumper's corner, blind check, session 43).
@@ -3504,12 +3521,14 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         }
         let sh = &sh;
         outline_patch(lower, mesh, true, sh, ys, hw, Tail::Auto, open, &|z, y| {
-            // Lamps set in a grille stay lamps.
+            // Lamps set in a grille stay lamps, and a later row lies over
+            // this one (a bar across a grille).
             let (u, v) = ((z - zi) / (zo - zi), (y - lamp.0) / lamp_h);
-            head != Headlamp::PopUp
+            (head != Headlamp::PopUp
                 && (0.0..1.0).contains(&u)
                 && (0.0..1.0).contains(&v)
-                && g_lamp_inside(head, head_shape, era, u, v)
+                && g_lamp_inside(head, head_shape, era, u, v))
+                || above.iter().any(|(s, ys, _)| covers(s, *ys, hw, z, y))
         });
     }
     let grille_from = mesh.vertices.len();
@@ -3917,6 +3936,18 @@ fn grille_texture(mesh: &mut Mesh, from: usize, t: GrilleTexture) {
 /// The pitch of a grille's horizontal bars (`hbars`), metres.
 const HBAR_PITCH: f32 = 0.032;
 
+/// How far inside the face's edge an opening the edge would cut ends.
+const CORNER_INSET: f32 = 0.045;
+
+/// Whether an outline row drawn over heights `ys` covers the point at
+/// (z, y) of the nose or tail (z across, either side of the centre line):
+/// an earlier row is cut there, so rows lie over one another instead of
+/// speckling as two coplanar patches (a bar across a grille).
+fn covers(sh: &super::outlines::Shape, ys: (f32, f32), hw: f32, z: f32, y: f32) -> bool {
+    let (z0, z1) = (sh.x0.max(0.0) * hw, sh.x1 * hw);
+    sh.inside((z.abs() - z0) / (z1 - z0), (y - ys.0) / (ys.1 - ys.0))
+}
+
 /// One grille outline of `models/outlines.csv` on the nose (or tail): a
 /// centred shape across the face, else one a side. `skip(z, y)` leaves out
 /// points (lamps set in the grille). Fills: dark, horizontal or vertical
@@ -3962,6 +3993,11 @@ fn outline_patch(
     // thick black gaps" between a grille's bars (a data helper's note).
     let bar_rows = ((h / (HBAR_PITCH / 3.0)).round() as usize).clamp(6, 90);
     let res = |m: f32, per: f32, lo: usize, hi: usize| ((m / per).round() as usize).clamp(lo, hi);
+    // A chrome surround grows with its opening: 1.4 cm on any opening
+    // (until session 45) was one cell of the patch, a hairline at 768 px,
+    // and the massive frames of a Sierra's, a Tundra's or a 300's grille
+    // were not there ("no grille frames", blind checks).
+    let rim_w = (0.08 * w.min(h)).clamp(0.014, 0.04);
     let mat = |u: f32, v: f32| -> Option<Material> {
         if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
             return None;
@@ -3971,7 +4007,7 @@ fn outline_patch(
             let (du, dv) = (t / w, t / h);
             !inside(u + du, v) || !inside(u - du, v) || !inside(u, v + dv) || !inside(u, v - dv)
         };
-        if sh.rim && near_edge(0.014) {
+        if sh.rim && near_edge(rim_w) {
             return Some(Material::Chrome);
         }
         if sh.fill == Fill::Lamp && front {
@@ -4269,11 +4305,24 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     let own_plate = p.outline.as_deref().and_then(|o| o.plate.as_ref());
     let rears = p.outline.as_deref().map_or(&[][..], |o| &o.rears[..]);
     let row_top = tail_top + 0.08;
-    let row = |mesh: &mut Mesh, sh: &super::outlines::Shape| {
-        let ys = (sh.y0 * row_top, sh.y1 * row_top);
-        outline_patch(lower, mesh, false, sh, ys, hw, graphic, false, &|_, _| {
-            false
-        });
+    let row_ys = |sh: &super::outlines::Shape| (sh.y0 * row_top, sh.y1 * row_top);
+    let row = |mesh: &mut Mesh, i: usize| {
+        let sh = &rears[i];
+        outline_patch(
+            lower,
+            mesh,
+            false,
+            sh,
+            row_ys(sh),
+            hw,
+            graphic,
+            false,
+            &|z, y| {
+                rears[i + 1..]
+                    .iter()
+                    .any(|s| covers(s, row_ys(s), hw, z, y))
+            },
+        );
     };
     // Which edges of the lens its lit graphic runs along, round the corner
     // too (bottom, top, far end).
@@ -4352,8 +4401,8 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             Some(Material::TailLamp)
         });
     }
-    for sh in rears {
-        row(mesh, sh);
+    for i in 0..rears.len() {
+        row(mesh, i);
     }
     let valance = if f.has(Feature::ChromeBumpers) {
         Material::Chrome
