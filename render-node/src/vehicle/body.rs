@@ -3503,7 +3503,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         })
         .collect();
     for (i, (sh, ys, wrap)) in placed.iter().enumerate() {
-        let (sh, ys, wrap) = (sh.clone(), *ys, wrap.clone());
+        let (sh, ys, wrap) = (sh.clone(), *ys, *wrap);
         let above = &placed[i + 1..];
         // Lamps wrap; openings stop at the face's edge (a black intake
         // carried round the corner read as a placeholder block on the
