@@ -291,6 +291,59 @@ mod resolve {
     }
 
     #[test]
+    fn pontoon_wings_stand_out_of_the_doors() {
+        // The PT Cruiser's front and rear wings stand out of the flank,
+        // the doors between them drawn in (session 45: "a boxy estate
+        // without its separate wings", blind checks and review sheets).
+        // The flank's widest painted point in an x slab at a height over
+        // the arches and under the belt's shoulder, metres off the centre
+        // line.
+        let widest = |q: &Params, x0: f32, x1: f32| {
+            let y = q.belt - 0.22;
+            vehicle::build(q)
+                .vertices
+                .iter()
+                .filter(|v| {
+                    v.material == Material::Paint as u32
+                        && (x0..x1).contains(&v.pos[0])
+                        && (y - 0.04..y + 0.04).contains(&v.pos[1])
+                })
+                .map(|v| v.pos[2].abs())
+                .fold(0.0, f32::max)
+        };
+        for (make, model, year, pontoon) in [
+            ("chrysler", "pt-cruiser", 2005, true),
+            ("chevrolet", "hhr", 2008, true),
+            ("toyota", "corolla", 2005, false),
+        ] {
+            let q = p(make, model, year);
+            assert_eq!(
+                q.cues.features.has(Feature::PontoonWings),
+                pontoon,
+                "{model}"
+            );
+            let fa = q.length / 2.0 - q.front_overhang;
+            let ra = fa - q.wheelbase;
+            let mid = (fa + ra) / 2.0;
+            let door = widest(&q, mid - 0.1, mid + 0.1);
+            // Over the front wheel, where the wing is at its widest.
+            let wing = widest(&q, fa - 0.05, fa + 0.05);
+            let drawn_in = 1.0 - door / wing;
+            if pontoon {
+                assert!(
+                    drawn_in > 0.05,
+                    "{model}: the doors stand {door:.3} m out, the wing {wing:.3} m"
+                );
+            } else {
+                assert!(
+                    drawn_in < 0.05,
+                    "{model}: doors {door:.3} m, wing {wing:.3} m"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn engine_layout_moves_the_cabin() {
         let mid = p("lamborghini", "aventador", 2019);
         let front = p("ford", "mustang", 2020);

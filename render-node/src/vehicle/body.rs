@@ -235,6 +235,71 @@ pub struct Lower<'a> {
     crease_cy: f32,
     /// The rear bumper's step under the lid ([`Ledge`]), if the body has one.
     pub ledge: Option<Ledge>,
+    /// Separate front and rear wings standing out of the flank, joined by
+    /// running boards (`pontoon-wings`: [`Pontoon`]).
+    pontoon: Option<Pontoon>,
+}
+
+/// Pontoon wings (the PT Cruiser's, the HHR's, the SSR's): the flank
+/// between the wheels is drawn in by [`Pontoon::INSET`] of the half width
+/// over the doors, so the front wing (from the nose back past the front
+/// wheel, its trailing edge sweeping down and back into the sill), the rear
+/// wing (over the rear wheel, its leading edge sweeping down and forward)
+/// and the running board along the sill between them stand out at the
+/// body's full width. The published width is the wings' (the proportions
+/// test measures the widest row), so nothing is added.
+#[derive(Clone, Copy, Debug)]
+struct Pontoon {
+    /// The front wing's trailing edge: its top (x, y), under the belt just
+    /// behind the arch, and its foot (x, y) on the running board.
+    front: [(f32, f32); 2],
+    /// The rear wing's leading edge: top and foot.
+    rear: [(f32, f32); 2],
+    /// The running board's top.
+    board: f32,
+    /// Where the drawn-in flank rounds out again under the belt: fully in
+    /// below `shoulder.0`, out to the full width at `shoulder.1`.
+    shoulder: (f32, f32),
+}
+
+impl Pontoon {
+    /// How far the flank between the wings is drawn in, a fraction of the
+    /// half width (6 cm on a PT Cruiser).
+    const INSET: f32 = 0.07;
+    /// Half the width of the blend across a wing's edge.
+    const BLEND: f32 = 0.06;
+
+    fn of(p: &Params, fa: f32, ra: f32, arch_r: f32) -> Option<Pontoon> {
+        if !p.cues.features.has(Feature::PontoonWings) {
+            return None;
+        }
+        let board = p.ride + 0.1;
+        let top = p.belt - 0.14;
+        Some(Pontoon {
+            front: [(fa - arch_r - 0.1, top), (fa - arch_r - 0.26, board)],
+            rear: [(ra + arch_r + 0.1, top), (ra + arch_r + 0.22, board)],
+            board,
+            shoulder: (p.belt - 0.13, p.belt - 0.03),
+        })
+    }
+
+    /// How much of the inset the flank at (x, y) takes: 1 on the doors,
+    /// 0 on the wings, the running board and above the shoulder.
+    fn share(&self, x: f32, y: f32) -> f32 {
+        // A wing's edge at height y: from its foot, rising steeply at
+        // first and curving over towards its top (a teardrop's tail).
+        let edge = |[(xt, yt), (xb, yb)]: [(f32, f32); 2]| {
+            let t = ((y - yb) / (yt - yb)).clamp(0.0, 1.0);
+            xb + (xt - xb) * t.powf(0.7)
+        };
+        let b = Self::BLEND;
+        let behind_front = 1.0 - smooth((x - edge(self.front) + b) / (2.0 * b));
+        let ahead_of_rear = smooth((x - edge(self.rear) + b) / (2.0 * b));
+        let above_board = smooth((y - self.board + 0.01) / 0.04);
+        let under_shoulder =
+            1.0 - smooth((y - self.shoulder.0) / (self.shoulder.1 - self.shoulder.0));
+        behind_front * ahead_of_rear * above_board * under_shoulder
+    }
 }
 
 /// The sections over one rounded end of the body, sampled every
@@ -451,6 +516,7 @@ impl<'a> Lower<'a> {
             // so the ridge's crest is a vertex, not cut off by a chord.
             crease_cy: sp(0.5, p.boxy),
             ledge: None,
+            pontoon: Pontoon::of(p, fa, ra, arch_r),
         };
         // The ends close in over `round_f` and `round_r` (and the chin over
         // half the nose's): sampled from just inside them to the tips.
@@ -716,6 +782,7 @@ impl<'a> Lower<'a> {
     fn point_on(&self, s: Section, x: f32, (cz, cy): (f32, f32)) -> (Vec3, f32, f32) {
         let mut z = cz * s.hw * self.taper(s, cy) * (1.0 + self.flare(x) * flare_share(cy));
         let mut y = self.y_of(s, cy, z).min(s.cap);
+        z *= self.drawn_in(x, y);
         let arch = self.arch(x);
         // (Up to cy 0.7: with cy < 0.3, until session 18, the flank's
         // points just above cy 0.3 stayed below a tall arch's crown and
@@ -742,7 +809,18 @@ impl<'a> Lower<'a> {
     /// [`Self::flank_z`] finds by searching, read off the section's margin.
     fn flank_z_in(&self, s: Section, x: f32, y: f32, z: f32) -> f32 {
         let (cy, _) = Self::height_in(s, y, z);
-        (self.margin_in(s, y, z) + z).max(0.0) * (1.0 + self.flare(x) * flare_share(cy))
+        (self.margin_in(s, y, z) + z).max(0.0)
+            * (1.0 + self.flare(x) * flare_share(cy))
+            * self.drawn_in(x, y)
+    }
+
+    /// The flank's width at (x, y) over the section's: less than 1 only
+    /// between pontoon wings ([`Pontoon`]).
+    fn drawn_in(&self, x: f32, y: f32) -> f32 {
+        match self.pontoon {
+            Some(w) => 1.0 - Pontoon::INSET * w.share(x, y),
+            None => 1.0,
+        }
     }
 
     /// The section's height parameter `cy` at `(y, z)` (-1 at the sills, 0
@@ -1042,6 +1120,15 @@ impl<'a> Lower<'a> {
             }
             xs.push(ax + self.arch_r + 0.003);
             xs.push(ax - self.arch_r - 0.003);
+        }
+        // Dense stations across pontoon wings' edges, which run across
+        // the flank's rows.
+        if let Some(w) = self.pontoon {
+            for [(xt, _), (xb, _)] in [w.front, w.rear] {
+                let (a, b) = (xt.min(xb) - Pontoon::BLEND, xt.max(xb) + Pontoon::BLEND);
+                let n = ((b - a) / 0.012) as usize;
+                xs.extend((0..=n).map(|i| a + (b - a) * i as f32 / n as f32));
+            }
         }
         // Either side of the lid's face over the bumper's step, so the
         // face is one upright band of cells.
@@ -1422,7 +1509,7 @@ impl<'a> Lower<'a> {
     fn flank_z(&self, x: f32, y: f32) -> f32 {
         let z = self.surface_z(x, y);
         let (cy, _) = Self::height_in(self.section(x), y, z);
-        z * (1.0 + self.flare(x) * flare_share(cy))
+        z * (1.0 + self.flare(x) * flare_share(cy)) * self.drawn_in(x, y)
     }
 
     /// A ring round the arch at `ax`, its legs running down to `bottom`,

@@ -220,6 +220,7 @@ vocabulary!(
         TriBarTailLamps = "tri-bar-tail-lamps",
         TwoTone = "two-tone",
         HiddenExhaust = "hidden-exhaust",
+        PontoonWings = "pontoon-wings",
     }
 );
 
