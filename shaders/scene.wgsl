@@ -247,14 +247,15 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
         metal = mix(0.09, 0.045, smoothstep(0.0, 0.4, t)) - abs(ay - o);
         fillet = 0.06;
     } else if (design == 7.0) {
-        // Cross-spoke lattice: two families of thin bars winding out
-        // opposite ways cross in rows of diamond windows.
-        let twist = 1.2;
-        let q = twist * period * rad;
-        let e1 = abs(fract(i.uv.y - twist * rad + 0.5) - 0.5);
-        let e2 = abs(fract(i.uv.y + twist * rad + 0.5) - 0.5);
-        metal = 0.03 - min(e1, e2) * period * rad / sqrt(1.0 + q * q);
-        hub_r = 0.26;
+        // Cross-spoke lattice: two families of straight bars, each
+        // tangent to a circle inside the hub, cross in rows of diamond
+        // windows (bars winding out at a steady angle drew a daisy).
+        let c = 0.2 / max(rad, 0.2);
+        let turn = acos(c) / period;
+        let e1 = abs(fract(i.uv.y - turn + 0.5) - 0.5);
+        let e2 = abs(fract(i.uv.y + turn + 0.5) - 0.5);
+        metal = 0.03 - min(e1, e2) * period * rad * sqrt(1.0 - c * c);
+        hub_r = 0.27;
         ring_r = 0.85;
         fillet = 0.03;
     } else if (design == 8.0) {
@@ -266,8 +267,8 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
     } else if (design == 9.0) {
         // Swept spokes: each curves the same way towards the rim.
         let t = clamp((rad - 0.2) / 0.7, 0.0, 1.0);
-        let sweep = 0.42 * t * t;
-        let q = 0.84 * t / 0.7 * period * rad;
+        let sweep = 0.32 * t * t;
+        let q = 0.64 * t / 0.7 * period * rad;
         let e = abs(fract(i.uv.y - sweep) - 0.5);
         metal = 0.075 - 0.03 * rad - e * period * rad / sqrt(1.0 + q * q);
         fillet = 0.06;
