@@ -197,7 +197,7 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
     let n_spokes = counts[u32(clamp(design, 0.0, 10.0))];
     let period = 6.2831853 / n_spokes;
     let a = fract(i.uv.y);
-    // Across the spoke (its centre line at a = 0.5) and along it.
+    // Across the spoke (its centre line at a = 0.5), in the face's lengths.
     let py = (a - 0.5) * period * rad;
     let ay = abs(py);
     let aa = max(max(px_r, px_a * period * rad), 0.003);
@@ -270,7 +270,7 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
         let sweep = 0.32 * t * t;
         let q = 0.64 * t / 0.7 * period * rad;
         let e = abs(fract(i.uv.y - sweep) - 0.5);
-        metal = 0.075 - 0.03 * rad - e * period * rad / sqrt(1.0 + q * q);
+        metal = 0.085 - 0.025 * rad - e * period * rad / sqrt(1.0 + q * q);
         fillet = 0.06;
     } else {
         // Dish: a flat face pierced by round holes.
@@ -304,9 +304,10 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
         spec = vec3<f32>(0.26);
     } else if (fin == 2.0) {
         // A machined face: bright, with the spokes' edges and the
-        // pockets' walls painted dark (a band about a pixel wide at 768
-        // px, so a thin spoke keeps a bright face), so the face reads as thin bright spokes on
-        // black, not as the silver wheel.
+        // pockets' walls painted dark, so the face reads as bright
+        // spokes outlined in black, not as the silver wheel. The band is
+        // about a pixel wide at 768 px: one half again as wide ate the
+        // thin spokes of split, ten and y (session 45).
         let edge = 1.0 - clamp((metal - 0.02) / aa + 0.5, 0.0, 1.0);
         base = mix(vec3<f32>(0.34) * irr, vec3<f32>(0.03) * irr, edge);
         spec = mix(vec3<f32>(0.55, 0.56, 0.58), vec3<f32>(0.2), edge);
