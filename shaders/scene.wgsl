@@ -174,45 +174,121 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
     var r2 = 0.0;
     // Rim face (models/wheels.csv): uv.x = style * 2 + radial
     // fraction, uv.y = angle in spoke periods, both interpolated per
-    // fragment. style = design + 8 (dark face) or + 16 (two-tone):
-    // 0 five, 1 wide, 2 split, 3 multi, 4 turbine, 5 steel.
+    // fragment. style = design % 8 + 8 * finish (0 silver, 1 dark,
+    // 2 two-tone) + 24 * (design / 8) (vehicle::wheels::Wheel::style):
+    // 0 five, 1 wide, 2 split, 3 multi, 4 turbine, 5 steel, 6 y,
+    // 7 mesh, 8 ten, 9 twist, 10 dish.
+    // A pixel's size in the face's units, taken here, before any
+    // branch (derivatives need uniform control flow).
+    let px_r = fwidth(i.uv.x);
+    let px_a = fwidth(i.uv.y);
     let style = floor(i.uv.x / 2.0);
     let rad = i.uv.x - style * 2.0;
-    let fin = floor(style / 8.0);
-    let design = style - fin * 8.0;
+    let bank = floor(style / 24.0);
+    let s8 = style - bank * 24.0;
+    let fin = floor(s8 / 8.0);
+    let design = s8 - fin * 8.0 + bank * 8.0;
+    // Each design is drawn in the face's own lengths (the rim's radius
+    // is 1) for its usual spoke count: a spoke a period's fraction wide
+    // (until session 45) widened towards the rim like a fan blade, and
+    // every design read as "a turbine" at 768 px. Another count scales
+    // the spokes with the period.
+    var counts = array<f32, 11>(5.0, 5.0, 5.0, 10.0, 5.0, 8.0, 5.0, 12.0, 10.0, 5.0, 8.0);
+    let n_spokes = counts[u32(clamp(design, 0.0, 10.0))];
+    let period = 6.2831853 / n_spokes;
     let a = fract(i.uv.y);
-    let d = abs(a - 0.5) * 2.0;
-    // The windows run out to a thin lip: spokes reach the rim's
-    // edge, as on a modern alloy (to 0.84 until session 31: a broad
-    // bright lip round thin spokes, "a generic retro turbine"), and in
-    // to a small hub (from 0.3 until session 41: a bright disc a third
-    // of the wheel across, the same on every design at 512 px).
-    let in_window = step(0.22, rad) * step(rad, 0.9);
-    // margin: how far inside the metal a point of the window is,
-    // in the pattern's own units (< 0: an opening).
-    var margin = 1.0;
+    // Across the spoke (its centre line at a = 0.5), in the face's lengths.
+    let py = (a - 0.5) * period * rad;
+    let ay = abs(py);
+    let aa = max(max(px_r, px_a * period * rad), 0.003);
+    // metal: how far inside the metal a point is (< 0: a window), the
+    // spokes joined to a hub and a rim ring with rounded corners.
+    var metal = 1.0;
+    var hub_r = 0.24;
+    var ring_r = 0.88;
+    var fillet = 0.05;
     if (design == 0.0) {
-        // Broad straight spokes fanning out towards the rim (they
-        // narrowed towards it until session 31: wire-wheel spokes).
-        margin = 0.38 + 0.12 * rad - d;
+        // Five broad straight spokes, a little wider at the hub; the
+        // windows are large rounded triangles.
+        metal = 0.1 + 0.04 * (1.0 - rad) - ay;
+        hub_r = 0.27;
+        ring_r = 0.87;
+        fillet = 0.07;
     } else if (design == 1.0) {
-        margin = 0.58 - d;
+        // Broad spokes round small rounded windows.
+        metal = 0.2 - ay;
+        hub_r = 0.4;
+        ring_r = 0.8;
+        fillet = 0.1;
     } else if (design == 2.0) {
-        // Pairs of thin spokes that join towards the hub.
-        margin = 0.21 - abs(d - 0.3 * smoothstep(0.3, 0.75, rad));
+        // Pairs of thin parallel spokes, joined at the hub.
+        let o = 0.08 * smoothstep(0.22, 0.4, rad);
+        metal = 0.04 - abs(ay - o);
     } else if (design == 3.0) {
-        margin = 0.36 + 0.1 * rad - d;
+        // Thin spokes flaring out at the rim: petal windows.
+        metal = 0.03 + 0.1 * smoothstep(0.55, 0.92, rad) - ay;
+        ring_r = 0.9;
     } else if (design == 4.0) {
         // Turbine: a disc with curved slots near its rim.
         let b = fract(i.uv.y * 2.0 + (rad - 0.45) * 1.6);
-        let slot = step(0.46, rad) * step(rad, 0.8);
-        margin = mix(1.0, abs(b - 0.16) - 0.16, slot);
+        metal = max((abs(b - 0.16) - 0.16) * period * 0.5 * rad, max(0.46 - rad, rad - 0.8));
+        hub_r = -1.0;
+        ring_r = 2.0;
+    } else if (design == 5.0) {
+        // Steel wheel under a hubcap: short rounded vents round the cap.
+        metal = max(ay - 0.07, max(0.6 - rad, rad - 0.7));
+        hub_r = -1.0;
+        ring_r = 2.0;
+    } else if (design == 6.0) {
+        // Y: a broad stem from the hub forks halfway into two thin
+        // branches that meet the rim far apart.
+        let t = clamp((rad - 0.42) / 0.46, 0.0, 1.0);
+        let o = 0.2 * t;
+        metal = mix(0.09, 0.045, smoothstep(0.0, 0.4, t)) - abs(ay - o);
+        fillet = 0.06;
+    } else if (design == 7.0) {
+        // Cross-spoke lattice: two families of straight bars, each
+        // tangent to a circle inside the hub, cross in rows of diamond
+        // windows (bars winding out at a steady angle drew a daisy).
+        let c = 0.2 / max(rad, 0.2);
+        let turn = acos(c) / period;
+        let e1 = abs(fract(i.uv.y - turn + 0.5) - 0.5);
+        let e2 = abs(fract(i.uv.y + turn + 0.5) - 0.5);
+        metal = 0.03 - min(e1, e2) * period * rad * sqrt(1.0 - c * c);
+        hub_r = 0.27;
+        ring_r = 0.85;
+        fillet = 0.03;
+    } else if (design == 8.0) {
+        // Ten thin straight spokes, long slot windows out to the rim.
+        metal = 0.034 - ay;
+        hub_r = 0.2;
+        ring_r = 0.9;
+        fillet = 0.04;
+    } else if (design == 9.0) {
+        // Swept spokes: each curves the same way towards the rim.
+        let t = clamp((rad - 0.2) / 0.7, 0.0, 1.0);
+        let sweep = 0.32 * t * t;
+        let q = 0.64 * t / 0.7 * period * rad;
+        let e = abs(fract(i.uv.y - sweep) - 0.5);
+        metal = 0.085 - 0.025 * rad - e * period * rad / sqrt(1.0 + q * q);
+        fillet = 0.06;
     } else {
-        // Steel wheel under a hubcap: short vents round the cap.
-        let vent = step(0.6, rad) * step(rad, 0.7);
-        margin = mix(1.0, d - 0.3, vent);
+        // Dish: a flat face pierced by round holes.
+        let phi = (a - 0.5) * period;
+        let p = vec2<f32>(rad * cos(phi), rad * sin(phi));
+        metal = length(p - vec2<f32>(0.6, 0.0)) - 0.13;
+        hub_r = -1.0;
+        ring_r = 2.0;
     }
-    let solid = 1.0 - in_window * step(margin, 0.0);
+    // Join the hub and the rim ring, rounding the windows' corners.
+    let joins = vec2<f32>(hub_r - rad, rad - ring_r);
+    for (var k = 0; k < 2; k++) {
+        let b = joins[k];
+        let h = clamp(0.5 + 0.5 * (metal - b) / fillet, 0.0, 1.0);
+        metal = mix(b, metal, h) + fillet * h * (1.0 - h);
+    }
+    // Antialiased over a pixel (a hard step crawled along the spokes).
+    let solid = clamp(metal / aa + 0.5, 0.0, 1.0);
     let gap = 1.0 - solid;
     let lip = step(0.93, rad);
     // Painted silver alloy: a light diffuse grey under a satin
@@ -228,10 +304,11 @@ fn rim_lobes(i: VOut, irr: vec3<f32>) -> Lobes {
         spec = vec3<f32>(0.26);
     } else if (fin == 2.0) {
         // A machined face: bright, with the spokes' edges and the
-        // pockets' walls painted dark (a band twice as wide since
-        // session 41, so the face reads as thin bright spokes on black,
-        // not as the silver wheel).
-        let edge = in_window * (1.0 - step(0.14, margin));
+        // pockets' walls painted dark, so the face reads as bright
+        // spokes outlined in black, not as the silver wheel. The band is
+        // about a pixel wide at 768 px: one half again as wide ate the
+        // thin spokes of split, ten and y (session 45).
+        let edge = 1.0 - clamp((metal - 0.02) / aa + 0.5, 0.0, 1.0);
         base = mix(vec3<f32>(0.34) * irr, vec3<f32>(0.03) * irr, edge);
         spec = mix(vec3<f32>(0.55, 0.56, 0.58), vec3<f32>(0.2), edge);
         rough = 0.15;

@@ -492,14 +492,24 @@ mod wheels {
             let p = Params::resolve(&lib, shape, make, model, year);
             (p.rim_style, p.spokes)
         };
-        // One make's models share a design; makes differ.
+        // Models without rows of their own share the make's design;
+        // makes differ, and so do a make's best sellers with rows of
+        // their own (session 45).
         assert_eq!(
-            style("audi", "a4", 2019, BodyShape::Sedan),
-            style("audi", "q5", 2019, BodyShape::Suv)
+            style("audi", "a6", 2019, BodyShape::Sedan),
+            style("audi", "a8", 2019, BodyShape::Sedan)
         );
         assert_ne!(
             style("audi", "a4", 2019, BodyShape::Sedan),
             style("toyota", "camry", 2019, BodyShape::Sedan)
+        );
+        assert_ne!(
+            style("audi", "a4", 2019, BodyShape::Sedan),
+            style("audi", "q5", 2019, BodyShape::Suv)
+        );
+        assert_ne!(
+            style("toyota", "camry", 2019, BodyShape::Sedan),
+            style("toyota", "rav4", 2019, BodyShape::Suv)
         );
         // EVs' aero wheels, trucks' six spokes, vans' steel wheels.
         let turbine = Design::ALL
@@ -515,6 +525,33 @@ mod wheels {
             turbine
         );
         assert_eq!(style("ford", "f-150", 2019, BodyShape::Pickup).1, 6);
+        let design = |d: Design| Design::ALL.iter().position(|x| *x == d).unwrap() as u32;
+        let decode = |s: u32| s % 8 + 8 * (s / 24);
+        // A truck's six broad spokes; the new designs reach the bodies.
+        assert_eq!(
+            style("ram", "1500", 2019, BodyShape::Pickup),
+            (style("ram", "1500", 2019, BodyShape::Pickup).0, 6)
+        );
+        assert_eq!(
+            decode(style("ram", "1500", 2019, BodyShape::Pickup).0),
+            design(Design::Wide)
+        );
+        for (make, model, year, shape, d) in [
+            ("toyota", "camry", 2019, BodyShape::Sedan, Design::Y),
+            ("bmw", "3-series", 1990, BodyShape::Sedan, Design::Mesh),
+            ("volkswagen", "passat", 2016, BodyShape::Sedan, Design::Ten),
+            ("mazda", "cx-5", 2018, BodyShape::Suv, Design::Twist),
+            (
+                "mercedes-benz",
+                "e-class",
+                1991,
+                BodyShape::Sedan,
+                Design::Dish,
+            ),
+        ] {
+            let s = style(make, model, year, shape).0;
+            assert_eq!(decode(s), design(d), "{make} {model} {year}: style {s}");
+        }
         assert_eq!(style("ford", "transit", 2019, BodyShape::Van).0 % 8, steel);
     }
 }

@@ -33,6 +33,11 @@ vocabulary!(
         Multi = "multi",
         Turbine = "turbine",
         Steel = "steel",
+        Y = "y",
+        Mesh = "mesh",
+        Ten = "ten",
+        Twist = "twist",
+        Dish = "dish",
     }
 );
 
@@ -55,18 +60,21 @@ pub struct Wheel {
 
 impl Wheel {
     /// The style number the scene shader reads from the rim's uv.x
-    /// (`style * 2 + radial fraction`): the design's index, plus 8 for a
-    /// dark face, plus 16 for a two-tone one.
+    /// (`style * 2 + radial fraction`): the design's index modulo 8, plus
+    /// 8 for a dark face or 16 for a two-tone one, plus 24 for each eight
+    /// designs before it (session 45: a ninth design needed room; the
+    /// first eight keep the numbers they had).
     pub fn style(self) -> u32 {
         let d = Design::ALL
             .iter()
             .position(|d| *d == self.design)
             .unwrap_or(0) as u32;
-        d + match self.finish {
+        let f = match self.finish {
             Finish::Silver => 0,
-            Finish::Dark => 8,
-            Finish::TwoTone => 16,
-        }
+            Finish::Dark => 1,
+            Finish::TwoTone => 2,
+        };
+        d % 8 + 8 * f + 24 * (d / 8)
     }
 
     /// A commercial van's or a bus's painted steel wheel.
@@ -195,6 +203,21 @@ mod tests {
             Some(Design::Turbine)
         );
         assert_eq!(t.lookup("nobody", "x", 2019), None);
+        // Session 45: best sellers' own designs, each read from its row.
+        let design =
+            |make: &str, model: &str, year: u16| t.lookup(make, model, year).map(|w| w.design);
+        assert_eq!(design("toyota", "camry", 2018), Some(Design::Y));
+        assert_eq!(design("bmw", "3-series", 1990), Some(Design::Mesh));
+        assert_eq!(design("volkswagen", "passat", 2015), Some(Design::Ten));
+        assert_eq!(design("mazda", "cx-5", 2017), Some(Design::Twist));
+        assert_eq!(design("mercedes-benz", "e-class", 1990), Some(Design::Dish));
+        let ram = t.lookup("ram", "1500", 2019).expect("ram row");
+        assert_eq!((ram.design, ram.spokes), (Design::Wide, 6));
+        // A make's models differ where their wheels do.
+        assert_ne!(
+            design("honda", "civic", 2016),
+            design("honda", "cr-v", 2023)
+        );
     }
 
     #[test]
@@ -218,8 +241,33 @@ mod tests {
                     spokes: 5,
                     finish: *f,
                 };
-                assert!(seen.insert(w.style()));
+                let style = w.style();
+                assert!(seen.insert(style), "{d} {f}: style {style} taken");
+                assert_eq!(
+                    shader_decode(style),
+                    (
+                        Design::ALL.iter().position(|x| x == d).unwrap() as u32,
+                        Finish::ALL.iter().position(|x| x == f).unwrap() as u32
+                    ),
+                    "{d} {f}"
+                );
             }
         }
+        // The first eight designs keep their numbers (the hash's styles
+        // in `params.rs` name five dark spokes 8).
+        let five_dark = Wheel {
+            design: Design::Five,
+            spokes: 5,
+            finish: Finish::Dark,
+        };
+        assert_eq!(five_dark.style(), 8);
+    }
+
+    /// `scene.wgsl`'s `rim_lobes` decoding of a style: (design, finish).
+    fn shader_decode(style: u32) -> (u32, u32) {
+        let bank = style / 24;
+        let s8 = style - bank * 24;
+        let fin = s8 / 8;
+        (s8 - fin * 8 + bank * 8, fin)
     }
 }
