@@ -1187,3 +1187,36 @@ fn a_corner_pocket_ends_inside_the_face() {
         "a pocket past the face's edge ends at {cut:.3} m, one to the edge at {whole:.3} m"
     );
 }
+
+#[test]
+fn a_rear_door_is_cut_round_the_rear_arch() {
+    // A four-door's rear door whose trailing edge comes down onto the rear
+    // arch is cut round it (the dog-leg), a few centimetres outside the
+    // opening, down to the sill; a coupe's door ends ahead of the arch.
+    let cut_round = |q: &Params| {
+        let lower = vehicle::body::Lower::new(q);
+        let wr = q.wheel_radius;
+        vehicle::build(q)
+            .vertices
+            .iter()
+            .filter(|v| {
+                let (dx, dy) = (v.pos[0] - lower.ra, v.pos[1] - wr);
+                let d = (dx * dx + dy * dy).sqrt();
+                v.material == Material::Trim as u32
+                    && dx > 0.05
+                    && dy > 0.05
+                    && d > lower.arch_r + 0.02
+                    && d < lower.arch_r + 0.1
+            })
+            .count()
+    };
+    for (make, model, year) in [("toyota", "camry", 2019), ("honda", "accord", 2019)] {
+        let n = cut_round(&p(make, model, year));
+        assert!(
+            n >= 40,
+            "{model}: {n} vertices of a cut round the rear arch"
+        );
+    }
+    let coupe = cut_round(&p("ford", "mustang", 2016));
+    assert_eq!(coupe, 0, "a Mustang's door ends ahead of the rear arch");
+}
