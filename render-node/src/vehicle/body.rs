@@ -1376,32 +1376,33 @@ impl<'a> Lower<'a> {
         // cladding), down to the sill: the dog-leg of nearly every
         // four-door since the 1990s. Without it the shut line stopped on
         // the arch's crown, a door cut off by the wheel.
-        if p.spec.doors >= 4 && !self.skirts {
-            if let Some(&g) = gaps.last() {
-                let r = self.arch_r + if p.spec.cladding { 0.085 } else { 0.045 };
-                let (ax, wr) = (self.ra, p.wheel_radius);
-                let foot = p.ride + 0.1;
-                if (g - ax).abs() < 0.95 * r && wr > foot {
-                    let a0 = ((g - ax) / r).acos();
-                    let (arc, leg) = (r * a0, wr - foot);
-                    // (x, y) and the outward direction across the cut.
-                    let at = |t: f32| {
-                        let s = t * (arc + leg);
-                        if s < arc {
-                            let a = a0 - s / r;
-                            (ax + r * a.cos(), wr + r * a.sin(), a.cos(), a.sin())
-                        } else {
-                            (ax + r, wr - (s - arc), 1.0, 0.0)
-                        }
-                    };
-                    for side in [-1.0f32, 1.0] {
-                        trim_strip(mesh, 40, |t, edge| {
-                            let (x, y, nx, ny) = at(t);
-                            let d = if edge { GAP_HALF } else { -GAP_HALF };
-                            let (x, y) = (x + nx * d, y + ny * d);
-                            Vec3::new(x, y, side * (self.flank_z(x, y) + 0.003))
-                        });
+        if p.spec.doors >= 4
+            && !self.skirts
+            && let Some(&g) = gaps.last()
+        {
+            let r = self.arch_r + if p.spec.cladding { 0.085 } else { 0.045 };
+            let (ax, wr) = (self.ra, p.wheel_radius);
+            let foot = p.ride + 0.1;
+            if (g - ax).abs() < 0.95 * r && wr > foot {
+                let a0 = ((g - ax) / r).acos();
+                let (arc, leg) = (r * a0, wr - foot);
+                // (x, y) and the outward direction across the cut.
+                let at = |t: f32| {
+                    let s = t * (arc + leg);
+                    if s < arc {
+                        let a = a0 - s / r;
+                        (ax + r * a.cos(), wr + r * a.sin(), a.cos(), a.sin())
+                    } else {
+                        (ax + r, wr - (s - arc), 1.0, 0.0)
                     }
+                };
+                for side in [-1.0f32, 1.0] {
+                    trim_strip(mesh, 40, |t, edge| {
+                        let (x, y, nx, ny) = at(t);
+                        let d = if edge { GAP_HALF } else { -GAP_HALF };
+                        let (x, y) = (x + nx * d, y + ny * d);
+                        Vec3::new(x, y, side * (self.flank_z(x, y) + 0.003))
+                    });
                 }
             }
         }
