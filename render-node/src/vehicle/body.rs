@@ -1712,7 +1712,7 @@ impl<'a> Lower<'a> {
         uv_v: f32,
         mask: impl Fn(f32, f32) -> Option<Material>,
     ) {
-        let lift = 0.004 * scale;
+        let lift = 0.005 * scale;
         let (from, to) = self.end_search(front);
         let (cells, snapped, symmetric) = cells_and_snaps(&mask, (nu, nv), z0 == -z1);
         let cell = |i: usize, j: usize| cells[i * nu + j];
