@@ -283,6 +283,31 @@ impl Pontoon {
         })
     }
 
+    /// The wings' edges moved onto the doors' shut lines where those are
+    /// near the arches (the PT Cruiser's and the HHR's wings end at the
+    /// doors): the flank rolls in over the door's first centimetres behind
+    /// the front door's leading shut line and ahead of the rear door's
+    /// trailing one. Drawn where the arches put them, the edges were
+    /// upright highlights across the doors, "bright seams not lined up with
+    /// the door gaps" (blind check, session 45).
+    fn at_doors(self, lower: &Lower<'_>, gaps: &[f32]) -> Pontoon {
+        let b = Self::BLEND;
+        let mut w = self;
+        if let Some(&g) = gaps.first()
+            && lower.fa - lower.arch_r - g < 0.6
+        {
+            let x = g - b;
+            w.front = [(x, w.front[0].1), (x, w.front[1].1)];
+        }
+        if let Some(&g) = gaps.last()
+            && g - (lower.ra + lower.arch_r) < 0.35
+        {
+            let x = g + b;
+            w.rear = [(x, w.rear[0].1), (x, w.rear[1].1)];
+        }
+        w
+    }
+
     /// How much of the inset the flank at (x, y) takes: 1 on the doors,
     /// 0 on the wings, the running board and above the shoulder.
     fn share(&self, x: f32, y: f32) -> f32 {
@@ -2688,7 +2713,7 @@ pub fn build_car(p: &Params) -> Mesh {
         indices: Vec::with_capacity(1 << 18),
         ..Default::default()
     };
-    let lower = Lower::new(p);
+    let mut lower = Lower::new(p);
     let spec = &p.spec;
     // Convertibles are drawn with the top up (see `greenhouse`).
     let pillars = if spec.cabin == Cabin::None {
@@ -2697,6 +2722,7 @@ pub fn build_car(p: &Params) -> Mesh {
         greenhouse(&mut mesh, &lower, false)
     };
     let gaps = door_lines(p, &lower, &pillars);
+    lower.pontoon = lower.pontoon.map(|w| w.at_doors(&lower, &gaps));
     lower.build(&mut mesh, &gaps, None);
     // A generation's own character lines, the door handles standing on
     // them where they cross.
