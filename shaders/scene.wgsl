@@ -428,7 +428,10 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             // a lit dark grey.
             let lit = step(0.5, tex) * 0.045;
             c = mix(vec3<f32>(0.01), vec3<f32>(0.02) + lit * irr, slat);
-            k1 = vec3<f32>(0.25 * slat);
+            // A mesh's bars mirror the studio at half a slat's strength: at
+            // a quarter they drew a grey halftone of dots over a large
+            // grille ("moire", blind check, session 45).
+            k1 = vec3<f32>((0.25 - 0.12 * step(1.5, tex)) * slat);
             r1 = 0.2;
         }
         case 10u: {
