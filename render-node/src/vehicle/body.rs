@@ -288,24 +288,25 @@ impl Pontoon {
 
     /// The wings' edges moved onto the doors' shut lines where those are
     /// near the arches (the PT Cruiser's and the HHR's wings end at the
-    /// doors): the flank rolls in over the door's first centimetres behind
-    /// the front door's leading shut line and ahead of the rear door's
-    /// trailing one. Drawn where the arches put them, the edges were
-    /// upright highlights across the doors, "bright seams not lined up with
-    /// the door gaps" (blind check, session 45).
+    /// doors): the doors are drawn in up to their shut lines and each wing
+    /// rolls out to its full width over its first centimetres beyond them.
+    /// Drawn where the arches put them, the edges were upright highlights
+    /// across the doors, "bright seams not lined up with the door gaps";
+    /// rolling out on the doors' side of the shut lines, "a bright streak
+    /// on the rear door" (blind checks, session 45).
     fn at_doors(self, lower: &Lower<'_>, gaps: &[f32]) -> Pontoon {
         let b = Self::BLEND;
         let mut w = self;
         if let Some(&g) = gaps.first()
             && lower.fa - lower.arch_r - g < 0.6
         {
-            let x = g - b;
+            let x = g + b;
             w.front = [(x, w.front[0].1), (x, w.front[1].1)];
         }
         if let Some(&g) = gaps.last()
             && g - (lower.ra + lower.arch_r) < 0.35
         {
-            let x = g + b;
+            let x = g - b;
             w.rear = [(x, w.rear[0].1), (x, w.rear[1].1)];
         }
         w
