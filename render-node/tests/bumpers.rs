@@ -221,3 +221,39 @@ fn the_rear_plate_sits_on_the_tailgate_the_bumper_or_where_its_row_says() {
         "the plate at {lo:.3}..{hi:.3}, its row's middle {mid:.3}"
     );
 }
+
+#[test]
+fn a_tailgate_shows_its_shut_lines() {
+    // A tailgate's sides are shut lines up the tail from the bumper's step
+    // towards the glass (a tail was one smooth panel: "no tailgate seam",
+    // blind check, session 45); a saloon's boot lid draws none there.
+    let seams = |make: &str, model: &str, year: u16| {
+        let q = params(make, model, year);
+        let lower = Lower::new(&q);
+        let (y0, y1) = (
+            lower.ledge.map_or(q.ride + 0.2, |l| l.y) + 0.02,
+            q.belt - 0.06,
+        );
+        vehicle::build(&q)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == Material::Trim as u32
+                    && v.pos[0] < lower.xr + lower.round_r
+                    && (y0..y1).contains(&v.pos[1])
+                    && v.pos[2].abs() > 0.4 * lower.hw
+                    && v.pos[2].abs() < 0.95 * lower.hw
+            })
+            .count()
+    };
+    for (make, model, year) in [
+        ("toyota", "rav4", 2019),
+        ("volkswagen", "golf", 2016),
+        ("subaru", "outback", 2017),
+    ] {
+        let n = seams(make, model, year);
+        assert!(n >= 40, "{model}: {n} vertices of shut lines up the tail");
+    }
+    let saloon = seams("toyota", "camry", 2019);
+    assert!(saloon < 10, "a Camry's tail: {saloon} vertices");
+}

@@ -4602,6 +4602,37 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             |_, _| Some(Material::Trim),
         );
     }
+    // A tailgate's shut lines (hatchbacks, estates, crossovers, SUVs): up
+    // each side from the bumper's step to the glass, inboard of lamps on
+    // the corners; under a lamp that reaches over them they stop at its
+    // foot, and a rear row across the tailgate lies over them. Without
+    // them a tail was one smooth panel, "no tailgate seam" (blind check,
+    // session 45).
+    if matches!(p.spec.cabin, Cabin::Hatch | Cabin::Wagon) && !p.spec.bed {
+        let (inner, foot) = match own_tail {
+            Some(sh) => (sh.x0 * hw, lower.tail_row_ys(sh, row_top).0),
+            None => (zs.0, ys.0),
+        };
+        let (gz, gy1) = if inner >= 0.55 * hw {
+            (inner - 0.02, p.belt - 0.04)
+        } else {
+            (0.78 * hw, foot - 0.015)
+        };
+        let gy0 = lower.ledge.map_or(p.ride + 0.2, |l| l.y + 0.012);
+        if gy1 - gy0 > 0.1 {
+            let rows_at = |z: f32, y: f32| rears.iter().any(|s| covers(s, row_ys(s), hw, z, y));
+            mesh.mirrored(|mesh| {
+                lower.end_patch(
+                    mesh,
+                    false,
+                    (gy0, gy1),
+                    (gz - GAP_HALF, gz + GAP_HALF),
+                    (1, 24),
+                    |_, v| (!rows_at(gz, gy0 + (gy1 - gy0) * v)).then_some(Material::Trim),
+                );
+            });
+        }
+    }
     let yc = match (own_plate, lower.ledge) {
         (Some(sh), _) => (sh.y0 + sh.y1) / 2.0 * row_top,
         _ if f.has(Feature::SpareWheel) => p.ride + 0.24,
