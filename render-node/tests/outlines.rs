@@ -385,6 +385,20 @@ fn a_generations_tail_row_draws_its_own_tail_lamps() {
     assert!(rows >= 19, "{rows} tail rows");
 }
 
+/// A row filling its whole box (no points, no rim).
+fn box_row(part: Part, x0: f32, x1: f32, y0: f32, y1: f32, fill: Fill) -> Shape {
+    Shape {
+        part,
+        x0,
+        x1,
+        y0,
+        y1,
+        fill,
+        rim: false,
+        points: Vec::new().into(),
+    }
+}
+
 #[test]
 fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
     // A split face's second lamp, a running-light strip, and on the tail a
@@ -394,16 +408,7 @@ fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
     let q = p("toyota", "rav4", 2019);
     let base = q.outline.as_deref().unwrap().clone();
     let lower = vehicle::body::Lower::new(&q);
-    let shape = |part, x0, x1, y0, y1, fill| Shape {
-        part,
-        x0,
-        x1,
-        y0,
-        y1,
-        fill,
-        rim: false,
-        points: Vec::new().into(),
-    };
+    let shape = box_row;
     // Vertices of material `m` on the rounded nose (front) or tail (rear;
     // the nose is at +x).
     let count = |o: &vis_render::vehicle::outlines::Outline, m: Material, front: bool| {
@@ -1103,16 +1108,7 @@ fn a_later_row_lies_over_an_earlier_one() {
     let q = p("toyota", "rav4", 2019);
     let base = q.outline.as_deref().unwrap().clone();
     let lower = vehicle::body::Lower::new(&q);
-    let shape = |x0, x1, y0, y1, fill| Shape {
-        part: Part::Grille,
-        x0,
-        x1,
-        y0,
-        y1,
-        fill,
-        rim: false,
-        points: Vec::new().into(),
-    };
+    let shape = |x0, x1, y0, y1, fill| box_row(Part::Grille, x0, x1, y0, y1, fill);
     let on_nose = |rows: &[Shape], m: Material| {
         let mut o = base.clone();
         o.grilles.extend(rows.iter().cloned());
@@ -1157,16 +1153,8 @@ fn a_corner_pocket_ends_inside_the_face() {
     let outer = |x1: f32| {
         let mut o = q.outline.as_deref().unwrap().clone();
         o.grilles.retain(|g| g.fill != Fill::Black);
-        o.grilles.push(Shape {
-            part: Part::Grille,
-            x0: 0.6,
-            x1,
-            y0,
-            y1,
-            fill: Fill::Black,
-            rim: false,
-            points: Vec::new().into(),
-        });
+        o.grilles
+            .push(box_row(Part::Grille, 0.6, x1, y0, y1, Fill::Black));
         let mut r = q.clone();
         r.outline = Some(std::sync::Arc::new(o));
         vehicle::build(&r)

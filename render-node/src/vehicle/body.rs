@@ -3655,7 +3655,7 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         })
         .collect();
     for (i, (sh, ys, wrap)) in placed.iter().enumerate() {
-        let (sh, ys, wrap) = (sh.clone(), *ys, *wrap);
+        let (ys, wrap) = (*ys, *wrap);
         let above = &placed[i + 1..];
         // Lamps wrap; openings stop at the face's edge (a black intake
         // carried round the corner read as a placeholder block on the
@@ -3671,7 +3671,6 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
                 })
             });
         }
-        let sh = &sh;
         outline_patch(lower, mesh, true, sh, ys, hw, Tail::Auto, open, &|z, y| {
             // Lamps set in a grille stay lamps, and a later row lies over
             // this one (a bar across a grille).
