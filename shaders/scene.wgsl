@@ -366,11 +366,13 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             r1 = 0.6 - 0.3 * side;
         }
         case 3u: {
-            // Chrome. Where it mirrors the dark studio floor (the bars and
-            // rims of a grille, facing forward and seen from above) it
-            // also catches a white card on the floor: a mirror of the floor
-            // alone drew chrome bars black on silver and white paint, "the
-            // paint between them reads as the chrome" (session 32).
+            // Chrome. Where it mirrors the studio from 3 to 25 degrees
+            // under the horizon (a grille's bars and frames, facing forward
+            // and seen from above) it catches a white card standing in
+            // front of the car: a mirror of the dark floor alone drew chrome
+            // bars black on silver and white paint (session 32), and a
+            // faint card (0.24 until session 45) left them the paint's grey,
+            // "pale paint on silver".
             k1 = vec3<f32>(0.9, 0.92, 0.95);
             r1 = 0.03;
             c = vec3<f32>(0.7, 0.72, 0.76) * smoothstep(-0.7, -0.45, r.y) * (1.0 - smoothstep(-0.06, 0.02, r.y));
