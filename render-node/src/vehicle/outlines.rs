@@ -293,10 +293,19 @@ pub(crate) fn opt_frac(name: &str, s: &str, lo: f32, hi: f32) -> Result<Option<f
     }
 }
 
-/// Parses `u:v u:v ...` (`-`: none).
+/// Parses `u:v u:v ...` (`-`: none; `round`: the ellipse in the box, as
+/// 24 points).
 pub fn parse_points(s: &str) -> Result<Vec<(f32, f32)>, String> {
     if s == "-" {
         return Ok(Vec::new());
+    }
+    if s == "round" {
+        return Ok((0..24)
+            .map(|k| {
+                let a = k as f32 / 24.0 * std::f32::consts::TAU;
+                (0.5 + 0.5 * a.cos(), 0.5 + 0.5 * a.sin())
+            })
+            .collect());
     }
     let mut pts = Vec::new();
     for p in s.split_whitespace() {
@@ -562,6 +571,12 @@ mod tests {
         let tri = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)];
         assert!(polygon_inside(&tri, 0.2, 0.2));
         assert!(!polygon_inside(&tri, 0.8, 0.8));
+        // `round` is the ellipse in the box: its centre and the middles of
+        // its sides are in, its corners out.
+        let round = parse_points("round").unwrap();
+        assert!(polygon_inside(&round, 0.5, 0.5) && polygon_inside(&round, 0.03, 0.5));
+        assert!(polygon_inside(&round, 0.5, 0.97));
+        assert!(!polygon_inside(&round, 0.1, 0.1) && !polygon_inside(&round, 0.9, 0.92));
         let t = OutlineTable::parse(
             "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
              acme,alpha,2010,2020,head,0.4,0.95,0.7,0.9,lamp,0:0 1:0 1:1,\n\
