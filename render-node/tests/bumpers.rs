@@ -141,8 +141,25 @@ fn a_hidden_exhaust_draws_no_tips() {
             })
             .count()
     };
-    assert!(tips("toyota", "camry", 2019) > 0, "a Camry's tips");
-    assert!(tips("toyota", "corolla", 2020) > 0, "a Corolla's tips");
+    // (An E140 Corolla: no rear rows of its own, so the default tips.)
+    assert!(tips("toyota", "corolla", 2010) > 0, "a Corolla's tips");
+    // A generation's own rear rows draw its outlets instead (the Camry
+    // XV70's squared twin outlets in its diffuser, `dark+rim` rows): dark
+    // openings in chrome low on the tail, and no default tips.
+    let camry = params("toyota", "camry", 2019);
+    let lower = Lower::new(&camry);
+    let low_on_tail = |m: Material| {
+        vehicle::build(&camry)
+            .vertices
+            .iter()
+            .filter(|v| v.material == m as u32 && v.pos[0] < lower.xr + 0.1 && v.pos[1] < 0.4)
+            .count()
+    };
+    assert!(
+        low_on_tail(Material::Grille) > 0 && low_on_tail(Material::Chrome) > 0,
+        "a Camry's outlets"
+    );
+    assert_eq!(tips("toyota", "camry", 2019), 0, "a Camry's default tips");
     assert_eq!(tips("toyota", "prius", 2018), 0, "a Prius's tips");
     assert_eq!(tips("toyota", "rav4", 2020), 0, "a RAV4's tips");
     assert_eq!(tips("tesla", "model-3", 2020), 0, "a Model 3's tips");

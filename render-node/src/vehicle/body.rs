@@ -120,6 +120,34 @@ const CAR_SHAPES: [BodyShape; 5] = [
 /// session 41). Real rear panels are flat between rounded corners too.
 const TAIL_FACE: (f32, f32) = (0.6, 0.5);
 
+/// How a body's nose and tail close in across, in plan: the exponents of
+/// their superellipses over `round_f` and `round_r`. A car's, a
+/// crossover's and a minivan's nose is an arc from corner to corner, its
+/// corners a good 30 cm behind its tip (an exponent near 2.4, an
+/// ellipse's 2 on the most rounded); the tail a flatter one. Until session
+/// 46 both took the section's boxiness plus 1.6 (5.5 to 7 on a car): a
+/// rectangle whose corners rounded off over the last 10 cm, "a pillow"
+/// nose seen from any angle but the side. Body-on-frame SUVs, pickups,
+/// vans, trucks and buses keep their square ends.
+fn plan_exponents(p: &Params) -> (f32, f32) {
+    let square = p.boxy + 1.6;
+    let rounded = CAR_SHAPES.contains(&p.shape)
+        || matches!(p.shape, BodyShape::Crossover | BodyShape::Minivan)
+        || (p.shape == BodyShape::Suv && p.cues.roofline != super::identity::Roofline::Boxy);
+    if !rounded || p.length > 6.0 {
+        return (square, square);
+    }
+    let nose = (2.1 + 0.3 * (p.boxy - 3.5).max(0.0)).min(square);
+    // A boot rounds off in plan; a tailgate's face stays flat, its lamps
+    // on its corners.
+    let tail = if p.spec.cabin == Cabin::ThreeBox {
+        (2.8 + 0.4 * (p.boxy - 3.5).max(0.0)).min(square)
+    } else {
+        square
+    };
+    (nose, tail)
+}
+
 /// The shoulder line's ridge, half its width in the section's `cy` (about
 /// 5 cm up and down the flank of a saloon).
 const SHOULDER_HALF: f32 = 0.1;
@@ -220,6 +248,9 @@ pub struct Lower<'a> {
     /// curve and the height (a fraction from the bottom to the top) of its
     /// most rearward point.
     tail_shape: (f32, f32),
+    /// The exponents of the nose's and the tail's closing in across, in
+    /// plan ([`plan_exponents`]).
+    plan: (f32, f32),
     pub hw: f32,
     /// Rear wheels hidden behind skirts (no rear arch opening).
     pub skirts: bool,
@@ -530,6 +561,7 @@ impl<'a> Lower<'a> {
             round_f,
             round_r,
             tail_shape,
+            plan: plan_exponents(p),
             hw: p.width / 2.0,
             skirts: p.cues.features.has(Feature::WheelSkirts),
             axles: [fa, ra],
@@ -698,12 +730,12 @@ impl<'a> Lower<'a> {
         let (t, pw, ph, mid_frac) = if front {
             (
                 tf,
-                p.boxy + 1.6,
+                self.plan.0,
                 (p.boxy + 0.4 - 1.6 * p.era).max(2.2) + face.0,
                 0.45 - 0.2 * p.era + face.1,
             )
         } else {
-            (tr, p.boxy + 1.6, self.tail_shape.0, self.tail_shape.1)
+            (tr, self.plan.1, self.tail_shape.0, self.tail_shape.1)
         };
         if t > 0.0 {
             // The tail closes to a flat face, not a point ([`TAIL_FACE`]):
@@ -4164,6 +4196,9 @@ fn outline_patch(
         if sh.fill == Fill::Lamp && front {
             return head_graphic(unit_kind, Drl::None, &unit_insides, &unit, u, v);
         }
+        if !front && sh.part == super::outlines::Part::Rear && bumper_lens(sh) {
+            return Some(Material::TailLens);
+        }
         let x = u * w;
         Some(match sh.fill {
             // A tail lamp's outline is the lamp: a lit band 2.2 cm deep
@@ -4341,16 +4376,26 @@ fn tail_lamp_foot(lower: &Lower<'_>, p: &Params) -> f32 {
     let Some(o) = p.outline.as_deref() else {
         return tail_spans(p, tail_graphic_of(p), top).1.0;
     };
+    // (A reflector in the bumper is not a tail lamp: the bumper's step
+    // stays under the lamps over it.)
     let lit = o
         .rears
         .iter()
-        .filter(|sh| matches!(sh.fill, Fill::Lamp | Fill::Drl))
+        .filter(|sh| matches!(sh.fill, Fill::Lamp | Fill::Drl) && !bumper_lens(sh))
         .map(|sh| sh.y0 * (top + 0.08))
         .fold(f32::MAX, f32::min);
     match o.tail.as_ref() {
         Some(sh) => lower.tail_row_ys(sh, top + 0.08).0.min(lit),
         None => tail_spans(p, tail_graphic_of(p), top).1.0.min(lit),
     }
+}
+
+/// Is a rear row a reflector in the bumper: a `lamp` or `drl` row wholly
+/// in the tail's lower half? It is drawn as an unlit red lens and does not
+/// set the bumper's step (a lit lamp under the step read as a tail lamp
+/// across the bumper).
+fn bumper_lens(sh: &super::outlines::Shape) -> bool {
+    matches!(sh.fill, Fill::Lamp | Fill::Drl) && sh.y1 <= 0.5
 }
 
 /// Does a body's rear bumper step out under its lid ([`Ledge`])? Cars,

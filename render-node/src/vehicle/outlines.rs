@@ -320,6 +320,17 @@ pub fn parse_points(s: &str) -> Result<Vec<(f32, f32)>, String> {
     Ok(pts)
 }
 
+/// The right half of an ellipse centred on u = 0 (13 points from its
+/// foot on the centre line round to its top).
+fn half_ellipse() -> Vec<(f32, f32)> {
+    (0..=12)
+        .map(|k| {
+            let a = (k as f32 / 12.0 - 0.5) * std::f32::consts::PI;
+            (a.cos().max(0.0), 0.5 + 0.5 * a.sin())
+        })
+        .collect()
+}
+
 /// Every outline row, in file order.
 #[derive(Debug, Clone, Default)]
 pub struct OutlineTable {
@@ -368,7 +379,13 @@ impl OutlineTable {
                     cols[9]
                 )));
             }
-            let points = parse_points(cols[10]).map_err(at)?;
+            // A centred row's points give its right half: `round` there
+            // is the right half of one ellipse across the centre line.
+            let points = if cols[10] == "round" && x0 == 0.0 {
+                half_ellipse()
+            } else {
+                parse_points(cols[10]).map_err(at)?
+            };
             rows.push(OutlineRow {
                 make: cols[0].to_owned(),
                 models,
@@ -577,6 +594,11 @@ mod tests {
         assert!(polygon_inside(&round, 0.5, 0.5) && polygon_inside(&round, 0.03, 0.5));
         assert!(polygon_inside(&round, 0.5, 0.97));
         assert!(!polygon_inside(&round, 0.1, 0.1) && !polygon_inside(&round, 0.9, 0.92));
+        // On a centred row (from x0 = 0) it is one ellipse across the
+        // centre line: its right half, widest at mid-height.
+        let half = half_ellipse();
+        assert!(polygon_inside(&half, 0.02, 0.5) && polygon_inside(&half, 0.95, 0.5));
+        assert!(!polygon_inside(&half, 0.9, 0.9) && polygon_inside(&half, 0.02, 0.97));
         let t = OutlineTable::parse(
             "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n\
              acme,alpha,2010,2020,head,0.4,0.95,0.7,0.9,lamp,0:0 1:0 1:1,\n\
