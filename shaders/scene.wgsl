@@ -157,6 +157,12 @@ fn paint_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>) -> 
         k1 = vec3<f32>(f);
     }
     r1 = 0.01;
+    // Occlusion (uv.x 10 + the share of light lost, on no other paint):
+    // the inside of a pickup's bed darkens towards its floor, as a box's
+    // walls do, so the bed reads open rather than as a cover.
+    let open = 1.0 - step(9.5, i.uv.x) * clamp(i.uv.x - 10.0, 0.0, 1.0);
+    c *= open;
+    k1 *= open;
     // A shut line's lip (uv.x 7, beside the groove): the panels'
     // rounded edges catch the light. On dark paint the groove alone
     // is black on black, so the lips are lifted there (session 19).

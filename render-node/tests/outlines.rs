@@ -895,16 +895,18 @@ fn a_modern_flank_carries_a_shoulder_line_and_a_1990s_one_does_not() {
         assert!(pts.len() >= 6, "{model} {year}: {} flank points", pts.len());
         sharpest_ridge(&pts)
     };
-    let camry = ridge(BodyShape::Sedan, "toyota", "avalon", 2019);
-    let x5 = ridge(BodyShape::Suv, "kia", "telluride", 2020);
+    // (Two modern bodies still without a section row: the 2019 Avalon and
+    // the Telluride had one from session 46.)
+    let saloon = ridge(BodyShape::Sedan, "nissan", "versa", 2020);
+    let suv = ridge(BodyShape::Suv, "nissan", "armada", 2017);
     let old = ridge(BodyShape::Sedan, "toyota", "camry", 1992);
     let g = ridge(BodyShape::Suv, "mercedes-benz", "g-class", 1995);
     assert!(
-        camry > 0.008 && x5 > 0.008,
-        "a crest of {camry:.4} m on the 2019 Avalon, {x5:.4} m on the Telluride"
+        saloon > 0.008 && suv > 0.008,
+        "a crest of {saloon:.4} m on the 2020 Versa, {suv:.4} m on the Armada"
     );
     assert!(
-        old < camry / 3.0 && g < camry / 3.0,
+        old < saloon / 3.0 && g < saloon / 3.0,
         "the 1992 Camry's flank at {old:.4} m, the G-Class's slab at {g:.4} m"
     );
 }

@@ -148,6 +148,28 @@ fn plan_exponents(p: &Params) -> (f32, f32) {
     (nose, tail)
 }
 
+/// How much of the studio's light a pickup bed's inner walls lose (the
+/// paint's occlusion, carried in its uv.x over [`BED_SHADED`]): some at
+/// the rails, most of it [`BED_LIP`] under them, more at the floor. Seen
+/// over the near rail at the studio's low angle only a wall's top 20-30
+/// cm shows, so it darkens there: lit evenly it read as a cover.
+const BED_SHADE: [f32; 3] = [0.3, 0.7, 0.85];
+const BED_LIP: f32 = 0.18;
+/// The paint's uv.x that says "occluded by this much more" to the shader
+/// (no other paint's uv.x reaches 9.5: shut lines' lips are 7).
+const BED_SHADED: f32 = 10.0;
+
+/// A point of a bed's inner wall under its rail's edge `rim`: row 0 the
+/// edge, 1 [`BED_LIP`] under it, 2 on the floor.
+fn bed_wall(rim: Vec3, floor: f32, row: usize) -> Vec3 {
+    let y = match row {
+        0 => rim.y,
+        1 => (rim.y - BED_LIP).max(floor),
+        _ => floor,
+    };
+    Vec3::new(rim.x, y, rim.z)
+}
+
 /// The shoulder line's ridge, half its width in the section's `cy` (about
 /// 5 cm up and down the flank of a saloon).
 const SHOULDER_HALF: f32 = 0.1;
@@ -1476,48 +1498,52 @@ impl<'a> Lower<'a> {
             let rim = |x: f32, j: usize| self.point(self.section(x), x, th(j)).0;
             let floor = |v: Vec3| Vec3::new(v.x, b.floor, v.z);
             // The inner walls along each side, from the rails' inner edge
-            // down to the floor: a bed liner's black.
+            // down to the floor, painted as the body is: in the liner's
+            // black (until session 46) walls and floor were one dark
+            // plane at any angle, "a featureless black void", read as a
+            // tonneau cover (blind checks, session 45). Painted, the walls
+            // catch the studio's light and the bed reads as a box.
+            // Each wall darkens towards the floor ([`BED_SHADE`]: the
+            // paint's occlusion, its uv.y), as the inside of a box does.
             for j in [AROUND / 2 - k, AROUND / 2 + k] {
-                mesh.grid(
+                mesh.grid_uv(
                     bxs.len(),
-                    2,
-                    false,
-                    |i, c| {
-                        let v = rim(bxs[i], j);
-                        if c == 0 { v } else { floor(v) }
-                    },
-                    |_, _| Some((Material::Interior, [0.0, 0.0])),
+                    3,
+                    |i, c| bed_wall(rim(bxs[i], j), b.floor, c),
+                    |_, _| Some(Material::Paint),
+                    |_, c| [BED_SHADED + BED_SHADE[c], 0.0],
                 );
             }
-            // The floor, darker still.
+            // The floor: a black liner with grey ribs every 13 cm along the
+            // bed, so the painted far wall stands over a dark floor.
+            let across = 48;
             mesh.grid(
                 bxs.len(),
-                2,
+                across + 1,
                 false,
                 |i, c| {
-                    floor(rim(
-                        bxs[i],
-                        if c == 0 {
-                            AROUND / 2 - k
-                        } else {
-                            AROUND / 2 + k
-                        },
-                    ))
+                    let a = floor(rim(bxs[i], AROUND / 2 - k));
+                    let b = floor(rim(bxs[i], AROUND / 2 + k));
+                    a.lerp(b, c as f32 / across as f32)
                 },
-                |_, _| Some((Material::Trim, [0.0, 0.0])),
+                |_, c| {
+                    let m = if c % 4 == 2 {
+                        Material::Interior
+                    } else {
+                        Material::Trim
+                    };
+                    Some((m, [0.0, 0.0]))
+                },
             );
             // The bed's front wall (the cab's back, seen over the rails)
             // and the tailgate's inner face.
             for x in [b.front, b.tail] {
-                mesh.grid(
+                mesh.grid_uv(
                     2 * k + 1,
-                    2,
-                    false,
-                    |i, c| {
-                        let v = rim(x, AROUND / 2 - k + i);
-                        if c == 0 { v } else { floor(v) }
-                    },
-                    |_, _| Some((Material::Interior, [0.0, 0.0])),
+                    3,
+                    |i, c| bed_wall(rim(x, AROUND / 2 - k + i), b.floor, c),
+                    |_, _| Some(Material::Paint),
+                    |_, c| [BED_SHADED + BED_SHADE[c], 0.0],
                 );
             }
         }
@@ -4611,12 +4637,17 @@ fn rear_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         Some(_) => p.ride + 0.15 + 0.06 * smooth((era - 0.3) / 0.5),
         None => p.ride + 0.15,
     };
-    lower.end_patch(
+    // Lifted less than the rear rows (3 mm, theirs 5), so a generation's
+    // own diffuser, outlets or reflectors lie over it: at one lift the
+    // two speckled into each other (grey blotches along a Polo's or an
+    // Ibiza's valance, a data helper's note, session 46).
+    lower.end_patch_lifted(
         mesh,
         false,
         (p.ride + 0.06, val_top),
         (-hw * 0.8, hw * 0.8),
         (24, 3),
+        0.6,
         |_, _| Some(valance),
     );
     if let Some(l) = lower.ledge {
