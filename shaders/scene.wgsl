@@ -434,12 +434,16 @@ fn other_lobes(i: VOut, n: vec3<f32>, r: vec3<f32>, nv: f32, irr: vec3<f32>, fw:
             // Horizontal slats show by their reflections; vertical slats
             // and a mesh face forward and catch little, so their bars are
             // a lit dark grey.
-            let lit = step(0.5, tex) * 0.045;
+            // A mesh's bars are darker still and mirror the studio at a
+            // fifth of a slat's strength: at half (until session 46) its
+            // cells of 5-6 px at 768 px drew a grey halftone of dots over
+            // every large grille ("dithered checkerboard grille mesh",
+            // blind checks of sessions 45 and 46); real honeycomb reads as
+            // a dark texture with faint highlights at that size.
+            let mesh = step(1.5, tex);
+            let lit = step(0.5, tex) * (0.045 - 0.025 * mesh);
             c = mix(vec3<f32>(0.01), vec3<f32>(0.02) + lit * irr, slat);
-            // A mesh's bars mirror the studio at half a slat's strength: at
-            // a quarter they drew a grey halftone of dots over a large
-            // grille ("moire", blind check, session 45).
-            k1 = vec3<f32>((0.25 - 0.12 * step(1.5, tex)) * slat);
+            k1 = vec3<f32>((0.25 - 0.2 * mesh) * slat);
             r1 = 0.2;
         }
         case 10u: {
