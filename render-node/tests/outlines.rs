@@ -1152,30 +1152,50 @@ fn a_corner_pocket_ends_inside_the_face() {
     let (y0, y1) = (0.3, 0.5);
     let edge = lower.face_edge(true, (y0 * nose, y1 * nose), 0.6 * lower.hw, lower.hw);
     // The pocket's outermost trim on the nose, in metres off the centre line.
-    let outer = |x1: f32| {
-        let mut o = q.outline.as_deref().unwrap().clone();
-        o.grilles.retain(|g| g.fill != Fill::Black);
-        o.grilles
-            .push(box_row(Part::Grille, 0.6, x1, y0, y1, Fill::Black));
-        let mut r = q.clone();
-        r.outline = Some(std::sync::Arc::new(o));
-        vehicle::build(&r)
-            .vertices
-            .iter()
-            .filter(|v| {
-                v.material == Material::Trim as u32
-                    && v.pos[0] >= lower.xf - lower.round_f
-                    && (y0 * nose + 0.02..y1 * nose - 0.02).contains(&v.pos[1])
-            })
-            .map(|v| v.pos[2].abs())
-            .fold(0.0, f32::max)
-    };
+    let outer = |x1: f32| pocket_reach((0.6, x1), &q, &lower, (y0, y1), nose);
     let (cut, whole) = (outer(1.0), outer(edge / lower.hw));
     assert!(whole > 0.6 * lower.hw, "the pocket draws (to {whole:.3} m)");
     assert!(
         cut < whole - 0.03,
         "a pocket past the face's edge ends at {cut:.3} m, one to the edge at {whole:.3} m"
     );
+    // A pocket mostly round the corner, which the face would leave a
+    // sliver of, is not drawn at all (session 46: "black notches and
+    // fangs at the bumper's corners").
+    let start = (edge / lower.hw - 0.08).max(0.0);
+    let sliver = pocket_reach((start, 1.0), &q, &lower, (y0, y1), nose);
+    assert_eq!(
+        sliver, 0.0,
+        "a pocket from {start:.2} to the side draws to {sliver:.3} m"
+    );
+}
+
+/// [`a_corner_pocket_ends_inside_the_face`]'s measure for a black pocket
+/// over `x0..x1` of the half width: its outermost trim on the nose, in
+/// metres off the centre line (0: none drawn).
+fn pocket_reach(
+    (x0, x1): (f32, f32),
+    q: &Params,
+    lower: &vehicle::body::Lower<'_>,
+    (y0, y1): (f32, f32),
+    nose: f32,
+) -> f32 {
+    let mut o = q.outline.as_deref().unwrap().clone();
+    o.grilles.retain(|g| g.fill != Fill::Black);
+    o.grilles
+        .push(box_row(Part::Grille, x0, x1, y0, y1, Fill::Black));
+    let mut r = q.clone();
+    r.outline = Some(std::sync::Arc::new(o));
+    vehicle::build(&r)
+        .vertices
+        .iter()
+        .filter(|v| {
+            v.material == Material::Trim as u32
+                && v.pos[0] >= lower.xf - lower.round_f
+                && (y0 * nose + 0.02..y1 * nose - 0.02).contains(&v.pos[1])
+        })
+        .map(|v| v.pos[2].abs())
+        .fold(0.0, f32::max)
 }
 
 #[test]
