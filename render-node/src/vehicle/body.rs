@@ -1516,16 +1516,17 @@ impl<'a> Lower<'a> {
             }
             // The floor: a black liner with grey ribs every 13 cm along the
             // bed, so the painted far wall stands over a dark floor.
+            // (Each station's two edges found once, not once a column.)
             let across = 48;
+            let edges: Vec<(Vec3, Vec3)> = bxs
+                .iter()
+                .map(|&x| (floor(rim(x, AROUND / 2 - k)), floor(rim(x, AROUND / 2 + k))))
+                .collect();
             mesh.grid(
                 bxs.len(),
                 across + 1,
                 false,
-                |i, c| {
-                    let a = floor(rim(bxs[i], AROUND / 2 - k));
-                    let b = floor(rim(bxs[i], AROUND / 2 + k));
-                    a.lerp(b, c as f32 / across as f32)
-                },
+                |i, c| edges[i].0.lerp(edges[i].1, c as f32 / across as f32),
                 |_, c| {
                     let m = if c % 4 == 2 {
                         Material::Interior
