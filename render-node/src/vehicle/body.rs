@@ -4233,7 +4233,10 @@ fn outline_patch(
     let inside = wraps::open(&shape, open);
     // A second lamp unit in the nose (the Juke's and Cherokee's lower
     // lamps) is a plain lamp: one bulb in a round or square box, two in a
-    // wider one.
+    // wider one; a fog lamp's silver bowl, but a main lamp's projector in
+    // a dark housing in a unit over 11 cm each way: a silver bowl that
+    // size read as "a white square on the corner" (the Santa Fe TM's,
+    // blind check, session 46).
     let unit = Graphic {
         inside: &inside,
         w,
@@ -4244,7 +4247,14 @@ fn outline_patch(
     } else {
         Headlamp::Rect
     };
-    let unit_insides = Insides::lay_out(unit_kind, Drl::None, Optics::Bowl, true, false, &unit);
+    let main_unit = w.min(h) > 0.11;
+    let unit_optics = if main_unit {
+        Optics::Projector
+    } else {
+        Optics::Bowl
+    };
+    let unit_insides =
+        Insides::lay_out(unit_kind, Drl::None, unit_optics, !main_unit, false, &unit);
     // Horizontal bars: rows of cells a third of a 3.2 cm pitch tall, every
     // third one chrome, so each bar is one row of cells. Tested at each
     // cell's height against the pitch (until session 44), a bar fell on
@@ -4268,6 +4278,21 @@ fn outline_patch(
         };
         if sh.rim && near_edge(rim_w) {
             return Some(Material::Chrome);
+        }
+        if sh.fill == Fill::Lamp && front && main_unit {
+            // The projector lit: a bright lens in a chrome ring.
+            let d = unit_insides
+                .lenses
+                .iter()
+                .map(|&(cu, cv, r)| unit.dist(u, v, cu, cv) / r)
+                .fold(f32::MAX, f32::min);
+            return Some(if d < 0.6 {
+                Material::HeadLamp
+            } else if d < 1.0 {
+                Material::Chrome
+            } else {
+                Material::LampHousing
+            });
         }
         if sh.fill == Fill::Lamp && front {
             return head_graphic(unit_kind, Drl::None, &unit_insides, &unit, u, v);
