@@ -26,9 +26,14 @@ use crate::vehicle::sections::LineSpec;
 /// shoulder line's, 2.5 cm on a saloon).
 const RIDGE: f32 = 0.028;
 
-/// Half the strip's height up the flank (the derived line's ridge is about
-/// 5 cm either side of its crest).
-const HALF: f32 = 0.05;
+/// The strip's height over its crest and under it: a crease, not a
+/// strake. The face over the crest leans out to it over 7 cm, lit and
+/// shading off slowly; the face under it falls back in 3 cm, an undercut
+/// in shade. Both 5 cm (until session 47), the line was a narrow bright
+/// band with a dark one under it, the same either way up: "a chrome
+/// strake" down a Prius's doors (blind check, session 46).
+const HALF_UP: f32 = 0.14;
+const HALF_DOWN: f32 = 0.025;
 
 /// How far the strip's edges stand off the paint.
 const LIFT: f32 = 0.002;
@@ -73,6 +78,15 @@ impl<'a> Run<'a> {
         s.bottom + f * (s.top_at(1.0) - s.bottom)
     }
 
+    /// The strip's height over the crest at x: [`HALF_UP`], short of the
+    /// shoulder's top by 4 cm (a shoulder line's upper face reaching round
+    /// onto the wing's top lay off the surface there, a pale lump over the
+    /// front wheel).
+    fn up(&self, x: f32, crest: f32) -> f32 {
+        let top = self.lower.section(x).top_at(1.0);
+        HALF_UP.min(top - 0.04 - crest).max(HALF_DOWN)
+    }
+
     /// How far the crest stands out of the flank at x: the line's depth,
     /// faded out where it stops. A line ends where the rounded nose and
     /// tail begin (run into the lamps, on a square truck's nose it read as
@@ -93,7 +107,7 @@ impl<'a> Run<'a> {
             // Only an arch the strip's foot would run into: a line that
             // clears its crown runs on over it (until session 43's second
             // data helper it broke over every axle).
-            let h = y - HALF - lower.p.wheel_radius;
+            let h = y - HALF_DOWN - lower.p.wheel_radius;
             if h < r {
                 let reach = (r * r - h.max(0.0).powi(2)).sqrt();
                 k = k.min(stop((x - ax).abs() - reach, FADE_STOP));
@@ -113,7 +127,12 @@ impl<'a> Run<'a> {
             return 0.0;
         }
         let crest = self.crest(x);
-        let t = ((y - crest).abs() / HALF).min(1.0);
+        let half = if y > crest {
+            self.up(x, crest)
+        } else {
+            HALF_DOWN
+        };
+        let t = ((y - crest).abs() / half).min(1.0);
         self.ridge(x, crest) * (1.0 - t) * (1.0 - t)
     }
 
@@ -123,35 +142,40 @@ impl<'a> Run<'a> {
         if self.line.depth <= 0.0 {
             return;
         }
-        // Stations every 2 cm: x, the crest's height and the ridge's
-        // height, or None where the strip is not drawn.
+        // Stations every 2 cm: x, the crest's height, the ridge's height
+        // and the strip's over the crest, or None where it is not drawn.
         let step = 0.02;
         let n = ((lower.xf - lower.xr) / step) as usize;
-        let stations: Vec<Option<(f32, f32, f32)>> = (0..=n)
+        let stations: Vec<Option<(f32, f32, f32, f32)>> = (0..=n)
             .map(|i| {
                 let x = lower.xr + step * i as f32;
                 let y = self.crest(x);
                 let ridge = self.ridge(x, y);
-                (ridge >= 0.0005 && lower.flank_z(x, y) > 0.6 * lower.hw).then_some((x, y, ridge))
+                (ridge >= 0.0005 && lower.flank_z(x, y) > 0.6 * lower.hw).then_some((
+                    x,
+                    y,
+                    ridge,
+                    self.up(x, y),
+                ))
             })
             .collect();
         let mut i = 0;
         while i < stations.len() {
-            let run: Vec<(f32, f32, f32)> = stations[i..].iter().map_while(|s| *s).collect();
+            let run: Vec<(f32, f32, f32, f32)> = stations[i..].iter().map_while(|s| *s).collect();
             i += run.len().max(1);
             if run.len() < 2 {
                 continue;
             }
             for upper in [false, true] {
                 let at = |k: usize, j: usize| {
-                    let (x, y, ridge) = run[k];
+                    let (x, y, ridge, up) = run[k];
                     // t from the crest (0) to the strip's edge (1).
                     let t = if upper {
                         j as f32 / ROWS as f32
                     } else {
                         1.0 - j as f32 / ROWS as f32
                     };
-                    let y = y + if upper { t } else { -t } * HALF;
+                    let y = y + if upper { t * up } else { -t * HALF_DOWN };
                     let on = Vec3::new(x, y, lower.flank_z(x, y));
                     on + lower.normal(on) * (LIFT + ridge * (1.0 - t) * (1.0 - t))
                 };
