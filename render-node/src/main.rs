@@ -94,6 +94,19 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Print the body a make, model and year resolve to: its dimensions and
+    /// the side profile's control points in metres from the nose, for tuning
+    /// models/ (no GPU needed).
+    Describe {
+        #[arg(long)]
+        make: String,
+        #[arg(long)]
+        model: String,
+        #[arg(long)]
+        year: u16,
+        #[arg(long, default_value = "sedan")]
+        shape: BodyShape,
+    },
     /// Render the 24 turntable angles of one vehicle in one batch (one mesh,
     /// one device) into an animated WebP, and say how long it took.
     Spin {
@@ -223,6 +236,44 @@ fn attach_refine(renderer: Renderer, args: &RefineArgs) -> anyhow::Result<Render
     Ok(renderer)
 }
 
+/// [`Cmd::Describe`]'s report: one `name value` a line, lengths in metres
+/// (x from the nose back, heights from the ground).
+fn describe(p: &vis_render::vehicle::Params) -> String {
+    let rows: [(&str, f32); 22] = [
+        ("length", p.length),
+        ("width", p.width),
+        ("height", p.height),
+        ("wheelbase", p.wheelbase),
+        ("front_axle_x", p.front_overhang),
+        ("rear_axle_x", p.front_overhang + p.wheelbase),
+        ("wheel_radius", p.wheel_radius),
+        ("windshield_foot_x", p.ws_base),
+        ("dash_to_axle", p.ws_base - p.front_overhang),
+        ("windshield_top_x", p.ws_base + p.ws_run),
+        ("rear_glass_top_x", p.length - p.bl_base - p.bl_run),
+        ("rear_glass_foot_x", p.length - p.bl_base),
+        ("ride", p.ride),
+        ("belt", p.belt),
+        ("nose", p.hood),
+        ("deck", p.deck),
+        ("boxy", p.boxy),
+        ("tumble", p.tumble),
+        ("flare", p.flare),
+        ("era", p.era),
+        ("cowl_fraction", p.ws_base / p.length),
+        ("tail_fraction", p.bl_base / p.length),
+    ];
+    let mut out = format!(
+        "generation {}\nshape {:?}\n",
+        p.generation.as_deref().unwrap_or("-"),
+        p.shape
+    );
+    for (name, v) in rows {
+        out.push_str(&format!("{name} {v:.3}\n"));
+    }
+    out
+}
+
 /// Keeps Mesa's Wayland probe out of the log on a host with no session
 /// (`vis_render::gpu::headless_vulkan_env` says why and when).
 #[allow(unsafe_code)]
@@ -237,6 +288,22 @@ fn quiet_headless_vulkan() {
 fn main() -> anyhow::Result<()> {
     quiet_headless_vulkan();
     let cli = Cli::parse();
+    if let Cmd::Describe {
+        make,
+        model,
+        year,
+        shape,
+    } = &cli.cmd
+    {
+        let lib = match &cli.models_dir {
+            Some(dir) => vis_render::vehicle::ModelLibrary::load_dir(dir)
+                .with_context(|| format!("loading {}", dir.display()))?,
+            None => vis_render::vehicle::ModelLibrary::embedded(),
+        };
+        let p = vis_render::vehicle::Params::resolve(&lib, *shape, make, model, *year);
+        print!("{}", describe(&p));
+        return Ok(());
+    }
     let slots = match &cli.cmd {
         Cmd::Run { slots, .. } => (*slots).max(1) as usize,
         _ => 1,
@@ -413,6 +480,8 @@ fn main() -> anyhow::Result<()> {
             write_image(&output, format, &img)?;
             eprintln!("render-node: wrote {}", output.display());
         }
+        // Answered before the renderer starts.
+        Cmd::Describe { .. } => {}
         Cmd::Revision { base_revision } => {
             let fingerprint = renderer.fingerprint();
             println!("fingerprint: {}", fingerprint.unwrap_or("procedural"));

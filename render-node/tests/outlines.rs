@@ -401,7 +401,7 @@ fn box_row(part: Part, x0: f32, x1: f32, y0: f32, y1: f32, fill: Fill) -> Shape 
 
 #[test]
 fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
-    // A split face's second lamp, a running-light strip, and on the tail a
+    // A split face's second lamp (or a fog lamp), a running-light strip, and on the tail a
     // gloss black band, an inner lamp and a light bar: each row draws its
     // own material where it stands (session 33; until then a nose held one
     // lamp a side and a tail one lamp shape).
@@ -443,8 +443,15 @@ fn grille_and_rear_rows_draw_second_lamps_light_bars_and_bands() {
             Material::Drl,
             true,
         ),
+        // A main lamp unit (over 11 cm each way): a lit projector in a
+        // dark housing; a fog lamp's size: a silver bowl.
         (
             shape(Part::Grille, 0.55, 0.75, 0.3, 0.5, Fill::Lamp),
+            Material::HeadLamp,
+            true,
+        ),
+        (
+            shape(Part::Grille, 0.6, 0.7, 0.3, 0.38, Fill::Lamp),
             Material::Reflector,
             true,
         ),
