@@ -1237,3 +1237,39 @@ fn a_rear_door_is_cut_round_the_rear_arch() {
     let coupe = cut_round(&p("ford", "mustang", 2016));
     assert_eq!(coupe, 0, "a Mustang's door ends ahead of the rear arch");
 }
+
+/// A crossover's nose is a bluff face under a bonnet that runs nearly level
+/// to its edge (session 47; until then it closed as a saloon's without the
+/// saloon's face: "a raised wagon roof on the saloon's low hood"): half way
+/// from the windshield's foot to the tip the bonnet has fallen less than a
+/// fifth of the way from the belt to the nose (as t^1.9, a saloon's, it
+/// fell a quarter), and 1.2 cm behind the tip the face stands at least 90%
+/// of the nose's height; a saloon's bonnet has fallen further and its nose
+/// rounded off lower.
+#[test]
+fn a_crossovers_bonnet_runs_level_to_a_bluff_face() {
+    let measure = |q: &Params| {
+        let lower = vehicle::body::Lower::new(q);
+        let cowl = lower.xf - q.ws_base;
+        let mid = lower.surface_y((cowl + lower.xf) / 2.0, 0.0);
+        let fallen = (q.belt - mid) / (q.belt - q.hood);
+        let face = lower.surface_y(lower.xf - 0.012, 0.0) / q.hood;
+        (fallen, face)
+    };
+    for (make, model, year) in [
+        ("toyota", "rav4", 2019),
+        ("honda", "cr-v", 2017),
+        ("mazda", "cx-5", 2017),
+    ] {
+        let (fallen, face) = measure(&p(make, model, year));
+        assert!(
+            fallen < 0.2 && face > 0.9,
+            "{model}: the bonnet fell {fallen:.2} of the way half way along; the face 1.2 cm behind the tip stands {face:.2} of the nose"
+        );
+    }
+    let (fallen, face) = measure(&p("toyota", "camry", 2019));
+    assert!(
+        fallen > 0.2 && face < 0.9,
+        "a saloon's nose: {fallen:.2}, {face:.2}"
+    );
+}
