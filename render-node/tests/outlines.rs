@@ -1273,3 +1273,41 @@ fn a_crossovers_bonnet_runs_level_to_a_bluff_face() {
         "a saloon's nose: {fallen:.2}, {face:.2}"
     );
 }
+
+/// A floating roof (`+float` on a side-glass row, session 47): the pillars
+/// behind the glass are gloss black over the glasshouse's rear half, under
+/// the roof line, so the body-coloured roof over them floats. The Murano
+/// Z52's glass tapers to a point; behind and above that point its D-pillar
+/// is black trim, where without the flag it is paint; ahead of the B-pillar
+/// nothing changes.
+#[test]
+fn a_floating_roofs_pillars_are_black_behind_the_glass() {
+    let murano = p("nissan", "murano", 2016);
+    let d = murano.dlo.expect("the Murano Z52 has a side-glass row");
+    assert!(d.float, "the Z52's row says +float");
+    let mut plain = murano.clone();
+    plain.dlo = Some(vis_render::vehicle::outlines::Dlo { float: false, ..d });
+    // Trim on the flanks over the belt, in a band of x (from the nose).
+    let trim = |q: &Params, (fx0, fx1): (f32, f32)| {
+        let x = |f: f32| q.length / 2.0 - f * q.length;
+        vehicle::build(q)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == Material::Trim as u32
+                    && v.pos[1] > q.belt + 0.02
+                    && v.pos[2].abs() > 0.5
+                    && v.pos[0] < x(fx0)
+                    && v.pos[0] > x(fx1)
+            })
+            .count()
+    };
+    let rear = (d.c_top - 0.1, d.c_base + 0.04);
+    let (with, without) = (trim(&murano, rear), trim(&plain, rear));
+    assert!(
+        with > without + 100,
+        "black trim over the D-pillar: {without} -> {with} vertices"
+    );
+    let front = (d.a_base, d.b.unwrap() - 0.05);
+    assert_eq!(trim(&murano, front), trim(&plain, front));
+}

@@ -2518,6 +2518,7 @@ fn plain_side_glass(
         b,
         q,
         surround: super::outlines::Surround::None,
+        float: false,
     })
 }
 
@@ -2568,6 +2569,7 @@ fn kicked_quarter(
         b: Some(f(belt.0 + belt.1 * b)),
         q: Some(q),
         surround: super::outlines::Surround::Black,
+        float: false,
     })
 }
 
@@ -2601,10 +2603,30 @@ fn dlo_patch(
     let len = p.length;
     let gh = ys.1 - ys.0;
     let x_of = |fx: f32| len / 2.0 - fx * len;
-    // The span drawn: the outline's, within the body.
+    // The span drawn: the outline's, within the body; under a floating
+    // roof on to the glasshouse's rear end.
     let fx0 = poly.iter().map(|q| q.0).fold(1.0, f32::min) - 0.01;
-    let fx1 = poly.iter().map(|q| q.0).fold(0.0, f32::max) + 0.01;
+    let fx1 = if d.float {
+        1.0
+    } else {
+        poly.iter().map(|q| q.0).fold(0.0, f32::max) + 0.01
+    };
     let inside = |fx: f32, fy: f32| poly.inside(fx, fy);
+    // A floating roof's black pillars: outside the glass over the rear
+    // half of the glasshouse (behind half way from the A-pillar's top to
+    // the rear corner, where the roof line begins to fall), under the roof
+    // line's height over the front door and over the glass's lower line
+    // (rising from `kink_x` to `kink_y` at `c_base`, level behind), on the
+    // glasshouse's straight side (the rear glass's pillar turns away behind
+    // it). The body-coloured band over them is the roof that floats.
+    let pillar_black = |fx: f32, fy: f32| {
+        let lower = if fx >= d.c_base {
+            d.kink_y
+        } else {
+            d.kink_y * ((fx - d.kink_x) / (d.c_base - d.kink_x).max(1e-3)).max(0.0)
+        };
+        d.float && fx > d.a_top + 0.5 * (d.c_top - d.a_top) && fy <= d.top && fy >= lower
+    };
     // z of the glasshouse's side at (x, y): None past its straight part.
     let side_z = |x: f32, y: f32| -> Option<f32> {
         let (xc, a, hw, rc) = side_at(y);
@@ -2626,8 +2648,11 @@ fn dlo_patch(
     let mask = |u: f32, v: f32| -> Option<Material> {
         let (fx, fy) = (fx0 + (fx1 - fx0) * u, v);
         let (x, y) = (x_of(fx), ys.0 + gh * v);
-        if !inside(fx, fy) || !straight(x, y) {
+        if !straight(x, y) {
             return None;
+        }
+        if !inside(fx, fy) {
+            return pillar_black(fx, fy).then_some(Material::Trim);
         }
         let t = 0.015;
         let (du, dv) = (t / len, t / gh);

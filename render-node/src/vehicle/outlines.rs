@@ -461,6 +461,10 @@ pub struct Dlo {
     /// A thin bar between a rear door's glass and a quarter window.
     pub q: Option<f32>,
     pub surround: Surround,
+    /// A floating roof (`+float` on the surround): the pillars behind the
+    /// glass gloss black up to the roof line, so the body-coloured roof
+    /// seems to float over the glasshouse (Murano, Altima, RX, Range Rover).
+    pub float: bool,
 }
 
 impl Dlo {
@@ -531,7 +535,12 @@ impl DloTable {
                 kink_y: x(11)?,
                 b: opt_frac("b", cols[12], 0.0, 1.0).map_err(at)?,
                 q: opt_frac("q", cols[13], 0.0, 1.0).map_err(at)?,
-                surround: cols[14].parse().map_err(at)?,
+                surround: cols[14]
+                    .strip_suffix("+float")
+                    .unwrap_or(cols[14])
+                    .parse()
+                    .map_err(at)?,
+                float: cols[14].ends_with("+float"),
             };
             if !(dlo.a_base < dlo.c_base && dlo.a_top < dlo.c_top && dlo.kink_x <= dlo.c_base) {
                 return Err(at(
