@@ -1159,7 +1159,9 @@ fn a_corner_pocket_ends_inside_the_face() {
     let (y0, y1) = (0.3, 0.5);
     let edge = lower.face_edge(true, (y0 * nose, y1 * nose), 0.6 * lower.hw, lower.hw);
     // The pocket's outermost trim on the nose, in metres off the centre line.
-    let outer = |x1: f32| pocket_reach((0.6, x1), &q, &lower, (y0, y1), nose);
+    let reach =
+        |x0: f32, x1: f32, also: &[Shape]| pocket_reach((x0, x1), also, &q, &lower, (y0, y1), nose);
+    let outer = |x1: f32| reach(0.6, x1, &[]).1;
     let (cut, whole) = (outer(1.0), outer(edge / lower.hw));
     assert!(whole > 0.6 * lower.hw, "the pocket draws (to {whole:.3} m)");
     assert!(
@@ -1167,33 +1169,46 @@ fn a_corner_pocket_ends_inside_the_face() {
         "a pocket past the face's edge ends at {cut:.3} m, one to the edge at {whole:.3} m"
     );
     // A pocket mostly round the corner, which the face would leave a
-    // sliver of, is not drawn at all (session 46: "black notches and
-    // fangs at the bumper's corners").
+    // sliver of, slides in onto the face keeping most of its width (session
+    // 47; cut where it stood it left "black notches and fangs at the
+    // bumper's corners", session 46, and then was dropped, and most faces'
+    // fog pockets drew nothing)...
     let start = (edge / lower.hw - 0.08).max(0.0);
-    let sliver = pocket_reach((start, 1.0), &q, &lower, (y0, y1), nose);
+    let row = (1.0 - start) * lower.hw;
+    let (inner, slid) = reach(start, 1.0, &[]);
+    assert!(
+        slid <= edge - 0.03 && slid - inner > 0.6 * row,
+        "a pocket from {start:.2} to the side draws over {inner:.3}..{slid:.3} m (the face's edge {edge:.3} m, the row {row:.3} m wide)"
+    );
+    // ... unless the row inside it leaves no room: then it is not drawn.
+    let beside = box_row(Part::Grille, 0.0, start - 0.02, y0, y1, Fill::Dark);
+    let blocked = reach(start, 1.0, &[beside]).1;
     assert_eq!(
-        sliver, 0.0,
-        "a pocket from {start:.2} to the side draws to {sliver:.3} m"
+        blocked, 0.0,
+        "a pocket with no room to slide in draws to {blocked:.3} m"
     );
 }
 
 /// [`a_corner_pocket_ends_inside_the_face`]'s measure for a black pocket
-/// over `x0..x1` of the half width: its outermost trim on the nose, in
-/// metres off the centre line (0: none drawn).
+/// over `x0..x1` of the half width, drawn after the rows `also`: its
+/// innermost and outermost trim on the nose, in metres off the centre line
+/// (0: none drawn).
 fn pocket_reach(
     (x0, x1): (f32, f32),
+    also: &[Shape],
     q: &Params,
     lower: &vehicle::body::Lower<'_>,
     (y0, y1): (f32, f32),
     nose: f32,
-) -> f32 {
+) -> (f32, f32) {
     let mut o = q.outline.as_deref().unwrap().clone();
     o.grilles.retain(|g| g.fill != Fill::Black);
+    o.grilles.extend(also.iter().cloned());
     o.grilles
         .push(box_row(Part::Grille, x0, x1, y0, y1, Fill::Black));
     let mut r = q.clone();
     r.outline = Some(std::sync::Arc::new(o));
-    vehicle::build(&r)
+    let (lo, hi) = vehicle::build(&r)
         .vertices
         .iter()
         .filter(|v| {
@@ -1202,7 +1217,8 @@ fn pocket_reach(
                 && (y0 * nose + 0.02..y1 * nose - 0.02).contains(&v.pos[1])
         })
         .map(|v| v.pos[2].abs())
-        .fold(0.0, f32::max)
+        .fold((f32::MAX, 0.0_f32), |(lo, hi), z| (lo.min(z), hi.max(z)));
+    if hi > 0.0 { (lo, hi) } else { (0.0, 0.0) }
 }
 
 #[test]

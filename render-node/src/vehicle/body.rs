@@ -3773,16 +3773,34 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
             // An opening the face's edge cuts (a corner pocket) is drawn a
             // few centimetres inside it, a hole in the bumper with paint
             // round it: cut at the edge, it read as a black block stuck on
-            // the bumper's corner (blind checks, sessions 43 and 44). One
-            // left less than 45% of its width is not drawn: on a nose
-            // rounded in plan a pocket on the corner kept a black sliver,
-            // "black notches and fangs at the bumper's corners" (session
-            // 46).
+            // the bumper's corner (blind checks, sessions 43 and 44). It
+            // slides in to keep 80% of its width, as far as the row inside
+            // it at its heights allows (2 cm clear of it); one left less
+            // than 45% of its width is not drawn: on a nose rounded in
+            // plan a pocket on the corner kept a black sliver, "black
+            // notches and fangs at the bumper's corners" (session 46).
+            // Dropped where it stood (until session 47), the fog pockets
+            // and corner vents of most faces drew nothing at all (a data
+            // helper's pixel count).
             if !matches!(on.fill, Fill::Lamp | Fill::Drl) && !on.centred() && on.x1 < sh.x1 {
-                on.x1 = (on.x1 - CORNER_INSET / hw).max(on.x0 + 0.5 * (on.x1 - on.x0));
-                if on.x1 - on.x0 < 0.45 * (sh.x1 - sh.x0) {
+                let w = sh.x1 - sh.x0;
+                let x1 = on.x1 - CORNER_INSET / hw;
+                let floor = data_grilles
+                    .iter()
+                    .filter(|o| {
+                        !std::ptr::eq(*o, sh)
+                            && o.y0 < sh.y1
+                            && o.y1 > sh.y0
+                            && o.x1 <= sh.x0 + 0.02
+                    })
+                    .map(|o| o.x1 + 0.02 * hw.recip())
+                    .fold(0.0, f32::max);
+                let x0 = (x1 - 0.8 * w).max(floor).min(sh.x0);
+                if x1 - x0 < 0.45 * w {
                     return None;
                 }
+                on.x0 = x0;
+                on.x1 = x1;
             }
             Some((on, ys, wrap))
         })
