@@ -3554,7 +3554,7 @@ fn head_wrap(
     let (len, taper) = match (drawn, head) {
         _ if excluded => return None,
         (Some(s), _) if s.x1 < 0.85 => return None,
-        (Some(_), _) => (1.1, 0.5),
+        (Some(_), _) => (1.6, 0.5),
         (None, Headlamp::Swept) => (1.3, 0.7),
         (None, Headlamp::Oval) => (1.0, 0.55),
         (None, Headlamp::Rect) => (1.0, 0.15 + 0.35 * p.era),
