@@ -1257,9 +1257,9 @@ fn a_rear_door_is_cut_round_the_rear_arch() {
 /// A crossover's nose is a bluff face under a bonnet that runs nearly level
 /// to its edge (session 47; until then it closed as a saloon's without the
 /// saloon's face: "a raised wagon roof on the saloon's low hood"): half way
-/// from the windshield's foot to the tip the bonnet has fallen less than a
-/// fifth of the way from the belt to the nose (as t^1.9, a saloon's, it
-/// fell a quarter), and 1.2 cm behind the tip the face stands at least 90%
+/// from the windshield's foot to the tip the bonnet has fallen less than
+/// 23% of the way from the belt to the nose (as t^1.9, a saloon's, it fell
+/// over a quarter), and 1.2 cm behind the tip the face stands at least 90%
 /// of the nose's height; a saloon's bonnet has fallen further and its nose
 /// rounded off lower.
 #[test]
@@ -1279,13 +1279,13 @@ fn a_crossovers_bonnet_runs_level_to_a_bluff_face() {
     ] {
         let (fallen, face) = measure(&p(make, model, year));
         assert!(
-            fallen < 0.2 && face > 0.9,
+            fallen < 0.23 && face > 0.9,
             "{model}: the bonnet fell {fallen:.2} of the way half way along; the face 1.2 cm behind the tip stands {face:.2} of the nose"
         );
     }
     let (fallen, face) = measure(&p("toyota", "camry", 2019));
     assert!(
-        fallen > 0.2 && face < 0.9,
+        fallen > 0.23 && face < 0.9,
         "a saloon's nose: {fallen:.2}, {face:.2}"
     );
 }

@@ -126,7 +126,7 @@ fn crossover_nose(p: &Params) -> bool {
 /// A bluff nose's face: how much squarer its top closes than the era's
 /// (added to the vertical exponent) and how much higher its most forward
 /// point stands (added to the fraction of the nose's height).
-const BLUFF_FACE: (f32, f32) = (2.5, 0.3);
+const BLUFF_FACE: (f32, f32) = (2.0, 0.22);
 /// The length a bluff nose closes in over, metres.
 const BLUFF_ROUND: f32 = 0.28;
 
@@ -693,8 +693,8 @@ impl<'a> Lower<'a> {
             let k = if p.cues.roofline == super::identity::Roofline::OneBox {
                 1.15
             } else if crossover_nose(p) {
-                // Level to the bluff face's edge.
-                2.6
+                // Nearly level to the bluff face's edge.
+                2.3
             } else {
                 1.7 + 0.3 * (p.era - p.vintage).max(0.0)
             };

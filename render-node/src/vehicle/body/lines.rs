@@ -26,6 +26,9 @@ use crate::vehicle::sections::LineSpec;
 /// shoulder line's, 2.5 cm on a saloon).
 const RIDGE: f32 = 0.028;
 
+/// A lower line's ridge, a share of a shoulder line's ([`Run::ridge`]).
+const LOWER_RIDGE: f32 = 0.6;
+
 /// The strip's height over its crest and under it: a crease, not a
 /// strake. The face over the crest leans out to it over 7 cm, lit and
 /// shading off slowly; the face under it falls back in 3 cm, an undercut
@@ -117,7 +120,11 @@ impl<'a> Run<'a> {
             k = k.min(stop(lower.fa - r - x, FADE_STOP));
             k = k.min(stop(x - (lower.ra + r), FADE_STOP));
         }
-        RIDGE * lower.hw * self.line.depth * k
+        // A door crease stands out 0.6 as far as a shoulder line: as far,
+        // its long lit face over the crest drew "diagonal white streaks
+        // across the doors" on every crossover (blind check, session 47).
+        let lower_scale = if self.is_lower { LOWER_RIDGE } else { 1.0 };
+        RIDGE * lower.hw * self.line.depth * k * lower_scale
     }
 
     /// How far the strip stands out of the flank at (x, y): what sits on
