@@ -227,6 +227,7 @@ fn the_rear_plate_sits_on_the_tailgate_the_bumper_or_where_its_row_says() {
         y1,
         fill: Fill::Paint,
         rim: false,
+        fog: false,
         points: Vec::new().into(),
     });
     let mut q = sonata.clone();

@@ -395,6 +395,7 @@ fn box_row(part: Part, x0: f32, x1: f32, y0: f32, y1: f32, fill: Fill) -> Shape 
         y1,
         fill,
         rim: false,
+        fog: false,
         points: Vec::new().into(),
     }
 }
@@ -1326,4 +1327,59 @@ fn a_floating_roofs_pillars_are_black_behind_the_glass() {
     );
     let front = (d.a_base, d.b.unwrap() - 0.05);
     assert_eq!(trim(&murano, front), trim(&plain, front));
+}
+
+/// A pocket's fog lamp (`+fog`, session 47): a black pocket alone read as
+/// "black rectangles on the bumpers" (blind check); with the flag a round
+/// lamp, a bright bulb in a silver bowl, sits in its middle, and the pocket
+/// keeps its black round it. Drawn where the pocket is drawn: slid in off
+/// the corner with it.
+#[test]
+fn a_pockets_fog_lamp_sits_in_its_middle() {
+    let q = p("honda", "civic", 2016);
+    let lower = vehicle::body::Lower::new(&q);
+    let nose = lower.nose_y();
+    let (y0, y1) = (0.3, 0.5);
+    let on_nose = |fog: bool, m: Material| {
+        let mut o = q.outline.as_deref().unwrap().clone();
+        o.grilles.retain(|g| g.fill != Fill::Black);
+        o.grilles.push(Shape {
+            fog,
+            ..box_row(Part::Grille, 0.55, 0.8, y0, y1, Fill::Black)
+        });
+        let mut r = q.clone();
+        r.outline = Some(std::sync::Arc::new(o));
+        let zs: Vec<f32> = vehicle::build(&r)
+            .vertices
+            .iter()
+            .filter(|v| {
+                v.material == m as u32
+                    && v.pos[0] >= lower.xf - lower.round_f
+                    && (y0 * nose..y1 * nose).contains(&v.pos[1])
+            })
+            .map(|v| v.pos[2].abs())
+            .collect();
+        zs
+    };
+    let (plain, lit) = (
+        on_nose(false, Material::HeadLamp),
+        on_nose(true, Material::HeadLamp),
+    );
+    assert!(
+        lit.len() > plain.len() + 8,
+        "a bulb: {} -> {} lamp vertices",
+        plain.len(),
+        lit.len()
+    );
+    // The bulb stands between the pocket's black edges, each side of it.
+    let black = on_nose(true, Material::Trim);
+    let bulb = lit.iter().copied().fold(0.0, f32::max);
+    assert!(
+        black.iter().any(|z| *z < bulb - 0.03) && black.iter().any(|z| *z > bulb + 0.02),
+        "the pocket's black round the bulb at {bulb:.3} m"
+    );
+    assert!(
+        !on_nose(true, Material::Reflector).is_empty(),
+        "a silver bowl"
+    );
 }

@@ -4310,9 +4310,38 @@ fn outline_patch(
     // and the massive frames of a Sierra's, a Tundra's or a 300's grille
     // were not there ("no grille frames", blind checks).
     let rim_w = (0.08 * w.min(h)).clamp(0.014, 0.04);
+    // A pocket's fog lamp (`+fog`): a round lamp up to 9 cm across in the
+    // middle of the opening (its box's centre, or its points' mean where
+    // the centre is outside it): a silver bowl round a bright bulb in a
+    // chrome ring. Black pockets alone read as "black rectangles on the
+    // bumpers" (blind check, session 47).
+    let fog = sh
+        .fog
+        .then(|| {
+            let mean = sh
+                .points
+                .iter()
+                .fold((0.0, 0.0), |(a, b), q| (a + q.0, b + q.1));
+            let n = sh.points.len().max(1) as f32;
+            [(0.5, 0.5), (mean.0 / n, mean.1 / n)]
+                .into_iter()
+                .find(|&(u, v)| shape(u, v))
+        })
+        .flatten()
+        .map(|(cu, cv)| (cu, cv, (0.3 * w.min(h)).min(0.045)));
     let mat = |u: f32, v: f32| -> Option<Material> {
         if !inside(u, v) || skip(z0 + u * w, ys.0 + v * h) {
             return None;
+        }
+        if let Some((cu, cv, r)) = fog {
+            let d = ((u - cu) * w).hypot((v - cv) * h);
+            if d < 0.5 * r {
+                return Some(Material::HeadLamp);
+            } else if d < 0.85 * r {
+                return Some(Material::Reflector);
+            } else if d < r {
+                return Some(Material::Chrome);
+            }
         }
         // Within `t` metres of the outline's edge.
         let near_edge = |t: f32| {

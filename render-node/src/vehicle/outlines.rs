@@ -104,6 +104,9 @@ pub struct Shape {
     pub fill: Fill,
     /// A chrome rim around the outline.
     pub rim: bool,
+    /// A round fog lamp in the middle of the opening (`+fog`: a bumper's
+    /// pocket that holds one).
+    pub fog: bool,
     /// The polygon; empty: the whole box (a head lamp: the outline of its
     /// lamp type).
     pub points: Polygon,
@@ -359,13 +362,25 @@ impl OutlineTable {
             }
             let mut fill_parts = cols[9].split('+');
             let fill: Fill = fill_parts.next().unwrap_or("").parse().map_err(at)?;
-            let mut rim = false;
+            let (mut rim, mut fog) = (false, false);
             for f in fill_parts {
-                if f == "rim" {
-                    rim = true;
-                } else {
-                    return Err(at(format!("fill {:?}: a fill, then +rim", cols[9])));
+                match f {
+                    "rim" => rim = true,
+                    "fog" => fog = true,
+                    _ => {
+                        return Err(at(format!(
+                            "fill {:?}: a fill, then +rim and/or +fog",
+                            cols[9]
+                        )));
+                    }
                 }
+            }
+            if fog && (part != Part::Grille || matches!(fill, Fill::Lamp | Fill::Drl) || x0 == 0.0)
+            {
+                return Err(at(format!(
+                    "fill {:?}: +fog is a fog lamp in the opening of a grille row off the centre line",
+                    cols[9]
+                )));
             }
             if matches!(part, Part::Head | Part::Tail) && fill != Fill::Lamp {
                 return Err(at(format!(
@@ -399,6 +414,7 @@ impl OutlineTable {
                     y1,
                     fill,
                     rim,
+                    fog,
                     points: points.into(),
                 },
                 line,
@@ -641,6 +657,11 @@ mod tests {
             "acme,alpha,2010,2020,head,0.4,0.9,0.3,0.6,drl,-,",
             "acme,alpha,2010,2020,tail,0.4,0.9,0.3,0.6,black,-,",
             "acme,alpha,2010,2020,plate,0,0.3,0.5,0.62,chrome,-,",
+            // A fog lamp sits in a grille row's opening off the centre line.
+            "acme,alpha,2010,2020,grille,0,0.4,0.3,0.6,black+fog,-,",
+            "acme,alpha,2010,2020,grille,0.6,0.9,0.3,0.5,lamp+fog,-,",
+            "acme,alpha,2010,2020,rear,0.6,0.9,0.3,0.5,black+fog,-,",
+            "acme,alpha,2010,2020,grille,0.6,0.9,0.3,0.5,black+mist,-,",
         ] {
             let bad = OutlineTable::parse(&format!(
                 "make,models,from,to,part,x0,x1,y0,y1,fill,points,note\n{row}\n"
@@ -655,6 +676,27 @@ mod tests {
         let dlo = d.lookup("acme", "alpha", 2010).unwrap();
         assert!(polygon_inside(&dlo.polygon(), 0.5, 0.5));
         assert!(!polygon_inside(&dlo.polygon(), 0.74, 0.05));
+        assert!(!dlo.float);
+        // A pocket with its fog lamp, with or without a rim; a floating
+        // roof's surround.
+        let t = OutlineTable::parse(
+            "make,models,from,to,part,x0,x1,y0,y1,fill,points,note
+             acme,alpha,2010,2020,grille,0.6,0.9,0.3,0.5,black+fog,-,
+             acme,alpha,2010,2020,grille,0.6,0.9,0.5,0.6,black+rim+fog,-,
+",
+        )
+        .unwrap();
+        let o = t.lookup("acme", "alpha", 2015).unwrap();
+        assert!(o.grilles.iter().all(|g| g.fog && g.fill == Fill::Black));
+        assert!(!o.grilles[0].rim && o.grilles[1].rim);
+        let d = DloTable::parse(
+            "make,models,from,to,a_base,a_top,top,c_top,c_y,c_base,kink_x,kink_y,b,q,surround,note
+             acme,alpha,2010,2020,0.3,0.4,0.9,0.7,0.8,0.75,0.7,0.2,0.5,-,black+float,
+",
+        )
+        .unwrap();
+        let dlo = d.lookup("acme", "alpha", 2010).unwrap();
+        assert!(dlo.float && dlo.surround == Surround::Black);
     }
 
     /// The banded test answers as the plain one, on every curated outline
