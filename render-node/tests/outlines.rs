@@ -169,11 +169,14 @@ fn signature_lamps_keep_their_projectors_unlit_and_ringed_lamps_lit() {
     // Two bright projector dots in every modern lamp read as the same twin
     // round lamps on every make (session 26's blind check): behind a
     // running-light signature they are chrome; BMW's rings keep theirs lit.
+    // (In the upper part of the face, where the head lamps are: a fog
+    // lamp's bulb in a bumper pocket is lit, session 47.)
     let lit = |q: &Params| {
+        let high = 0.6 * vehicle::body::Lower::new(q).nose_y();
         vehicle::build(q)
             .vertices
             .iter()
-            .filter(|v| v.material == Material::HeadLamp as u32)
+            .filter(|v| v.material == Material::HeadLamp as u32 && v.pos[1] > high)
             .count()
     };
     assert_eq!(lit(&p("toyota", "corolla", 2021)), 0);
