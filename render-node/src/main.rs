@@ -59,16 +59,36 @@ struct RefineArgs {
     refine_device: String,
 }
 
+/// The vehicle a single render, a spin or a description is of.
+#[derive(clap::Args)]
+struct VehicleArgs {
+    #[arg(long)]
+    make: String,
+    #[arg(long)]
+    model: String,
+    #[arg(long)]
+    year: u16,
+    #[arg(long, default_value = "sedan")]
+    shape: BodyShape,
+}
+
+impl VehicleArgs {
+    /// The make and model as the catalog's slugs ("Land Rover" is
+    /// `land-rover`).
+    fn slugs(&self) -> anyhow::Result<(vis_protocol::Slug, vis_protocol::Slug)> {
+        Ok((
+            vis_protocol::slugify(&self.make).context("make")?,
+            vis_protocol::slugify(&self.model).context("model")?,
+        ))
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Render one vehicle to a 1024x1024 PNG.
     Render {
-        #[arg(long)]
-        make: String,
-        #[arg(long)]
-        model: String,
-        #[arg(long)]
-        year: u16,
+        #[command(flatten)]
+        vehicle: VehicleArgs,
         #[arg(long, default_value = "front-3-4")]
         view: View,
         /// A preset colour name, or `#RRGGBB` (painted solid unless
@@ -78,8 +98,6 @@ enum Cmd {
         /// The finish of a `#RRGGBB` colour: solid, metallic or pearl.
         #[arg(long)]
         finish: Option<Finish>,
-        #[arg(long, default_value = "sedan")]
-        shape: BodyShape,
         /// Draw an orthographic elevation (no perspective, no camera
         /// elevation, no ground) instead of the studio camera: what the
         /// proportion tests measure (docs/rendering.md, "Proportions").
@@ -98,28 +116,16 @@ enum Cmd {
     /// the side profile's control points in metres from the nose, for tuning
     /// models/ (no GPU needed).
     Describe {
-        #[arg(long)]
-        make: String,
-        #[arg(long)]
-        model: String,
-        #[arg(long)]
-        year: u16,
-        #[arg(long, default_value = "sedan")]
-        shape: BodyShape,
+        #[command(flatten)]
+        vehicle: VehicleArgs,
     },
     /// Render the 24 turntable angles of one vehicle in one batch (one mesh,
     /// one device) into an animated WebP, and say how long it took.
     Spin {
-        #[arg(long)]
-        make: String,
-        #[arg(long)]
-        model: String,
-        #[arg(long)]
-        year: u16,
+        #[command(flatten)]
+        vehicle: VehicleArgs,
         #[arg(long, default_value = "silver", value_parser = parse_color)]
         color: Paint,
-        #[arg(long, default_value = "sedan")]
-        shape: BodyShape,
         /// Each frame's edge in pixels (the source renders are 1024).
         #[arg(long, default_value_t = 512)]
         size: u32,
@@ -288,19 +294,20 @@ fn quiet_headless_vulkan() {
 fn main() -> anyhow::Result<()> {
     quiet_headless_vulkan();
     let cli = Cli::parse();
-    if let Cmd::Describe {
-        make,
-        model,
-        year,
-        shape,
-    } = &cli.cmd
-    {
+    if let Cmd::Describe { vehicle } = &cli.cmd {
         let lib = match &cli.models_dir {
             Some(dir) => vis_render::vehicle::ModelLibrary::load_dir(dir)
                 .with_context(|| format!("loading {}", dir.display()))?,
             None => vis_render::vehicle::ModelLibrary::embedded(),
         };
-        let p = vis_render::vehicle::Params::resolve(&lib, *shape, make, model, *year);
+        let (make, model) = vehicle.slugs()?;
+        let p = vis_render::vehicle::Params::resolve(
+            &lib,
+            vehicle.shape,
+            make.as_str(),
+            model.as_str(),
+            vehicle.year,
+        );
         print!("{}", describe(&p));
         return Ok(());
     }
@@ -355,13 +362,10 @@ fn main() -> anyhow::Result<()> {
             ))?;
         }
         Cmd::Render {
-            make,
-            model,
-            year,
+            vehicle,
             view,
             color,
             finish,
-            shape,
             elevation,
             no_shadow,
             relative,
@@ -375,14 +379,13 @@ fn main() -> anyhow::Result<()> {
                 (c, None) => c,
             };
             let format = output_format(&output)?;
-            let make = vis_protocol::slugify(&make).context("make")?;
-            let model = vis_protocol::slugify(&model).context("model")?;
+            let (make, model) = vehicle.slugs()?;
             let t = std::time::Instant::now();
             let subject = Subject {
                 make: make.as_str(),
                 model: model.as_str(),
-                year,
-                shape,
+                year: vehicle.year,
+                shape: vehicle.shape,
                 color,
                 view,
                 variation: 0,
@@ -408,22 +411,18 @@ fn main() -> anyhow::Result<()> {
             );
         }
         Cmd::Spin {
-            make,
-            model,
-            year,
+            vehicle,
             color,
-            shape,
             size,
             output,
         } => {
-            let make = vis_protocol::slugify(&make).context("make")?;
-            let model = vis_protocol::slugify(&model).context("model")?;
+            let (make, model) = vehicle.slugs()?;
             let t = std::time::Instant::now();
             let frames = renderer.render_turn(&Subject {
                 make: make.as_str(),
                 model: model.as_str(),
-                year,
-                shape,
+                year: vehicle.year,
+                shape: vehicle.shape,
                 color,
                 view: View::default(),
                 variation: 0,

@@ -1205,24 +1205,41 @@ fn pocket_reach(
     (y0, y1): (f32, f32),
     nose: f32,
 ) -> (f32, f32) {
+    let pocket = box_row(Part::Grille, x0, x1, y0, y1, Fill::Black);
+    let ys = (y0 * nose + 0.02, y1 * nose - 0.02);
+    let (lo, hi) = pocket_zs(pocket, also, q, lower, ys, Material::Trim)
+        .into_iter()
+        .fold((f32::MAX, 0.0_f32), |(lo, hi), z| (lo.min(z), hi.max(z)));
+    if hi > 0.0 { (lo, hi) } else { (0.0, 0.0) }
+}
+
+/// The distances off the centre line (m) of the vertices of material `m`
+/// on the rounded nose between the heights `ys` (m), with `q`'s black
+/// rows replaced by `also` and then `pocket`.
+fn pocket_zs(
+    pocket: Shape,
+    also: &[Shape],
+    q: &Params,
+    lower: &vehicle::body::Lower<'_>,
+    ys: (f32, f32),
+    m: Material,
+) -> Vec<f32> {
     let mut o = q.outline.as_deref().unwrap().clone();
     o.grilles.retain(|g| g.fill != Fill::Black);
     o.grilles.extend(also.iter().cloned());
-    o.grilles
-        .push(box_row(Part::Grille, x0, x1, y0, y1, Fill::Black));
+    o.grilles.push(pocket);
     let mut r = q.clone();
     r.outline = Some(std::sync::Arc::new(o));
-    let (lo, hi) = vehicle::build(&r)
+    vehicle::build(&r)
         .vertices
         .iter()
         .filter(|v| {
-            v.material == Material::Trim as u32
+            v.material == m as u32
                 && v.pos[0] >= lower.xf - lower.round_f
-                && (y0 * nose + 0.02..y1 * nose - 0.02).contains(&v.pos[1])
+                && (ys.0..ys.1).contains(&v.pos[1])
         })
         .map(|v| v.pos[2].abs())
-        .fold((f32::MAX, 0.0_f32), |(lo, hi), z| (lo.min(z), hi.max(z)));
-    if hi > 0.0 { (lo, hi) } else { (0.0, 0.0) }
+        .collect()
 }
 
 #[test]
@@ -1344,25 +1361,11 @@ fn a_pockets_fog_lamp_sits_in_its_middle() {
     let nose = lower.nose_y();
     let (y0, y1) = (0.3, 0.5);
     let on_nose = |fog: bool, m: Material| {
-        let mut o = q.outline.as_deref().unwrap().clone();
-        o.grilles.retain(|g| g.fill != Fill::Black);
-        o.grilles.push(Shape {
+        let pocket = Shape {
             fog,
             ..box_row(Part::Grille, 0.55, 0.8, y0, y1, Fill::Black)
-        });
-        let mut r = q.clone();
-        r.outline = Some(std::sync::Arc::new(o));
-        let zs: Vec<f32> = vehicle::build(&r)
-            .vertices
-            .iter()
-            .filter(|v| {
-                v.material == m as u32
-                    && v.pos[0] >= lower.xf - lower.round_f
-                    && (y0 * nose..y1 * nose).contains(&v.pos[1])
-            })
-            .map(|v| v.pos[2].abs())
-            .collect();
-        zs
+        };
+        pocket_zs(pocket, &[], &q, &lower, (y0 * nose, y1 * nose), m)
     };
     let (plain, lit) = (
         on_nose(false, Material::HeadLamp),

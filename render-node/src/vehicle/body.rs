@@ -4296,8 +4296,8 @@ fn outline_patch(
     } else {
         Optics::Bowl
     };
-    let unit_insides =
-        Insides::lay_out(unit_kind, Drl::None, unit_optics, !main_unit, false, &unit);
+    // (A main unit's housing is drawn below, not from these insides.)
+    let unit_insides = Insides::lay_out(unit_kind, Drl::None, unit_optics, true, false, &unit);
     // Horizontal bars: rows of cells a third of a 3.2 cm pitch tall, every
     // third one chrome, so each bar is one row of cells. Tested at each
     // cell's height against the pitch (until session 44), a bar fell on

@@ -30,8 +30,8 @@ const RIDGE: f32 = 0.028;
 const LOWER_RIDGE: f32 = 0.6;
 
 /// The strip's height over its crest and under it: a crease, not a
-/// strake. The face over the crest leans out to it over 7 cm, lit and
-/// shading off slowly; the face under it falls back in 3 cm, an undercut
+/// strake. The face over the crest leans out to it over 14 cm, lit and
+/// shading off slowly; the face under it falls back in 2.5 cm, an undercut
 /// in shade. Both 5 cm (until session 47), the line was a narrow bright
 /// band with a dark one under it, the same either way up: "a chrome
 /// strake" down a Prius's doors (blind check, session 46).
