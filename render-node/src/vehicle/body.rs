@@ -17,8 +17,11 @@ use super::identity::{Engine, Feature, Grille, Headlamp};
 use super::outlines::Fill;
 use super::params::{Cabin, Params};
 
+mod arches;
 mod lines;
 mod wraps;
+
+use arches::{ArchOutline, ArchShape};
 
 /// A glass profile from the belt (`v` = 0) to the roof (`v` = 1), as the
 /// share of the glass's run covered at `v`: `c` = 0 is a flat pane, `c` > 0
@@ -282,6 +285,8 @@ pub struct Lower<'a> {
     pub cowl: f32,
     pub deck_start: f32,
     pub arch_r: f32,
+    /// The arches' outline at unit radius ([`arches`]).
+    pub arch: ArchOutline,
     /// Length of the rounded nose and tail.
     pub round_f: f32,
     pub round_r: f32,
@@ -604,6 +609,7 @@ impl<'a> Lower<'a> {
             cowl: xf - p.ws_base,
             deck_start,
             arch_r,
+            arch: ArchOutline::new(ArchShape::of(p.cues.features)),
             round_f,
             round_r,
             tail_shape,
@@ -869,9 +875,8 @@ impl<'a> Lower<'a> {
         let r = self.arch_r;
         let mut y: f32 = 0.0;
         for &ax in self.arches() {
-            let dx = (x - ax).abs();
-            if dx < r {
-                y = y.max(self.p.wheel_radius + (r * r - dx * dx).sqrt());
+            if let Some(h) = self.arch.height((x - ax) / r) {
+                y = y.max(self.p.wheel_radius + r * h);
             }
         }
         y
@@ -1238,11 +1243,7 @@ impl<'a> Lower<'a> {
         // and not a chord cut across its corners (issue 29: stair-steps at
         // the arches at 1024 px).
         for &ax in self.arches() {
-            for k in 0..=6 {
-                let dx = self.arch_r * (k as f32 * 10f32.to_radians()).cos();
-                xs.push(ax + dx);
-                xs.push(ax - dx);
-            }
+            xs.extend(self.arch.every(5).map(|q| ax + self.arch_r * q[0]));
             xs.push(ax + self.arch_r + 0.003);
             xs.push(ax - self.arch_r - 0.003);
         }
@@ -1505,21 +1506,54 @@ impl<'a> Lower<'a> {
             && !self.skirts
             && let Some(&g) = gaps.last()
         {
-            let r = self.arch_r + if p.spec.cladding { 0.085 } else { 0.045 };
+            let d = if p.spec.cladding { 0.085 } else { 0.045 };
+            let r = self.arch_r + d;
             let (ax, wr) = (self.ra, p.wheel_radius);
             let foot = p.ride + 0.1;
             if (g - ax).abs() < 0.95 * r && wr > foot {
-                let a0 = ((g - ax) / r).acos();
-                let (arc, leg) = (r * a0, wr - foot);
-                // (x, y) and the outward direction across the cut.
+                // The cut: from the shut line's foot on the arch's
+                // outline, `d` outside it, forward round it to its front
+                // foot, then down the leg ((x, y) and the outward
+                // direction across the cut).
+                let off = |q: [f32; 4]| {
+                    let [x, y, nx, ny] = q;
+                    (
+                        ax + self.arch_r * x + d * nx,
+                        wr + self.arch_r * y + d * ny,
+                        nx,
+                        ny,
+                    )
+                };
+                let path = &self.arch.path;
+                let i0 = (0..path.len())
+                    .rev()
+                    .find(|&i| off(path[i]).0 >= g)
+                    .unwrap_or(0);
+                let mut cut: Vec<(f32, f32, f32, f32)> =
+                    (0..=i0).rev().map(|i| off(path[i])).collect();
+                if let Some(first) = cut.first_mut() {
+                    first.0 = first.0.min(g);
+                }
+                let (fx, fy, _, _) = off(path[0]);
+                cut.push((fx, fy.min(wr), 1.0, 0.0));
+                cut.push((fx, foot, 1.0, 0.0));
+                let mut lens = vec![0.0f32];
+                for w in cut.windows(2) {
+                    let l = lens[lens.len() - 1] + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1);
+                    lens.push(l);
+                }
+                let total = lens[lens.len() - 1].max(1e-4);
                 let at = |t: f32| {
-                    let s = t * (arc + leg);
-                    if s < arc {
-                        let a = a0 - s / r;
-                        (ax + r * a.cos(), wr + r * a.sin(), a.cos(), a.sin())
-                    } else {
-                        (ax + r, wr - (s - arc), 1.0, 0.0)
-                    }
+                    let s = t * total;
+                    let k = lens.partition_point(|&l| l < s).clamp(1, cut.len() - 1);
+                    let (a, b) = (cut[k - 1], cut[k]);
+                    let u = ((s - lens[k - 1]) / (lens[k] - lens[k - 1]).max(1e-6)).clamp(0.0, 1.0);
+                    (
+                        a.0 + (b.0 - a.0) * u,
+                        a.1 + (b.1 - a.1) * u,
+                        a.2 + (b.2 - a.2) * u,
+                        a.3 + (b.3 - a.3) * u,
+                    )
                 };
                 for side in [-1.0f32, 1.0] {
                     trim_strip(mesh, 40, |t, edge| {
@@ -1615,30 +1649,29 @@ impl<'a> Lower<'a> {
             // half cylinder, seen edge-on from the side, so between the
             // tyre's top and the arch the view went through the car (the
             // far side's paint, or the background, showed in a crescent).
-            let segs = 24;
+            let outline: Vec<[f32; 4]> = self.arch.every(4).collect();
             mesh.grid(
-                segs + 1,
+                outline.len(),
                 2,
                 false,
                 |i, j| {
-                    let a = PI * i as f32 / segs as f32;
                     let rr = if j == 0 { r } else { 0.0 };
-                    Vec3::new(ax + rr * a.cos(), p.wheel_radius + rr * a.sin(), 0.0)
+                    let [x, y, _, _] = outline[i];
+                    Vec3::new(ax + rr * x, p.wheel_radius + rr * y, 0.0)
                 },
                 |_, _| Some((Material::Liner, [0.0, 0.0])),
             );
             let r = self.arch_r - 0.01;
             // Out to the flank (and its flare), or paint shows between.
             let w = self.hw * (1.0 + self.flare(ax));
-            let segs = 20;
             mesh.grid(
-                segs + 1,
+                outline.len(),
                 2,
                 false,
                 |i, j| {
-                    let a = PI * i as f32 / segs as f32;
                     let z = if j == 0 { -w } else { w };
-                    Vec3::new(ax + r * a.cos(), p.wheel_radius + r * a.sin(), z)
+                    let [x, y, _, _] = outline[i];
+                    Vec3::new(ax + r * x, p.wheel_radius + r * y, z)
                 },
                 |_, _| Some((Material::Liner, [0.0, 0.0])),
             );
@@ -1665,7 +1698,8 @@ impl<'a> Lower<'a> {
         let r = self.arch_r;
         self.arches().iter().any(|ax| {
             let dx = (x - ax).abs();
-            let edge = self.p.wheel_radius + (r * r - dx.min(r).powi(2)).sqrt();
+            let edge =
+                self.p.wheel_radius + r * self.arch.height((dx / r).min(0.9999)).unwrap_or(0.0);
             dx < r + 0.004 && y < edge.min(cap)
         })
     }
@@ -1694,10 +1728,8 @@ impl<'a> Lower<'a> {
             let y = bottom + (wr - bottom) * k as f32 / legs as f32;
             path.push((ax + r, y, 1.0, 0.0));
         }
-        let segs = 48;
-        for k in 0..=segs {
-            let a = PI * k as f32 / segs as f32;
-            path.push((ax + r * a.cos(), wr + r * a.sin(), a.cos(), a.sin()));
+        for [x, y, nx, ny] in self.arch.every(2) {
+            path.push((ax + r * x, wr + r * y, nx, ny));
         }
         for k in (0..legs).rev() {
             let y = bottom + (wr - bottom) * k as f32 / legs as f32;

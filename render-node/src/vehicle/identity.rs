@@ -221,6 +221,8 @@ vocabulary!(
         TwoTone = "two-tone",
         HiddenExhaust = "hidden-exhaust",
         PontoonWings = "pontoon-wings",
+        SquareArches = "square-arches",
+        TrapezoidArches = "trapezoid-arches",
     }
 );
 

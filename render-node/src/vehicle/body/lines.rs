@@ -112,7 +112,7 @@ impl<'a> Run<'a> {
             // data helper it broke over every axle).
             let h = y - HALF_DOWN - lower.p.wheel_radius;
             if h < r {
-                let reach = (r * r - h.max(0.0).powi(2)).sqrt();
+                let reach = r * lower.arch.reach(h / r);
                 k = k.min(stop((x - ax).abs() - reach, FADE_STOP));
             }
         }
@@ -218,7 +218,7 @@ pub(in crate::vehicle) fn bumper_seam(lower: &Lower<'_>, mesh: &mut Mesh, front:
     let wr = p.wheel_radius;
     let high = wr + 0.7 * r;
     let end = if y <= high && y > wr {
-        (ax + dir * (r * r - (y - wr).powi(2)).sqrt(), y)
+        (ax + dir * r * lower.arch.reach((y - wr) / r), y)
     } else {
         (ax + dir * 0.7 * r, high)
     };
