@@ -2988,6 +2988,14 @@ fn door_lines(p: &Params, lower: &Lower<'_>, pillars: &[f32]) -> Vec<f32> {
                 gaps.push(*b);
             }
             let rear = four_door_lines(p, lower).map_or(lower.ra + lower.arch_r + 0.05, |(_, r)| r);
+            // A crew cab's rear doors end at the cab's back, 8 cm ahead
+            // of the bed's gap, wherever the rear wheel is (a short cab
+            // over a long bed put the shut line, and its handle, behind
+            // the cab).
+            let rear = match lower.bed {
+                Some(b) => rear.max(b.gap + 0.08),
+                None => rear,
+            };
             gaps.push(rear);
         } else if spec.doors == 3 {
             // A sliding side door behind the front door (a van without
