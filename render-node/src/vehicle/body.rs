@@ -133,6 +133,51 @@ const BLUFF_FACE: (f32, f32) = (2.0, 0.22);
 /// The length a bluff nose closes in over, metres.
 const BLUFF_ROUND: f32 = 0.28;
 
+/// A car's nose is a face under a rounded bonnet edge, its most forward
+/// point at bumper height; until session 24 it closed in a half ellipse
+/// to a point a quarter of the way up (the blind checks' "bulbous nose",
+/// with the lamps on its rounded corners seen edge-on). Tall bodies keep
+/// their blunt fronts. How much squarer than the era's the face's top
+/// closes (added to its exponent) and how much higher its foremost point
+/// stands (added to the fraction of the nose's height).
+fn nose_face(p: &Params) -> (f32, f32) {
+    if CAR_SHAPES.contains(&p.shape) || p.shape == BodyShape::Minivan {
+        (2.0, 0.15)
+    } else if crossover_nose(p) {
+        BLUFF_FACE
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// How far from upright a car's face leans over its foremost point, radians:
+/// 14 degrees on a 1990 body to 32 on a current one. Until session 48 the
+/// face closed as a squared superellipse over the nose's rounding, upright
+/// from the bumper to a bonnet edge rounded over a few centimetres: "noses
+/// are flat vertical walls" (every blind check of sessions 46 and 47), the
+/// "luxury-saloon nose" of a GT-R. `None` for bodies that keep a bluff or
+/// square face.
+fn face_rake(p: &Params) -> Option<f32> {
+    (CAR_SHAPES.contains(&p.shape) || p.shape == BodyShape::Minivan)
+        .then(|| (10.0 + 22.0 * p.era.clamp(0.0, 1.0)).to_radians())
+}
+
+/// The share of the face's height over its foremost point that stands
+/// upright before the rake begins: raked from the foremost point itself,
+/// the face met the upright bumper under it in a sharp crest, "a shelf"
+/// across every nose at the plate's top.
+const RAKE_CREST: f32 = 0.3;
+
+/// A raked face's height over its foremost point, a share of the full
+/// height, at `u` = the distance from the tip over the face's run: the
+/// straight rake, rounded into the bonnet over the last fifth.
+fn rake_closing(u: f32) -> f32 {
+    const KNEE: f32 = 0.2;
+    let u = u.max(0.0);
+    let h = ((KNEE - (u - 1.0).abs()) / KNEE).max(0.0);
+    u.min(1.0) - h * h * KNEE / 4.0
+}
+
 /// The share of the tail's half width and half heights that its rearmost
 /// face keeps flat: the rounded tail closes in to a face this size, which
 /// the loft's end fan fills as one plane, not to a point. Closed to a
@@ -289,6 +334,9 @@ pub struct Lower<'a> {
     pub arch: ArchOutline,
     /// Length of the rounded nose and tail.
     pub round_f: f32,
+    /// A raked face's run ([`face_rake`]): how far behind the nose's tip
+    /// the bonnet's leading edge stands, metres.
+    face_run: Option<f32>,
     pub round_r: f32,
     /// The tail's closing in over `round_r`: the exponent of its top's
     /// curve and the height (a fraction from the bottom to the top) of its
@@ -630,7 +678,16 @@ impl<'a> Lower<'a> {
             crease_cy: sp(0.5, p.boxy),
             ledge: None,
             pontoon: Pontoon::of(p, fa, ra, arch_r),
+            face_run: None,
         };
+        // A raked face runs from its foremost point up to the bonnet's
+        // full height where the nose begins to close.
+        let face_run = face_rake(p).map(|rake| {
+            let s = lower.section_exact(lower.xf - lower.round_f);
+            let mid = s.bottom + (s.top - s.bottom) * lower.nose_mid_frac();
+            ((1.0 - RAKE_CREST) * (s.top - mid).max(0.01) * rake.tan()).min(lower.round_f * 0.9)
+        });
+        let lower = Lower { face_run, ..lower };
         // The ends close in over `round_f` and `round_r` (and the chin over
         // half the nose's): sampled from just inside them to the tips.
         let nose = EndSections::sample(lower.xf - lower.round_f - 0.001, lower.xf, |x| {
@@ -747,6 +804,20 @@ impl<'a> Lower<'a> {
         (wing - bonnet).max(0.0)
     }
 
+    /// The height of the nose's foremost point, a fraction from the
+    /// bumper's lower edge to the bonnet.
+    fn nose_mid_frac(&self) -> f32 {
+        0.45 - 0.2 * self.p.era + nose_face(self.p).1
+    }
+
+    /// The x of the bonnet's leading edge on the nose, where the face's
+    /// outlines take their heights from: half the nose's rounding in, or
+    /// a raked face's top.
+    pub fn nose_x(&self) -> f32 {
+        let half = self.xf - self.round_f * 0.5;
+        self.face_run.map_or(half, |run| half.min(self.xf - run))
+    }
+
     /// The section at x: in the rounded ends from their samples, elsewhere
     /// computed.
     fn section(&self, x: f32) -> Section {
@@ -771,25 +842,15 @@ impl<'a> Lower<'a> {
         // the bumper instead of ending in a vertical face.
         let tf = 1.0 - ((self.xf - x) / self.round_f).clamp(0.0, 1.0);
         let tr = 1.0 - ((x - self.xr) / self.round_r).clamp(0.0, 1.0);
-        // A car's nose is a face under a rounded bonnet edge, its most
-        // forward point at bumper height; until session 24 it closed in a
-        // half ellipse to a point a quarter of the way up (the blind checks'
-        // "bulbous nose", with the lamps on its rounded corners seen
-        // edge-on). Tall bodies keep their blunt fronts.
-        let face = if CAR_SHAPES.contains(&p.shape) || p.shape == BodyShape::Minivan {
-            (2.0, 0.15)
-        } else if crossover_nose(p) {
-            BLUFF_FACE
-        } else {
-            (0.0, 0.0)
-        };
+        // The nose's face: see [`nose_face`].
+        let face = nose_face(p);
         let front = tf >= tr;
         let (t, pw, ph, mid_frac) = if front {
             (
                 tf,
                 self.plan.0,
                 (p.boxy + 0.4 - 1.6 * p.era).max(2.2) + face.0,
-                0.45 - 0.2 * p.era + face.1,
+                self.nose_mid_frac(),
             )
         } else {
             (tr, self.plan.1, self.tail_shape.0, self.tail_shape.1)
@@ -800,7 +861,13 @@ impl<'a> Lower<'a> {
             let (fw, fh) = if front { (0.0, 0.0) } else { TAIL_FACE };
             let keep = |f: f32, e: f32| f + (1.0 - f) * e;
             let ew = keep(fw, (1.0 - t.powf(pw)).max(0.0).powf(1.0 / pw));
-            let eh = keep(fh, (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph));
+            let mut eh = keep(fh, (1.0 - t.powf(ph)).max(0.0).powf(1.0 / ph));
+            // A car's face leans back: over its foremost point it closes
+            // in a straight line at the era's rake to a rounded bonnet
+            // edge (see [`face_rake`]).
+            if front && let Some(run) = self.face_run {
+                eh = eh.min(RAKE_CREST + (1.0 - RAKE_CREST) * rake_closing((self.xf - x) / run));
+            }
             // The chin: the front bumper's lower edge closes over half the
             // run, squarer, so the face stands on it rather than tucking
             // under.
@@ -1157,7 +1224,7 @@ impl<'a> Lower<'a> {
     /// The nose's height on the centre line (the bonnet's leading edge):
     /// the unit of a face outline's heights.
     pub fn nose_y(&self) -> f32 {
-        self.surface_y(self.xf - self.round_f * 0.5, 0.0)
+        self.surface_y(self.nose_x(), 0.0)
     }
 
     /// The lowest height on the centre line that the nose's face reaches:
@@ -3631,9 +3698,9 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     // Raised wings carry their lamps on top, above the bonnet's nose.
     let wings = c.features.has(Feature::RaisedWings);
     let lamp_top = if wings {
-        lower.surface_y(lower.xf - lower.round_f * 0.5, hw * 0.7) - 0.02
+        lower.surface_y(lower.nose_x(), hw * 0.7) - 0.02
     } else {
-        lower.surface_y(lower.xf - lower.round_f * 0.5, 0.0) - 0.045 - 0.02 * (1.0 - era)
+        lower.surface_y(lower.nose_x(), 0.0) - 0.045 - 0.02 * (1.0 - era)
     };
     // (lamp bottom, top, inner z, outer z) of the right-hand lamp.
     let (lamp, zi, zo) = match c.headlamp {
@@ -3730,8 +3797,8 @@ fn front_face(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
         // shapes" (the session-36 blind check, on a 2000 DeVille and Monte
         // Carlo). Earlier lamps keep two (quad rectangular sealed beams).
         let one_bulb = era > 0.05 && head != Headlamp::TwinRound;
-        let optics = face.optics.resolve(face.drl, era, lamp_h);
-        let silver = Optics::silver_housing(era);
+        let optics = face.optics.resolve(face.drl, p.lamp_era, lamp_h);
+        let silver = Optics::silver_housing(p.lamp_era);
         let ins = Insides::lay_out(head, face.drl, optics, silver, one_bulb, &g);
         // Cells and a lens need rows and columns of their own in a slim lamp.
         let grid = if matches!(ins.optics, Optics::Cells | Optics::Projector) {
@@ -5103,7 +5170,7 @@ fn panel_lines(mesh: &mut Mesh, lower: &Lower<'_>, p: &Params) {
     };
     // The bonnet: from under the windshield's foot to where the nose
     // starts to roll down.
-    let (x0, x1) = (lower.cowl - 0.03, lower.xf - lower.round_f * 0.55);
+    let (x0, x1) = (lower.cowl - 0.03, lower.nose_x() - lower.round_f * 0.05);
     if x1 - x0 > 0.3 {
         lid_lines(mesh, lower, (x0, x1), share);
     }

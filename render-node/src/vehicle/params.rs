@@ -349,6 +349,12 @@ pub struct Params {
     pub lines: Lines,
     /// 0 for 1990, 1 for 2026: later bodies are rounder and sleeker.
     pub era: f32,
+    /// The era of the lamps' insides: the model year's where it is later
+    /// than the generation's launch (a facelift's tinted housings: a 2017
+    /// GT-R's, a 2017 Grand Cherokee's), else `era`. Until session 48 a
+    /// generation launched before 2012 kept silver reflector housings in
+    /// every year, and its lamps vanished on silver paint.
+    pub lamp_era: f32,
     /// 1 for a body designed long before its generation's years (the
     /// `classic` feature: upright glass, sharper ends, flat panes), else 0.
     pub vintage: f32,
@@ -470,6 +476,7 @@ impl Params {
             let face = lib.faces().lookup(make, model, g.from);
             let profile = lib.profiles().lookup(make, model, g.from);
             let mut p = Self::curated(lib, g, seed);
+            p.lamp_era = p.era.max(era_of(year));
             p.outline = lib.outlines().lookup(make, model, g.from);
             p.dlo = lib.dlos().lookup(make, model, g.from);
             let section = lib.sections().lookup(make, model, g.from);
@@ -734,6 +741,7 @@ impl Params {
             lines: Lines::default(),
             flank: 1.0,
             era,
+            lamp_era: era,
             vintage: 0.0,
             cues,
             generation: None,
@@ -1219,6 +1227,7 @@ impl Params {
             flank: 1.0,
             lines: Lines::default(),
             era,
+            lamp_era: era,
             vintage,
             arc,
             // A fabric top stretched flat over its bows, with tight edges
@@ -1257,7 +1266,9 @@ fn generic_grille(g: Grille) -> Grille {
 }
 
 /// Features an uncurated model may borrow (no wings, skirts, two-tone or
-/// glass roofs, raised front wings: those are a model's signature).
+/// glass roofs, raised or pontoon front wings, square or trapezoid
+/// arches: those are a model's signature; an uncurated SUV drawn with a
+/// Defender's arches would read as one).
 fn generic_features(f: Features) -> Features {
     f.without(Feature::Wing)
         .without(Feature::WheelSkirts)
@@ -1269,4 +1280,7 @@ fn generic_features(f: Features) -> Features {
         .without(Feature::GlassRoof)
         .without(Feature::TriBarTailLamps)
         .without(Feature::TwoTone)
+        .without(Feature::PontoonWings)
+        .without(Feature::SquareArches)
+        .without(Feature::TrapezoidArches)
 }
