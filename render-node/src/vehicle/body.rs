@@ -150,8 +150,8 @@ fn nose_face(p: &Params) -> (f32, f32) {
     }
 }
 
-/// How far from upright a car's face leans over its foremost point, radians:
-/// 14 degrees on a 1990 body to 32 on a current one. Until session 48 the
+/// How far from upright a car's face leans over its upright crest, radians:
+/// 10 degrees on a 1990 body to 32 on a current one. Until session 48 the
 /// face closed as a squared superellipse over the nose's rounding, upright
 /// from the bumper to a bonnet edge rounded over a few centimetres: "noses
 /// are flat vertical walls" (every blind check of sessions 46 and 47), the
