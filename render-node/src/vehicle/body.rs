@@ -126,6 +126,13 @@ fn crossover_nose(p: &Params) -> bool {
             || (p.shape == BodyShape::Suv && p.cues.roofline != super::identity::Roofline::Boxy))
 }
 
+/// A pickup's and a body-on-frame SUV's nose: a square face under a bonnet
+/// edge, and a bonnet that runs level to it.
+fn square_nose(p: &Params) -> bool {
+    p.shape == BodyShape::Pickup
+        || (p.shape == BodyShape::Suv && p.cues.roofline == super::identity::Roofline::Boxy)
+}
+
 /// A bluff nose's face: how much squarer its top closes than the era's
 /// (added to the vertical exponent) and how much higher its most forward
 /// point stands (added to the fraction of the nose's height).
@@ -607,9 +614,7 @@ impl<'a> Lower<'a> {
         // their grilles and lamps wrapped round a nose that rolled away
         // like a saloon's ("a long rounded sedan nose" on a Colorado,
         // blind check, session 41).
-        let square_nose = p.shape == BodyShape::Pickup
-            || (p.shape == BodyShape::Suv && p.cues.roofline == super::identity::Roofline::Boxy);
-        let round_f = if square_nose {
+        let round_f = if square_nose(p) {
             round_f.min(0.17)
         } else if crossover_nose(p) {
             round_f.min(BLUFF_ROUND)
@@ -758,6 +763,11 @@ impl<'a> Lower<'a> {
             } else if crossover_nose(p) {
                 // Nearly level to the bluff face's edge.
                 2.3
+            } else if square_nose(p) {
+                // A truck's bonnet is level to its square edge: falling
+                // as a saloon's (t^1.7-2.0), every pickup's nose "still
+                // looks a bit car-like" (a data helper, session 48).
+                3.2
             } else {
                 1.7 + 0.3 * (p.era - p.vintage).max(0.0)
             };
