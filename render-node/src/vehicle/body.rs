@@ -1565,7 +1565,7 @@ impl<'a> Lower<'a> {
         // session 43).
         if p.spec.doors == 3 && gaps.len() >= 3 {
             let (x0, x1) = (self.xr + self.round_r + 0.06, gaps[2] + 0.01);
-            let (y0, y1) = (p.belt - 0.115, p.belt - 0.09);
+            let (y0, y1) = (p.belt - 0.13, p.belt - 0.09);
             for side in [-1.0f32, 1.0] {
                 trim_strip(mesh, 24, |t, edge| {
                     let x = x0 + (x1 - x0) * t;
