@@ -3599,10 +3599,13 @@ fn head_graphic(
             }
         }
         // Behind a running-light signature a projector is a dark lens in
-        // a chrome ring, not lit: bright dots read as round lamps (until
-        // session 26), and so did a chrome disc in a dark housing (six
-        // "small round lamps" in the first session-41 blind check).
-        Optics::Projector | Optics::Twin if lens(0.7) => Material::LampHousing,
+        // a thin chrome bezel, not lit: bright dots read as round lamps
+        // (until session 26), and so did a chrome disc in a dark housing
+        // (six "small round lamps" in the first session-41 blind check);
+        // a chrome ring 30% of the lens's radius wide read as "ring-shaped
+        // running lights on most vehicles", angel eyes on every make (the
+        // session-48 blind check).
+        Optics::Projector | Optics::Twin if lens(PROJECTOR_BEZEL) => Material::LampHousing,
         Optics::Projector | Optics::Twin if lens(1.0) => Material::Chrome,
         Optics::Cells
             if ins
@@ -3615,6 +3618,10 @@ fn head_graphic(
         _ => ins.housing,
     })
 }
+
+/// Where a projector's chrome bezel begins, a share of its lens's radius
+/// (its dark glass inside).
+const PROJECTOR_BEZEL: f32 = 0.8;
 
 /// A row from data (an opening or lamp in `models/outlines.csv`, over
 /// heights `ys`) as the face draws it: its box narrowed to the face
