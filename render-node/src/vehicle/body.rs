@@ -804,14 +804,26 @@ impl<'a> Lower<'a> {
     /// most at the nose.
     fn wing(&self, x: f32, bonnet: f32) -> f32 {
         let p = self.p;
+        // Over the front wheel the wings clear the arch's top: a low
+        // bonnet (a mid-engined car's, 0.4 m at its nose) passed under the
+        // tyre's top, whose tread stood out of it as a black flap on each
+        // side (a Huracan's and an Aventador's: "floating black patches in
+        // the front arches", blind check, session 48).
+        let d = (x - self.fa) / (1.6 * self.arch_r);
+        let clear = if d.abs() < 1.0 {
+            let need = p.wheel_radius + self.arch_r + ARCH_CLEARANCE;
+            (need - bonnet).max(0.0) * smooth(2.0 * (1.0 - d.abs()))
+        } else {
+            0.0
+        };
         if !p.cues.features.has(Feature::RaisedWings) || x <= self.cowl {
-            return 0.0;
+            return clear;
         }
         let t = ((x - self.cowl) / (self.xf - self.cowl)).clamp(0.0, 1.0);
         // The wings' line falls to headlamp height, far less than the bonnet.
         let nose = p.hood + 0.45 * (p.belt - p.hood);
         let wing = p.belt - (p.belt - nose) * t.powf(2.2);
-        (wing - bonnet).max(0.0)
+        (wing - bonnet).max(clear)
     }
 
     /// The height of the nose's foremost point, a fraction from the
@@ -1726,7 +1738,15 @@ impl<'a> Lower<'a> {
             // half cylinder, seen edge-on from the side, so between the
             // tyre's top and the arch the view went through the car (the
             // far side's paint, or the background, showed in a crescent).
+            // Both kept under the body's top (the bonnet in the middle,
+            // the wings' crowns at the sides): a low car's arch reaches
+            // over its bonnet's sides, and the liners stood out of the
+            // body there as black flaps (a Huracan's and an Aventador's,
+            // the session-48 blind check's "floating black patches in the
+            // front arches").
             let outline: Vec<[f32; 4]> = self.arch.every(4).collect();
+            let under_top =
+                |x: f32, y: f32, zr: f32| y.min(self.section(x).top_at(zr) - LINER_UNDER_TOP);
             mesh.grid(
                 outline.len(),
                 2,
@@ -1734,21 +1754,25 @@ impl<'a> Lower<'a> {
                 |i, j| {
                     let rr = if j == 0 { r } else { 0.0 };
                     let [x, y, _, _] = outline[i];
-                    Vec3::new(ax + rr * x, p.wheel_radius + rr * y, 0.0)
+                    let x = ax + rr * x;
+                    Vec3::new(x, under_top(x, p.wheel_radius + rr * y, 0.0), 0.0)
                 },
                 |_, _| Some((Material::Liner, [0.0, 0.0])),
             );
             let r = self.arch_r - 0.01;
             // Out to the flank (and its flare), or paint shows between.
             let w = self.hw * (1.0 + self.flare(ax));
+            let across = 8;
             mesh.grid(
                 outline.len(),
-                2,
+                across + 1,
                 false,
                 |i, j| {
-                    let z = if j == 0 { -w } else { w };
+                    let z = -w + 2.0 * w * j as f32 / across as f32;
                     let [x, y, _, _] = outline[i];
-                    Vec3::new(ax + r * x, p.wheel_radius + r * y, z)
+                    let x = ax + r * x;
+                    let zr = (z.abs() / self.hw).min(1.0);
+                    Vec3::new(x, under_top(x, p.wheel_radius + r * y, zr), z)
                 },
                 |_, _| Some((Material::Liner, [0.0, 0.0])),
             );
@@ -3618,6 +3642,13 @@ fn head_graphic(
         _ => ins.housing,
     })
 }
+
+/// How far the wings' crowns stand over the front arch's top, metres
+/// (the arch's opening is capped 8 cm under the flank's top).
+const ARCH_CLEARANCE: f32 = 0.04;
+
+/// How far under the body's top a wheel well's liner stays, metres.
+const LINER_UNDER_TOP: f32 = 0.03;
 
 /// Where a projector's chrome bezel begins, a share of its lens's radius
 /// (its dark glass inside).
