@@ -1389,3 +1389,91 @@ fn a_pockets_fog_lamp_sits_in_its_middle() {
         "a silver bowl"
     );
 }
+
+/// A car's face leans back over an upright crest to its bonnet's edge
+/// (session 48, `face_rake`): 5% under the bonnet's height at the nose
+/// the saloon's face stands more than 7 cm behind its tip (as the squared
+/// superellipse before it, under 5 cm: "noses are flat vertical walls");
+/// a pickup's square face stays within 4 cm of it.
+#[test]
+fn a_cars_face_leans_back_and_a_trucks_stands_upright() {
+    let setback = |q: &Params| {
+        let lower = vehicle::body::Lower::new(q);
+        let y = 0.95 * q.hood;
+        lower.xf - lower.surface_x(y, 0.0, lower.fa, lower.xf + 0.01)
+    };
+    for (make, model, year) in [("toyota", "camry", 2019), ("honda", "civic", 2017)] {
+        let d = setback(&p(make, model, year));
+        assert!(
+            d > 0.07,
+            "{model}: the face at 95% of the nose stands {d:.3} m behind the tip"
+        );
+    }
+    let d = setback(&p("ford", "f-150", 2019));
+    assert!(d < 0.04, "a pickup's face stands {d:.3} m behind its tip");
+}
+
+/// Over the front wheel the body clears the tyre (session 48,
+/// `ARCH_CLEARANCE`): a mid-engined car's low bonnet passed under its
+/// tyres' tops, whose treads stood out of it as black flaps.
+#[test]
+fn the_wings_clear_the_front_tyres() {
+    for (make, model, year) in [
+        ("lamborghini", "huracan", 2017),
+        ("chevrolet", "corvette", 2021),
+        ("toyota", "camry", 2019),
+    ] {
+        let q = p(make, model, year);
+        let lower = vehicle::body::Lower::new(&q);
+        let wing = lower.surface_y(lower.fa, 0.85 * lower.hw);
+        let tyre = 2.0 * q.wheel_radius;
+        assert!(
+            wing > tyre + 0.03,
+            "{model}: the body over the front tyre at {wing:.3} m, the tyre's top at {tyre:.3} m"
+        );
+    }
+}
+
+/// A facelift's lamps (session 48, `Params::lamp_era`): a generation
+/// launched before 2012 keeps its launch year's lamps in its early model
+/// years and takes the model year's after, where its styling keeps the
+/// launch's.
+#[test]
+fn a_facelifts_lamps_take_the_model_year() {
+    let early = p("nissan", "gt-r", 2009);
+    let late = p("nissan", "gt-r", 2017);
+    assert_eq!(early.era, late.era, "one generation, one styling era");
+    assert!((early.lamp_era - early.era).abs() < 0.03);
+    assert!(
+        late.lamp_era > early.lamp_era + 0.2,
+        "{} vs {}",
+        late.lamp_era,
+        early.lamp_era
+    );
+    assert!(
+        !vehicle::faces::Optics::silver_housing(late.lamp_era)
+            && vehicle::faces::Optics::silver_housing(early.lamp_era)
+    );
+}
+
+/// A crew cab's rear doors end at the cab's back (session 48), wherever
+/// the rear wheel stands under a real short-box bed.
+#[test]
+fn a_crew_cabs_rear_doors_end_at_the_cab() {
+    for (make, model, year) in [
+        ("ford", "f-150", 2019),
+        ("chevrolet", "silverado", 2020),
+        ("toyota", "tacoma", 2019),
+    ] {
+        let q = p(make, model, year);
+        let lower = vehicle::body::Lower::new(&q);
+        let bed = lower.bed.expect("a pickup has a bed");
+        let lines = vehicle::body::shut_lines(&q);
+        let last = *lines.last().expect("doors");
+        assert!(
+            last >= bed.gap + 0.05,
+            "{model}: the rear doors end at {last:.3}, the cab's back at {:.3}",
+            bed.gap
+        );
+    }
+}
