@@ -1799,8 +1799,7 @@ impl<'a> Lower<'a> {
         let r = self.arch_r;
         self.arches().iter().any(|ax| {
             let dx = (x - ax).abs();
-            let edge =
-                self.p.wheel_radius + r * self.arch.height((dx / r).min(0.9999)).unwrap_or(0.0);
+            let edge = self.p.wheel_radius + r * self.arch.height(dx / r).unwrap_or(0.0);
             dx < r + 0.004 && y < edge.min(cap)
         })
     }
