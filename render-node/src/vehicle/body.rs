@@ -273,6 +273,18 @@ pub(crate) fn smooth(t: f32) -> f32 {
     t * t * (3.0 - 2.0 * t)
 }
 
+/// Where a roof crowns unless its profile row says, a share of the way
+/// from the windshield's top to the rear glass's (over the front seats'
+/// heads).
+const ROOF_CROWN: f32 = 0.4;
+/// A modern saloon's roof arc's fall at the rear glass's top, a share of
+/// the side glass's height (see [`RoofArc`]); at 0.1 the arc was hard
+/// to see at 512 px.
+const ROOF_ARC: f32 = 0.2;
+/// The arc's fall at the windshield's top, a share of its fall at the
+/// rear glass's (the crown stands nearer the windshield).
+const ROOF_ARC_AHEAD: f32 = 0.75;
+
 /// A hatchback's glasshouse is no box: its roof falls from over the front
 /// seats to the tailgate, and it draws in towards the rear, its C-pillars
 /// leaning in over the tail. Drawn level and straight-sided to the rear
@@ -285,6 +297,10 @@ pub(crate) fn smooth(t: f32) -> f32 {
 /// the Golf still read as a box from behind; 15% and 16% (about 7 cm off
 /// the roof and 13 cm in at each C-pillar's top) is what published rear
 /// three-quarter views show.
+///
+/// A saloon's roof is no plank either (session 49): from its crown over
+/// the front seats it arcs down to the windshield's and the rear glass's
+/// tops, and the side glass's top line follows it ([`RoofArc`]).
 #[derive(Debug, Clone, Copy)]
 pub struct RoofFall {
     from: f32,
@@ -293,21 +309,96 @@ pub struct RoofFall {
     glass: f32,
     drop: f32,
     narrow: f32,
+    arc: Option<RoofArc>,
+}
+
+/// A saloon's roof arc in side view: the height over the belt shrinks
+/// with the square of the distance from the crown at `crown` (x), by
+/// `front` of the glass's height at `crown + ahead` (the windshield's
+/// top) and by `rear` at `crown - behind` (the rear glass's top), and as
+/// much as there on the glass below (a glass bent further down its run
+/// read as a kinked pillar). Drawn level between two rounded
+/// edges, every saloon of session 48's blind check shared "one side
+/// profile, roofline, door cut and rear end".
+#[derive(Debug, Clone, Copy)]
+pub struct RoofArc {
+    crown: f32,
+    /// `crown` as a share of the way from `front` to `rear`.
+    share: f32,
+    ahead: f32,
+    behind: f32,
+    front: f32,
+    rear: f32,
+}
+
+impl RoofArc {
+    /// The arc between the windshield's top at `front` and the rear
+    /// glass's at `rear`, crowned `crown` of the way back, falling by
+    /// `fall` to the rear glass and three quarters of that ahead.
+    fn between(front: f32, rear: f32, crown: f32, fall: f32) -> RoofArc {
+        let at = front - crown * (front - rear);
+        RoofArc {
+            crown: at,
+            share: crown,
+            ahead: front - at,
+            behind: at - rear,
+            front: fall * ROOF_ARC_AHEAD,
+            rear: fall,
+        }
+    }
+
+    /// The share of its height over the belt a point at `x` loses.
+    fn shrink(&self, x: f32) -> f32 {
+        let (d, half, by) = if x >= self.crown {
+            (x - self.crown, self.ahead, self.front)
+        } else {
+            (self.crown - x, self.behind, self.rear)
+        };
+        let t = (d / half.max(0.1)).min(1.0);
+        by * t * t
+    }
 }
 
 impl RoofFall {
+    /// The same warp with its roof arc's ends at the glasses' tops as
+    /// drawn (`front`, `rear`: x): [`Lower::roof_fall`] places them where
+    /// the glasses' straight runs end, behind the windshield's bent top
+    /// and ahead of the rear glass's, and an arc from there kinked the
+    /// roof a hand's width onto its level part (session 49).
+    fn arc_between(mut self, front: f32, rear: f32) -> RoofFall {
+        if let Some(a) = self.arc {
+            self.arc = (front > rear).then(|| RoofArc::between(front, rear, a.share, a.rear));
+        }
+        self
+    }
+
+    /// The share of its height over the belt a point at `x` keeps.
+    fn keep(&self, x: f32) -> f32 {
+        let t = smooth((self.from - x) / (self.from - self.to).max(0.1));
+        (1.0 - self.drop * t) * (1.0 - self.arc.map_or(0.0, |a| a.shrink(x)))
+    }
+
     /// The point `q` of the glasshouse where the warp puts it.
     fn apply(&self, q: Vec3) -> Vec3 {
-        if q.y <= self.belt || (self.drop == 0.0 && self.narrow == 0.0) {
+        if q.y <= self.belt || (self.drop == 0.0 && self.narrow == 0.0 && self.arc.is_none()) {
             return q;
         }
         let t = smooth((self.from - q.x) / (self.from - self.to).max(0.1));
         let v = ((q.y - self.belt) / self.glass).min(1.0);
         Vec3::new(
             q.x,
-            self.belt + (q.y - self.belt) * (1.0 - self.drop * t),
+            self.belt + (q.y - self.belt) * self.keep(q.x),
             q.z * (1.0 - self.narrow * t * v),
         )
+    }
+
+    /// The height a point at `x` had before the warp put it at `y`.
+    fn unwarp_y(&self, x: f32, y: f32) -> f32 {
+        if y <= self.belt {
+            y
+        } else {
+            self.belt + (y - self.belt) / self.keep(x).max(0.1)
+        }
     }
 }
 
@@ -1202,6 +1293,23 @@ impl<'a> Lower<'a> {
         self.xr + self.round_r * 0.3 + self.p.bl_base
     }
 
+    /// The rear glass's foot (x): a pickup's cab ends over its bed, a
+    /// hatch's, estate's or van's glass stands on its tailgate, a saloon's
+    /// on its deck.
+    pub fn rear_glass_foot(&self) -> f32 {
+        let p = self.p;
+        if p.spec.cargo_box {
+            self.xr + 0.08
+        } else if matches!(
+            p.spec.cabin,
+            Cabin::Hatch | Cabin::Wagon | Cabin::OneBox | Cabin::Bus
+        ) {
+            self.tailgate_foot()
+        } else {
+            -p.length / 2.0 + p.bl_base
+        }
+    }
+
     /// The glasshouse's half width at the belt, before its tumblehome: a
     /// modern hatchback's or estate's stands almost flush with the body's
     /// sides (its C- or D-pillars run down into the tail's shoulders), any
@@ -1228,7 +1336,7 @@ impl<'a> Lower<'a> {
             && !p.cues.features.has(Feature::ContrastRoof);
         // The windshield's top and the rear glass's top.
         let front = self.cowl - p.ws_run;
-        let rear = self.tailgate_foot() + p.bl_run;
+        let rear = self.rear_glass_foot() + p.bl_run;
         RoofFall {
             from: front - 0.35 * (front - rear),
             to: rear,
@@ -1240,7 +1348,26 @@ impl<'a> Lower<'a> {
                 0.0
             },
             narrow: if hatch { 0.16 } else { 0.0 },
+            arc: self.roof_arc(front, rear),
         }
+    }
+
+    /// A roof arc ([`RoofArc`]) between the windshield's top at `front`
+    /// and the rear glass's at `rear`: a profile row's (`crown`, `arc`),
+    /// else a saloon's or a coupe's. None on a dome (its own arc), an
+    /// apex or a pickup's cab; a saloon's grows to its full depth with
+    /// the era (the level roofs of the 1980s, the arcs of the 2000s).
+    fn roof_arc(&self, front: f32, rear: f32) -> Option<RoofArc> {
+        let p = self.p;
+        let drawn = !p.spec.cargo_box && p.arc.is_none() && p.roof_edge != Some(0.0);
+        let saloon = p.spec.cabin == Cabin::ThreeBox && p.boxy <= 6.0;
+        let fall = match p.roof_arc {
+            Some(a) => a,
+            None if saloon => ROOF_ARC * smooth((p.era - p.vintage) / 0.4),
+            None => 0.0,
+        };
+        let crown = p.roof_crown.unwrap_or(ROOF_CROWN);
+        (drawn && fall > 0.0 && front > rear).then(|| RoofArc::between(front, rear, crown, fall))
     }
 
     /// The nose's height on the centre line (the bonnet's leading edge):
@@ -2190,16 +2317,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
     let belt = p.belt;
     let roof = p.height;
     let x_wf = lower.cowl;
-    let x_wr = if spec.cargo_box {
-        lower.xr + 0.08
-    } else if matches!(
-        spec.cabin,
-        Cabin::Hatch | Cabin::Wagon | Cabin::OneBox | Cabin::Bus
-    ) {
-        lower.tailgate_foot()
-    } else {
-        -p.length / 2.0 + p.bl_base
-    };
+    let x_wr = lower.rear_glass_foot();
     let hw0 = lower.glasshouse_hw();
     let fall = lower.roof_fall();
     let fastback = p.cues.roofline == super::identity::Roofline::Fastback;
@@ -2349,6 +2467,7 @@ fn greenhouse(mesh: &mut Mesh, lower: &Lower<'_>, open: bool) -> Vec<f32> {
         let a = sx * rise;
         (a, (rr - a).max(0.35 * a))
     };
+    let fall = fall.arc_between(glass_f(v_top), glass_r(v_top));
     let fil_f = fillet(slope(glass_f(v_top - dv) - glass_f(v_top)));
     let fil_r = fillet(slope(glass_r(v_top) - glass_r(v_top - dv)));
     let frame = |r: &Row| {
@@ -2731,10 +2850,25 @@ fn dlo_patch(
             .entry(y.to_bits())
             .or_insert_with(|| side_at(y))
     };
-    let poly = Polygon::from(d.polygon());
     let len = p.length;
     let gh = ys.1 - ys.0;
     let x_of = |fx: f32| len / 2.0 - fx * len;
+    // The outline is drawn where the warp puts the glasshouse (a
+    // hatch's falling roof, a saloon's arc): its points move with the
+    // roof, and its edges run straight between them, as a pillar's do
+    // (warped after the mask, a saloon's C-pillar bowed 2 cm under its
+    // roof's arc, session 49). `fy` is a height's share of `ys` before
+    // the warp, `fw` after it.
+    let warped =
+        |fx: f32, fy: f32| (fall.apply(Vec3::new(x_of(fx), ys.0 + gh * fy, 0.0)).y - ys.0) / gh;
+    let poly = Polygon::from(
+        d.polygon()
+            .into_iter()
+            .map(|(fx, fy)| (fx, warped(fx, fy)))
+            .collect::<Vec<_>>(),
+    );
+    // The height before the warp of a point at `fx`, `fw`.
+    let unwarped_y = |fx: f32, fw: f32| fall.unwarp_y(x_of(fx), ys.0 + gh * fw);
     // The span drawn: the outline's, within the body; under a floating
     // roof on to the glasshouse's rear end.
     let fx0 = poly.iter().map(|q| q.0).fold(1.0, f32::min) - 0.01;
@@ -2779,12 +2913,12 @@ fn dlo_patch(
     };
     let mask = |u: f32, v: f32| -> Option<Material> {
         let (fx, fy) = (fx0 + (fx1 - fx0) * u, v);
-        let (x, y) = (x_of(fx), ys.0 + gh * v);
+        let (x, y) = (x_of(fx), unwarped_y(fx, v));
         if !straight(x, y) {
             return None;
         }
         if !inside(fx, fy) {
-            return pillar_black(fx, fy).then_some(Material::Trim);
+            return pillar_black(fx, (y - ys.0) / gh).then_some(Material::Trim);
         }
         let t = 0.015;
         let (du, dv) = (t / len, t / gh);
@@ -2829,8 +2963,8 @@ fn dlo_patch(
         nu + 1,
         |i, j| {
             let (u, v) = snapped[i * (nu + 1) + j];
-            let x = x_of(fx0 + (fx1 - fx0) * u);
-            let y = ys.0 + gh * v;
+            let fx = fx0 + (fx1 - fx0) * u;
+            let (x, y) = (x_of(fx), unwarped_y(fx, v));
             let z = side_z(x, y).unwrap_or(0.0) + 0.004;
             fall.apply(Vec3::new(x, y, z))
         },

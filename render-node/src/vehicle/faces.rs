@@ -235,9 +235,9 @@ impl FaceTable {
 pub const PROFILES: &str = include_str!("../../../models/profiles.csv");
 
 /// The columns of `models/profiles.csv`.
-pub const PROFILE_COLUMNS: [&str; 13] = [
+pub const PROFILE_COLUMNS: [&str; 15] = [
     "make", "model", "from", "to", "cowl", "ws_rake", "bl_rake", "tail", "belt", "dlo", "nose",
-    "edge", "note",
+    "edge", "crown", "arc", "note",
 ];
 
 /// Side-profile control values of one generation (`models/profiles.csv`,
@@ -265,6 +265,12 @@ pub struct Profile {
     /// metres: 0 is a crease where flat glass meets the roof, and the
     /// glasses meet at an apex (the Cybertruck's).
     pub edge: Option<f32>,
+    /// Where the roof crowns, a share of the way from the windshield's
+    /// top to the rear glass's.
+    pub crown: Option<f32>,
+    /// How far the roof falls from its crown to the rear glass's top, a
+    /// share of the side glass's height (0: a level roof).
+    pub arc: Option<f32>,
 }
 
 /// One row of `models/profiles.csv`.
@@ -337,6 +343,8 @@ impl ProfileTable {
                 dlo: num(9, -1.0, 1.0)?,
                 nose: num(10, 0.2, 0.85)?,
                 edge: num(11, 0.0, 0.3)?,
+                crown: num(12, 0.1, 0.9)?,
+                arc: num(13, 0.0, 0.4)?,
             };
             rows.push(ProfileRow {
                 make: cols[0].to_owned(),

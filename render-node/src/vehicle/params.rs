@@ -373,6 +373,13 @@ pub struct Params {
     /// A profile row's roof edge radius (`models/profiles.csv`, `edge`):
     /// 0 draws flat glass meeting at an apex.
     pub roof_edge: Option<f32>,
+    /// A profile row's roof crown (`crown`): where the roof peaks, a share
+    /// of the way from the windshield's top to the rear glass's.
+    pub roof_crown: Option<f32>,
+    /// A profile row's roof arc (`arc`): the roof's fall to the rear
+    /// glass's top, a share of the side glass's height (see
+    /// `body::RoofArc`).
+    pub roof_arc: Option<f32>,
     /// Lamp signature, intakes and tail graphic (`models/faces.csv`); its
     /// head lamp and grille are already folded into `cues`.
     pub face: Face,
@@ -563,6 +570,8 @@ impl Params {
         // the glasses meet, their runs scaled to fill the room.
         let l = self.length;
         self.roof_edge = pr.edge.or(self.roof_edge);
+        self.roof_crown = pr.crown;
+        self.roof_arc = pr.arc;
         let apex = pr.edge == Some(0.0);
         let room = l - self.ws_base - self.bl_base - if apex { 0.0 } else { 0.05 * l };
         if apex {
@@ -748,6 +757,8 @@ impl Params {
             fit: None,
             arc: None,
             roof_edge: None,
+            roof_crown: None,
+            roof_arc: None,
             face: Face::default(),
             outline: None,
             dlo: None,
@@ -1233,6 +1244,8 @@ impl Params {
             // A fabric top stretched flat over its bows, with tight edges
             // (a metal roof's crown and 12 cm edges until session 31).
             roof_edge: roadster.then_some(0.05),
+            roof_crown: None,
+            roof_arc: None,
             face: Face::default(),
             outline: None,
             dlo: None,
