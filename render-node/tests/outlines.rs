@@ -972,6 +972,61 @@ fn a_hatchs_roof_falls_and_draws_in_towards_the_tailgate_and_an_estates_does_not
 }
 
 #[test]
+fn a_saloons_roof_arcs_from_its_crown_and_its_side_glass_follows() {
+    // Drawn level between two rounded edges, every saloon of session
+    // 48's blind check shared "one side profile, roofline, door cut and
+    // rear end". A modern saloon's roof now crowns over the front seats
+    // and falls to both glasses' tops; a profile row's `arc` 0 keeps it
+    // level, and an SUV has no arc unless its row gives one.
+    let lib = ModelLibrary::embedded();
+    let measure = |shape, make: &str, model: &str, year, arc: Option<f32>| {
+        let mut q = Params::resolve(&lib, shape, make, model, year);
+        if arc.is_some() {
+            q.roof_arc = arc;
+        }
+        let mesh = vehicle::build(&q);
+        let front = q.length / 2.0 - q.ws_base - q.ws_run;
+        let rear = -q.length / 2.0 + q.bl_base + q.bl_run;
+        let crown = front - 0.4 * (front - rear);
+        let top = |x: f32| glasshouse_at(&mesh, &q, x).0;
+        // The side glass's highest point 10-20 cm behind the rear glass's
+        // straight run's top (the drawn glass bends on over it).
+        let glass = mesh
+            .vertices
+            .iter()
+            .filter(|v| v.material == Material::Glass as u32 && v.normal[2] > 0.9)
+            .filter(|v| (rear - 0.2..rear - 0.1).contains(&v.pos[0]))
+            .map(|v| v.pos[1])
+            .fold(f32::MIN, f32::max);
+        // The roof's rounded edges lie beyond the glasses' straight runs,
+        // over their bent tops.
+        [top(crown), top(front + 0.2), top(rear - 0.2), glass]
+    };
+    let arced = measure(BodyShape::Sedan, "toyota", "camry", 2018, None);
+    let level = measure(BodyShape::Sedan, "toyota", "camry", 2018, Some(0.0));
+    let fall = |k: usize| level[k] - arced[k];
+    assert!(
+        fall(0).abs() < 0.01,
+        "the crown moved {:.3} m: {arced:?} against {level:?}",
+        fall(0)
+    );
+    assert!(
+        fall(1) > 0.025 && fall(2) > 0.04,
+        "the roof falls {:.3} m to the windshield and {:.3} m to the rear glass",
+        fall(1),
+        fall(2)
+    );
+    assert!(
+        fall(3) > 0.02,
+        "the side glass's top falls {:.3} m with the roof",
+        fall(3)
+    );
+    let suv = measure(BodyShape::Crossover, "toyota", "rav4", 2020, None);
+    let suv_level = measure(BodyShape::Crossover, "toyota", "rav4", 2020, Some(0.0));
+    assert_eq!(suv, suv_level, "the RAV4's roof is level without a row's arc");
+}
+
+#[test]
 fn a_generations_own_lines_stand_out_of_the_flank_where_its_row_puts_them() {
     use vis_render::vehicle::params::Lines;
     use vis_render::vehicle::sections::LineSpec;
