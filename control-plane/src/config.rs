@@ -676,7 +676,7 @@ impl Default for RenderConfig {
             job_timeout_secs: 120,
             daily_budget: 10_000,
             max_queue_depth: 200,
-            revision: 29,
+            revision: 30,
             derived_cache_bytes: 256 * 1024 * 1024,
             local_renderer: true,
             node_lease_secs: 30,
