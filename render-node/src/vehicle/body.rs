@@ -284,6 +284,12 @@ const ROOF_ARC: f32 = 0.2;
 /// The arc's fall at the windshield's top, a share of its fall at the
 /// rear glass's (the crown stands nearer the windshield).
 const ROOF_ARC_AHEAD: f32 = 0.75;
+/// The steepest a roof arc falls at its ends (rise over run): over a
+/// short roof (an Insight ZE4's, a CLA's: 30-40 cm between the glasses'
+/// straight runs) the full fall came down at 25 degrees into the glasses'
+/// bent tops and the roof stood on them as a lump ("an odd roof dip over
+/// the B-pillar", session 49's blind check).
+const ROOF_ARC_SLOPE: f32 = 0.15;
 
 /// A hatchback's glasshouse is no box: its roof falls from over the front
 /// seats to the tailgate, and it draws in towards the rear, its C-pillars
@@ -325,6 +331,8 @@ pub struct RoofArc {
     crown: f32,
     /// `crown` as a share of the way from `front` to `rear`.
     share: f32,
+    /// The fall asked for (before [`ROOF_ARC_SLOPE`]'s limit).
+    fall: f32,
     ahead: f32,
     behind: f32,
     front: f32,
@@ -335,15 +343,21 @@ impl RoofArc {
     /// The arc between the windshield's top at `front` and the rear
     /// glass's at `rear`, crowned `crown` of the way back, falling by
     /// `fall` to the rear glass and three quarters of that ahead.
-    fn between(front: f32, rear: f32, crown: f32, fall: f32) -> RoofArc {
+    /// No end falls steeper than [`ROOF_ARC_SLOPE`] over a glass `glass`
+    /// high (the height over the belt the falls are shares of).
+    fn between(front: f32, rear: f32, crown: f32, fall: f32, glass: f32) -> RoofArc {
         let at = front - crown * (front - rear);
+        let (ahead, behind) = (front - at, at - rear);
+        // A parabola falling `f` over `d` leaves at a slope of 2 f h / d.
+        let most = |d: f32| ROOF_ARC_SLOPE * d / (2.0 * glass.max(0.1));
         RoofArc {
             crown: at,
             share: crown,
-            ahead: front - at,
-            behind: at - rear,
-            front: fall * ROOF_ARC_AHEAD,
-            rear: fall,
+            fall,
+            ahead,
+            behind,
+            front: (fall * ROOF_ARC_AHEAD).min(most(ahead)),
+            rear: fall.min(most(behind)),
         }
     }
 
@@ -367,7 +381,8 @@ impl RoofFall {
     /// roof a hand's width onto its level part (session 49).
     fn arc_between(mut self, front: f32, rear: f32) -> RoofFall {
         if let Some(a) = self.arc {
-            self.arc = (front > rear).then(|| RoofArc::between(front, rear, a.share, a.rear));
+            self.arc =
+                (front > rear).then(|| RoofArc::between(front, rear, a.share, a.fall, self.glass));
         }
         self
     }
@@ -1367,7 +1382,8 @@ impl<'a> Lower<'a> {
             None => 0.0,
         };
         let crown = p.roof_crown.unwrap_or(ROOF_CROWN);
-        (drawn && fall > 0.0 && front > rear).then(|| RoofArc::between(front, rear, crown, fall))
+        (drawn && fall > 0.0 && front > rear)
+            .then(|| RoofArc::between(front, rear, crown, fall, p.height - p.belt))
     }
 
     /// The nose's height on the centre line (the bonnet's leading edge):

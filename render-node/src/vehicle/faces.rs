@@ -426,7 +426,7 @@ mod tests {
     #[test]
     fn profiles_parse_with_ranges_checked() {
         let head = PROFILE_COLUMNS.join(",");
-        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,0.55,0,wedge";
+        let ok = "tesla,cybertruck,2019,2026,0.3,-,17,0.01,0.7,-0.2,0.55,0,0.35,-,wedge";
         let t = ProfileTable::parse(&format!("{head}\n{ok}\n")).unwrap();
         let p = t.lookup("tesla", "cybertruck", 2024).unwrap();
         assert_eq!(p.cowl, Some(0.3));
@@ -435,6 +435,8 @@ mod tests {
         assert_eq!(p.dlo, Some(-0.2));
         assert_eq!(p.nose, Some(0.55));
         assert_eq!(p.edge, Some(0.0));
+        assert_eq!(p.crown, Some(0.35));
+        assert_eq!(p.arc, None);
         assert_eq!(t.lookup("tesla", "cybertruck", 2018), None);
         assert_eq!(t.lookup("tesla", "model-3", 2024), None);
         for (bad, want) in [
@@ -442,7 +444,9 @@ mod tests {
             (ok.replace(",17,", ",90,"), "bl_rake"),
             (ok.replace(",0.7,", ",x,"), "belt"),
             (ok.replace(",0.55,", ",0.95,"), "nose"),
-            (ok.replace(",0,wedge", ",0.5,wedge"), "edge"),
+            (ok.replace(",0,0.35,", ",0.5,0.35,"), "edge"),
+            (ok.replace(",0.35,-,", ",0.95,-,"), "crown"),
+            (ok.replace(",0.35,-,", ",0.35,0.5,"), "arc"),
             (ok.replace("2019,2026", "2026,2019"), "backwards"),
             (format!("{ok},x"), "fields"),
         ] {
