@@ -387,29 +387,37 @@ impl RoofFall {
         self
     }
 
+    /// Whether the warp moves anything (a hatch's fall or a roof's arc).
+    fn warps(&self) -> bool {
+        self.drop != 0.0 || self.narrow != 0.0 || self.arc.is_some()
+    }
+
+    /// How far along the hatch's fall a point at `x` is, 0 to 1.
+    fn along(&self, x: f32) -> f32 {
+        smooth((self.from - x) / (self.from - self.to).max(0.1))
+    }
+
     /// The share of its height over the belt a point at `x` keeps.
     fn keep(&self, x: f32) -> f32 {
-        let t = smooth((self.from - x) / (self.from - self.to).max(0.1));
-        (1.0 - self.drop * t) * (1.0 - self.arc.map_or(0.0, |a| a.shrink(x)))
+        (1.0 - self.drop * self.along(x)) * (1.0 - self.arc.map_or(0.0, |a| a.shrink(x)))
     }
 
     /// The point `q` of the glasshouse where the warp puts it.
     fn apply(&self, q: Vec3) -> Vec3 {
-        if q.y <= self.belt || (self.drop == 0.0 && self.narrow == 0.0 && self.arc.is_none()) {
+        if q.y <= self.belt || !self.warps() {
             return q;
         }
-        let t = smooth((self.from - q.x) / (self.from - self.to).max(0.1));
         let v = ((q.y - self.belt) / self.glass).min(1.0);
         Vec3::new(
             q.x,
             self.belt + (q.y - self.belt) * self.keep(q.x),
-            q.z * (1.0 - self.narrow * t * v),
+            q.z * (1.0 - self.narrow * self.along(q.x) * v),
         )
     }
 
     /// The height a point at `x` had before the warp put it at `y`.
     fn unwarp_y(&self, x: f32, y: f32) -> f32 {
-        if y <= self.belt {
+        if y <= self.belt || !self.warps() {
             y
         } else {
             self.belt + (y - self.belt) / self.keep(x).max(0.1)
